@@ -1,0 +1,115 @@
+# secpath - non-recursive Makefile.  Variants build into out/<variant>/:
+#   make                 release build (out/release)
+#   make SAN=asan        ASan+UBSan, -fno-sanitize-recover=all (out/asan)
+#   make DEBUG=3         graded assertions on (out/debug)
+# Targets: all, test, run, deps, bench, fuzz-smoke, install, uninstall, clean, check-layering.
+# New sources need no edits here: src/*/*.c and src/*/*/*.c form the library, cli/*.c the tool,
+# tests/unit/test_*.c and tests/cases/test_*.c cmocka programs, tests/crash/*.c crash programs.
+
+-include config/default.mk
+
+SAN ?=
+DEBUG ?= 0
+WERROR ?= 1
+ifeq ($(SAN),asan)
+VARIANT ?= asan
+else ifneq ($(DEBUG),0)
+VARIANT ?= debug
+else
+VARIANT ?= release
+endif
+OUT := out/$(VARIANT)
+
+CC ?= cc
+OPT ?= -O2
+CSTD := -std=c11 -D_GNU_SOURCE
+WARN := -Wall -Wextra -Wshadow -Wpointer-arith -Wwrite-strings -Wstrict-prototypes \
+	-Wmissing-prototypes -Wformat=2 -Wno-unused-parameter
+ifeq ($(WERROR),1)
+WARN += -Werror
+endif
+CPPFLAGS_ALL := -Iinclude -Isrc -DSP_DEBUG=$(DEBUG) $(EXTRA_CPPFLAGS)
+CFLAGS_ALL := $(CSTD) $(OPT) -g -fno-strict-aliasing -fstack-protector-strong -MMD -MP $(WARN) $(EXTRA_CFLAGS)
+LDFLAGS_ALL := $(EXTRA_LDFLAGS)
+ifeq ($(SAN),asan)
+CFLAGS_ALL += -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+LDFLAGS_ALL += -fsanitize=address,undefined
+endif
+LIBS := -lurcu -lpthread -lm
+TEST_LIBS := -lcmocka -laudit -lsepol
+
+LIB_SRC := $(sort $(wildcard src/*/*.c src/*/*/*.c))
+LIB_OBJ := $(LIB_SRC:%.c=$(OUT)/obj/%.o)
+CLI_SRC := $(sort $(wildcard cli/*.c))
+CLI_OBJ := $(CLI_SRC:%.c=$(OUT)/obj/%.o)
+TEST_SRC := $(sort $(wildcard tests/unit/test_*.c tests/cases/test_*.c))
+TEST_BIN := $(patsubst %.c,$(OUT)/tests/%,$(notdir $(TEST_SRC)))
+CRASH_SRC := $(sort $(wildcard tests/crash/*.c))
+CRASH_BIN := $(patsubst tests/crash/%.c,$(OUT)/crash/%,$(CRASH_SRC))
+TEST_SUPPORT_SRC := $(sort $(wildcard tests/support/*.c))
+TEST_SUPPORT_OBJ := $(TEST_SUPPORT_SRC:%.c=$(OUT)/obj/%.o)
+
+STATIC_LIB := $(OUT)/libsecpath.a
+SONAME := libsecpath.so.0
+SHARED_LIB := $(OUT)/$(SONAME)
+BIN := $(OUT)/secpath
+
+.SECONDARY:
+.PHONY: all lib test test-build run deps bench clean check-layering install uninstall fuzz-smoke
+all: $(STATIC_LIB) $(SHARED_LIB) $(BIN)
+lib: $(STATIC_LIB) $(SHARED_LIB)
+
+$(OUT)/obj/src/%.o: src/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_ALL) -DSECPATH_BUILDING -fPIC -fvisibility=hidden $(CFLAGS_ALL) -c $< -o $@
+
+$(OUT)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -c $< -o $@
+
+$(STATIC_LIB): $(LIB_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+$(SHARED_LIB): $(LIB_OBJ)
+	$(CC) -shared -Wl,-soname,$(SONAME) $(LDFLAGS_ALL) -o $@ $^ $(LIBS)
+	ln -sf $(SONAME) $(OUT)/libsecpath.so
+
+$(BIN): $(CLI_OBJ) $(STATIC_LIB)
+	$(CC) $(LDFLAGS_ALL) -o $@ $(CLI_OBJ) $(STATIC_LIB) $(LIBS)
+
+$(OUT)/tests/%: $(OUT)/obj/tests/unit/%.o $(TEST_SUPPORT_OBJ) $(STATIC_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS_ALL) -o $@ $< $(TEST_SUPPORT_OBJ) $(STATIC_LIB) $(TEST_LIBS) $(LIBS)
+
+$(OUT)/tests/%: $(OUT)/obj/tests/cases/%.o $(TEST_SUPPORT_OBJ) $(STATIC_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS_ALL) -o $@ $< $(TEST_SUPPORT_OBJ) $(STATIC_LIB) $(TEST_LIBS) $(LIBS)
+
+$(OUT)/crash/%: $(OUT)/obj/tests/crash/%.o $(STATIC_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS_ALL) -o $@ $< $(STATIC_LIB) $(LIBS)
+
+deps:
+	@sh scripts/deps.sh
+
+test-build: all $(TEST_BIN) $(CRASH_BIN)
+
+test: deps
+	@$(MAKE) --no-print-directory test-build
+	@sh scripts/run-tests.sh $(OUT)
+
+run: deps
+	@$(MAKE) --no-print-directory all
+	$(BIN) bench slab
+
+bench: all
+	$(BIN) bench
+
+check-layering:
+	@sh scripts/check-layering.sh
+
+clean:
+	rm -rf out
+
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_SRC:%.c=$(OUT)/obj/%.d) $(CRASH_SRC:%.c=$(OUT)/obj/%.d)

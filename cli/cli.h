@@ -1,0 +1,39 @@
+/*
+ * cli.h - the contract between cli/main.c and the command groups (git's builtin.h idea).
+ *
+ * To add a command group: write `int cmd_NAME(int argc, char **argv, struct sp_cli *cli)` in
+ * cli/cmd_NAME.c and add one row to the table in main.c.  argv[0] is the group name.
+ * Exit codes: 0 ok, 1 input rejected, 2 usage.  Only cli/ prints, reads argv, or exits.
+ * Subcommand names match exactly (no prefix matching).
+ */
+#ifndef SP_CLI_H
+#define SP_CLI_H
+
+#include <stdio.h>
+#include "secpath/secpath.h"
+
+enum { SP_EXIT_OK = 0, SP_EXIT_REJECTED = 1, SP_EXIT_USAGE = 2 };
+
+struct sp_cli {
+	FILE *out;		/* reports */
+	FILE *err;		/* diagnostics, progress */
+	const char *prog;	/* "secpath" */
+};
+
+int cmd_slab(int argc, char **argv, struct sp_cli *cli);
+int cmd_audit(int argc, char **argv, struct sp_cli *cli);
+int cmd_policy(int argc, char **argv, struct sp_cli *cli);
+int cmd_bench(int argc, char **argv, struct sp_cli *cli);
+
+/* Print every diagnostic in d to cli->err; `source_of(line)` (may be NULL) returns the text of
+ * a source line for the caret underline. */
+void cli_print_diags(struct sp_cli *cli, const struct sp_diags *d,
+		     const char *(*source_of)(void *ud, const char *file, uint32_t line), void *ud);
+/* Read a whole file (or "-" for stdin) into a NUL-terminated malloc'd buffer. 0 or -errno. */
+int cli_read_file(const char *path, char **buf, size_t *len);
+/* True if argv[i] is -h or --help. */
+int cli_is_help(const char *arg);
+/* Print a JSON string literal (escaped) to f. */
+void cli_json_str(FILE *f, const char *s);
+
+#endif

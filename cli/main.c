@@ -1,0 +1,52 @@
+/*
+ * main.c - `secpath <area> <command>`: one command table, exact name matching, exit codes
+ * 0 ok / 1 input rejected / 2 usage.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv, struct sp_cli *cli);
+	const char *help;
+};
+
+static const struct cmd commands[] = {
+	{ "slab", cmd_slab, "kernel-style object caches: stats" },
+	{ "audit", cmd_audit, "audit rules: check, compile, list, decode, filter" },
+	{ "policy", cmd_policy, "SELinux binary policies: info, search, decide" },
+	{ "bench", cmd_bench, "perf-stat-style benchmark suites" },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: secpath [--version] [--help] <area> <command> [args]\n\nareas:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
+	fprintf(f, "\n'secpath <area> --help' lists an area's commands; see secpath(1).\n");
+}
+
+int main(int argc, char **argv)
+{
+	struct sp_cli cli = { stdout, stderr, "secpath" };
+	if (argc < 2) {
+		usage(stderr);
+		return SP_EXIT_USAGE;
+	}
+	if (cli_is_help(argv[1])) {
+		usage(stdout);
+		return SP_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("secpath %s\n", sp_version());
+		return SP_EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1, &cli);
+	fprintf(stderr, "secpath: '%s' is not a secpath area\n", argv[1]);
+	usage(stderr);
+	return SP_EXIT_USAGE;
+}

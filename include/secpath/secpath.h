@@ -1,0 +1,102 @@
+/*
+ * secpath.h - umbrella header: version, export macro, allocator injection, positioned diagnostics.
+ *
+ * Conventions for every public header:
+ *  - public symbols are sp_*, macros/enums SP_*; exported functions carry SP_API;
+ *  - functions return 0 or a negative errno; constructors return the object through an out-parameter;
+ *  - no global state: every entry point takes its context; only const tables are process-wide;
+ *  - a NULL `const struct sp_allocator *` means libc.
+ */
+#ifndef SECPATH_SECPATH_H
+#define SECPATH_SECPATH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdarg.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SP_VERSION_MAJOR 0
+#define SP_VERSION_MINOR 1
+#define SP_VERSION_PATCH 0
+#define SP_VERSION_STRING "0.1.0"
+
+#if defined(SECPATH_BUILDING) && defined(__GNUC__)
+#define SP_API __attribute__((visibility("default")))
+#else
+#define SP_API
+#endif
+
+/* Library version string ("0.1.0"). */
+SP_API const char *sp_version(void);
+
+/*
+ * Allocator injection (sqlite3_mem_methods with a sized free).  alloc returns memory aligned to
+ * at least `align` (a power of two, 0 meaning alignof(max_align_t)), or NULL.
+ */
+struct sp_allocator {
+	void *(*alloc)(void *ud, size_t size, size_t align);
+	void (*free)(void *ud, void *p, size_t size);
+	void *ud;
+};
+
+/* The libc allocator (aligned_alloc/free). */
+SP_API const struct sp_allocator *sp_allocator_libc(void);
+/* Allocate/free through `a` (NULL = libc).  sp_zalloc zeroes. */
+SP_API void *sp_alloc(const struct sp_allocator *a, size_t size, size_t align);
+SP_API void *sp_zalloc(const struct sp_allocator *a, size_t size, size_t align);
+SP_API void sp_free(const struct sp_allocator *a, void *p, size_t size);
+
+/*
+ * Diagnostics with positions.  Text inputs use file:line:col[-end_col]; binary inputs use a byte
+ * offset (line == 0, has_offset != 0).  Messages are lowercase, without a full stop (git style).
+ */
+enum sp_severity { SP_SEV_NOTE = 0, SP_SEV_WARNING = 1, SP_SEV_ERROR = 2 };
+
+#define SP_DIAG_MSG_MAX 256
+
+struct sp_diag {
+	const char *file;		/* borrowed; may be NULL */
+	uint32_t line;			/* 1-based; 0 = not a text position */
+	uint32_t col;			/* 1-based; 0 = whole line */
+	uint32_t end_col;		/* inclusive; 0 = same as col */
+	uint64_t offset;		/* byte offset into a binary input */
+	int has_offset;
+	enum sp_severity severity;
+	int code;			/* negative errno classifying the problem */
+	char msg[SP_DIAG_MSG_MAX];
+};
+
+struct sp_diags {
+	struct sp_diag *v;
+	size_t n, cap;
+	size_t limit;			/* stop recording after this many (0 = 100) */
+	size_t nerrors, nwarnings;
+	size_t dropped;			/* diagnostics past the limit (counted, not stored) */
+	const struct sp_allocator *alloc;
+};
+
+SP_API void sp_diags_init(struct sp_diags *d, const struct sp_allocator *a);
+SP_API void sp_diags_release(struct sp_diags *d);
+SP_API void sp_diags_clear(struct sp_diags *d);
+/* Record a text-positioned diagnostic.  Returns 0, or -ENOMEM. */
+SP_API int sp_diags_add(struct sp_diags *d, enum sp_severity sev, int code, const char *file,
+			uint32_t line, uint32_t col, uint32_t end_col, const char *fmt, ...)
+	__attribute__((format(printf, 8, 9)));
+/* Record a byte-offset diagnostic for binary input. */
+SP_API int sp_diags_add_offset(struct sp_diags *d, enum sp_severity sev, int code, const char *file,
+			       uint64_t offset, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+/*
+ * Format one diagnostic as "file:line:col-end: error: msg" (or "file:+0x1a4: error: msg"), and if
+ * `source_line` is given, the line and a caret underline below it.  Returns the length that was
+ * needed (snprintf semantics).
+ */
+SP_API int sp_diag_format(const struct sp_diag *dg, const char *source_line, char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

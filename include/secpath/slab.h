@@ -1,0 +1,89 @@
+/*
+ * slab.h - kernel-style object caches and kmalloc-style size classes.
+ *
+ * A cache hands out fixed-size objects carved from slabs.  Per-thread freelists make alloc+free
+ * lock-free in the common case (SLUB's per-CPU freelist); frees from another thread go to the
+ * owning slab's remote list.  Process-wide init policy mirrors the kernel's init_on_alloc /
+ * init_on_free boot parameters; per-cache flags opt out (beyond mainline, see docs/slab-and-measurement).
+ * Detected corruption (double free, foreign pointer, write after free) aborts via sp_fatal().
+ */
+#ifndef SECPATH_SLAB_H
+#define SECPATH_SLAB_H
+
+#include "secpath.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct sp_slab_cache;
+
+/* Cache flags. */
+#define SP_SLAB_HWCACHE_ALIGN     (1u << 0)  /* align objects to cache lines (calculate_alignment rule) */
+#define SP_SLAB_COLOUR            (1u << 1)  /* per-slab colour offset stepping by the alignment */
+#define SP_SLAB_TYPESAFE_BY_RCU   (1u << 2)  /* slab memory reused only as the same type; free ptr outside */
+#define SP_SLAB_POISON            (1u << 3)  /* fill free objects with 0x6b, allocated with 0x5a, check */
+#define SP_SLAB_RED_ZONE          (1u << 4)  /* guard bytes after each object, checked on free */
+#define SP_SLAB_NO_INIT_ON_ALLOC  (1u << 5)  /* opt this cache out of init_on_alloc */
+#define SP_SLAB_NO_INIT_ON_FREE   (1u << 6)  /* opt this cache out of init_on_free */
+#define SP_SLAB_KMALLOC           (1u << 7)  /* natural alignment to the object size (kmalloc classes) */
+#define SP_SLAB_VERIFY_ON_ALLOC   (1u << 8)  /* with init_on_free: check a slot is still zero on reuse */
+
+/* Per-cache statistics (a snapshot). */
+struct sp_slab_stats {
+	const char *name;
+	size_t object_size;	/* caller's size */
+	size_t stride;		/* bytes between objects */
+	size_t align;		/* effective alignment */
+	size_t slab_size;	/* bytes per slab */
+	size_t objs_per_slab;
+	size_t colours;		/* number of colours cycled (1 = no colouring) */
+	size_t colour_off;	/* bytes per colour step */
+	size_t nr_slabs;
+	size_t nr_objects;	/* capacity: nr_slabs * objs_per_slab */
+	size_t nr_active;	/* allocated objects */
+	size_t bytes;		/* bytes of slab memory held */
+	uint64_t allocs, frees;
+	unsigned flags;
+	int init_on_alloc, init_on_free;	/* effective for this cache */
+};
+
+/*
+ * Create a cache.  size >= 1; align 0 or a power of two <= 4096; ctor runs once per object when
+ * a slab is populated (and exempts the cache from init_on_*).  Returns 0, -EINVAL, -ENOMEM.
+ */
+SP_API int sp_slab_cache_create(const char *name, size_t size, size_t align, unsigned flags,
+				void (*ctor)(void *obj), struct sp_slab_cache **out);
+SP_API void *sp_slab_cache_alloc(struct sp_slab_cache *c);
+/* Allocate a zeroed object (kmem_cache_zalloc / __GFP_ZERO). */
+SP_API void *sp_slab_cache_zalloc(struct sp_slab_cache *c);
+SP_API void sp_slab_cache_free(struct sp_slab_cache *c, void *obj);
+/* Destroy; objects still allocated are reported through the return value (-EBUSY) and leaked. */
+SP_API int sp_slab_cache_destroy(struct sp_slab_cache *c);
+SP_API void sp_slab_cache_stats(const struct sp_slab_cache *c, struct sp_slab_stats *st);
+/* Return the thread's cached objects to their slabs (called automatically at thread exit). */
+SP_API void sp_slab_cache_flush_thread(struct sp_slab_cache *c);
+/* An sp_allocator whose alloc/free go to this cache (size must be <= object size). */
+SP_API void sp_slab_cache_allocator(struct sp_slab_cache *c, struct sp_allocator *out);
+
+/* Process-wide init policy (the boot parameters).  Environment: SECPATH_INIT_ON_ALLOC=1,
+ * SECPATH_INIT_ON_FREE=1 are read once, at first use. */
+SP_API void sp_slab_set_init_on_alloc(int on);
+SP_API void sp_slab_set_init_on_free(int on);
+SP_API int sp_slab_init_on_alloc(void);
+SP_API int sp_slab_init_on_free(void);
+
+/* kmalloc-style size classes: 8,16,32,64,96,128,192,256,512,1k,2k,4k,8k, naturally aligned. */
+#define SP_KMALLOC_MAX 8192
+SP_API void *sp_kmalloc(size_t size);
+SP_API void *sp_kzalloc(size_t size);
+SP_API void sp_kfree(const void *p);
+/* Class size an sp_kmalloc(size) request lands in (0 if too large). */
+SP_API size_t sp_kmalloc_size_class(size_t size);
+/* Iterate the kmalloc caches for statistics: returns NULL past the last. */
+SP_API struct sp_slab_cache *sp_kmalloc_cache(unsigned idx);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,55 @@
+#!/bin/sh
+# run-tests.sh OUT - run every cmocka test program and every crash test built into OUT, from the
+# project root, and end with "total: N passed, N failed".
+#  - cmocka programs: counts come from their "[  PASSED  ] N test(s)." / "[  FAILED  ] N test(s)"
+#    lines; a program that dies without a summary counts as one failure.
+#  - crash programs (OUT/crash/NAME): must die by SIGABRT and print exactly the stderr line in
+#    tests/crash/NAME.expect.
+set -u
+out=${1:?usage: run-tests.sh OUT}
+pass=0
+fail=0
+failed_names=""
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+for t in "$out"/tests/test_*; do
+	[ -x "$t" ] || continue
+	name=$(basename "$t")
+	"$t" >"$log" 2>&1
+	rc=$?
+	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -1)
+	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -1)
+	[ -n "$p" ] || p=0
+	[ -n "$f" ] || f=0
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1
+	fi
+	pass=$((pass + p))
+	fail=$((fail + f))
+	if [ "$f" -ne 0 ]; then
+		failed_names="$failed_names $name"
+		echo "---- $name (exit $rc)"
+		tail -40 "$log"
+	fi
+	printf '%-36s %4d passed, %d failed\n' "$name" "$p" "$f"
+done
+for c in "$out"/crash/*; do
+	[ -x "$c" ] || continue
+	name=$(basename "$c")
+	exp="tests/crash/$name.expect"
+	"$c" >/dev/null 2>"$log"
+	rc=$?
+	want=$(cat "$exp" 2>/dev/null)
+	got=$(grep -v '^==\|^    #\|^SUMMARY\|^$' "$log" | head -1)
+	if [ "$rc" -eq 134 ] && [ "$got" = "$want" ]; then
+		pass=$((pass + 1))
+		printf '%-36s crash ok: %s\n' "crash/$name" "$got"
+	else
+		fail=$((fail + 1))
+		failed_names="$failed_names crash/$name"
+		printf '%-36s crash FAILED: exit %s, stderr "%s", want SIGABRT and "%s"\n' "crash/$name" "$rc" "$got" "$want"
+	fi
+done
+[ -z "$failed_names" ] || echo "failed:$failed_names"
+echo "total: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
