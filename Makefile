@@ -49,13 +49,16 @@ CRASH_BIN := $(patsubst tests/crash/%.c,$(OUT)/crash/%,$(CRASH_SRC))
 TEST_SUPPORT_SRC := $(sort $(wildcard tests/support/*.c))
 TEST_SUPPORT_OBJ := $(TEST_SUPPORT_SRC:%.c=$(OUT)/obj/%.o)
 
+FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
+FUZZ_REPLAY_BIN := $(patsubst fuzz/%.c,$(OUT)/fuzz-replay/%,$(FUZZ_SRC))
+
 STATIC_LIB := $(OUT)/libsecpath.a
 SONAME := libsecpath.so.0
 SHARED_LIB := $(OUT)/$(SONAME)
 BIN := $(OUT)/secpath
 
 .SECONDARY:
-.PHONY: all lib test test-build run deps bench clean check-layering install uninstall fuzz-smoke
+.PHONY: fuzz-build fuzz all lib test test-build run deps bench clean check-layering install uninstall fuzz-smoke
 all: $(STATIC_LIB) $(SHARED_LIB) $(BIN)
 lib: $(STATIC_LIB) $(SHARED_LIB)
 
@@ -90,10 +93,32 @@ $(OUT)/crash/%: $(OUT)/obj/tests/crash/%.o $(STATIC_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS_ALL) -o $@ $< $(STATIC_LIB) $(LIBS)
 
+# A fuzz target built with the variant's compiler and fuzz/replay_main.c: replays fuzz/corpus/<name>/.
+$(OUT)/fuzz-replay/%: $(OUT)/obj/fuzz/%.o $(OUT)/obj/fuzz/replay_main.o $(STATIC_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIBS)
+
+# libFuzzer builds (clang): make fuzz-smoke [SECONDS=60]; make fuzz TARGET=fuzz_x SECONDS=1800
+SECONDS ?= 60
+FUZZ_OUT := out/fuzz
+fuzz-build:
+	@$(MAKE) --no-print-directory CC=clang VARIANT=fuzz WERROR=0 \
+		EXTRA_CFLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all" \
+		EXTRA_LDFLAGS="-fsanitize=address,undefined" lib
+	@for f in $(FUZZ_SRC); do n=$$(basename $$f .c); \
+		clang $(CPPFLAGS_ALL) -std=c11 -D_GNU_SOURCE -O1 -g -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=all $$f -o $(FUZZ_OUT)/$$n $(FUZZ_OUT)/libsecpath.a $(LIBS) || exit 1; done
+
+fuzz-smoke: deps fuzz-build
+	@sh scripts/fuzz.sh $(FUZZ_OUT) $(SECONDS) $(FUZZ_SRC)
+
+fuzz: deps fuzz-build
+	@sh scripts/fuzz.sh $(FUZZ_OUT) $(SECONDS) fuzz/$(TARGET).c
+
 deps:
 	@sh scripts/deps.sh
 
-test-build: all $(TEST_BIN) $(CRASH_BIN)
+test-build: all $(TEST_BIN) $(CRASH_BIN) $(FUZZ_REPLAY_BIN)
 
 test: deps
 	@$(MAKE) --no-print-directory test-build
@@ -112,4 +137,4 @@ check-layering:
 clean:
 	rm -rf out
 
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_SRC:%.c=$(OUT)/obj/%.d) $(CRASH_SRC:%.c=$(OUT)/obj/%.d)
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_SRC:%.c=$(OUT)/obj/%.d) $(CRASH_SRC:%.c=$(OUT)/obj/%.d) $(FUZZ_SRC:%.c=$(OUT)/obj/%.d)

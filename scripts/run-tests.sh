@@ -50,6 +50,18 @@ for c in "$out"/crash/*; do
 		printf '%-36s crash FAILED: exit %s, stderr "%s", want SIGABRT and "%s"\n' "crash/$name" "$rc" "$got" "$want"
 	fi
 done
+for z in "$out"/fuzz-replay/fuzz_*; do
+	[ -x "$z" ] || continue
+	name=$(basename "$z")
+	if [ -d "fuzz/corpus/$name" ] && "$z" "fuzz/corpus/$name" >"$log" 2>&1; then
+		pass=$((pass + 1))
+		printf '%-36s %s\n' "replay/$name" "$(tail -1 "$log")"
+	else
+		fail=$((fail + 1))
+		failed_names="$failed_names replay/$name"
+		echo "---- replay/$name"; tail -30 "$log"
+	fi
+done
 [ -z "$failed_names" ] || echo "failed:$failed_names"
 echo "total: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
