@@ -24,6 +24,8 @@ int cmd_slab(int argc, char **argv, struct sp_cli *cli);
 int cmd_audit(int argc, char **argv, struct sp_cli *cli);
 int cmd_policy(int argc, char **argv, struct sp_cli *cli);
 int cmd_bench(int argc, char **argv, struct sp_cli *cli);
+/* `secpath audit filter|run|replay|...`: the filter-engine commands, dispatched from cmd_audit. */
+int cmd_audit_filter(int argc, char **argv, struct sp_cli *cli);
 
 /* Print every diagnostic in d to cli->err; `source_of(line)` (may be NULL) returns the text of
  * a source line for the caret underline. */
