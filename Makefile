@@ -6,6 +6,7 @@
 # New sources need no edits here: src/*/*.c and src/*/*/*.c form the library, cli/*.c the tool,
 # tests/unit/test_*.c and tests/cases/test_*.c cmocka programs, tests/crash/*.c crash programs.
 
+.DEFAULT_GOAL := all
 -include config/default.mk
 
 SAN ?=
@@ -53,12 +54,17 @@ FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
 FUZZ_REPLAY_BIN := $(patsubst fuzz/%.c,$(OUT)/fuzz-replay/%,$(FUZZ_SRC))
 
 STATIC_LIB := $(OUT)/libsecpath.a
+VERSION := $(shell sed -n 's/^\#define SP_VERSION_STRING "\(.*\)"/\1/p' include/secpath/secpath.h)
 SONAME := libsecpath.so.0
 SHARED_LIB := $(OUT)/$(SONAME)
 BIN := $(OUT)/secpath
 
+# Per-part make fragments (mk/*.mk) may add targets and append to test-build's prerequisites
+# through EXTRA_TEST_DEPS.
+-include mk/*.mk
+
 .SECONDARY:
-.PHONY: fuzz-build fuzz all lib test test-build run deps bench clean check-layering install uninstall fuzz-smoke
+.PHONY: test-kernel fuzz-build fuzz all lib test test-build run deps bench clean check-layering install uninstall fuzz-smoke
 all: $(STATIC_LIB) $(SHARED_LIB) $(BIN)
 lib: $(STATIC_LIB) $(SHARED_LIB)
 
@@ -118,7 +124,7 @@ fuzz: deps fuzz-build
 deps:
 	@sh scripts/deps.sh
 
-test-build: all $(TEST_BIN) $(CRASH_BIN) $(FUZZ_REPLAY_BIN)
+test-build: all $(TEST_BIN) $(CRASH_BIN) $(FUZZ_REPLAY_BIN) $(EXTRA_TEST_DEPS)
 
 test: deps
 	@$(MAKE) --no-print-directory test-build
@@ -130,6 +136,33 @@ run: deps
 
 bench: all
 	$(BIN) bench
+
+test-kernel: all
+	@sh scripts/test-kernel.sh
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+LIBDIR ?= $(PREFIX)/lib
+INCDIR ?= $(PREFIX)/include
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+MANPAGES := $(sort $(wildcard man/*.1))
+install: all
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR)/secpath $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 644 $(STATIC_LIB) $(DESTDIR)$(LIBDIR)/libsecpath.a
+	install -m 755 $(SHARED_LIB) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libsecpath.so
+	install -m 644 include/secpath/*.h $(DESTDIR)$(INCDIR)/secpath/
+	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/secpath
+	install -m 644 $(MANPAGES) $(DESTDIR)$(MANDIR)/man1/
+	sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@INCDIR@|$(INCDIR)|; s|@VERSION@|$(VERSION)|' \
+		config/secpath.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/secpath.pc
+
+uninstall:
+	rm -f $(DESTDIR)$(LIBDIR)/libsecpath.a $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libsecpath.so
+	rm -f $(DESTDIR)$(LIBDIR)/pkgconfig/secpath.pc $(DESTDIR)$(BINDIR)/secpath
+	rm -rf $(DESTDIR)$(INCDIR)/secpath
+	for m in $(notdir $(MANPAGES)); do rm -f $(DESTDIR)$(MANDIR)/man1/$$m; done
 
 check-layering:
 	@sh scripts/check-layering.sh

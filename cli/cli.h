@@ -26,6 +26,11 @@ int cmd_policy(int argc, char **argv, struct sp_cli *cli);
 int cmd_bench(int argc, char **argv, struct sp_cli *cli);
 /* `secpath audit filter|run|replay|...`: the filter-engine commands, dispatched from cmd_audit. */
 int cmd_audit_filter(int argc, char **argv, struct sp_cli *cli);
+/* `secpath audit replay|run|cost|optimize` (argv[0] is the subcommand name). */
+int cmd_audit_replay(int argc, char **argv, struct sp_cli *cli);
+int cmd_audit_run(int argc, char **argv, struct sp_cli *cli);
+int cmd_audit_cost(int argc, char **argv, struct sp_cli *cli);
+int cmd_audit_optimize(int argc, char **argv, struct sp_cli *cli);
 
 /* Print every diagnostic in d to cli->err; `source_of(line)` (may be NULL) returns the text of
  * a source line for the caret underline. */

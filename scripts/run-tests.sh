@@ -62,6 +62,12 @@ for z in "$out"/fuzz-replay/fuzz_*; do
 		echo "---- replay/$name"; tail -30 "$log"
 	fi
 done
+# The embedding examples against an installed library in a temporary prefix.
+sh scripts/test-examples.sh "$out" >"$log" 2>&1; rc=$?
+p=$(sed -n 's/^examples: \([0-9]*\) passed, [0-9]* failed$/\1/p' "$log"); f=$(sed -n 's/^examples: [0-9]* passed, \([0-9]*\) failed$/\1/p' "$log")
+[ -n "$p" ] || p=0; [ -n "$f" ] || f=0; if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+pass=$((pass + p)); fail=$((fail + f)); [ "$f" -eq 0 ] || { failed_names="$failed_names examples"; grep -v ' ok$' "$log" | tail -40; }
+printf '%-36s %4d passed, %d failed\n' "examples" "$p" "$f"
 [ -z "$failed_names" ] || echo "failed:$failed_names"
 echo "total: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

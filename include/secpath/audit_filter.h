@@ -1,8 +1,235 @@
 /*
- * audit_filter.h - the audit event model and the two filter engines (placeholder until the
- * filter-engine work lands).  Included from audit.h.
+ * audit_filter.h - the audit event model and the two filter engines.  Included from audit.h.
+ *
+ * Given kernel binary rules (struct audit_rule_data blobs, applied in order as ADD/DEL exactly as
+ * the kernel receives them) and one event, the engines decide what a Linux 6.1 x86_64 kernel
+ * would decide, list by list: the task list verdict (taken at the task's fork), whether the
+ * syscall / io_uring record is written and with which key (exit list, then the inode-hash pass,
+ * ordered by the 64-bit insertion priorities), whether the exclude list drops that record, the
+ * user list verdict for user messages, and which collected names a filesystem `never` rule hides.
+ *
+ *  - sp_audit_ref: the reference engine.  Kernel lists of kzalloc'd entries walked exactly as
+ *    kernel/auditsc.c and kernel/auditfilter.c walk them (audit_filter_task, __audit_filter_op,
+ *    audit_filter_inodes, audit_filter, __audit_inode).  Simple, slow, the oracle.
+ *  - sp_audit_matcher: the compiled engine.  Immutable; built from a reference rule set;
+ *    per-(arch, syscall) candidate arrays, a bitmap fast path, packed predicates.
+ *  - sp_audit_engine: an RCU-protected pointer to the current matcher (liburcu): readers filter
+ *    lock-free while a writer publishes a new matcher.  Every reader thread must call
+ *    sp_audit_reader_register() once before filtering (and _unregister() before it exits).
+ *
+ * Model choices (documented, shared by both engines):
+ *  - paths are identities (inode, device) given by a struct sp_audit_fsview: `path=` watches, `dir=`
+ *    trees and `exe=` marks are resolved against it when a rule is added.  As in the kernel, a
+ *    watch or exe whose directory is missing and a dir whose root is missing fail the ADD with
+ *    -ENOENT (audit_get_nd, audit_alloc_mark, audit_add_tree_rule); a watch whose file is missing
+ *    follows its path (the kernel re-arms it when the file appears): it matches names with that
+ *    path.  A dir rule matches when one of the syscall's walked inodes (each visible name and its
+ *    ancestors, as handle_path() collects them) is the tree's root.  With fs == NULL nothing
+ *    resolves and every directory is assumed present (dir rules are refused);
+ *  - LSM contexts are SELinux text "user:role:type[:level[-level]]"; an absent context is the
+ *    unlabeled context "system_u:object_r:unlabeled_t:s0" (what sidtab lookup falls back to);
+ *    levels are sN[:cats] with numeric sensitivities; an unparsable rule level never matches;
+ *  - the task list sees the event's credentials with pid = the forking parent's tgid (ppid);
+ *  - io_uring events are worker-context operations (arch, args and syscall number are 0).
  */
 #ifndef SECPATH_AUDIT_FILTER_H
 #define SECPATH_AUDIT_FILTER_H
+
 #include "secpath.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SP_AUDIT_ARCH_X86_64	0xc000003eu
+#define SP_AUDIT_ARCH_I386	0x40000003u
+#define SP_AUDIT_UNSET		4294967295u	/* unset loginuid / sessionid */
+#define SP_AUDIT_INO_UNSET	UINT64_MAX	/* a name without an inode */
+#define SP_AUDIT_KEY_MAXLEN	256u
+#define SP_AUDIT_MAX_NAMES	32u		/* names collected per event */
+/* Kernel-internal dev_t (MAJOR = dev >> 20, MINOR = dev & 0xfffff). */
+#define SP_AUDIT_MKDEV(ma, mi)	((uint32_t)(((uint32_t)(ma) << 20) | ((uint32_t)(mi) & 0xfffffu)))
+
+/* ---- filesystem view: path -> identity ---- */
+
+struct sp_audit_fsview;
+
+SP_API int sp_audit_fsview_new(struct sp_audit_fsview **out);
+SP_API void sp_audit_fsview_free(struct sp_audit_fsview *fs);
+/* Add or replace `path` (absolute, no trailing '/' except "/").  mode carries S_IFMT bits.
+ * Returns 0, -EINVAL, -ENOMEM. */
+SP_API int sp_audit_fsview_add(struct sp_audit_fsview *fs, const char *path, uint64_t ino,
+			       uint32_t dev, uint32_t mode);
+/* Returns 0 and the identity, or -ENOENT. */
+SP_API int sp_audit_fsview_lookup(const struct sp_audit_fsview *fs, const char *path, uint64_t *ino,
+				  uint32_t *dev, uint32_t *mode);
+SP_API size_t sp_audit_fsview_count(const struct sp_audit_fsview *fs);
+
+/* ---- events ---- */
+
+enum sp_audit_event_kind {
+	SP_AUDIT_EV_SYSCALL = 0,	/* syscall exit: task, exit list + inode hash, exclude(SYSCALL) */
+	SP_AUDIT_EV_URING = 1,		/* io_uring op: task, io_uring list + inode hash, exclude(URINGOP) */
+	SP_AUDIT_EV_USER = 2,		/* user message of type msgtype: user list, exclude(msgtype) */
+};
+
+struct sp_audit_event;
+
+/* A fresh event: syscall kind, arch x86_64, syscall 0, everything else 0, no return value,
+ * loginuid and sessionid unset, no sockaddr, no exe, no contexts, no names. */
+SP_API int sp_audit_event_new(struct sp_audit_event **out);
+SP_API void sp_audit_event_free(struct sp_audit_event *ev);
+/* Back to the state of sp_audit_event_new (keeps allocations). */
+SP_API void sp_audit_event_reset(struct sp_audit_event *ev);
+
+SP_API void sp_audit_event_set_kind(struct sp_audit_event *ev, enum sp_audit_event_kind kind);
+/* Syscall ABI and number (the io_uring opcode for SP_AUDIT_EV_URING). */
+SP_API void sp_audit_event_set_syscall(struct sp_audit_event *ev, uint32_t arch, int32_t nr);
+SP_API void sp_audit_event_set_args(struct sp_audit_event *ev, uint64_t a0, uint64_t a1, uint64_t a2,
+				    uint64_t a3);
+/* Raw return value; success is x86's !IS_ERR_VALUE, then audit_return_fixup maps -512..-516
+ * (except -515) to -EINTR. */
+SP_API void sp_audit_event_set_return(struct sp_audit_event *ev, int64_t code);
+/* No return value (exit, exit_group, a killed task): exit= and success= never match. */
+SP_API void sp_audit_event_clear_return(struct sp_audit_event *ev);
+SP_API void sp_audit_event_set_pids(struct sp_audit_event *ev, uint32_t pid, uint32_t tid, uint32_t ppid);
+SP_API void sp_audit_event_set_uids(struct sp_audit_event *ev, uint32_t uid, uint32_t euid, uint32_t suid,
+				    uint32_t fsuid);
+SP_API void sp_audit_event_set_gids(struct sp_audit_event *ev, uint32_t gid, uint32_t egid, uint32_t sgid,
+				    uint32_t fsgid);
+/* Supplementary groups (any order).  Returns 0 or -ENOMEM. */
+SP_API int sp_audit_event_set_groups(struct sp_audit_event *ev, const uint32_t *groups, size_t n);
+/* Login uid (SP_AUDIT_UNSET = not set; loginuid_set follows) and session id. */
+SP_API void sp_audit_event_set_loginuid(struct sp_audit_event *ev, uint32_t auid);
+SP_API void sp_audit_event_set_sessionid(struct sp_audit_event *ev, uint32_t ses);
+SP_API void sp_audit_event_set_personality(struct sp_audit_event *ev, uint32_t pers);
+/* Identity of the task's executable (none = a task without mm: exe= never matches). */
+SP_API void sp_audit_event_set_exe(struct sp_audit_event *ev, uint64_t ino, uint32_t dev);
+SP_API void sp_audit_event_clear_exe(struct sp_audit_event *ev);
+/* Subject LSM context text (NULL = unlabeled).  Returns 0, -EINVAL (not u:r:t[:mls]), -ENOMEM. */
+SP_API int sp_audit_event_set_subj_ctx(struct sp_audit_event *ev, const char *ctx);
+/* Family of the sockaddr the syscall recorded; -1 = none. */
+SP_API void sp_audit_event_set_saddr_fam(struct sp_audit_event *ev, int fam);
+/* Record type for user events (user list, exclude list). */
+SP_API void sp_audit_event_set_msgtype(struct sp_audit_event *ev, uint32_t type);
+/* openat2's how.flags (perm for openat2). */
+SP_API void sp_audit_event_set_openat2_flags(struct sp_audit_event *ev, uint64_t flags);
+/* The task is auditd itself: the exit, io_uring and inode filters skip it. */
+SP_API void sp_audit_event_set_auditd(struct sp_audit_event *ev, int is_auditd);
+
+/* Collect a name (an audit_names entry): returns its index (0..31), or -ENOSPC, -ENOMEM.
+ * ino = SP_AUDIT_INO_UNSET for a name without an inode. */
+SP_API int sp_audit_event_add_name(struct sp_audit_event *ev, uint64_t ino, uint32_t dev);
+SP_API int sp_audit_event_name_set_path(struct sp_audit_event *ev, int i, const char *path);
+SP_API int sp_audit_event_name_set_rdev(struct sp_audit_event *ev, int i, uint32_t rdev);
+SP_API int sp_audit_event_name_set_mode(struct sp_audit_event *ev, int i, uint32_t mode);
+SP_API int sp_audit_event_name_set_owner(struct sp_audit_event *ev, int i, uint32_t uid, uint32_t gid);
+/* Object LSM context of the inode (NULL = unlabeled).  -EINVAL on malformed text. */
+SP_API int sp_audit_event_name_set_obj_ctx(struct sp_audit_event *ev, int i, const char *ctx);
+/* Superblock magic the filesystem list sees for this name (the parent's for child entries). */
+SP_API int sp_audit_event_name_set_fs_magic(struct sp_audit_event *ev, int i, uint32_t magic);
+/* An inode walked for this name (itself and its ancestors: audit tree chunks, dir= rules). */
+SP_API int sp_audit_event_name_add_walked(struct sp_audit_event *ev, int i, uint64_t ino, uint32_t dev);
+/* Convenience: a name for `path` with identity and mode from fs (ino unset when absent), and as
+ * walked inodes the path itself and every ancestor present in fs.  Returns the index or -errno. */
+SP_API int sp_audit_event_add_path(struct sp_audit_event *ev, const struct sp_audit_fsview *fs,
+				   const char *path);
+SP_API size_t sp_audit_event_name_count(const struct sp_audit_event *ev);
+
+/* ---- decisions ---- */
+
+enum sp_audit_verdict { SP_AUDIT_NOMATCH = 0, SP_AUDIT_NEVER = 1, SP_AUDIT_ALWAYS = 2 };
+
+enum sp_audit_ctx {
+	SP_AUDIT_CTX_ACTIVE = 0,	/* syscall filters ran */
+	SP_AUDIT_CTX_NONE = 1,		/* task list `never`: the task has no audit context */
+	SP_AUDIT_CTX_DUMMY = 2,		/* no task/exit/io_uring rule loaded: nothing is filtered */
+	SP_AUDIT_CTX_AUDITD = 3,	/* auditd's own task: the filters skip it */
+	SP_AUDIT_CTX_USER = 4,		/* a user message (no syscall context involved) */
+};
+
+struct sp_audit_decision {
+	uint8_t record;		/* the SYSCALL/URINGOP record (or the user message) is written */
+	uint8_t excluded;	/* ... and then dropped by the exclude list (only computed if record) */
+	uint8_t task;		/* enum sp_audit_verdict of the task list */
+	uint8_t exit;		/* verdict of the exit/io_uring/inode-hash rule that set the state */
+	uint8_t user;		/* verdict of the user list (user events) */
+	uint8_t context;	/* enum sp_audit_ctx */
+	uint16_t key_len;	/* length of key (when has_key) */
+	uint8_t has_key;	/* the context's filterkey is set (record keeps it) */
+	uint8_t pad[3];
+	uint32_t fs_hidden;	/* bit i: name i hidden by a filesystem `never` rule */
+	int32_t task_rule;	/* id of the deciding rule of each list, -1 = none */
+	int32_t exit_rule;	/* the last rule that set the state (exit list or inode hash) */
+	int32_t user_rule;
+	int32_t exclude_rule;
+	char key[SP_AUDIT_KEY_MAXLEN + 1];	/* NUL-terminated; 0x01 separates joined keys */
+};
+
+/* Equal decisions (key compared by content).  1 or 0. */
+SP_API int sp_audit_decision_equal(const struct sp_audit_decision *a, const struct sp_audit_decision *b);
+/* One-line text "record=1 key=k task=- exit=always#12 ..." (snprintf semantics). */
+SP_API int sp_audit_decision_format(const struct sp_audit_decision *d, char *buf, size_t len);
+
+/* ---- reference engine ---- */
+
+/* Reference engine variants (bench): entry allocation and loop shape. */
+#define SP_AUDIT_REF_SLAB_ALIGNED	0x1u	/* entries from an HWCACHE_ALIGN|COLOUR cache, not kmalloc-512 */
+#define SP_AUDIT_REF_UNSWITCHED		0x2u	/* mask word/bit hoisted out of the walk, inline test */
+
+struct sp_audit_engine_opts {
+	size_t sz;				/* sizeof(struct sp_audit_engine_opts) */
+	const struct sp_audit_fsview *fs;	/* NULL: nothing resolves (watches never match) */
+	unsigned ref_flags;			/* SP_AUDIT_REF_* */
+};
+
+struct sp_audit_ref;
+
+SP_API int sp_audit_ref_new(const struct sp_audit_engine_opts *o, struct sp_audit_ref **out);
+SP_API void sp_audit_ref_free(struct sp_audit_ref *r);
+/*
+ * AUDIT_ADD_RULE / AUDIT_DEL_RULE with one blob, as audit_rule_change() does.  `id` names the
+ * rule in decisions (e.g. the item index).  Returns 0, -EINVAL (audit_data_to_entry refuses it),
+ * -ENAMETOOLONG, -EEXIST (duplicate), -ENOENT (DEL: no such rule; ADD: dir path not in fs),
+ * -ENOMEM.
+ */
+SP_API int sp_audit_ref_add(struct sp_audit_ref *r, const void *blob, size_t len, uint32_t id);
+SP_API int sp_audit_ref_del(struct sp_audit_ref *r, const void *blob, size_t len);
+/* Rules currently loaded (all lists). */
+SP_API size_t sp_audit_ref_count(const struct sp_audit_ref *r);
+/* Decide one event.  Returns 0. */
+SP_API int sp_audit_ref_filter(const struct sp_audit_ref *r, const struct sp_audit_event *ev,
+			       struct sp_audit_decision *d);
+
+/* ---- compiled engine ---- */
+
+struct sp_audit_matcher;
+
+/* Compile the rules currently in r into an immutable matcher.  Returns 0 or -ENOMEM. */
+SP_API int sp_audit_matcher_compile(const struct sp_audit_ref *r, struct sp_audit_matcher **out);
+SP_API void sp_audit_matcher_free(struct sp_audit_matcher *m);
+SP_API void sp_audit_matcher_filter(const struct sp_audit_matcher *m, const struct sp_audit_event *ev,
+				    struct sp_audit_decision *d);
+/* Bytes of the hot tables (candidate arrays, bitmaps, predicates) and of everything. */
+SP_API void sp_audit_matcher_size(const struct sp_audit_matcher *m, size_t *hot, size_t *total);
+
+struct sp_audit_engine;
+
+/* An engine holding an empty matcher. */
+SP_API int sp_audit_engine_new(struct sp_audit_engine **out);
+/* Frees the current matcher too.  No reader may be inside sp_audit_engine_filter. */
+SP_API void sp_audit_engine_free(struct sp_audit_engine *e);
+/* Publish m (ownership passes to e): rcu_assign_pointer, synchronize_rcu, free the old matcher.
+ * Writers are serialised internally.  Returns 0. */
+SP_API int sp_audit_engine_publish(struct sp_audit_engine *e, struct sp_audit_matcher *m);
+/* Lock-free read side: rcu_read_lock, filter with the current matcher, rcu_read_unlock. */
+SP_API void sp_audit_engine_filter(struct sp_audit_engine *e, const struct sp_audit_event *ev,
+				   struct sp_audit_decision *d);
+/* liburcu reader registration for the calling thread (idempotent per thread). */
+SP_API void sp_audit_reader_register(void);
+SP_API void sp_audit_reader_unregister(void);
+
+#ifdef __cplusplus
+}
+#endif
 #endif

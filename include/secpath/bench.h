@@ -21,7 +21,12 @@ extern "C" {
 struct sp_bench_case {
 	const char *name;		/* e.g. "64B", "N=200" */
 	const void *param;		/* passed to setup */
+	unsigned flags;			/* SP_BENCH_CASE_* below (0 = runs always) */
 };
+
+/* Case flags: which runs include the case (an explicit --case NAME always does). */
+#define SP_BENCH_CASE_QUICK_ONLY (1u << 0)	/* only with --quick */
+#define SP_BENCH_CASE_FULL_ONLY	 (1u << 1)	/* not with --quick */
 
 struct sp_bench_variant {
 	const char *name;
@@ -42,7 +47,12 @@ struct sp_bench_suite {
 	size_t nvariants;		/* variant 0 is the baseline */
 	uint64_t fixed_ops;		/* 0: calibrate; else run exactly this many ops per sample */
 	const char *context;		/* the kernel threads' figures, printed under the table */
+	unsigned flags;			/* SP_BENCH_* below (0 = defaults) */
 };
+
+/* Suite flags. */
+#define SP_BENCH_NO_PIN	(1u << 0)	/* do not pin to one CPU (the suite runs threads) */
+#define SP_BENCH_NOT_DEFAULT (1u << 1)	/* run only when named (not in the default set) */
 
 struct sp_bench_opts {
 	size_t sz;
@@ -54,11 +64,27 @@ struct sp_bench_opts {
 	const char *only_case;		/* run one case (exact name) */
 	FILE *out;			/* report stream (default stdout) */
 	FILE *progress;			/* progress lines (NULL = none) */
+	/*
+	 * --cachegrind re-executes this program under valgrind: reexec_argv is the argv prefix that
+	 * reaches the bench command (NULL = {"/proc/self/exe", "bench"}); the harness appends
+	 * SUITE --case NAME --cg-child.  cg_child is set in that child: run each variant once
+	 * (cg_ops ops, 0 = fixed_ops or 1000) between CALLGRIND_ZERO_STATS and DUMP_STATS_AT,
+	 * and report nothing.
+	 */
+	const char *const *reexec_argv;
+	int cg_child;
+	uint64_t cg_ops;
 };
 
 /* The registry of built-in suites (NULL-terminated). */
 SP_API const struct sp_bench_suite *const *sp_bench_suites(void);
 SP_API const struct sp_bench_suite *sp_bench_suite_find(const char *name);
+/* Whether `secpath bench` without a suite name runs s: it has cases and variants, and neither
+ * it (SP_BENCH_NOT_DEFAULT) nor the registry (whole-program suites) keeps it out. */
+SP_API int sp_bench_suite_is_default(const struct sp_bench_suite *s);
+/* Estimated seconds sp_bench_run(s, o) takes (wall-time rounds only); a negative value when it
+ * cannot be known before running (fixed_ops suites: the harness prints it after warm-up). */
+SP_API double sp_bench_estimate(const struct sp_bench_suite *s, const struct sp_bench_opts *o);
 /* Run one suite and print its report.  Returns 0 or -errno. */
 SP_API int sp_bench_run(const struct sp_bench_suite *s, const struct sp_bench_opts *o);
 

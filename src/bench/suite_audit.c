@@ -1,11 +1,462 @@
 /*
- * suite_audit.c - the `audit` bench suite (placeholder: no variants until its part lands).
+ * suite_audit.c - the `audit` bench suite: the getpid()-loop experiment of the kernel audit
+ * threads, as ns (and instructions, D1 misses under --cachegrind) per filtered syscall event.
+ *
+ * Cases: rule set x event stream
+ *   rule sets   Debian's 30-stig.rules, the third-party neo23x0 (largest) and bfuzzy sets, parsed
+ *               from data/audit/rules/ with the pinned host inputs of tests/data/audit/env/;
+ *               every path the rules name gets an identity so that every rule loads;
+ *   streams     getpid: the same unaudited syscall over and over (the kernel thread's loop);
+ *               mix: 4096 events drawn from the strace profiles in data/syscall-mix/ profiles
+ *               (weights = calls, failures at the profile's error rate), a login user's ids
+ *               (uid/auid 1000, session 3, supplementary groups), file syscalls carrying a
+ *               realistic name (libraries, sources, /etc files, now and then a watched one).
+ * Variants (identical decisions, checked at setup against the reference):
+ *   kernel          the reference engine: kmalloc-512 entries, the 6.1 walk (baseline);
+ *   kernel-aligned  entries from an HWCACHE_ALIGN|COLOUR slab cache;
+ *   kernel-unsw     that plus the unswitched walk (mask index hoisted, inline test);
+ *   compiled        the compiled matcher behind the RCU engine (rcu_read_lock per event);
+ *   matcher         the same matcher called directly (the RCU read side's cost by difference).
+ * The rule set and events are built in setup, outside the measured region.
  */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "secpath/audit.h"
 #include "secpath/bench.h"
+#include "base/compiler.h"
 #include "bench/suites.h"
+
+#define NEV 4096		/* events per pass of the stream */
+#define NDISTINCT 256		/* distinct events in a mix stream (a task's context is reused
+				 * memory in the kernel: keep the working set near L2 size) */
+#define ENV_DIR "tests/data/audit/env/"
+
+struct audit_param {
+	const char *rules;	/* data/audit/rules/... */
+	int getpid_only;
+};
+
+struct audit_state {
+	struct sp_audit_fsview *fs;
+	struct sp_audit_ref *ref;	/* the measured engine for kernel* variants */
+	struct sp_audit_engine *eng;	/* compiled */
+	struct sp_audit_matcher *m;	/* matcher-only variant */
+	struct sp_audit_event *ev[NEV];	/* the stream: NEV slots over ndistinct events */
+	struct sp_audit_event *distinct[NDISTINCT];
+	unsigned nev, ndistinct;
+	uint64_t sink;
+};
+
+static uint64_t rng(uint64_t *s)
+{
+	uint64_t x = *s;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	*s = x;
+	return x * 0x2545f4914f6cdd1dull;
+}
+
+/* Synthetic identities for a path and its ancestors (directories). */
+static int fs_add_path(struct sp_audit_fsview *fs, const char *path, size_t len, int dir, uint64_t *ino)
+{
+	char buf[4200];
+	if (!len || path[0] != '/' || len >= sizeof(buf))
+		return 0;
+	memcpy(buf, path, len);
+	buf[len] = 0;
+	while (len > 1 && buf[len - 1] == '/')
+		buf[--len] = 0;
+	for (int first = 1;; first = 0) {
+		if (sp_audit_fsview_lookup(fs, buf, NULL, NULL, NULL)) {
+			int rc = sp_audit_fsview_add(fs, buf, (*ino)++, SP_AUDIT_MKDEV(8, 1),
+						     first && !dir ? 0100644u : 040755u);
+			if (rc)
+				return rc;
+		}
+		if (len <= 1)
+			return 0;
+		while (len > 1 && buf[len - 1] != '/')
+			len--;
+		if (len > 1)
+			len--;
+		buf[len] = 0;
+	}
+}
+
+static char *read_all(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *b = NULL;
+	size_t cap = 0, n = 0;
+	if (!f)
+		return NULL;
+	for (;;) {
+		if (n + 4096 + 1 > cap) {
+			cap = cap ? cap * 2 : 65536;
+			char *t = realloc(b, cap);
+			if (!t) {
+				free(b);
+				fclose(f);
+				return NULL;
+			}
+			b = t;
+		}
+		size_t r = fread(b + n, 1, cap - n - 1, f);
+		n += r;
+		if (!r)
+			break;
+	}
+	fclose(f);
+	b[n] = 0;
+	*len = n;
+	return b;
+}
+
+/* Parse the rules, give their paths identities, load them into r. */
+static int load_rules(struct audit_state *s, const char *path, unsigned ref_flags)
+{
+	struct sp_audit_parse_opts po = { .sz = sizeof(po), .machine = "x86_64",
+					  .passwd_file = ENV_DIR "passwd", .group_file = ENV_DIR "group",
+					  .dirs_file = ENV_DIR "dirs" };
+	struct sp_audit_ruleset *rs = NULL;
+	struct sp_audit_engine_opts o = { .sz = sizeof(o), .ref_flags = ref_flags };
+	struct sp_diags d;
+	struct sp_audit_rule *rule = malloc(sizeof(*rule));
+	size_t len;
+	char *text = read_all(path, &len);
+	uint64_t ino = 1000;
+	int rc;
+
+	if (!text || !rule) {
+		free(text);
+		free(rule);
+		return -ENOENT;
+	}
+	sp_diags_init(&d, NULL);
+	rc = sp_audit_ruleset_parse(text, len, path, &po, &rs, &d);
+	if (rc)
+		goto out;
+	/* pass 1: identities */
+	for (size_t i = 0; i < sp_audit_ruleset_count(rs); i++) {
+		struct sp_audit_item it;
+		if (sp_audit_ruleset_item(rs, i, &it) || it.kind == SP_AUDIT_ITEM_CTRL)
+			continue;
+		if (sp_audit_rule_decode(it.blob, it.blob_len, 0, rule, NULL, NULL))
+			continue;
+		for (uint32_t f = 0; f < rule->field_count; f++) {
+			uint32_t id = rule->fields[f].id;
+			if ((id == 105 || id == 107 || id == 112) && rule->fields[f].str) {
+				rc = fs_add_path(s->fs, rule->fields[f].str, rule->fields[f].value, id == 107, &ino);
+				if (rc)
+					goto out;
+			}
+		}
+	}
+	/* realistic event paths */
+	static const char *const paths[] = { "/usr/lib/x86_64-linux-gnu/libc.so.6", "/etc/ld.so.cache",
+					     "/home/user/src/redis/src/server.c", "/tmp/ccx.s",
+					     "/etc/passwd", "/usr/bin/make", "/proc/self/status" };
+	for (size_t i = 0; i < SP_ARRAY_SIZE(paths); i++)
+		if ((rc = fs_add_path(s->fs, paths[i], strlen(paths[i]), 0, &ino)))
+			goto out;
+	o.fs = s->fs;
+	rc = sp_audit_ref_new(&o, &s->ref);
+	if (rc)
+		goto out;
+	for (size_t i = 0; i < sp_audit_ruleset_count(rs); i++) {
+		struct sp_audit_item it;
+		if (sp_audit_ruleset_item(rs, i, &it) || it.kind == SP_AUDIT_ITEM_CTRL)
+			continue;
+		if (it.kind == SP_AUDIT_ITEM_DEL)
+			sp_audit_ref_del(s->ref, it.blob, it.blob_len);
+		else
+			sp_audit_ref_add(s->ref, it.blob, it.blob_len, it.line);	/* refusals skipped */
+	}
+out:
+	sp_diags_release(&d);
+	sp_audit_ruleset_free(rs);
+	free(text);
+	free(rule);
+	return rc;
+}
+
+struct mix_row {
+	char name[32];
+	double calls, errors;
+};
+
+static int file_syscall(const char *n)
+{
+	static const char *const f[] = { "openat", "newfstatat", "readlink", "access", "stat",
+					 "unlink", "unlinkat", "rename", "renameat", "renameat2",
+					 "chmod", "execve", "chdir", "utimensat", "statfs",
+					 "faccessat2", "getcwd" };
+	for (size_t i = 0; i < SP_ARRAY_SIZE(f); i++)
+		if (!strcmp(n, f[i]))
+			return 1;
+	return 0;
+}
+
+static int build_events(struct audit_state *s, const struct audit_param *p)
+{
+	static const char *const mixes[] = { "build", "dd", "files", "git", "python" };
+	static const char *const paths[] = { "/usr/lib/x86_64-linux-gnu/libc.so.6", "/etc/ld.so.cache",
+					     "/home/user/src/redis/src/server.c", "/tmp/ccx.s",
+					     "/proc/self/status", "/etc/passwd" };
+	static const uint32_t groups[] = { 4, 24, 27, 1000 };
+	struct mix_row *rows = NULL;
+	size_t nrows = 0, cap = 0;
+	double total = 0;
+	uint64_t seed = 0x5eed;
+	int rc = 0;
+
+	if (!p->getpid_only) {
+		for (size_t m = 0; m < SP_ARRAY_SIZE(mixes); m++) {
+			char path[128], line[256];
+			snprintf(path, sizeof(path), "data/syscall-mix/%s.tsv", mixes[m]);
+			FILE *f = fopen(path, "r");
+			if (!f) {
+				free(rows);
+				return -ENOENT;
+			}
+			double ftotal = 0;
+			size_t first = nrows;
+			while (fgets(line, sizeof(line), f)) {
+				struct mix_row r;
+				if (sscanf(line, "%31s %lf %lf", r.name, &r.calls, &r.errors) != 3)
+					continue;
+				if (nrows == cap) {
+					cap = cap ? cap * 2 : 128;
+					struct mix_row *t = realloc(rows, cap * sizeof(*rows));
+					if (!t) {
+						fclose(f);
+						free(rows);
+						return -ENOMEM;
+					}
+					rows = t;
+				}
+				rows[nrows++] = r;
+				ftotal += r.calls;
+			}
+			fclose(f);
+			/* each profile weighs the same in the mix */
+			for (size_t i = first; i < nrows; i++) {
+				rows[i].errors /= rows[i].calls > 0 ? rows[i].calls : 1;
+				rows[i].calls /= ftotal > 0 ? ftotal : 1;
+				total += rows[i].calls;
+			}
+		}
+	}
+	unsigned ndist = p->getpid_only ? 1 : NDISTINCT;
+	for (unsigned i = 0; i < ndist; i++) {
+		struct sp_audit_event *ev;
+		rc = sp_audit_event_new(&ev);
+		if (rc)
+			break;
+		s->distinct[s->ndistinct++] = ev;
+		sp_audit_event_set_pids(ev, 4242, 4242, 4000);
+		sp_audit_event_set_uids(ev, 1000, 1000, 1000, 1000);
+		sp_audit_event_set_gids(ev, 1000, 1000, 1000, 1000);
+		sp_audit_event_set_groups(ev, groups, SP_ARRAY_SIZE(groups));
+		sp_audit_event_set_loginuid(ev, 1000);
+		sp_audit_event_set_sessionid(ev, 3);
+		if (p->getpid_only) {
+			sp_audit_event_set_syscall(ev, SP_AUDIT_ARCH_X86_64, 39);
+			sp_audit_event_set_return(ev, 4242);
+			continue;
+		}
+		double x = (double)(rng(&seed) >> 11) / 9007199254740992.0 * total;
+		size_t k = 0;
+		while (k + 1 < nrows && x >= rows[k].calls) {
+			x -= rows[k].calls;
+			k++;
+		}
+		int nr = sp_audit_syscall_lookup("x86_64", rows[k].name);
+		if (nr < 0)
+			nr = 39;
+		int fail = (double)(rng(&seed) >> 11) / 9007199254740992.0 < rows[k].errors;
+		sp_audit_event_set_syscall(ev, SP_AUDIT_ARCH_X86_64, nr);
+		sp_audit_event_set_args(ev, 3, 0x80000, 0x80000, 0);
+		sp_audit_event_set_return(ev, fail ? -2 : (int64_t)(rng(&seed) % 64));
+		if (file_syscall(rows[k].name)) {
+			unsigned pi = (unsigned)(rng(&seed) % 100);
+			const char *path = paths[pi < 2 ? 5 : pi % 5];
+			if (!strcmp(rows[k].name, "openat") && rng(&seed) % 4 == 0)
+				sp_audit_event_set_args(ev, 3, 0, 0x241, 0644);	/* O_WRONLY|O_CREAT|O_TRUNC */
+			if (fail)
+				path = "/home/user/src/redis/src/missing.h";
+			if (sp_audit_event_add_path(ev, s->fs, path) < 0) {
+				rc = -ENOMEM;
+				break;
+			}
+		}
+	}
+	free(rows);
+	for (unsigned i = 0; !rc && i < NEV; i++)
+		s->ev[s->nev++] = s->distinct[i % s->ndistinct];
+	return rc;
+}
+
+static void state_free(struct audit_state *s)
+{
+	if (!s)
+		return;
+	for (unsigned i = 0; i < s->ndistinct; i++)
+		sp_audit_event_free(s->distinct[i]);
+	sp_audit_engine_free(s->eng);
+	sp_audit_matcher_free(s->m);
+	sp_audit_ref_free(s->ref);
+	sp_audit_fsview_free(s->fs);
+	free(s);
+}
+
+static int setup_common(const void *param, void **state, unsigned ref_flags, int compiled)
+{
+	const struct audit_param *p = param;
+	struct audit_state *s = calloc(1, sizeof(*s));
+	struct sp_audit_ref *check = NULL;
+	int rc;
+	if (!s)
+		return -ENOMEM;
+	rc = sp_audit_fsview_new(&s->fs);
+	if (!rc)
+		rc = load_rules(s, p->rules, ref_flags);
+	if (!rc)
+		rc = build_events(s, p);
+	if (!rc && compiled == 2)
+		rc = sp_audit_matcher_compile(s->ref, &s->m);
+	if (!rc && compiled == 1) {
+		struct sp_audit_matcher *m;
+		sp_audit_reader_register();
+		rc = sp_audit_engine_new(&s->eng);
+		if (!rc)
+			rc = sp_audit_matcher_compile(s->ref, &m);
+		if (!rc)
+			rc = sp_audit_engine_publish(s->eng, m);
+	}
+	/* every variant must decide exactly like the kernel-layout reference */
+	if (!rc) {
+		struct audit_state ref = { 0 };
+		rc = sp_audit_fsview_new(&ref.fs);
+		if (!rc)
+			rc = load_rules(&ref, p->rules, 0);
+		check = ref.ref;
+		ref.ref = NULL;
+		for (unsigned i = 0; !rc && i < s->ndistinct; i++) {
+			struct sp_audit_decision a, b;
+			sp_audit_ref_filter(check, s->distinct[i], &a);
+			if (compiled == 2)
+				sp_audit_matcher_filter(s->m, s->distinct[i], &b);
+			else if (compiled)
+				sp_audit_engine_filter(s->eng, s->distinct[i], &b);
+			else
+				sp_audit_ref_filter(s->ref, s->distinct[i], &b);
+			if (!sp_audit_decision_equal(&a, &b))
+				rc = -EPROTO;
+		}
+		sp_audit_ref_free(check);
+		sp_audit_fsview_free(ref.fs);
+	}
+	if (rc) {
+		state_free(s);
+		return rc;
+	}
+	*state = s;
+	return 0;
+}
+
+static int setup_kernel(const void *p, void **st) { return setup_common(p, st, 0, 0); }
+static int setup_aligned(const void *p, void **st) { return setup_common(p, st, SP_AUDIT_REF_SLAB_ALIGNED, 0); }
+static int setup_unsw(const void *p, void **st)
+{
+	return setup_common(p, st, SP_AUDIT_REF_SLAB_ALIGNED | SP_AUDIT_REF_UNSWITCHED, 0);
+}
+static int setup_compiled(const void *p, void **st) { return setup_common(p, st, 0, 1); }
+static int setup_matcher(const void *p, void **st) { return setup_common(p, st, 0, 2); }
+
+static void run_ref(void *state, uint64_t n)
+{
+	struct audit_state *s = state;
+	struct sp_audit_decision d;
+	uint64_t acc = 0;
+	for (uint64_t i = 0; i < n; i++) {
+		sp_audit_ref_filter(s->ref, s->ev[i & (NEV - 1)], &d);
+		acc += d.record;
+	}
+	s->sink += acc;
+	__asm__ volatile("" : : "r"(s->sink) : "memory");
+}
+
+static void run_compiled(void *state, uint64_t n)
+{
+	struct audit_state *s = state;
+	struct sp_audit_decision d;
+	uint64_t acc = 0;
+	sp_audit_reader_register();
+	for (uint64_t i = 0; i < n; i++) {
+		sp_audit_engine_filter(s->eng, s->ev[i & (NEV - 1)], &d);
+		acc += d.record;
+	}
+	s->sink += acc;
+	__asm__ volatile("" : : "r"(s->sink) : "memory");
+}
+
+/* the matcher alone, without the RCU read side (what rcu_read_lock/unlock cost, by difference) */
+static void run_matcher(void *state, uint64_t n)
+{
+	struct audit_state *s = state;
+	struct sp_audit_decision d;
+	uint64_t acc = 0;
+	const struct sp_audit_matcher *m = s->m;
+	for (uint64_t i = 0; i < n; i++) {
+		sp_audit_matcher_filter(m, s->ev[i & (NEV - 1)], &d);
+		acc += d.record;
+	}
+	s->sink += acc;
+	__asm__ volatile("" : : "r"(s->sink) : "memory");
+}
+
+static void teardown(void *state)
+{
+	state_free(state);
+}
+
+static const struct audit_param p_stig_getpid = { "data/audit/rules/debian/30-stig.rules", 1 };
+static const struct audit_param p_stig_mix = { "data/audit/rules/debian/30-stig.rules", 0 };
+static const struct audit_param p_neo_getpid = { "data/audit/rules/thirdparty/neo23x0-audit.rules", 1 };
+static const struct audit_param p_neo_mix = { "data/audit/rules/thirdparty/neo23x0-audit.rules", 0 };
+static const struct audit_param p_bfuzzy_mix = { "data/audit/rules/thirdparty/bfuzzy-auditd-attack.rules", 0 };
+
+static const struct sp_bench_case cases[] = {
+	{ "stig/getpid", &p_stig_getpid, 0 },
+	{ "stig/mix", &p_stig_mix, 0 },
+	{ "neo23x0/getpid", &p_neo_getpid, 0 },
+	{ "neo23x0/mix", &p_neo_mix, 0 },
+	{ "bfuzzy/mix", &p_bfuzzy_mix, SP_BENCH_CASE_FULL_ONLY },
+};
+
+static const struct sp_bench_variant variants[] = {
+	{ "kernel", setup_kernel, run_ref, teardown },
+	{ "kernel-aligned", setup_aligned, run_ref, teardown },
+	{ "kernel-unsw", setup_unsw, run_ref, teardown },
+	{ "compiled", setup_compiled, run_compiled, teardown },
+	{ "matcher", setup_matcher, run_matcher, teardown },
+};
 
 const struct sp_bench_suite bench_suite_audit = {
 	.name = "audit",
-	.desc = "not built yet",
-	.unit = "op",
+	.desc = "audit syscall filter per event: kernel list layouts vs the compiled matcher",
+	.unit = "event",
+	.cases = cases,
+	.ncases = SP_ARRAY_SIZE(cases),
+	.variants = variants,
+	.nvariants = SP_ARRAY_SIZE(variants),
+	.context = "kernel threads (getpid loop, audit rules loaded): 205 ns (kmalloc-512 entries) -> "
+		   "203 ns (HWCACHE_ALIGN cache) -> 173 ns (+ unswitched loops) per getpid; L1D misses "
+		   "12 -> 0.1 per syscall.  Targets for `compiled` on neo23x0: >= 20x fewer instructions "
+		   "than `kernel`, 0 D1 misses/event, an unaudited syscall (getpid) under 2 ns.",
 };

@@ -11,4 +11,6 @@ extern const struct sp_bench_suite bench_suite_hackbench;
 extern const struct sp_bench_suite bench_suite_audit;
 extern const struct sp_bench_suite bench_suite_audit_parse;
 extern const struct sp_bench_suite bench_suite_policy;
+extern const struct sp_bench_suite bench_suite_replay;
+extern const struct sp_bench_suite bench_suite_malloc;
 #endif

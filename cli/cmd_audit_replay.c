@@ -1,0 +1,361 @@
+/*
+ * cmd_audit_replay.c - `secpath audit replay -R RULES [--json] [--output FILE] LOG...`: audit.log
+ * files (plain or gzip, "-" = stdin) or recorded streams through the compiled filter.  The work
+ * is in src/audit/log_*.c (audit_log.h); this file reads inputs, prints the report and exits.
+ * Exit: 0 ok, 1 input rejected (unreadable input, malformed lines, rules errors), 2 usage.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "cli.h"
+#include "secpath/audit_log.h"
+#include "secpath/audit_record.h"
+
+#define CHUNK (1u << 20)
+
+static void usage(FILE *f)
+{
+	fputs("usage: secpath audit replay -R RULES [--json] [--output FILE] [--window N] LOG...\n"
+	      "  Replay audit.log files (plain or gzip; \"-\" = stdin; raw or ENRICHED) or "
+	      "recorded\n"
+	      "  event streams (docs/RECORD.md) through the compiled filter built from RULES\n"
+	      "  (auditctl -R syntax).  Reports events read/kept/dropped, per-rule hits "
+	      "(file:line),\n"
+	      "  per-key counts, rules that never fired, and every malformed line (file:line: "
+	      "reason).\n"
+	      "  -R RULES       rules file\n"
+	      "  --json         machine-readable report\n"
+	      "  --output FILE  write the kept records, byte-identical, to FILE\n"
+	      "  --window N     events kept open for grouping (default 64)\n",
+	      f);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Read one input.  Plain or gzip (zlib reads both); streams are read whole. */
+static int replay_input(struct sp_audit_replay *r, const char *path, struct sp_cli *cli,
+			int progress)
+{
+	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : dup(0);
+	gzFile gz;
+	char *buf;
+	int rc = 0, n, first = 1;
+	size_t total = 0;
+	double t0 = now_s(), last = t0;
+	if (fd < 0) {
+		fprintf(cli->err, "%s: cannot open '%s': %s\n", cli->prog, path, strerror(errno));
+		return -errno;
+	}
+	gz = gzdopen(fd, "rb");
+	buf = malloc(CHUNK);
+	if (!gz || !buf) {
+		if (gz)
+			gzclose(gz);
+		else
+			close(fd);
+		free(buf);
+		return -ENOMEM;
+	}
+	gzbuffer(gz, 256 * 1024);
+	while ((n = gzread(gz, buf, CHUNK)) > 0) {
+		if (first && sp_audit_record_is_stream(buf, (size_t)n)) {
+			/* a recorded stream: read it whole */
+			size_t cap = CHUNK * 2, len = (size_t)n;
+			char *all = malloc(cap);
+			if (!all) {
+				rc = -ENOMEM;
+				break;
+			}
+			memcpy(all, buf, len);
+			while ((n = gzread(gz, all + len, (unsigned)(cap - len))) > 0) {
+				len += (size_t)n;
+				if (len == cap) {
+					char *nb = realloc(all, cap * 2);
+					if (!nb) {
+						free(all);
+						all = NULL;
+						break;
+					}
+					all = nb;
+					cap *= 2;
+				}
+			}
+			if (!all)
+				rc = -ENOMEM;
+			else if (n < 0)
+				rc = -EIO;
+			else
+				rc = sp_audit_replay_stream(r, path, all, len);
+			free(all);
+			n = 0;
+			break;
+		}
+		first = 0;
+		total += (size_t)n;
+		rc = sp_audit_replay_feed(r, path, buf, (size_t)n);
+		if (rc)
+			break;
+		if (progress) {
+			double t = now_s();
+			if (t - last >= 0.5) {
+				struct sp_audit_replay_stats st;
+				sp_audit_replay_get_stats(r, &st);
+				fprintf(cli->err, "\r%s: %.1f MiB, %llu events, %.0f events/s   ",
+					path, total / 1048576.0, (unsigned long long)st.events,
+					st.events / (t - t0));
+				last = t;
+			}
+		}
+	}
+	if (!rc && n < 0) {
+		int e;
+		fprintf(cli->err, "%s: cannot read '%s': %s\n", cli->prog, path, gzerror(gz, &e));
+		rc = -EIO;
+	}
+	if (progress && total)
+		fputc('\n', cli->err);
+	gzclose(gz);
+	free(buf);
+	return rc;
+}
+
+static const char *list_name(uint32_t l)
+{
+	static const char *const names[] = { "user", "task", "entry", "watch", "exit", "exclude",
+					     "filesystem", "io_uring" };
+	return l < 8 ? names[l] : "?";
+}
+
+static void print_key_text(FILE *f, const char *k)
+{
+	for (; *k; k++)
+		fputc(*k >= 0x21 && *k <= 0x7e ? *k : '?', f);
+}
+
+static void report_text(struct sp_cli *cli, struct sp_audit_replay *r, const struct sp_diags *d)
+{
+	struct sp_audit_replay_stats st;
+	struct sp_audit_replay_rule rr;
+	FILE *f = cli->out;
+	sp_audit_replay_get_stats(r, &st);
+	fprintf(f, "events: %llu read, %llu kept, %llu dropped\n", (unsigned long long)st.events,
+		(unsigned long long)st.kept, (unsigned long long)st.dropped);
+	fprintf(f, "lines: %llu read, %llu parsed, %llu malformed\n", (unsigned long long)st.lines,
+		(unsigned long long)st.records, (unsigned long long)st.malformed);
+	fprintf(f, "records: %llu kept, %llu dropped\n", (unsigned long long)st.records_kept,
+		(unsigned long long)st.records_dropped);
+	fputs("rules:\n", f);
+	for (size_t i = 0; i < sp_audit_replay_rule_count(r); i++) {
+		if (sp_audit_replay_rule(r, i, &rr))
+			continue;
+		fprintf(f, "  %s:%u\t%-8s\t%llu%s\n", rr.file, rr.line,
+			rr.is_del ? "delete" : list_name(rr.list), (unsigned long long)rr.hits,
+			rr.load_err ? "\t(not loaded)" : "");
+	}
+	fputs("keys:\n", f);
+	for (size_t i = 0; i < sp_audit_replay_key_count(r); i++) {
+		const char *k;
+		uint64_t c;
+		sp_audit_replay_key(r, i, &k, &c);
+		fputs("  ", f);
+		print_key_text(f, k);
+		fprintf(f, "\t%llu\n", (unsigned long long)c);
+	}
+	fputs("never fired:\n", f);
+	for (size_t i = 0; i < sp_audit_replay_rule_count(r); i++)
+		if (!sp_audit_replay_rule(r, i, &rr) && !rr.is_del && !rr.load_err && !rr.hits)
+			fprintf(f, "  %s:%u\n", rr.file, rr.line);
+	fprintf(f, "malformed: %llu\n", (unsigned long long)st.malformed);
+	(void)d;
+}
+
+static void report_json(struct sp_cli *cli, struct sp_audit_replay *r, const struct sp_diags *d)
+{
+	struct sp_audit_replay_stats st;
+	struct sp_audit_replay_rule rr;
+	FILE *f = cli->out;
+	int first = 1;
+	sp_audit_replay_get_stats(r, &st);
+	fprintf(f,
+		"{\"events\":{\"read\":%llu,\"kept\":%llu,\"dropped\":%llu,\"from_streams\":%llu},",
+		(unsigned long long)st.events, (unsigned long long)st.kept,
+		(unsigned long long)st.dropped, (unsigned long long)st.stream_events);
+	fprintf(f, "\"lines\":{\"read\":%llu,\"parsed\":%llu,\"malformed\":%llu},\"bytes\":%llu,",
+		(unsigned long long)st.lines, (unsigned long long)st.records,
+		(unsigned long long)st.malformed, (unsigned long long)st.bytes);
+	fprintf(f, "\"records\":{\"kept\":%llu,\"dropped\":%llu},\"rules\":[",
+		(unsigned long long)st.records_kept, (unsigned long long)st.records_dropped);
+	for (size_t i = 0; i < sp_audit_replay_rule_count(r); i++) {
+		if (sp_audit_replay_rule(r, i, &rr))
+			continue;
+		fprintf(f, "%s{\"rule\":", first ? "" : ",");
+		char loc[512];
+		snprintf(loc, sizeof(loc), "%s:%u", rr.file, rr.line);
+		cli_json_str(f, loc);
+		fprintf(f, ",\"list\":\"%s\",\"loaded\":%s,\"hits\":%llu}",
+			rr.is_del ? "delete" : list_name(rr.list), rr.load_err ? "false" : "true",
+			(unsigned long long)rr.hits);
+		first = 0;
+	}
+	fputs("],\"keys\":{", f);
+	for (size_t i = 0; i < sp_audit_replay_key_count(r); i++) {
+		const char *k;
+		uint64_t c;
+		sp_audit_replay_key(r, i, &k, &c);
+		fputs(i ? "," : "", f);
+		cli_json_str(f, k);
+		fprintf(f, ":%llu", (unsigned long long)c);
+	}
+	fputs("},\"never_fired\":[", f);
+	first = 1;
+	for (size_t i = 0; i < sp_audit_replay_rule_count(r); i++)
+		if (!sp_audit_replay_rule(r, i, &rr) && !rr.is_del && !rr.load_err && !rr.hits) {
+			char loc[512];
+			snprintf(loc, sizeof(loc), "%s:%u", rr.file, rr.line);
+			fputs(first ? "" : ",", f);
+			cli_json_str(f, loc);
+			first = 0;
+		}
+	fputs("],\"diagnostics\":[", f);
+	for (size_t i = 0; i < d->n; i++) {
+		char loc[512];
+		const struct sp_diag *dg = &d->v[i];
+		if (dg->has_offset)
+			snprintf(loc, sizeof(loc), "%s:+0x%llx", dg->file ? dg->file : "-",
+				 (unsigned long long)dg->offset);
+		else
+			snprintf(loc, sizeof(loc), "%s:%u", dg->file ? dg->file : "-", dg->line);
+		fputs(i ? ",{\"at\":" : "{\"at\":", f);
+		cli_json_str(f, loc);
+		fprintf(f, ",\"severity\":\"%s\",\"reason\":",
+			dg->severity == SP_SEV_ERROR ? "error" : "warning");
+		cli_json_str(f, dg->msg);
+		fputc('}', f);
+	}
+	fprintf(f, "],\"diagnostics_not_shown\":%zu}\n", d->dropped);
+}
+
+int cmd_audit_replay(int argc, char **argv, struct sp_cli *cli)
+{
+	const char *rules = NULL, *output = NULL;
+	int json = 0, i, rc, status = SP_EXIT_OK, out_fd = -1;
+	size_t window = 0;
+	char *text = NULL;
+	size_t tlen;
+	struct sp_diags d;
+	struct sp_audit_replay *r = NULL;
+
+	const char **inputs = calloc((size_t)argc, sizeof(*inputs));
+	size_t ninputs = 0;
+	int dashdash = 0;
+	if (!inputs)
+		return SP_EXIT_REJECTED;
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (dashdash || a[0] != '-' || !a[1]) {
+			inputs[ninputs++] = a;
+		} else if (cli_is_help(a)) {
+			usage(cli->out);
+			free(inputs);
+			return SP_EXIT_OK;
+		} else if (!strcmp(a, "-R") && i + 1 < argc) {
+			rules = argv[++i];
+		} else if (!strcmp(a, "--json")) {
+			json = 1;
+		} else if (!strcmp(a, "--output") && i + 1 < argc) {
+			output = argv[++i];
+		} else if (!strcmp(a, "--window") && i + 1 < argc) {
+			char *e;
+			unsigned long v = strtoul(argv[++i], &e, 10);
+			if (*e || !v || v > 65536) {
+				fprintf(cli->err, "%s: audit replay: bad --window '%s'\n",
+					cli->prog, argv[i]);
+				free(inputs);
+				return SP_EXIT_USAGE;
+			}
+			window = v;
+		} else if (!strcmp(a, "--")) {
+			dashdash = 1;
+		} else {
+			fprintf(cli->err, "%s: audit replay: unknown option '%s'\n", cli->prog, a);
+			usage(cli->err);
+			free(inputs);
+			return SP_EXIT_USAGE;
+		}
+	}
+	if (!rules || !ninputs) {
+		usage(cli->err);
+		free(inputs);
+		return SP_EXIT_USAGE;
+	}
+	rc = cli_read_file(rules, &text, &tlen);
+	if (rc) {
+		fprintf(cli->err, "%s: cannot read '%s': %s\n", cli->prog, rules, strerror(-rc));
+		free(inputs);
+		return SP_EXIT_REJECTED;
+	}
+	if (output) {
+		out_fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (out_fd < 0) {
+			fprintf(cli->err, "%s: cannot create '%s': %s\n", cli->prog, output,
+				strerror(errno));
+			free(text);
+			free(inputs);
+			return SP_EXIT_REJECTED;
+		}
+	}
+	sp_diags_init(&d, NULL);
+	d.limit = 1000;
+	struct sp_audit_replay_opts o = {
+		.sz = sizeof(o), .window = window, .out_fd = out_fd, .diags = &d
+	};
+	rc = sp_audit_replay_new(text, tlen, rules, &o, &r);
+	if (rc) {
+		cli_print_diags(cli, &d, NULL, NULL);
+		fprintf(cli->err, "%s: audit replay: cannot load '%s': %s\n", cli->prog, rules,
+			strerror(-rc));
+		status = SP_EXIT_REJECTED;
+		goto out;
+	}
+	int progress = isatty(fileno(cli->err));
+	for (size_t k = 0; k < ninputs && !rc; k++) {
+		rc = replay_input(r, inputs[k], cli, progress);
+		if (rc)
+			status = SP_EXIT_REJECTED;
+		if (rc && rc != -ENOMEM)
+			rc = 0;	/* go on with the next file */
+	}
+	if (!rc)
+		rc = sp_audit_replay_finish(r);
+	if (rc) {
+		fprintf(cli->err, "%s: audit replay: %s\n", cli->prog, strerror(-rc));
+		status = SP_EXIT_REJECTED;
+	}
+	if (d.nerrors)
+		status = SP_EXIT_REJECTED;
+	if (json) {
+		report_json(cli, r, &d);
+	} else {
+		cli_print_diags(cli, &d, NULL, NULL);
+		report_text(cli, r, &d);
+	}
+out:
+	sp_audit_replay_free(r);
+	sp_diags_release(&d);
+	if (out_fd >= 0 && close(out_fd) && status == SP_EXIT_OK)
+		status = SP_EXIT_REJECTED;
+	free(text);
+	free(inputs);
+	return status;
+}

@@ -1,0 +1,108 @@
+/*
+ * fuzz_audit_log.c - libFuzzer target for the audit.log reader and replay: any bytes as an
+ * audit.log, read whole and again in chunks (sizes from the first byte) with a small window,
+ * each event built into filter inputs and decided by a fixed rule set with watch, dir and exe
+ * rules.  Invariants: lines == records + malformed; both feedings give the same counts; events
+ * read == kept + dropped; every record's text lies inside the input.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "secpath/audit_log.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static const char rules[] =
+	"-a always,exit -F path=/etc/shadow -F perm=wa -k shadow\n"
+	"-a always,exit -F dir=/var/spool -k spool\n"
+	"-a never,exit -F exe=/usr/sbin/sshd\n"
+	"-a always,exit -F arch=b64 -S execve,openat -F auid>=1000 -F auid!=unset -k exec\n"
+	"-a never,task -F uid=33\n"
+	"-a never,user -F uid=0 -F msgtype=USER_CMD\n"
+	"-a always,exclude -F msgtype=CWD\n"
+	"-a always,exit -F obj_type=shadow_t -F success=0 -k denied\n";
+
+struct ctx {
+	const uint8_t *data;
+	size_t size;
+};
+
+static int check_event(void *ud, const struct sp_audit_log_event *ev)
+{
+	const struct ctx *c = ud;
+	for (size_t i = 0; i < sp_audit_log_event_nrec(ev); i++) {
+		const struct sp_audit_log_rec *r = sp_audit_log_event_rec(ev, i);
+		if (!r || r->line == 0 || !memmem(c->data, c->size, r->text, r->len))
+			abort();
+	}
+	return 0;
+}
+
+/* Two long-lived replays (rules compiled once): each input is fed, finished, and measured as
+ * the difference of the counters. */
+static struct sp_audit_replay *replays[2];
+
+static void run(int which, const uint8_t *data, size_t size, size_t chunk,
+		struct sp_audit_replay_stats *out)
+{
+	struct sp_audit_replay_stats before;
+	struct sp_audit_replay *r;
+	if (!replays[which]) {
+		static struct sp_audit_parse_opts po = { .sz = sizeof(po), .machine = "x86_64" };
+		struct sp_audit_replay_opts o = {
+			.sz = sizeof(o), .parse = &po, .window = 4, .out_fd = -1
+		};
+		if (sp_audit_replay_new(rules, sizeof(rules) - 1, "fuzz.rules", &o,
+					&replays[which]))
+			abort();
+	}
+	r = replays[which];
+	sp_audit_replay_get_stats(r, &before);
+	for (size_t off = 0; off < size; off += chunk)
+		if (sp_audit_replay_feed(r, "fuzz.log", data + off,
+					 size - off < chunk ? size - off : chunk))
+			abort();
+	if (sp_audit_replay_finish(r))
+		abort();
+	sp_audit_replay_get_stats(r, out);
+	out->lines -= before.lines;
+	out->records -= before.records;
+	out->malformed -= before.malformed;
+	out->events -= before.events;
+	out->kept -= before.kept;
+	out->dropped -= before.dropped;
+	out->records_kept -= before.records_kept;
+	out->records_dropped -= before.records_dropped;
+	if (out->lines != out->records + out->malformed ||
+	    out->events != out->kept + out->dropped ||
+	    out->records_kept + out->records_dropped != out->records)
+		abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct sp_audit_replay_stats a, b;
+	struct ctx c = { data, size };
+	size_t chunk = size ? (size_t)(data[0] % 61) + 1 : 1;
+	run(0, data, size, size ? size : 1, &a);
+	run(1, data, size, chunk, &b);
+	if (a.lines != b.lines || a.records != b.records || a.malformed != b.malformed ||
+	    a.kept != b.kept || a.dropped != b.dropped)
+		abort();
+
+	/* the bare reader with a tiny line limit and window: texts point into the input */
+	struct sp_audit_log_opts lo = { .sz = sizeof(lo), .window = 2, .max_line = 200,
+					.on_event = check_event, .ud = &c };
+	struct sp_audit_log *l;
+	struct sp_audit_log_stats st;
+	if (sp_audit_log_new(&lo, &l))
+		abort();
+	if (sp_audit_log_feed(l, "fuzz.log", data, size) || sp_audit_log_finish(l))
+		abort();
+	sp_audit_log_get_stats(l, &st);
+	if (st.lines != st.records + st.malformed || st.lines != a.lines)
+		abort();
+	sp_audit_log_free(l);
+	return 0;
+}

@@ -1,0 +1,158 @@
+/*
+ * audit_log.h - audit.log reading and replay through the compiled filter (docs/audit.md §5).
+ *
+ * The reader (sp_audit_log) takes audit.log bytes in chunks of any size, splits lines, parses
+ * each record header `[node=N ]type=T msg=audit(SEC.MSEC:SERIAL): BODY` (ENRICHED lines are
+ * cut at the first 0x1D for parsing but kept whole for output), validates and parses the bodies
+ * the filters need (SYSCALL, URINGOP, PATH, CWD, SOCKADDR, OPENAT2, EXECVE, user messages with
+ * their msg='...' part), and groups records into events by (node, time, serial) with a bounded
+ * window of open events, so memory is constant in the log size.  Every input line is either a
+ * parsed record or a malformed line reported with file:line and a reason (never skipped).
+ *
+ * Replay (sp_audit_replay) loads a rules file, builds each event's filter inputs, decides it
+ * with the compiled matcher and counts events kept and dropped, rule hits, keys and malformed
+ * lines; kept records can be written out byte-identical.  The path-string approximations it
+ * makes for watches, dir rules and exe are listed in docs/RECORD.md ("Replay model").
+ */
+#ifndef SECPATH_AUDIT_LOG_H
+#define SECPATH_AUDIT_LOG_H
+
+#include "secpath.h"
+#include "audit.h"
+#include "audit_filter.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- the reader ---- */
+
+struct sp_audit_log;
+struct sp_audit_log_event;	/* one grouped event, valid during the callback only */
+
+struct sp_audit_log_rec {
+	uint32_t type;		/* record type number (UNKNOWN[n] gives n) */
+	uint32_t line;		/* 1-based line in file */
+	const char *file;	/* input name */
+	const char *text;	/* the raw line without its '\n' (enriched part included) */
+	size_t len;
+};
+
+/* Called for every closed event; a non-zero return stops the reader (returned by feed/end). */
+typedef int (*sp_audit_log_event_fn)(void *ud, const struct sp_audit_log_event *ev);
+
+struct sp_audit_log_opts {
+	size_t sz;			/* sizeof(struct sp_audit_log_opts) */
+	size_t window;			/* open events kept for grouping (0 = 64) */
+	uint32_t timeout;		/* close events this many seconds older than the newest
+					 * record (0 = 2, auparse's end-of-event timeout) */
+	size_t max_line;		/* longer lines are malformed (0 = 1 MiB) */
+	sp_audit_log_event_fn on_event;
+	void *ud;
+	struct sp_diags *diags; /* malformed lines (file:line, reason); may be NULL */
+};
+
+struct sp_audit_log_stats {
+	uint64_t lines;			/* lines read = records + malformed */
+	uint64_t records;		/* lines parsed as records */
+	uint64_t malformed;		/* lines rejected (each reported in diags) */
+	uint64_t events;		/* events closed */
+	uint64_t bytes;
+};
+
+SP_API int sp_audit_log_new(const struct sp_audit_log_opts *o, struct sp_audit_log **out);
+SP_API void sp_audit_log_free(struct sp_audit_log *l);
+/* Feed the next bytes of `file` (borrowed: keep it alive until sp_audit_log_finish).  Switching
+ * to another file ends the previous one's last line.  Returns 0, -ENOMEM, or the callback's
+ * non-zero value. */
+SP_API int sp_audit_log_feed(struct sp_audit_log *l, const char *file, const void *buf, size_t len);
+/* End of all input: the last partial line, then every open event.  Returns as feed. */
+SP_API int sp_audit_log_finish(struct sp_audit_log *l);
+SP_API void sp_audit_log_get_stats(const struct sp_audit_log *l, struct sp_audit_log_stats *st);
+
+/* Event accessors (inside the callback). */
+SP_API size_t sp_audit_log_event_nrec(const struct sp_audit_log_event *ev);
+SP_API const struct sp_audit_log_rec *sp_audit_log_event_rec(const struct sp_audit_log_event *ev,
+							     size_t i);
+/* Timestamp and serial; node (NULL when none). */
+SP_API void sp_audit_log_event_stamp(const struct sp_audit_log_event *ev, uint64_t *sec,
+				     uint32_t *msec, uint32_t *serial, const char **node);
+
+/* How an event's records relate to the kernel filters. */
+enum sp_audit_log_class {
+	SP_AUDIT_LOG_SYSCALL = 0, /* has a SYSCALL record: task/exit lists + companions */
+	SP_AUDIT_LOG_URING = 1,	  /* has a URINGOP record */
+	SP_AUDIT_LOG_USER = 2,	  /* a user-space message (1005, 1100-1199, 2100-2999) */
+	SP_AUDIT_LOG_KERNEL = 3,  /* kernel records outside a syscall: exclude list only */
+	SP_AUDIT_LOG_DAEMON = 4,  /* auditd's own records (1200-1299): never filtered */
+};
+
+/*
+ * Build the filter input of an event into ev (reset first).  fs gives path identities for the
+ * rules' watch/dir/exe paths (see docs/RECORD.md); NULL = none.  Returns the event's
+ * enum sp_audit_log_class (>= 0) or -ENOMEM.
+ */
+SP_API int sp_audit_log_event_build(const struct sp_audit_log_event *lev,
+				    const struct sp_audit_fsview *fs, struct sp_audit_event *ev);
+/* 1 if records of this type are only written as part of a recorded syscall (PATH, CWD...). */
+SP_API int sp_audit_log_type_is_companion(uint32_t type);
+
+/* ---- replay ---- */
+
+struct sp_audit_replay;
+
+struct sp_audit_replay_opts {
+	size_t sz;				/* sizeof(struct sp_audit_replay_opts) */
+	const struct sp_audit_parse_opts *parse; /* rules file reading (NULL = defaults) */
+	size_t window;				/* grouping window (0 = 64 open events) */
+	int out_fd;				/* kept records are written here (<= 0: none) */
+	struct sp_diags *diags;			/* rules errors and malformed lines; may be NULL */
+};
+
+struct sp_audit_replay_stats {
+	uint64_t lines, records, malformed, bytes;
+	uint64_t events, kept, dropped;		/* events read = kept + dropped */
+	uint64_t records_kept, records_dropped;	/* records of parsed events */
+	uint64_t stream_events;			/* of which from recorded streams */
+};
+
+struct sp_audit_replay_rule {
+	const char *file;		/* rules file */
+	uint32_t line;			/* line of the rule */
+	uint32_t list;			/* filter list number */
+	int load_err;			/* 0, or why the kernel would refuse it (-errno) */
+	int is_del;			/* a -d line (never fires) */
+	uint64_t hits;			/* times it decided a list's verdict */
+};
+
+/*
+ * A replay with the rules in text (auditctl -R syntax; `file` names it in diagnostics and rule
+ * reports; borrowed).  Rules the kernel would refuse are reported and skipped.  Returns 0,
+ * -EINVAL, -ENOMEM, or the rules parser's -errno.
+ */
+SP_API int sp_audit_replay_new(const char *text, size_t len, const char *file,
+			       const struct sp_audit_replay_opts *o, struct sp_audit_replay **out);
+SP_API void sp_audit_replay_free(struct sp_audit_replay *r);
+/* audit.log bytes of `file` (borrowed until finish), in chunks.  Returns 0 or -errno. */
+SP_API int sp_audit_replay_feed(struct sp_audit_replay *r, const char *file, const void *buf,
+				size_t len);
+/* A whole recorded stream (audit_record.h).  Returns 0 or -errno (with a byte-offset
+ * diagnostic; events before the damage count). */
+SP_API int sp_audit_replay_stream(struct sp_audit_replay *r, const char *file, const void *buf,
+				  size_t len);
+/* End of input: closes open events, flushes the output.  Returns 0 or -errno. */
+SP_API int sp_audit_replay_finish(struct sp_audit_replay *r);
+SP_API void sp_audit_replay_get_stats(const struct sp_audit_replay *r,
+				      struct sp_audit_replay_stats *st);
+SP_API size_t sp_audit_replay_rule_count(const struct sp_audit_replay *r);
+SP_API int sp_audit_replay_rule(const struct sp_audit_replay *r, size_t i,
+				struct sp_audit_replay_rule *out);
+/* Keys of kept syscall events, in first-seen order; a 0x01-joined key counts for each part. */
+SP_API size_t sp_audit_replay_key_count(const struct sp_audit_replay *r);
+SP_API int sp_audit_replay_key(const struct sp_audit_replay *r, size_t i, const char **key,
+			       uint64_t *count);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

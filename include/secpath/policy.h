@@ -1,0 +1,212 @@
+/*
+ * policy.h - SELinux kernel binary policies: a bounded reader (versions 15..35, MLS and non-MLS),
+ * three access-vector-table layouts behind one API, the kernel's TE access decision, new-object
+ * type computation, run-time booleans, and an AVC (decision cache) that tolerates policy reloads
+ * from another thread (userspace RCU).
+ *
+ * Values follow the policy: types, classes, roles, users and booleans are 1-based (0 = none);
+ * permission value v is bit v-1 of an access vector.  Decisions are TE-only: constraints (and so
+ * all MLS rules), role_allow on transitions, typebounds and handle_unknown are not applied (the
+ * allowed set is therefore a superset of the kernel's); the permissive flag is reported.
+ */
+#ifndef SECPATH_POLICY_H
+#define SECPATH_POLICY_H
+
+#include "secpath.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct sp_policy;
+struct sp_avc;
+
+/* avtab layouts, chosen at load. */
+enum sp_avtab_layout {
+	SP_AVTAB_CHAINED = 0,	/* kernel: slot array, 24-byte nodes from a cache, sorted chains */
+	SP_AVTAB_ARRAY = 1,	/* 2023 array patches: one node array, u32 links, cond sized by count */
+	SP_AVTAB_FLAT = 2,	/* secpath: cache-line buckets, keys and data inline, one line per probe */
+};
+#define SP_AVTAB_NLAYOUTS 3
+SP_API const char *sp_avtab_layout_name(enum sp_avtab_layout l);
+
+/* avtab `specified` bits (on-disk values). */
+#define SP_AVTAB_ALLOWED	0x0001
+#define SP_AVTAB_AUDITALLOW	0x0002
+#define SP_AVTAB_AUDITDENY	0x0004
+#define SP_AVTAB_AV		0x0007
+#define SP_AVTAB_TRANSITION	0x0010
+#define SP_AVTAB_MEMBER		0x0020
+#define SP_AVTAB_CHANGE		0x0040
+#define SP_AVTAB_TYPE		0x0070
+#define SP_AVTAB_XPERMS_ALLOWED	0x0100
+#define SP_AVTAB_XPERMS_AUDITALLOW 0x0200
+#define SP_AVTAB_XPERMS_DONTAUDIT 0x0400
+#define SP_AVTAB_XPERMS		0x0700
+#define SP_AVTAB_ENABLED	0x8000
+
+struct sp_avtab_xperms {
+	uint8_t kind;		/* 1 ioctl function, 2 ioctl driver, 3 nlmsg */
+	uint8_t driver;
+	uint32_t perms[8];
+};
+
+struct sp_avtab_entry {
+	uint16_t source, target, tclass;
+	uint16_t specified;	/* one kind bit; | SP_AVTAB_ENABLED for enabled conditional entries */
+	uint32_t data;		/* permission mask (auditdeny stored inverted) or a type value */
+	const struct sp_avtab_xperms *xperms;	/* xperm kinds only */
+	uint32_t cond;		/* conditional entries: node index + 1; 0 = unconditional */
+	int cond_list;		/* 1 = the node's true list, 0 = false list */
+};
+
+struct sp_policy_opts {
+	size_t sz;			/* sizeof(struct sp_policy_opts) */
+	enum sp_avtab_layout layout;
+	const struct sp_allocator *alloc;	/* NULL = libc */
+	struct sp_diags *diags;		/* errors with byte offsets (may be NULL) */
+	const char *file;		/* name used in diagnostics */
+};
+
+/*
+ * Read a kernel binary policy.  Returns 0, -EINVAL (malformed; a diagnostic names the section and
+ * byte offset), -ENOTSUP (valid but unsupported: version, XenFlask, module), -ENOMEM.
+ */
+SP_API int sp_policy_read(const void *buf, size_t len, const struct sp_policy_opts *o,
+			  struct sp_policy **out);
+/* Read from a file (plain, or xz-compressed when `xz` is on PATH). */
+SP_API int sp_policy_read_file(const char *path, const struct sp_policy_opts *o,
+			       struct sp_policy **out);
+SP_API void sp_policy_free(struct sp_policy *p);
+
+struct sp_policy_info {
+	uint32_t version, config;	/* config: 1 MLS, 2 reject unknown, 4 allow unknown */
+	int mls;
+	enum sp_avtab_layout layout;
+	uint32_t types_nprim, types, attributes, aliases, permissive, polcaps;
+	uint32_t commons, classes, perms;
+	uint32_t roles, users, bools, sensitivities, categories;
+	uint32_t te_rules, cond_rules, cond_nodes, cond_enabled;
+	uint32_t te_allow, te_auditallow, te_dontaudit, te_type_trans, te_type_change,
+		te_type_member, te_xperms;
+	uint32_t filename_keys, filename_rules, role_trans, role_allow, range_trans;
+	uint32_t constraints, validatetrans, initial_sids, ocontexts, genfs;
+	size_t te_bytes, cond_bytes;	/* avtab index memory for the chosen layout */
+	size_t decide_bytes;		/* precomputed decision data (CSR lists, filters) */
+	size_t total_bytes;		/* everything the sp_policy holds */
+};
+SP_API void sp_policy_get_info(const struct sp_policy *p, struct sp_policy_info *out);
+
+/* Symbols.  *_name() returns NULL for values out of range or without a name. */
+SP_API uint32_t sp_policy_type_count(const struct sp_policy *p);	/* nprim */
+SP_API const char *sp_policy_type_name(const struct sp_policy *p, uint32_t type);
+SP_API int sp_policy_type_is_attr(const struct sp_policy *p, uint32_t type);
+SP_API uint32_t sp_policy_type_lookup(const struct sp_policy *p, const char *name); /* 0: none */
+/* The type_attr_map row of `type` (the type itself and its attributes), sorted. */
+SP_API size_t sp_policy_type_attrs(const struct sp_policy *p, uint32_t type, const uint32_t **v);
+/* The reverse: types whose row holds `attr` (for an ordinary type: itself), sorted. */
+SP_API size_t sp_policy_attr_types(const struct sp_policy *p, uint32_t attr, const uint32_t **v);
+SP_API uint32_t sp_policy_class_count(const struct sp_policy *p);
+SP_API const char *sp_policy_class_name(const struct sp_policy *p, uint32_t tclass);
+SP_API uint32_t sp_policy_class_lookup(const struct sp_policy *p, const char *name);
+/* Permission `bit` (0..31) of a class, including inherited common permissions. */
+SP_API const char *sp_policy_perm_name(const struct sp_policy *p, uint32_t tclass, unsigned bit);
+/* Returns the permission's bit + 1, or 0 if the class has no such permission. */
+SP_API unsigned sp_policy_perm_lookup(const struct sp_policy *p, uint32_t tclass, const char *name);
+SP_API uint32_t sp_policy_role_count(const struct sp_policy *p);
+SP_API const char *sp_policy_role_name(const struct sp_policy *p, uint32_t role);
+SP_API uint32_t sp_policy_user_count(const struct sp_policy *p);
+SP_API const char *sp_policy_user_name(const struct sp_policy *p, uint32_t user);
+SP_API uint32_t sp_policy_bool_count(const struct sp_policy *p);
+SP_API const char *sp_policy_bool_name(const struct sp_policy *p, uint32_t b);
+SP_API uint32_t sp_policy_bool_lookup(const struct sp_policy *p, const char *name);
+SP_API int sp_policy_bool_get(const struct sp_policy *p, uint32_t b);
+/*
+ * Set boolean b and re-evaluate every conditional node (kernel security_set_bools semantics,
+ * recomputing each node's state instead of trusting the file).  Not safe against concurrent
+ * decisions on the same policy: use sp_avc_set_bool for that.  Returns 0 or -EINVAL/-ENOMEM.
+ */
+SP_API int sp_policy_bool_set(struct sp_policy *p, uint32_t b, int state);
+/* "[ a && ! b ]"-style text of conditional node `cond` (1-based), sesearch's spelling. */
+SP_API int sp_policy_cond_format(const struct sp_policy *p, uint32_t cond, char *buf, size_t len);
+/* State of conditional node cond (1-based): 1 true, 0 false, -1 undefined expression. */
+SP_API int sp_policy_cond_state(const struct sp_policy *p, uint32_t cond);
+
+/*
+ * avtab lookup: entries of table `cond` (0 te_avtab, 1 te_cond_avtab) whose key is (s, t, c) and
+ * whose kind intersects `mask`.  Up to `max` entries go to `out`; returns the number matched.
+ */
+SP_API size_t sp_policy_avtab_lookup(const struct sp_policy *p, int cond, uint16_t s, uint16_t t,
+				     uint16_t c, uint16_t mask, struct sp_avtab_entry *out,
+				     size_t max);
+/* avtab_search: the first matching entry's datum (xperm kinds: an index).  Returns 1 or 0. */
+SP_API int sp_policy_avtab_search(const struct sp_policy *p, int cond, uint16_t s, uint16_t t,
+				  uint16_t c, uint16_t mask, uint32_t *data);
+SP_API size_t sp_policy_avtab_count(const struct sp_policy *p, int cond);
+/* Visit every entry of a table (te_avtab in layout order, cond entries in file order). */
+SP_API int sp_policy_avtab_foreach(const struct sp_policy *p, int cond,
+				   int (*fn)(void *ud, const struct sp_avtab_entry *e), void *ud);
+
+/* Filename transitions (expanded to one record per source type). */
+struct sp_filename_trans {
+	uint32_t stype, ttype, tclass, otype;
+	const char *name;
+};
+SP_API size_t sp_policy_filename_trans_count(const struct sp_policy *p);
+SP_API const struct sp_filename_trans *sp_policy_filename_trans(const struct sp_policy *p,
+								 size_t i);
+
+/* Decisions. */
+#define SP_AVD_FLAGS_PERMISSIVE 0x0001
+struct sp_av_decision {
+	uint32_t allowed, auditallow, auditdeny;
+	uint32_t flags;
+	uint32_t seqno;
+};
+/* The TE part of the kernel's context_struct_compute_av.  Returns 0 or -EINVAL (bad value). */
+SP_API int sp_policy_compute_av(const struct sp_policy *p, uint32_t stype, uint32_t ttype,
+				uint32_t tclass, struct sp_av_decision *avd);
+/* The same by the kernel's literal algorithm (both tables, every attribute pair, no filters):
+ * the reference the fast path is tested against. */
+SP_API int sp_policy_compute_av_ref(const struct sp_policy *p, uint32_t stype, uint32_t ttype,
+				    uint32_t tclass, struct sp_av_decision *avd);
+/*
+ * New-object type (security_compute_sid's TE part): kind is SP_AVTAB_TRANSITION, _MEMBER or
+ * _CHANGE; `name` (may be NULL) enables filename transitions for SP_AVTAB_TRANSITION.
+ * *out is the rule's type, or 0 when no rule applies (the caller's default then stands).
+ */
+SP_API int sp_policy_compute_type(const struct sp_policy *p, uint32_t stype, uint32_t ttype,
+				  uint32_t tclass, uint16_t kind, const char *name, uint32_t *out);
+/* Sequence number bumped by every boolean change. */
+SP_API uint32_t sp_policy_seqno(const struct sp_policy *p);
+
+/* AVC: (source, target, class) -> decision cache in front of a policy. */
+struct sp_avc_opts {
+	size_t sz;
+	unsigned nbuckets;	/* power of two; default 512 (the kernel's AVC_CACHE_SLOTS) */
+	unsigned threshold;	/* reclaim above this many nodes; default 512 (cache_threshold) */
+};
+struct sp_avc_stats {		/* selinuxfs avc/cache_stats + hash_stats */
+	uint64_t lookups, hits, misses, allocations, reclaims, frees;
+	uint32_t entries, buckets_used, buckets, longest_chain;
+};
+/* The AVC takes ownership of `p`. */
+SP_API int sp_avc_create(struct sp_policy *p, const struct sp_avc_opts *o, struct sp_avc **out);
+SP_API void sp_avc_free(struct sp_avc *a);
+/*
+ * Decision through the cache.  Any thread registered with liburcu (rcu_register_thread) may call
+ * it while another replaces the policy.  Returns 0 or -EINVAL.
+ */
+SP_API int sp_avc_lookup(struct sp_avc *a, uint32_t stype, uint32_t ttype, uint32_t tclass,
+			 struct sp_av_decision *avd);
+/* Replace the policy (the AVC takes ownership of np), flush, free the old after a grace period. */
+SP_API int sp_avc_set_policy(struct sp_avc *a, struct sp_policy *np);
+/* Change a boolean: copies the conditional state, publishes it, flushes.  0 or -errno. */
+SP_API int sp_avc_set_bool(struct sp_avc *a, uint32_t b, int state);
+SP_API void sp_avc_flush(struct sp_avc *a);
+SP_API void sp_avc_get_stats(struct sp_avc *a, struct sp_avc_stats *st);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,141 @@
+#!/bin/sh
+# test-malloc.sh [OUT] - libsecpath-malloc.so on real programs: each workload runs once plainly
+# (glibc malloc) and once under LD_PRELOAD per allocator mode; outputs must be identical.
+#  - gcc: compiles the slab and base sources to objects (-O2); the objects must match byte for byte
+#  - git: clones the project repository, then log --stat / status / diff / grep in the clone
+#  - python3: tests/malloc/workload.py (json, re, sqlite3, dict churn), compared by output
+#  - sqlite3: tests/malloc/gen-db.sql (200k generated rows, joins, window functions)
+#  - the project's own cmocka programs (fast ones) under the shim, test_malloc included
+#    (threads exchanging blocks, fork while threads allocate)
+# Modes: init off, SECPATH_INIT_ON_ALLOC=1, SECPATH_INIT_ON_FREE=1 with SECPATH_MALLOC_VERIFY=1.
+# Ends with "malloc: N passed, N failed"; exit 1 on any failure.
+set -u
+out=${1:-out/release}
+so=$(cd "$(dirname "$out/libsecpath-malloc.so")" && pwd)/libsecpath-malloc.so
+[ -f "$so" ] || { echo "test-malloc: $so not built"; echo "malloc: 0 passed, 1 failed"; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+root=$(pwd)
+
+ok() { pass=$((pass + 1)); printf '%-44s ok\n' "$1"; }
+bad() { fail=$((fail + 1)); printf '%-44s FAILED: %s\n' "$1" "$2"; }
+
+# run NAME ENV... -- CMD...: CMD's stdout+exit status into $tmp/NAME.out
+run() {
+	n=$1; shift
+	envs=""
+	while [ "$1" != "--" ]; do envs="$envs $1"; shift; done
+	shift
+	env $envs "$@" >"$tmp/$n.out" 2>"$tmp/$n.err"
+	echo "exit $?" >>"$tmp/$n.out"
+}
+
+modes="off alloc free"
+mode_env() {
+	case $1 in
+	plain) echo "" ;;
+	off) echo "LD_PRELOAD=$so" ;;
+	alloc) echo "LD_PRELOAD=$so SECPATH_INIT_ON_ALLOC=1" ;;
+	free) echo "LD_PRELOAD=$so SECPATH_INIT_ON_FREE=1 SECPATH_MALLOC_VERIFY=1" ;;
+	esac
+}
+
+# compare WORKLOAD CMD...: plain run vs every mode
+compare() {
+	w=$1; shift
+	run "$w-plain" -- "$@"
+	for m in $modes; do
+		run "$w-$m" $(mode_env $m) -- "$@"
+		if cmp -s "$tmp/$w-plain.out" "$tmp/$w-$m.out"; then
+			ok "$w ($m)"
+		else
+			bad "$w ($m)" "output differs: $(diff "$tmp/$w-plain.out" "$tmp/$w-$m.out" | head -3 | tr '\n' ' ') $(head -c 200 "$tmp/$w-$m.err")"
+		fi
+	done
+}
+
+# gcc: objects compiled under each allocator must be identical to the plain ones.
+gcc_objs() {
+	d=$tmp/gcc-$1
+	mkdir -p "$d"
+	for f in src/slab/arena.c src/slab/cache.c src/slab/harden.c src/slab/kmalloc.c src/base/base.c src/base/diag.c; do
+		env $(mode_env $1) gcc -std=c11 -D_GNU_SOURCE -O2 -Iinclude -Isrc -c "$f" -o "$d/$(basename "$f" .c).o" || return 1
+	done
+}
+if command -v gcc >/dev/null; then
+	gcc_objs plain || bad "gcc (plain)" "compile failed"
+	for m in $modes; do
+		if gcc_objs $m && for o in "$tmp"/gcc-plain/*.o; do cmp -s "$o" "$tmp/gcc-$m/$(basename "$o")" || exit 1; done; then
+			ok "gcc -O2, 6 sources ($m)"
+		else
+			bad "gcc -O2, 6 sources ($m)" "objects differ or compile failed"
+		fi
+	done
+fi
+
+# git: a private clone so concurrent edits of the work tree cannot change the outputs.
+if command -v git >/dev/null && git -C "$root" rev-parse HEAD >/dev/null 2>&1; then
+	git clone -q --no-hardlinks "$root" "$tmp/repo" 2>/dev/null
+	echo "// changed" >>"$tmp/repo/README.md"
+	gitw() { git -C "$tmp/repo" log --stat -n 200 && git -C "$tmp/repo" status --short &&
+		 git -C "$tmp/repo" diff && git -C "$tmp/repo" grep -n sp_slab -- '*.h' | head -200 &&
+		 git -C "$tmp/repo" log -p -n 5 | wc -l; }
+	run git-plain -- sh -c "$(type gitw | sed 1d); gitw"
+	for m in $modes; do
+		run "git-$m" $(mode_env $m) -- sh -c "$(type gitw | sed 1d); gitw"
+		if cmp -s "$tmp/git-plain.out" "$tmp/git-$m.out"; then ok "git log/status/diff/grep ($m)"
+		else bad "git log/status/diff/grep ($m)" "output differs"; fi
+	done
+	# the clone itself under the shim
+	if env $(mode_env off) git clone -q --no-hardlinks "$root" "$tmp/repo2" 2>/dev/null &&
+	   [ "$(git -C "$tmp/repo2" rev-parse HEAD)" = "$(git -C "$root" rev-parse HEAD)" ]; then
+		ok "git clone (off)"
+	else
+		bad "git clone (off)" "clone failed"
+	fi
+fi
+
+command -v python3 >/dev/null && compare python3 python3 tests/malloc/workload.py
+command -v sqlite3 >/dev/null && compare sqlite3 sh -c "sqlite3 :memory: < tests/malloc/gen-db.sql"
+
+# The project's own fast cmocka programs: same summary plainly and under the shim.
+if ldd "$out"/tests/test_base 2>/dev/null | grep -q libasan; then
+	echo "cmocka programs are ASan builds here: not preloaded (run with out/release)"
+else
+	for t in test_base test_slab test_slab_env test_slab_random test_slab_threads test_audit_lang \
+		 test_audit_kernel test_audit_filter test_policy_read test_bench; do
+		[ -x "$out/tests/$t" ] || continue
+		a=$("$out/tests/$t" 2>&1 | grep -E '^\[  (PASSED|FAILED)  \] [0-9]+ test' | tr '\n' ' ')
+		for m in off; do	# SECPATH_INIT_* would also switch libsecpath's own policy
+			b=$(env $(mode_env $m) "$out/tests/$t" 2>&1 | grep -E '^\[  (PASSED|FAILED)  \] [0-9]+ test' | tr '\n' ' ')
+			if [ -n "$a" ] && [ "$a" = "$b" ]; then ok "$t ($m)"; else bad "$t ($m)" "'$b' vs '$a'"; fi
+		done
+	done
+	if [ -x "$out/tests/test_malloc" ]; then
+		for m in $modes; do
+			if env $(mode_env $m) SECPATH_MALLOC_EXPECT=1 "$out/tests/test_malloc" >"$tmp/tm.out" 2>&1 &&
+			   grep -q '^\[  PASSED  \] 8 test' "$tmp/tm.out"; then
+				ok "test_malloc threads+fork ($m)"
+			else
+				bad "test_malloc threads+fork ($m)" "$(grep -E 'FAIL|ERROR' "$tmp/tm.out" | head -2 | tr '\n' ' ')"
+			fi
+		done
+	fi
+fi
+
+# A double free in a real process dies with the fixed message.
+cat >"$tmp/df.c" <<'C'
+#include <stdlib.h>
+int main(void) { char *volatile p = malloc(40); free(p); free(p); return 0; }
+C
+if gcc -O0 -o "$tmp/df" "$tmp/df.c" 2>/dev/null; then
+	msg=$(LD_PRELOAD=$so sh -c "'$tmp/df' 2>&1 >/dev/null; echo \$? >'$tmp/df.rc'" 2>/dev/null)
+	rc=$(cat "$tmp/df.rc"); msg=$(echo "$msg" | head -n 1)
+	if [ "$rc" -eq 134 ] && [ "$msg" = "secpath: slab: double free" ]; then ok "double free aborts"
+	else bad "double free aborts" "exit $rc, '$msg'"; fi
+fi
+
+echo "malloc: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,301 @@
+/*
+ * engine_int.h - internals shared by the audit filter engines: the event layout, the kernel-form
+ * rule (struct audit_krule after audit_data_to_entry), the syscall class tables and the
+ * comparators.  Nothing here is public; include/secpath/audit_filter.h is the contract.
+ *
+ * Invariants: an event's c_* fields are the audit_context values the kernel filters read
+ * (io_uring worker ops have arch/args/major 0), kept in sync by every setter; perm_bits is the
+ * set of AUDIT_PERM_* bits audit_match_perm() would accept for the event (compiled engine only).
+ */
+#ifndef SP_AUDIT_ENGINE_INT_H
+#define SP_AUDIT_ENGINE_INT_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include "secpath/audit_filter.h"
+#include "base/compiler.h"
+#include "base/list.h"
+
+/* <linux/audit.h> numbers used below (kept local so the engines need no kernel headers). */
+enum {
+	AFL_USER = 0, AFL_TASK = 1, AFL_ENTRY = 2, AFL_WATCH = 3, AFL_EXIT = 4, AFL_EXCLUDE = 5, AFL_FS = 6,
+	AFL_URING = 7, AFL_NR = 8, AFL_PREPEND = 0x10,
+};
+enum { AA_NEVER = 0, AA_POSSIBLE = 1, AA_ALWAYS = 2 };
+enum {
+	F_PID = 0, F_UID = 1, F_EUID = 2, F_SUID = 3, F_FSUID = 4, F_GID = 5, F_EGID = 6, F_SGID = 7,
+	F_FSGID = 8, F_LOGINUID = 9, F_PERS = 10, F_ARCH = 11, F_MSGTYPE = 12, F_SUBJ_USER = 13,
+	F_SUBJ_ROLE = 14, F_SUBJ_TYPE = 15, F_SUBJ_SEN = 16, F_SUBJ_CLR = 17, F_PPID = 18,
+	F_OBJ_USER = 19, F_OBJ_ROLE = 20, F_OBJ_TYPE = 21, F_OBJ_LEV_LOW = 22, F_OBJ_LEV_HIGH = 23,
+	F_LOGINUID_SET = 24, F_SESSIONID = 25, F_FSTYPE = 26, F_DEVMAJOR = 100, F_DEVMINOR = 101,
+	F_INODE = 102, F_EXIT = 103, F_SUCCESS = 104, F_WATCH = 105, F_PERM = 106, F_DIR = 107,
+	F_FILETYPE = 108, F_OBJ_UID = 109, F_OBJ_GID = 110, F_FIELD_COMPARE = 111, F_EXE = 112,
+	F_SADDR_FAM = 113, F_ARG0 = 200, F_ARG1 = 201, F_ARG2 = 202, F_ARG3 = 203, F_FILTERKEY = 210,
+};
+/* Kernel operator enum (audit_to_op order). */
+enum { OP_EQ = 0, OP_NE, OP_BITMASK, OP_BITTEST, OP_LT, OP_GT, OP_LE, OP_GE, OP_BAD };
+enum { PERM_EXEC = 1, PERM_WRITE = 2, PERM_READ = 4, PERM_ATTR = 8 };
+enum { STATE_DISABLED = 0, STATE_BUILD = 1, STATE_RECORD = 2 };
+enum { RET_INVALID = 0, RET_SUCCESS = 1, RET_FAILURE = 2 };
+/* audit_classify_syscall results */
+enum { SC_NATIVE = 0, SC_COMPAT, SC_OPEN, SC_OPENAT, SC_SOCKETCALL, SC_EXECVE, SC_OPENAT2 };
+/* syscall classes (AUDIT_CLASS_*) */
+enum {
+	CL_DIR_WRITE = 0, CL_DIR_WRITE_32, CL_CHATTR, CL_CHATTR_32, CL_READ, CL_READ_32, CL_WRITE,
+	CL_WRITE_32, CL_SIGNAL, CL_SIGNAL_32, CL_NR,
+};
+#define KA_MAX_FIELDS 64
+#define KA_MAX_FIELD_COMPARE 25
+#define KA_BITMASK_WORDS 64
+#define KA_RULE_HDR 1040u
+#define KA_PATH_MAX 4096u
+#define KA_AF_MAX 46u	/* AF_MAX of kernel 6.1 */
+#define KA_INODE_BUCKETS 32
+#define KA_MSG_SYSCALL 1300u
+#define KA_MSG_URINGOP 1336u
+#define KA_DEV_UNSET UINT32_MAX
+
+/* ---- LSM (SELinux-shaped) contexts ---- */
+
+#define LSM_CAT_WORDS 16	/* 1024 categories */
+struct lsm_level {
+	uint32_t sens;
+	uint64_t cats[LSM_CAT_WORDS];
+};
+
+struct lsm_ctx {
+	char *user, *role, *type;	/* NUL-terminated, owned */
+	uint64_t h_user, h_role, h_type;	/* FNV-1a of each (precomputed identities) */
+	struct lsm_level low, high;
+};
+
+/* A compiled LSM rule term (selinux_audit_rule_init): name for user/role/type, level otherwise. */
+struct lsm_rule {
+	uint32_t field;
+	uint32_t op;
+	char *name;
+	uint64_t h_name;
+	struct lsm_level level;
+};
+
+uint64_t audit_hash_str(const char *s);
+/* Parse "u:r:t[:mls]" into c (allocates).  0 or -EINVAL/-ENOMEM. */
+int audit_lsm_ctx_parse(struct lsm_ctx *c, const char *text);
+void audit_lsm_ctx_release(struct lsm_ctx *c);
+/* The unlabeled context (static, never freed). */
+extern const struct lsm_ctx audit_unlabeled_ctx;
+static inline const struct lsm_ctx *audit_lsm_unlabeled(void)
+{
+	return &audit_unlabeled_ctx;
+}
+/* Parse a level ("s0", "s0:c1,c3.c5", ranges take their low part).  0 or -EINVAL. */
+int audit_lsm_level_parse(struct lsm_level *l, const char *text, size_t len);
+/* selinux_audit_rule_match for one context: 1 match, 0 not. */
+int audit_lsm_match(const struct lsm_ctx *c, const struct lsm_rule *r);
+
+/* ---- events ---- */
+
+struct audit_walk {
+	uint64_t ino;
+	uint32_t dev;
+};
+
+struct audit_name {
+	uint64_t ino;
+	uint32_t dev, rdev;
+	uint32_t mode, uid, gid;
+	uint32_t fs_magic;
+	uint8_t has_octx;
+	uint16_t nwalk, walk_cap;
+	struct audit_walk *walk;
+	struct lsm_ctx octx;
+	char *path;
+};
+
+struct sp_audit_event {
+	/* the audit_context as the filters see it (hot: first cache line) */
+	uint32_t kind;
+	uint32_t c_arch;
+	int32_t c_major;		/* syscall number (ctx->major) */
+	uint32_t op;			/* io_uring opcode (ctx->uring_op) */
+	uint64_t c_argv[4];
+	int64_t return_code;		/* after audit_return_fixup */
+	uint32_t return_valid;		/* RET_* */
+	uint32_t perm_bits;		/* see file comment */
+	uint32_t pid, tid, ppid;
+	uint32_t uid, euid, suid, fsuid;
+	uint32_t gid, egid, sgid, fsgid;
+	uint32_t loginuid, sessionid, personality;
+	uint32_t msgtype;
+	int32_t saddr_fam;		/* -1: no sockaddr */
+	uint8_t has_exe, is_auditd, has_sctx, pad0;
+	uint32_t exe_dev;
+	uint64_t exe_ino;
+	uint64_t openat2_flags;
+	/* raw syscall values (kept so kind changes resync c_*) */
+	uint32_t arch;
+	int32_t major;
+	uint64_t argv[4];
+	uint32_t ngroups, groups_cap;
+	uint32_t *groups;
+	uint32_t nnames, names_cap;
+	struct audit_name *names;
+	struct lsm_ctx sctx;
+};
+
+static inline const struct lsm_ctx *audit_ev_sctx(const struct sp_audit_event *ev)
+{
+	return ev->has_sctx ? &ev->sctx : audit_lsm_unlabeled();
+}
+static inline const struct lsm_ctx *audit_name_octx(const struct audit_name *n)
+{
+	return n->has_octx ? &n->octx : audit_lsm_unlabeled();
+}
+/* groups_search() */
+int audit_groups_search(const struct sp_audit_event *ev, uint32_t gid);
+
+/* ---- kernel-form rules (struct audit_krule) ---- */
+
+struct audit_kfield {
+	uint32_t type;
+	uint32_t op;			/* OP_* */
+	uint32_t val;
+	char *lsm_str;			/* LSM fields: the rule text */
+	struct lsm_rule *lsm_rule;	/* NULL: invalid text, never matches */
+};
+
+struct audit_krule {
+	uint32_t flags;			/* AFL_PREPEND or 0 */
+	uint32_t pflags;		/* AUDIT_LOGINUID_LEGACY */
+	uint32_t listnr;
+	uint32_t action;
+	uint32_t field_count;
+	uint32_t buflen;
+	uint32_t id;
+	uint32_t mask[KA_BITMASK_WORDS];
+	uint64_t prio;
+	struct audit_kfield *fields;
+	char *filterkey;
+	int inode_f;			/* index of the inode= field living in the hash, or -1 */
+	uint8_t has_watch, has_tree, has_exe, watch_parent_missing;
+	char *watch_path, *tree_path, *exe_path;
+	uint64_t watch_ino, tree_ino, exe_ino;
+	uint32_t watch_dev, tree_dev, exe_dev;
+};
+
+/* Allocation of kernel-side objects: entries may come from a dedicated cache. */
+void *audit_kzalloc(size_t size);
+void audit_kfree(void *p);
+char *audit_kstrndup(const char *s, size_t n);
+
+/*
+ * audit_data_to_entry(): validate and translate a blob into r (fields/strings allocated with
+ * audit_kzalloc).  Resolves watch/tree/exe paths against fs.  Returns 0 or -errno; on error r
+ * holds nothing to free.
+ */
+int audit_krule_from_data(struct audit_krule *r, const void *blob, size_t len,
+			  const struct sp_audit_fsview *fs);
+void audit_krule_release(struct audit_krule *r);
+/* audit_compare_rule(): 0 when identical. */
+int audit_krule_compare(const struct audit_krule *a, const struct audit_krule *b);
+/* The inode-hash bucket of a rule, or -1 when it lives on its filter list. */
+int audit_krule_bucket(const struct audit_krule *r);
+
+/* ---- syscall classes (arch/x86/kernel/audit_64.c, arch/x86/ia32/audit.c) ---- */
+
+int audit_classify_syscall(uint32_t arch, uint32_t nr);
+int audit_match_class(int cls, uint32_t nr);
+const uint32_t *audit_class_mask(int cls);	/* 64 words */
+/* The AUDIT_PERM_* bits audit_match_perm() accepts for this event. */
+uint32_t audit_event_perm_bits(const struct sp_audit_event *ev);
+
+static inline int audit_comparator(uint32_t left, uint32_t op, uint32_t right)
+{
+	switch (op) {
+	case OP_EQ: return left == right;
+	case OP_NE: return left != right;
+	case OP_LT: return left < right;
+	case OP_LE: return left <= right;
+	case OP_GT: return left > right;
+	case OP_GE: return left >= right;
+	case OP_BITMASK: return (left & right) != 0;
+	case OP_BITTEST: return (left & right) == right;
+	default: return 0;
+	}
+}
+/* kuid/kgid comparators: no bit operators (audit_uid_comparator). */
+static inline int audit_id_comparator(uint32_t left, uint32_t op, uint32_t right)
+{
+	return op == OP_BITMASK || op == OP_BITTEST ? 0 : audit_comparator(left, op, right);
+}
+
+
+/* AUDIT_COMPARE_* (1..25): which credential is compared with which (include/uapi/linux/audit.h). */
+enum { CS_UID = 0, CS_EUID, CS_SUID, CS_FSUID, CS_AUID, CS_GID, CS_EGID, CS_SGID, CS_FSGID,
+       CS_OBJ_UID, CS_OBJ_GID };
+static const uint8_t audit_compare_pairs[26][2] = {
+	[1] = { CS_UID, CS_OBJ_UID },	[2] = { CS_GID, CS_OBJ_GID },
+	[3] = { CS_EUID, CS_OBJ_UID },	[4] = { CS_EGID, CS_OBJ_GID },
+	[5] = { CS_AUID, CS_OBJ_UID },	[6] = { CS_SUID, CS_OBJ_UID },
+	[7] = { CS_SGID, CS_OBJ_GID },	[8] = { CS_FSUID, CS_OBJ_UID },
+	[9] = { CS_FSGID, CS_OBJ_GID },	[10] = { CS_UID, CS_AUID },
+	[11] = { CS_UID, CS_EUID },	[12] = { CS_UID, CS_FSUID },
+	[13] = { CS_UID, CS_SUID },	[14] = { CS_AUID, CS_FSUID },
+	[15] = { CS_AUID, CS_SUID },	[16] = { CS_AUID, CS_EUID },
+	[17] = { CS_EUID, CS_SUID },	[18] = { CS_EUID, CS_FSUID },
+	[19] = { CS_SUID, CS_FSUID },	[20] = { CS_GID, CS_EGID },
+	[21] = { CS_GID, CS_FSGID },	[22] = { CS_GID, CS_SGID },
+	[23] = { CS_EGID, CS_FSGID },	[24] = { CS_EGID, CS_SGID },
+	[25] = { CS_SGID, CS_FSGID },
+};
+
+static inline uint32_t audit_cred(const struct sp_audit_event *ev, int src)
+{
+	switch (src) {
+	case CS_UID: return ev->uid;
+	case CS_EUID: return ev->euid;
+	case CS_SUID: return ev->suid;
+	case CS_FSUID: return ev->fsuid;
+	case CS_AUID: return ev->loginuid;
+	case CS_GID: return ev->gid;
+	case CS_EGID: return ev->egid;
+	case CS_SGID: return ev->sgid;
+	default: return ev->fsgid;
+	}
+}
+
+/* ---- reference engine internals the compiler reads ---- */
+
+struct audit_entry {
+	struct sp_list list;
+	struct audit_krule rule;
+};
+
+struct sp_audit_ref {
+	struct sp_list lists[AFL_NR];
+	struct sp_list inode_hash[KA_INODE_BUCKETS];
+	uint64_t prio_low, prio_high;
+	size_t n_rules;			/* audit_n_rules: task, exit, io_uring rules */
+	size_t count;
+	unsigned flags;
+	const struct sp_audit_fsview *fs;
+	struct sp_slab_cache *entry_cache;
+};
+
+static inline void audit_decision_init(struct sp_audit_decision *d)
+{
+	d->record = 0;
+	d->excluded = 0;
+	d->task = SP_AUDIT_NOMATCH;
+	d->exit = SP_AUDIT_NOMATCH;
+	d->user = SP_AUDIT_NOMATCH;
+	d->context = SP_AUDIT_CTX_ACTIVE;
+	d->key_len = 0;
+	d->has_key = 0;
+	d->fs_hidden = 0;
+	d->task_rule = d->exit_rule = d->user_rule = d->exclude_rule = -1;
+	d->key[0] = 0;
+}
+void audit_decision_set_key(struct sp_audit_decision *d, const char *key, size_t len);
+
+#endif

@@ -1,0 +1,714 @@
+/*
+ * filter_ref.c - the reference audit filter: the kernel's rule lists and its filter walks,
+ * transcribed function by function so that it is obviously the kernel's behaviour.
+ *
+ *   rule storage      kernel/auditfilter.c   audit_add_rule, audit_del_rule, audit_find_rule
+ *                                            (prio_low/prio_high, list_add vs list_add_tail,
+ *                                            audit_inode_hash[32] for watch and inode= rules)
+ *   task list         kernel/auditsc.c       audit_alloc -> audit_filter_task
+ *   exit / io_uring   kernel/auditsc.c       __audit_syscall_exit / __audit_uring_exit ->
+ *                                            audit_filter_syscall / audit_filter_uring ->
+ *                                            __audit_filter_op -> audit_in_mask, audit_filter_rules;
+ *                                            then audit_filter_inodes (per name, hash bucket)
+ *   field semantics   kernel/auditsc.c       audit_filter_rules, audit_match_perm,
+ *                                            audit_match_filetype, audit_field_compare
+ *   user / exclude    kernel/auditfilter.c   audit_filter (unknown field ends the scan: keep)
+ *   filesystem        kernel/auditsc.c       __audit_inode (fstype `never` hides the name)
+ *
+ * Entries are one allocation each (audit_init_entry: kzalloc of struct audit_entry, ~400 bytes:
+ * the kmalloc-512 class) plus a kcalloc'd field array, linked in list order, which is also
+ * priority order.  Variants for the bench: entries from an HWCACHE_ALIGN|COLOUR cache, and the
+ * mask test unswitched out of the walk.  Not thread-safe for writers; readers may run
+ * concurrently with each other.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "audit/engine_int.h"
+#include "secpath/slab.h"
+
+/* audit_init_entry(): kzalloc(sizeof(struct audit_entry)) is a kmalloc-512 object */
+_Static_assert(sizeof(struct audit_entry) > 256 && sizeof(struct audit_entry) <= 512,
+	       "struct audit_entry must land in kmalloc-512 like the kernel's");
+
+/* The per-event state the kernel keeps in struct audit_context while filtering. */
+struct rctx {
+	const struct sp_audit_event *ev;
+	uint32_t hidden;		/* names not collected (filesystem list) */
+	uint64_t prio;
+	int state;			/* current_state */
+	const char *filterkey;		/* borrowed from the matching rule */
+	int32_t rule_id;
+	int verdict;
+};
+
+/* ---- entries ---- */
+
+static struct audit_entry *entry_alloc(struct sp_audit_ref *r)
+{
+	if (r->entry_cache)
+		return sp_slab_cache_zalloc(r->entry_cache);
+	if (r->flags & SP_AUDIT_REF_SLAB_ALIGNED) {
+		void *p = aligned_alloc(SP_CACHELINE, SP_ALIGN_UP(sizeof(struct audit_entry), SP_CACHELINE));
+		if (p)
+			memset(p, 0, sizeof(struct audit_entry));
+		return p;
+	}
+	return audit_kzalloc(sizeof(struct audit_entry));
+}
+
+static void entry_free(struct sp_audit_ref *r, struct audit_entry *e)
+{
+	audit_krule_release(&e->rule);
+	if (r->entry_cache)
+		sp_slab_cache_free(r->entry_cache, e);
+	else if (r->flags & SP_AUDIT_REF_SLAB_ALIGNED)
+		free(e);
+	else
+		audit_kfree(e);
+}
+
+SP_API int sp_audit_ref_new(const struct sp_audit_engine_opts *o, struct sp_audit_ref **out)
+{
+	struct sp_audit_ref *r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	for (int i = 0; i < AFL_NR; i++)
+		sp_list_init(&r->lists[i]);
+	for (int i = 0; i < KA_INODE_BUCKETS; i++)
+		sp_list_init(&r->inode_hash[i]);
+	r->prio_low = ~0ull / 2;
+	r->prio_high = ~0ull / 2 - 1;
+	if (o && o->sz >= offsetof(struct sp_audit_engine_opts, ref_flags) + sizeof(unsigned)) {
+		r->fs = o->fs;
+		r->flags = o->ref_flags;
+	} else if (o && o->sz >= offsetof(struct sp_audit_engine_opts, fs) + sizeof(void *)) {
+		r->fs = o->fs;
+	}
+	if ((r->flags & SP_AUDIT_REF_SLAB_ALIGNED) &&
+	    sp_slab_cache_create("audit_entry", sizeof(struct audit_entry), 0,
+				 SP_SLAB_HWCACHE_ALIGN | SP_SLAB_COLOUR, NULL, &r->entry_cache))
+		r->entry_cache = NULL;
+	*out = r;
+	return 0;
+}
+
+SP_API void sp_audit_ref_free(struct sp_audit_ref *r)
+{
+	struct sp_list *pos, *tmp;
+	if (!r)
+		return;
+	for (int i = 0; i < AFL_NR; i++)
+		sp_list_for_each_safe(pos, tmp, &r->lists[i])
+			entry_free(r, sp_list_entry(pos, struct audit_entry, list));
+	for (int i = 0; i < KA_INODE_BUCKETS; i++)
+		sp_list_for_each_safe(pos, tmp, &r->inode_hash[i])
+			entry_free(r, sp_list_entry(pos, struct audit_entry, list));
+	if (r->entry_cache)
+		sp_slab_cache_destroy(r->entry_cache);
+	free(r);
+}
+
+SP_API size_t sp_audit_ref_count(const struct sp_audit_ref *r)
+{
+	return r->count;
+}
+
+/* audit_find_rule(): *listp gets the list the rule belongs on. */
+static struct audit_entry *find_rule(struct sp_audit_ref *r, const struct audit_krule *k,
+				     struct sp_list **listp)
+{
+	struct sp_list *pos, *list;
+	if (k->inode_f >= 0) {
+		list = &r->inode_hash[audit_krule_bucket(k)];
+	} else if (k->has_watch) {
+		/* the inode is not known before audit_add_watch: walk the whole hash */
+		for (int h = 0; h < KA_INODE_BUCKETS; h++)
+			sp_list_for_each(pos, &r->inode_hash[h]) {
+				struct audit_entry *e = sp_list_entry(pos, struct audit_entry, list);
+				if (!audit_krule_compare(k, &e->rule))
+					return e;
+			}
+		*listp = &r->inode_hash[audit_krule_bucket(k)];	/* audit_add_watch() */
+		return NULL;
+	} else {
+		list = &r->lists[k->listnr];
+	}
+	*listp = list;
+	sp_list_for_each(pos, list) {
+		struct audit_entry *e = sp_list_entry(pos, struct audit_entry, list);
+		if (!audit_krule_compare(k, &e->rule))
+			return e;
+	}
+	return NULL;
+}
+
+static int counts_as_rule(uint32_t listnr)
+{
+	return listnr != AFL_USER && listnr != AFL_EXCLUDE && listnr != AFL_FS;
+}
+
+/* audit_rule_change(AUDIT_ADD_RULE) -> audit_data_to_entry + audit_add_rule */
+SP_API int sp_audit_ref_add(struct sp_audit_ref *r, const void *blob, size_t len, uint32_t id)
+{
+	struct audit_entry *entry = entry_alloc(r);
+	struct sp_list *list = NULL;
+	int err;
+	if (!entry)
+		return -ENOMEM;
+	err = audit_krule_from_data(&entry->rule, blob, len, r->fs);
+	if (err) {
+		entry_free(r, entry);
+		return err;
+	}
+	entry->rule.id = id;
+	if (find_rule(r, &entry->rule, &list)) {
+		entry_free(r, entry);
+		return -EEXIST;
+	}
+	if (entry->rule.has_watch && entry->rule.watch_parent_missing) {
+		entry_free(r, entry);
+		return -ENOENT;	/* audit_add_watch() -> audit_get_nd(): no parent directory */
+	}
+	entry->rule.prio = ~0ull;
+	if (entry->rule.listnr == AFL_EXIT || entry->rule.listnr == AFL_URING)
+		entry->rule.prio = (entry->rule.flags & AFL_PREPEND) ? ++r->prio_high : --r->prio_low;
+	if (entry->rule.flags & AFL_PREPEND) {
+		sp_list_add(&entry->list, list);
+		entry->rule.flags &= ~(uint32_t)AFL_PREPEND;
+	} else {
+		sp_list_add_tail(&entry->list, list);
+	}
+	if (counts_as_rule(entry->rule.listnr))
+		r->n_rules++;
+	r->count++;
+	return 0;
+}
+
+/* audit_rule_change(AUDIT_DEL_RULE) -> audit_del_rule */
+SP_API int sp_audit_ref_del(struct sp_audit_ref *r, const void *blob, size_t len)
+{
+	struct audit_krule k;
+	struct sp_list *list = NULL;
+	int err = audit_krule_from_data(&k, blob, len, r->fs);
+	if (err)
+		return err;
+	struct audit_entry *e = find_rule(r, &k, &list);
+	audit_krule_release(&k);
+	if (!e)
+		return -ENOENT;
+	if (counts_as_rule(e->rule.listnr))
+		r->n_rules--;
+	r->count--;
+	sp_list_del(&e->list);
+	entry_free(r, e);
+	return 0;
+}
+
+/* ---- audit_filter_rules() ---- */
+
+#define for_each_visible_name(n, c)                                                                 \
+	for (uint32_t ni__ = 0; ni__ < (c)->ev->nnames; ni__++)                                     \
+		if (!((c)->hidden >> ni__ & 1) && ((n) = &(c)->ev->names[ni__]))
+
+/* audit_match_perm() */
+static int match_perm(const struct rctx *ctx, uint32_t mask)
+{
+	const struct sp_audit_event *ev;
+	uint32_t n;
+	if (!ctx)
+		return 0;
+	ev = ctx->ev;
+	n = (uint32_t)ev->c_major;
+	switch (audit_classify_syscall(ev->c_arch, n)) {
+	case SC_NATIVE:
+		if ((mask & PERM_WRITE) && audit_match_class(CL_WRITE, n))
+			return 1;
+		if ((mask & PERM_READ) && audit_match_class(CL_READ, n))
+			return 1;
+		if ((mask & PERM_ATTR) && audit_match_class(CL_CHATTR, n))
+			return 1;
+		return 0;
+	case SC_COMPAT:
+		if ((mask & PERM_WRITE) && audit_match_class(CL_WRITE_32, n))
+			return 1;
+		if ((mask & PERM_READ) && audit_match_class(CL_READ_32, n))
+			return 1;
+		if ((mask & PERM_ATTR) && audit_match_class(CL_CHATTR_32, n))
+			return 1;
+		return 0;
+	case SC_OPEN:
+		return (mask & ("\004\002\006\006"[ev->c_argv[1] & 3])) != 0;
+	case SC_OPENAT:
+		return (mask & ("\004\002\006\006"[ev->c_argv[2] & 3])) != 0;
+	case SC_SOCKETCALL:
+		return (mask & PERM_WRITE) && ev->c_argv[0] == 2 /* SYS_BIND */;
+	case SC_EXECVE:
+		return (mask & PERM_EXEC) != 0;
+	case SC_OPENAT2:
+		return (mask & ("\004\002\006\006"[(uint32_t)ev->openat2_flags & 3])) != 0;
+	default:
+		return 0;
+	}
+}
+
+/* audit_match_filetype() */
+static int match_filetype(const struct rctx *ctx, uint32_t val)
+{
+	const struct audit_name *n;
+	if (!ctx)
+		return 0;
+	for_each_visible_name(n, ctx)
+		if (n->ino != SP_AUDIT_INO_UNSET && (n->mode & 0170000u) == val)
+			return 1;
+	return 0;
+}
+
+/* match_tree_refs(): some inode walked during this syscall is the tree's root. */
+static int match_tree(const struct rctx *ctx, const struct audit_krule *rule)
+{
+	const struct audit_name *n;
+	for_each_visible_name(n, ctx)
+		for (uint32_t i = 0; i < n->nwalk; i++)
+			if (n->walk[i].ino == rule->tree_ino && n->walk[i].dev == rule->tree_dev)
+				return 1;
+	return 0;
+}
+
+/* audit_exe_compare(): only for the current task (not at fork), only with an mm. */
+static int exe_compare(const struct sp_audit_event *ev, const struct audit_krule *rule, int task_creation)
+{
+	if (task_creation || !ev->has_exe)
+		return 0;
+	return ev->exe_ino == rule->exe_ino && ev->exe_dev == rule->exe_dev;
+}
+
+/* audit_compare_uid()/audit_compare_gid(): the given name first, then every collected name. */
+static int compare_obj(uint32_t id, int is_gid, const struct audit_name *name, uint32_t op,
+		       const struct rctx *ctx)
+{
+	const struct audit_name *n;
+	if (name && audit_id_comparator(id, op, is_gid ? name->gid : name->uid))
+		return 1;
+	if (ctx)
+		for_each_visible_name(n, ctx)
+			if (audit_id_comparator(id, op, is_gid ? n->gid : n->uid))
+				return 1;
+	return 0;
+}
+
+/* audit_field_compare() */
+static int field_compare(const struct sp_audit_event *ev, const struct audit_kfield *f,
+			 const struct rctx *ctx, const struct audit_name *name)
+{
+	if (f->val < 1 || f->val > KA_MAX_FIELD_COMPARE)
+		return 0;	/* WARN "Missing AUDIT_COMPARE define" */
+	const uint8_t *p = audit_compare_pairs[f->val];
+	uint32_t left = audit_cred(ev, p[0]);
+	if (p[1] == CS_OBJ_UID || p[1] == CS_OBJ_GID)
+		return compare_obj(left, p[1] == CS_OBJ_GID, name, f->op, ctx);
+	return audit_id_comparator(left, f->op, audit_cred(ev, p[1]));
+}
+
+static int filter_rules(const struct sp_audit_event *ev, const struct audit_krule *rule,
+			struct rctx *ctx, const struct audit_name *name, int *state, int task_creation)
+{
+	const struct audit_name *n;
+
+	if (ctx && rule->prio <= ctx->prio)
+		return 0;
+	for (uint32_t i = 0; i < rule->field_count; i++) {
+		const struct audit_kfield *f = &rule->fields[i];
+		int result = 0;
+
+		switch (f->type) {
+		case F_PID:
+			/* task_tgid_nr(tsk): at fork the child still shares the parent's signal */
+			result = audit_comparator(task_creation ? ev->ppid : ev->pid, f->op, f->val);
+			break;
+		case F_PPID:
+			if (ctx)
+				result = audit_comparator(ev->ppid, f->op, f->val);
+			break;
+		case F_EXE:
+			result = exe_compare(ev, rule, task_creation);
+			if (f->op == OP_NE)
+				result = !result;
+			break;
+		case F_UID: result = audit_id_comparator(ev->uid, f->op, f->val); break;
+		case F_EUID: result = audit_id_comparator(ev->euid, f->op, f->val); break;
+		case F_SUID: result = audit_id_comparator(ev->suid, f->op, f->val); break;
+		case F_FSUID: result = audit_id_comparator(ev->fsuid, f->op, f->val); break;
+		case F_GID:
+		case F_EGID:
+			result = audit_id_comparator(f->type == F_GID ? ev->gid : ev->egid, f->op, f->val);
+			if (f->op == OP_EQ) {
+				if (!result)
+					result = audit_groups_search(ev, f->val);
+			} else if (f->op == OP_NE) {
+				if (result)
+					result = !audit_groups_search(ev, f->val);
+			}
+			break;
+		case F_SGID: result = audit_id_comparator(ev->sgid, f->op, f->val); break;
+		case F_FSGID: result = audit_id_comparator(ev->fsgid, f->op, f->val); break;
+		case F_SESSIONID: result = audit_comparator(ev->sessionid, f->op, f->val); break;
+		case F_PERS: result = audit_comparator(ev->personality, f->op, f->val); break;
+		case F_ARCH:
+			if (ctx)
+				result = audit_comparator(ev->c_arch, f->op, f->val);
+			break;
+		case F_EXIT:
+			if (ctx && ev->return_valid != RET_INVALID)
+				result = audit_comparator((uint32_t)ev->return_code, f->op, f->val);
+			break;
+		case F_SUCCESS:
+			if (ctx && ev->return_valid != RET_INVALID)
+				result = audit_comparator(ev->return_valid, f->op,
+							  f->val ? RET_SUCCESS : RET_FAILURE);
+			break;
+		case F_DEVMAJOR:
+		case F_DEVMINOR: {
+			int maj = f->type == F_DEVMAJOR;
+#define DEVPART(d) (maj ? (d) >> 20 : (d) & 0xfffffu)
+			if (name) {
+				if (audit_comparator(DEVPART(name->dev), f->op, f->val) ||
+				    audit_comparator(DEVPART(name->rdev), f->op, f->val))
+					++result;
+			} else if (ctx) {
+				for_each_visible_name(n, ctx)
+					if (audit_comparator(DEVPART(n->dev), f->op, f->val) ||
+					    audit_comparator(DEVPART(n->rdev), f->op, f->val)) {
+						++result;
+						break;
+					}
+			}
+#undef DEVPART
+			break;
+		}
+		case F_INODE:
+			if (name)
+				result = audit_comparator((uint32_t)name->ino, f->op, f->val);
+			else if (ctx)
+				for_each_visible_name(n, ctx)
+					if (audit_comparator((uint32_t)n->ino, f->op, f->val)) {
+						++result;
+						break;
+					}
+			break;
+		case F_OBJ_UID:
+		case F_OBJ_GID: {
+			int g = f->type == F_OBJ_GID;
+			if (name)
+				result = audit_id_comparator(g ? name->gid : name->uid, f->op, f->val);
+			else if (ctx)
+				for_each_visible_name(n, ctx)
+					if (audit_id_comparator(g ? n->gid : n->uid, f->op, f->val)) {
+						++result;
+						break;
+					}
+			break;
+		}
+		case F_WATCH:
+			/* audit_watch_compare(); a pending watch follows its path (the kernel re-arms
+			 * it through the parent's fsnotify mark when the file appears) */
+			if (name) {
+				if (rule->watch_ino == SP_AUDIT_INO_UNSET)
+					result = name->path && !strcmp(name->path, rule->watch_path);
+				else
+					result = rule->watch_ino == name->ino && rule->watch_dev == name->dev;
+				if (f->op == OP_NE)
+					result = !result;
+			}
+			break;
+		case F_DIR:
+			if (ctx) {
+				result = match_tree(ctx, rule);
+				if (f->op == OP_NE)
+					result = !result;
+			}
+			break;
+		case F_LOGINUID: result = audit_id_comparator(ev->loginuid, f->op, f->val); break;
+		case F_LOGINUID_SET:
+			result = audit_comparator(ev->loginuid != SP_AUDIT_UNSET, f->op, f->val);
+			break;
+		case F_SADDR_FAM:
+			if (ctx && ev->saddr_fam >= 0)
+				result = audit_comparator((uint32_t)ev->saddr_fam, f->op, f->val);
+			break;
+		case F_SUBJ_USER: case F_SUBJ_ROLE: case F_SUBJ_TYPE: case F_SUBJ_SEN: case F_SUBJ_CLR:
+			if (f->lsm_rule)
+				result = audit_lsm_match(audit_ev_sctx(ev), f->lsm_rule);
+			break;
+		case F_OBJ_USER: case F_OBJ_ROLE: case F_OBJ_TYPE: case F_OBJ_LEV_LOW: case F_OBJ_LEV_HIGH:
+			if (f->lsm_rule) {
+				if (name) {
+					result = audit_lsm_match(audit_name_octx(name), f->lsm_rule);
+				} else if (ctx) {
+					for_each_visible_name(n, ctx)
+						if (audit_lsm_match(audit_name_octx(n), f->lsm_rule)) {
+							++result;
+							break;
+						}
+				}
+				/* IPC objects (ctx->type == AUDIT_IPC) are not modelled */
+			}
+			break;
+		case F_ARG0: case F_ARG1: case F_ARG2: case F_ARG3:
+			if (ctx)
+				result = audit_comparator((uint32_t)ev->c_argv[f->type - F_ARG0], f->op, f->val);
+			break;
+		case F_FILTERKEY:
+			result = 1;	/* ignore this field for filtering */
+			break;
+		case F_PERM:
+			result = match_perm(ctx, f->val);
+			if (f->op == OP_NE)
+				result = !result;
+			break;
+		case F_FILETYPE:
+			result = match_filetype(ctx, f->val);
+			if (f->op == OP_NE)
+				result = !result;
+			break;
+		case F_FIELD_COMPARE:
+			result = field_compare(ev, f, ctx, name);
+			break;
+		}
+		if (!result)
+			return 0;
+	}
+	if (ctx) {
+		if (rule->filterkey)
+			ctx->filterkey = rule->filterkey;
+		ctx->prio = rule->prio;
+		ctx->rule_id = (int32_t)rule->id;
+		ctx->verdict = rule->action == AA_NEVER ? SP_AUDIT_NEVER : SP_AUDIT_ALWAYS;
+	}
+	*state = rule->action == AA_NEVER ? STATE_DISABLED : STATE_RECORD;
+	return 1;
+}
+
+/* audit_in_mask() */
+static int in_mask(const struct audit_krule *rule, uint64_t val)
+{
+	if (val > 0xffffffffu)
+		return 0;
+	if (val / 32 >= KA_BITMASK_WORDS)
+		return 0;
+	return (rule->mask[val / 32] >> (val % 32)) & 1;
+}
+
+/* __audit_filter_op() */
+static int filter_op(const struct sp_audit_ref *r, struct rctx *ctx, const struct sp_list *list,
+		     const struct audit_name *name, uint64_t op)
+{
+	const struct sp_list *pos;
+	int state;
+
+	if (r->flags & SP_AUDIT_REF_UNSWITCHED) {
+		/* the loop-invariant mask index hoisted out; an out-of-range op matches nothing */
+		if (op > 0xffffffffu || op / 32 >= KA_BITMASK_WORDS)
+			return 0;
+		uint32_t word = (uint32_t)(op / 32), bit = 1u << (op % 32);
+		sp_list_for_each(pos, list) {
+			const struct audit_entry *e = sp_list_entry(pos, struct audit_entry, list);
+			if ((e->rule.mask[word] & bit) &&
+			    filter_rules(ctx->ev, &e->rule, ctx, name, &state, 0)) {
+				ctx->state = state;
+				return 1;
+			}
+		}
+		return 0;
+	}
+	sp_list_for_each(pos, list) {
+		const struct audit_entry *e = sp_list_entry(pos, struct audit_entry, list);
+		if (in_mask(&e->rule, op) && filter_rules(ctx->ev, &e->rule, ctx, name, &state, 0)) {
+			ctx->state = state;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Pending watches (file missing at load, unresolved: bucket 31) whose path is this name's: the
+ * kernel would have re-hashed them to the head of the new inode's bucket on creation. */
+static int filter_pending(const struct sp_audit_ref *r, struct rctx *ctx, const struct audit_name *n,
+			  uint64_t major)
+{
+	const struct sp_list *pos;
+	int state;
+	sp_list_for_each(pos, &r->inode_hash[KA_INODE_BUCKETS - 1]) {
+		const struct audit_entry *e = sp_list_entry(pos, struct audit_entry, list);
+		if (!e->rule.has_watch || e->rule.watch_ino != SP_AUDIT_INO_UNSET ||
+		    strcmp(e->rule.watch_path, n->path))
+			continue;
+		if (in_mask(&e->rule, major) && filter_rules(ctx->ev, &e->rule, ctx, n, &state, 0)) {
+			ctx->state = state;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* audit_filter_inodes(): per collected name, the hash bucket of its inode; first name that matched */
+static void filter_inodes(const struct sp_audit_ref *r, struct rctx *ctx, uint64_t major)
+{
+	const struct audit_name *n;
+	for_each_visible_name(n, ctx) {
+		const struct sp_list *list = &r->inode_hash[(uint32_t)n->ino & (KA_INODE_BUCKETS - 1)];
+		if (n->path && filter_pending(r, ctx, n, major))
+			break;
+		if (filter_op(r, ctx, list, n, major))
+			break;
+	}
+}
+
+/* audit_filter_task() */
+static int filter_task(const struct sp_audit_ref *r, const struct sp_audit_event *ev,
+		       const char **key, struct sp_audit_decision *d)
+{
+	const struct sp_list *pos;
+	int state;
+	sp_list_for_each(pos, &r->lists[AFL_TASK]) {
+		const struct audit_entry *e = sp_list_entry(pos, struct audit_entry, list);
+		if (filter_rules(ev, &e->rule, NULL, NULL, &state, 1)) {
+			if (state == STATE_RECORD)
+				*key = e->rule.filterkey;
+			d->task = state == STATE_RECORD ? SP_AUDIT_ALWAYS : SP_AUDIT_NEVER;
+			d->task_rule = (int32_t)e->rule.id;
+			return state;
+		}
+	}
+	return STATE_BUILD;
+}
+
+/* audit_filter(): 1 keep, 0 drop.  *rule_id/verdict name the matching rule. */
+static int filter_user_exclude(const struct sp_audit_ref *r, const struct sp_audit_event *ev,
+			       uint32_t msgtype, uint32_t listtype, int32_t *rule_id, uint8_t *verdict)
+{
+	const struct sp_list *pos;
+	int ret = 1;
+	sp_list_for_each(pos, &r->lists[listtype]) {
+		const struct audit_entry *e = sp_list_entry(pos, struct audit_entry, list);
+		int result = 0;
+		for (uint32_t i = 0; i < e->rule.field_count; i++) {
+			const struct audit_kfield *f = &e->rule.fields[i];
+			switch (f->type) {
+			case F_PID: result = audit_comparator(ev->tid, f->op, f->val); break;
+			case F_UID: result = audit_id_comparator(ev->uid, f->op, f->val); break;
+			case F_GID: result = audit_id_comparator(ev->gid, f->op, f->val); break;
+			case F_LOGINUID: result = audit_id_comparator(ev->loginuid, f->op, f->val); break;
+			case F_LOGINUID_SET:
+				result = audit_comparator(ev->loginuid != SP_AUDIT_UNSET, f->op, f->val);
+				break;
+			case F_MSGTYPE: result = audit_comparator(msgtype, f->op, f->val); break;
+			case F_SUBJ_USER: case F_SUBJ_ROLE: case F_SUBJ_TYPE: case F_SUBJ_SEN:
+			case F_SUBJ_CLR:
+				result = 0;
+				if (f->lsm_rule)
+					result = audit_lsm_match(audit_ev_sctx(ev), f->lsm_rule);
+				break;
+			case F_EXE:
+				result = exe_compare(ev, &e->rule, 0);
+				if (f->op == OP_NE)
+					result = !result;
+				break;
+			default:
+				return ret;	/* goto unlock_and_return */
+			}
+			if (!result)
+				break;
+		}
+		if (result > 0) {
+			if (e->rule.action == AA_NEVER || listtype == AFL_EXCLUDE)
+				ret = 0;
+			*rule_id = (int32_t)e->rule.id;
+			*verdict = e->rule.action == AA_NEVER ? SP_AUDIT_NEVER : SP_AUDIT_ALWAYS;
+			break;
+		}
+	}
+	return ret;
+}
+
+/* __audit_inode(): a filesystem `never` rule with a matching fstype field hides the name. */
+static uint32_t filter_fs(const struct sp_audit_ref *r, const struct sp_audit_event *ev)
+{
+	uint32_t hidden = 0;
+	const struct sp_list *pos;
+	for (uint32_t i = 0; i < ev->nnames; i++) {
+		sp_list_for_each(pos, &r->lists[AFL_FS]) {
+			const struct audit_entry *e = sp_list_entry(pos, struct audit_entry, list);
+			int hit = 0;
+			for (uint32_t j = 0; j < e->rule.field_count && !hit; j++) {
+				const struct audit_kfield *f = &e->rule.fields[j];
+				hit = f->type == F_FSTYPE &&
+				      audit_comparator(ev->names[i].fs_magic, f->op, f->val) &&
+				      e->rule.action == AA_NEVER;
+			}
+			if (hit) {
+				hidden |= 1u << i;
+				break;
+			}
+		}
+	}
+	return hidden;
+}
+
+SP_API int sp_audit_ref_filter(const struct sp_audit_ref *r, const struct sp_audit_event *ev,
+			       struct sp_audit_decision *d)
+{
+	struct rctx ctx = { .ev = ev };
+	const char *task_key = NULL;
+	int state;
+
+	audit_decision_init(d);
+	if (ev->kind == SP_AUDIT_EV_USER) {
+		/* audit_receive_msg(): user list, then audit_log_start() applies the exclude list */
+		d->context = SP_AUDIT_CTX_USER;
+		d->record = (uint8_t)filter_user_exclude(r, ev, ev->msgtype, AFL_USER, &d->user_rule, &d->user);
+		if (d->record) {
+			uint8_t v = 0;
+			d->excluded = !filter_user_exclude(r, ev, ev->msgtype, AFL_EXCLUDE, &d->exclude_rule, &v);
+		}
+		return 0;
+	}
+	/* audit_alloc() at fork */
+	state = filter_task(r, ev, &task_key, d);
+	if (state == STATE_DISABLED) {
+		d->context = SP_AUDIT_CTX_NONE;
+		return 0;
+	}
+	/* __audit_syscall_entry(): context->dummy = !audit_n_rules */
+	if (!r->n_rules) {
+		d->context = SP_AUDIT_CTX_DUMMY;
+		return 0;
+	}
+	ctx.state = state;
+	ctx.prio = state == STATE_RECORD ? ~0ull : 0;
+	ctx.filterkey = task_key;
+	ctx.rule_id = -1;
+	ctx.hidden = filter_fs(r, ev);
+	d->fs_hidden = ctx.hidden;
+	if (ev->is_auditd) {
+		d->context = SP_AUDIT_CTX_AUDITD;	/* auditd_test_task(): filters return early */
+	} else if (ev->kind == SP_AUDIT_EV_URING) {
+		filter_op(r, &ctx, &r->lists[AFL_URING], NULL, ev->op);	/* audit_filter_uring */
+		filter_inodes(r, &ctx, (uint64_t)(int64_t)ev->c_major);
+	} else {
+		filter_op(r, &ctx, &r->lists[AFL_EXIT], NULL, (uint64_t)(int64_t)ev->c_major);
+		filter_inodes(r, &ctx, (uint64_t)(int64_t)ev->c_major);
+	}
+	d->exit = (uint8_t)ctx.verdict;
+	d->exit_rule = ctx.rule_id;
+	if (ctx.filterkey)
+		audit_decision_set_key(d, ctx.filterkey, strlen(ctx.filterkey));
+	d->record = ctx.state == STATE_RECORD;
+	if (d->record) {
+		uint8_t v = 0;
+		uint32_t type = ev->kind == SP_AUDIT_EV_URING ? KA_MSG_URINGOP : KA_MSG_SYSCALL;
+		d->excluded = !filter_user_exclude(r, ev, type, AFL_EXCLUDE, &d->exclude_rule, &v);
+	}
+	return 0;
+}

@@ -1,0 +1,103 @@
+/*
+ * log_int.h - the audit.log reader's event layout, shared by log_read.c (line parsing and
+ * grouping), log_build.c (filter inputs) and log_replay.c.
+ *
+ * Invariants: an open event owns one arena holding its raw lines and the decoded strings its
+ * parsed fields point to (as offsets: the arena may move while the event is open); rec[i].text
+ * is fixed up from rec_off[i] only when the event is handed to the callback.  Every field that
+ * is "present" was validated when its record arrived, so building filter inputs cannot fail
+ * except for memory.
+ */
+#ifndef SP_AUDIT_LOG_INT_H
+#define SP_AUDIT_LOG_INT_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include "secpath/audit_log.h"
+
+#define LOG_MAX_NAMES 32u
+#define LOG_EVENT_MAX_RECS 4096u	/* an event with more records is closed and restarted */
+#define LOG_EVENT_MAX_BYTES (8u << 20)
+
+/* Record type numbers the reader looks at. */
+enum {
+	LT_USER = 1005, LT_LOGIN = 1006, LT_USER_FIRST = 1100, LT_USER_LAST = 1199,
+	LT_DAEMON_FIRST = 1200, LT_DAEMON_LAST = 1299, LT_SYSCALL = 1300, LT_PATH = 1302,
+	LT_SOCKADDR = 1306, LT_CWD = 1307, LT_EXECVE = 1309, LT_EOE = 1320, LT_PROCTITLE = 1327,
+	LT_URINGOP = 1336, LT_OPENAT2 = 1337, LT_USER2_FIRST = 2100, LT_USER2_LAST = 2999,
+};
+
+/* A string in the arena: off/len, present when len != UINT32_MAX. */
+struct log_str {
+	uint32_t off, len;
+};
+#define LOG_STR_NONE ((struct log_str){ 0, UINT32_MAX })
+
+struct log_name {
+	int32_t item;
+	uint8_t has_ino;
+	uint64_t ino;
+	uint32_t dev, rdev, mode, uid, gid;
+	struct log_str name, obj;
+};
+
+/* Task fields of the event: from SYSCALL/URINGOP, else from the first record carrying them. */
+struct log_task {
+	uint8_t present;
+	uint32_t pid, ppid, uid, euid, suid, fsuid, gid, egid, sgid, fsgid, auid, ses, per;
+	struct log_str exe, subj;
+};
+
+struct sp_audit_log_event {
+	uint64_t sec;
+	uint32_t msec, serial;
+	uint64_t node_hash;
+	struct log_str node;
+	uint64_t seq;			/* arrival order of the first record */
+	int open;
+	char *arena;
+	size_t alen, acap;
+	struct sp_audit_log_rec *rec;
+	uint32_t *rec_off;
+	size_t nrec, rcap;
+	/* parsed filter inputs */
+	uint8_t has_syscall, has_uring, has_ret, has_cwd, has_oflag, has_user, has_daemon;
+	uint32_t user_type;
+	uint32_t arch;
+	int32_t nr;
+	uint64_t a[4];
+	int64_t exit;
+	struct log_task task;
+	struct log_str cwd;
+	int32_t saddr_fam;
+	uint64_t oflag;
+	uint32_t nnames;
+	struct log_name names[LOG_MAX_NAMES];
+	const char *node_cstr;		/* fixed up at close */
+};
+
+static inline const char *log_str_at(const struct sp_audit_log_event *ev, struct log_str s)
+{
+	return s.len == UINT32_MAX ? NULL : ev->arena + s.off;
+}
+
+/* 1 for user-space message types (1005, 1100-1199, 2100-2999). */
+static inline int log_type_is_user(uint32_t t)
+{
+	return t == LT_USER || (t >= LT_USER_FIRST && t <= LT_USER_LAST) ||
+	       (t >= LT_USER2_FIRST && t <= LT_USER2_LAST);
+}
+
+static inline int log_type_is_daemon(uint32_t t)
+{
+	return t >= LT_DAEMON_FIRST && t <= LT_DAEMON_LAST;
+}
+
+/* What the filter inputs must carry (rules that cannot look at a part let the build skip it). */
+#define LOG_NEED_LSM	0x1u	/* subject/object contexts (subj_*, obj_* fields) */
+#define LOG_NEED_PATH	0x2u	/* name paths (watches, dir rules) */
+#define LOG_NEED_ALL	0x3u
+int audit_log_event_build(const struct sp_audit_log_event *e, const struct sp_audit_fsview *fs,
+			  struct sp_audit_event *ev, unsigned need);
+
+#endif

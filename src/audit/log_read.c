@@ -1,0 +1,1174 @@
+/*
+ * log_read.c - the audit.log reader: line splitting across chunks, record headers, the bodies
+ * the filters need, and grouping records into events with a bounded window.
+ *
+ * Invariants:
+ *  - every complete line (and a last line without '\n') is counted once, either as a record or
+ *    as a malformed line with a diagnostic "file:line: reason" (lines == records + malformed);
+ *  - memory is bounded by window * (LOG_EVENT_MAX_BYTES) plus one max_line carry buffer,
+ *    independent of the input size;
+ *  - an event closes when a last-of-event type arrives (PROCTITLE, EOE, user-space and auditd
+ *    messages), when it is `timeout` seconds older than the newest record, when the window is
+ *    full (oldest first), when it grows past LOG_EVENT_MAX_RECS/BYTES, or at finish.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "audit/log_int.h"
+#include "base/compiler.h"
+
+#define TYPE_CACHE 128u
+
+struct type_slot {
+	char name[24];
+	uint8_t len;
+	int32_t type;		/* -1 = unknown name */
+};
+
+struct sp_audit_log {
+	struct sp_audit_log_opts o;
+	struct sp_audit_log_stats st;
+	struct sp_audit_log_event *ev;	/* window slots */
+	uint32_t *openv;		/* slots of open events (nopen) */
+	uint32_t *freev;		/* free slots, a stack (window - nopen) */
+	size_t nopen;
+	size_t last;			/* slot of the last record's event */
+	uint64_t seq;
+	uint64_t newest_sec;
+	/* current file and the partial line carried between chunks */
+	const char *file;
+	uint32_t line;
+	char *carry;
+	size_t clen, ccap;
+	int overlong;			/* the carried line passed max_line: drop until '\n' */
+	int stop;			/* the callback's non-zero return */
+	struct type_slot types[TYPE_CACHE];
+};
+
+/* ---- small parsers ---- */
+
+static int parse_u64(const char *p, const char *end, int base, uint64_t *out)
+{
+	uint64_t v = 0;
+	if (p == end)
+		return -1;
+	for (; p < end; p++) {
+		unsigned d;
+		if (*p >= '0' && *p <= '9')
+			d = (unsigned)(*p - '0');
+		else if (base == 16 && *p >= 'a' && *p <= 'f')
+			d = (unsigned)(*p - 'a' + 10);
+		else if (base == 16 && *p >= 'A' && *p <= 'F')
+			d = (unsigned)(*p - 'A' + 10);
+		else
+			return -1;
+		if (d >= (unsigned)base)
+			return -1;
+		if (v > (UINT64_MAX - d) / (unsigned)base)
+			return -1;
+		v = v * (unsigned)base + d;
+	}
+	*out = v;
+	return 0;
+}
+
+static int parse_u32(const char *p, const char *end, int base, uint32_t *out)
+{
+	uint64_t v;
+	if (parse_u64(p, end, base, &v) || v > UINT32_MAX)
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static int parse_s64(const char *p, const char *end, int64_t *out)
+{
+	uint64_t v;
+	int neg = p < end && *p == '-';
+	if (parse_u64(p + neg, end, 10, &v) || v > (uint64_t)INT64_MAX + neg)
+		return -1;
+	*out = neg ? (int64_t)(0 - v) : (int64_t)v;
+	return 0;
+}
+
+static inline int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+static uint64_t hash_bytes(const char *p, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (uint8_t)p[i]) * 0x100000001b3ull;
+	return h;
+}
+
+/* ---- tokens: key=value, value "quoted", 'quoted' or bare ---- */
+
+struct kv {
+	const char *k, *v;
+	size_t klen, vlen;
+	char quote;		/* '"', '\'' or 0 */
+};
+
+/* Next token of [*p, end).  1 = token (a bare word has v == NULL), 0 = end, -1 = unterminated
+ * quote. */
+static int next_kv(const char **pp, const char *end, struct kv *t)
+{
+	const char *p = *pp;
+	while (p < end && *p == ' ')
+		p++;
+	if (p == end)
+		return 0;
+	t->k = p;
+	while (p < end && *p != '=' && *p != ' ')
+		p++;
+	t->klen = (size_t)(p - t->k);
+	t->v = NULL;
+	t->vlen = 0;
+	t->quote = 0;
+	if (p < end && *p == '=') {
+		p++;
+		if (p < end && (*p == '"' || *p == '\'')) {
+			const char *q = memchr(p + 1, *p, (size_t)(end - p - 1));
+			if (!q)
+				return -1;
+			t->quote = *p;
+			t->v = p + 1;
+			t->vlen = (size_t)(q - p - 1);
+			p = q + 1;
+		} else {
+			const char *sp = memchr(p, ' ', (size_t)(end - p));
+			t->v = p;
+			p = sp ? sp : end;
+			t->vlen = (size_t)(p - t->v);
+		}
+	}
+	*pp = p;
+	return 1;
+}
+
+static inline int key_is(const struct kv *t, const char *k)
+{
+	size_t n = strlen(k);
+	return t->klen == n && !memcmp(t->k, k, n);
+}
+
+/* ---- events ---- */
+
+static int arena_put(struct sp_audit_log_event *e, const char *s, size_t n, uint32_t *off)
+{
+	if (e->alen + n + 1 > e->acap) {
+		size_t cap = e->acap ? e->acap : 1024;
+		while (cap < e->alen + n + 1)
+			cap *= 2;
+		char *a = realloc(e->arena, cap);
+		if (!a)
+			return -ENOMEM;
+		e->arena = a;
+		e->acap = cap;
+	}
+	*off = (uint32_t)e->alen;
+	memcpy(e->arena + e->alen, s, n);
+	e->arena[e->alen + n] = 0;
+	e->alen += n + 1;
+	return 0;
+}
+
+/* An untrusted string value: "text", (null), or upper-case hex (decoded).  Other bare words
+ * ("?", legacy unquoted text) are kept as they are. */
+static int put_untrusted(struct sp_audit_log_event *e, const struct kv *t, struct log_str *out)
+{
+	uint32_t off;
+	if (!t->v) {
+		*out = LOG_STR_NONE;
+		return 0;
+	}
+	if (!t->quote && t->vlen == 6 && !memcmp(t->v, "(null)", 6)) {
+		*out = LOG_STR_NONE;
+		return 0;
+	}
+	int hex = !t->quote && t->vlen >= 2 && !(t->vlen & 1);
+	for (size_t i = 0; hex && i < t->vlen; i++)
+		hex = hexval(t->v[i]) >= 0;
+	if (hex) {
+		size_t n = t->vlen / 2;
+		int err = arena_put(e, t->v, n, &off); /* reserve n bytes, then decode in place */
+		if (err)
+			return err;
+		for (size_t i = 0; i < n; i++)
+			e->arena[off + i] =
+				(char)(hexval(t->v[2 * i]) << 4 | hexval(t->v[2 * i + 1]));
+		/* a decoded NUL (proctitle-like values) ends the string for path purposes */
+		out->off = off;
+		out->len = (uint32_t)strnlen(e->arena + off, n);
+		e->arena[off + out->len] = 0;
+		return 0;
+	}
+	int err = arena_put(e, t->v, t->vlen, &off);
+	if (err)
+		return err;
+	out->off = off;
+	out->len = (uint32_t)t->vlen;
+	return 0;
+}
+
+static int put_raw(struct sp_audit_log_event *e, const struct kv *t, struct log_str *out)
+{
+	uint32_t off;
+	int err = arena_put(e, t->v, t->vlen, &off);
+	if (err)
+		return err;
+	out->off = off;
+	out->len = (uint32_t)t->vlen;
+	return 0;
+}
+
+/* Reason buffer for malformed lines. */
+struct why {
+	char msg[160];
+};
+
+static int fail(struct why *w, const char *msg, const struct kv *t)
+{
+	if (t)
+		snprintf(w->msg, sizeof(w->msg), "%s %.*s='%.*s'", msg, (int)SP_MIN(t->klen, 40u),
+			 t->k, (int)SP_MIN(t->vlen, 40u), t->v ? t->v : "");
+	else
+		snprintf(w->msg, sizeof(w->msg), "%s", msg);
+	return -EINVAL;
+}
+
+#define BADV "bad value"
+
+/* The uint32_t task field named by t's key, or NULL (dispatch on length and letters: this runs
+ * for every token of every SYSCALL record). */
+static uint32_t *task_id_slot(struct log_task *tk, const struct kv *t)
+{
+	const char *k = t->k;
+	switch (t->klen) {
+	case 3:
+		if (k[1] == 'i' && k[2] == 'd') {
+			if (k[0] == 'p')
+				return &tk->pid;
+			if (k[0] == 'u')
+				return &tk->uid;
+			return k[0] == 'g' ? &tk->gid : NULL;
+		}
+		return k[0] == 's' && k[1] == 'e' && k[2] == 's' ? &tk->ses : NULL;
+	case 4:
+		if (k[2] != 'i' || k[3] != 'd')
+			return NULL;
+		switch ((unsigned)(uint8_t)k[0] << 8 | (uint8_t)k[1]) {
+		case 'p' << 8 | 'p': return &tk->ppid;
+		case 'a' << 8 | 'u': return &tk->auid;
+		case 'e' << 8 | 'u': return &tk->euid;
+		case 's' << 8 | 'u': return &tk->suid;
+		case 'e' << 8 | 'g': return &tk->egid;
+		case 's' << 8 | 'g': return &tk->sgid;
+		default: return NULL;
+		}
+	case 5:
+		if (k[0] != 'f' || k[1] != 's' || k[3] != 'i' || k[4] != 'd')
+			return NULL;
+		return k[2] == 'u' ? &tk->fsuid : k[2] == 'g' ? &tk->fsgid : NULL;
+	default:
+		return NULL;
+	}
+}
+
+/* Task fields common to SYSCALL, URINGOP and standalone records.  1 = consumed, 0 = not a task
+ * field, -EINVAL (bad number). */
+static int task_field(struct sp_audit_log_event *e, struct log_task *tk, const struct kv *t,
+		      struct why *w)
+{
+	uint32_t *dst;
+	if (!t->v)
+		return 0;
+	if ((dst = task_id_slot(tk, t))) {
+		if (t->vlen == 1 && t->v[0] == '?')
+			return 1;	/* unknown to the writer: stays at its default */
+		if (parse_u32(t->v, t->v + t->vlen, 10, dst))
+			return fail(w, BADV, t);
+		return 1;
+	}
+	if (t->klen == 3 && !memcmp(t->k, "per", 3)) {
+		if (parse_u32(t->v, t->v + t->vlen, 16, &tk->per))
+			return fail(w, BADV, t);
+		return 1;
+	}
+	if (t->klen == 3 && !memcmp(t->k, "exe", 3))
+		return put_untrusted(e, t, &tk->exe) ?: 1;
+	if (t->klen == 4 && !memcmp(t->k, "subj", 4))
+		return put_raw(e, t, &tk->subj) ?: 1;
+	return 0;
+}
+
+static void task_init(struct log_task *tk)
+{
+	memset(tk, 0, sizeof(*tk));
+	tk->auid = SP_AUDIT_UNSET;
+	tk->ses = SP_AUDIT_UNSET;
+	tk->exe = LOG_STR_NONE;
+	tk->subj = LOG_STR_NONE;
+}
+
+/* ---- SYSCALL fast path: the kernel's field order (docs/audit.md §5.2) ---- */
+
+/* p at "key=": the value's start, or NULL. */
+static inline const char *fp_key(const char *p, const char *end, const char *key, size_t klen)
+{
+	if ((size_t)(end - p) <= klen || memcmp(p, key, klen) || p[klen] != '=')
+		return NULL;
+	return p + klen + 1;
+}
+
+/* An unsigned number in base 10 or 16 ending at ' ' or end: the position after the ' '. */
+static inline const char *fp_num(const char *p, const char *end, int hex, uint64_t *out)
+{
+	uint64_t v = 0;
+	const char *s = p;
+	for (; p < end && *p != ' '; p++) {
+		unsigned d = (unsigned)(*p - '0');
+		if (d > 9) {
+			if (!hex)
+				return NULL;
+			d = (unsigned)((*p | 0x20) - 'a');
+			if (d > 5)
+				return NULL;
+			d += 10;
+		}
+		if (v >> 59)
+			return NULL;	/* may overflow: the generic path decides */
+		v = hex ? v << 4 | d : v * 10 + d;
+	}
+	if (p == s)
+		return NULL;
+	*out = v;
+	return p < end ? p + 1 : p;
+}
+
+#define FP_NUM(key, hex, dst)                                                                      \
+	do {                                                                                       \
+		uint64_t v_;                                                                       \
+		if (!(p = fp_key(p, end, key, sizeof(key) - 1)) ||                                 \
+		    !(p = fp_num(p, end, hex, &v_)))                                               \
+			return NULL;                                                               \
+		dst = v_;                                                                          \
+	} while (0)
+#define FP_ID(key, dst)                                                                            \
+	do {                                                                                       \
+		uint64_t v_;                                                                       \
+		if (!(p = fp_key(p, end, key, sizeof(key) - 1)) ||                                 \
+		    !(p = fp_num(p, end, 0, &v_)) || v_ > UINT32_MAX)                              \
+			return NULL;                                                               \
+		dst = (uint32_t)v_;                                                                \
+	} while (0)
+
+/*
+ * The numeric prefix of a kernel SYSCALL body, "arch= syscall= [per=] [success= exit=] a0= a1=
+ * a2= a3= items= ppid= pid= auid= uid= gid= euid= suid= fsuid= egid= sgid= fsgid=", parsed
+ * without tokenizing.  Returns where the generic loop continues (tty= ...), or NULL when the
+ * body deviates in any way: the caller then parses it all generically.
+ */
+static const char *syscall_fast(struct sp_audit_log_event *e, const char *p, const char *end,
+				struct log_task *tk, int64_t *ex)
+{
+	uint64_t v;
+	FP_NUM("arch", 1, v);
+	if (v > UINT32_MAX)
+		return NULL;
+	e->arch = (uint32_t)v;
+	FP_NUM("syscall", 0, v);
+	if (v > INT32_MAX)
+		return NULL;
+	e->nr = (int32_t)v;
+	if (fp_key(p, end, "per", 3)) {
+		FP_NUM("per", 1, v);
+		if (v > UINT32_MAX)
+			return NULL;
+		tk->per = (uint32_t)v;
+	}
+	if (fp_key(p, end, "success", 7)) {
+		const char *q = p + 8;
+		if (end - q >= 4 && !memcmp(q, "yes ", 4))
+			p = q + 4;
+		else if (end - q >= 3 && !memcmp(q, "no ", 3))
+			p = q + 3;
+		else
+			return NULL;
+		if (!(p = fp_key(p, end, "exit", 4)))
+			return NULL;
+		int neg = p < end && *p == '-';
+		if (!(p = fp_num(p + neg, end, 0, &v)))
+			return NULL;
+		*ex = neg ? -(int64_t)v : (int64_t)v;
+		e->has_ret = 1;
+	}
+	FP_NUM("a0", 1, e->a[0]);
+	FP_NUM("a1", 1, e->a[1]);
+	FP_NUM("a2", 1, e->a[2]);
+	FP_NUM("a3", 1, e->a[3]);
+	FP_NUM("items", 0, v);
+	FP_ID("ppid", tk->ppid);
+	FP_ID("pid", tk->pid);
+	FP_ID("auid", tk->auid);
+	FP_ID("uid", tk->uid);
+	FP_ID("gid", tk->gid);
+	FP_ID("euid", tk->euid);
+	FP_ID("suid", tk->suid);
+	FP_ID("fsuid", tk->fsuid);
+	FP_ID("egid", tk->egid);
+	FP_ID("sgid", tk->sgid);
+	FP_ID("fsgid", tk->fsgid);
+	return p;
+}
+
+static int body_syscall(struct sp_audit_log_event *e, const char *p, const char *end, int uring,
+			struct why *w)
+{
+	struct log_task tk;
+	struct kv t;
+	int r, have_arch = uring, have_nr = 0, have_success = 0;
+	int64_t ex = 0;
+	task_init(&tk);
+	if (!uring) {
+		const char *q = syscall_fast(e, p, end, &tk, &ex);
+		if (q) {
+			p = q;
+			have_arch = have_nr = 1;
+			have_success = e->has_ret;
+		} else {
+			task_init(&tk);
+			e->has_ret = 0;
+			ex = 0;
+			memset(e->a, 0, sizeof(e->a));
+		}
+	}
+	while ((r = next_kv(&p, end, &t)) > 0) {
+		if (!t.v)
+			continue;
+		int c = task_field(e, &tk, &t, w);
+		if (c < 0)
+			return c;
+		if (c)
+			continue;
+		if (!uring && key_is(&t, "arch")) {
+			if (parse_u32(t.v, t.v + t.vlen, 16, &e->arch))
+				return fail(w, BADV, &t);
+			have_arch = 1;
+		} else if (key_is(&t, uring ? "uring_op" : "syscall")) {
+			uint64_t v;
+			if (parse_u64(t.v, t.v + t.vlen, 10, &v) || v > INT32_MAX)
+				return fail(w, BADV, &t);
+			e->nr = (int32_t)v;
+			have_nr = 1;
+		} else if (key_is(&t, "success")) {
+			if (!(t.vlen == 3 && !memcmp(t.v, "yes", 3)) &&
+			    !(t.vlen == 2 && !memcmp(t.v, "no", 2)))
+				return fail(w, BADV, &t);
+			have_success = 1;
+		} else if (key_is(&t, "exit")) {
+			if (parse_s64(t.v, t.v + t.vlen, &ex))
+				return fail(w, BADV, &t);
+			e->has_ret = 1;
+		} else if (!uring && t.klen == 2 && t.k[0] == 'a' && t.k[1] >= '0' &&
+			   t.k[1] <= '3') {
+			if (parse_u64(t.v, t.v + t.vlen, 16, &e->a[t.k[1] - '0']))
+				return fail(w, BADV, &t);
+		} else if (key_is(&t, "items")) {
+			uint32_t v;
+			if (parse_u32(t.v, t.v + t.vlen, 10, &v))
+				return fail(w, BADV, &t);
+		}
+	}
+	if (r < 0)
+		return fail(w, "unterminated quoted value", NULL);
+	if (!have_arch)
+		return fail(w, "SYSCALL without arch", NULL);
+	if (!have_nr)
+		return fail(w, uring ? "URINGOP without uring_op" : "SYSCALL without syscall",
+			    NULL);
+	if (have_success != e->has_ret)
+		return fail(w, "success and exit must come together", NULL);
+	e->exit = ex;
+	tk.present = 1;
+	e->task = tk;
+	if (uring)
+		e->has_uring = 1;
+	else
+		e->has_syscall = 1;
+	return 0;
+}
+
+/* "MM:mm" hex major:minor -> kernel dev_t */
+static int parse_dev(const struct kv *t, uint32_t *dev)
+{
+	const char *c = memchr(t->v, ':', t->vlen);
+	uint32_t ma, mi;
+	if (!c || parse_u32(t->v, c, 16, &ma) || parse_u32(c + 1, t->v + t->vlen, 16, &mi) ||
+	    ma > 0xfff || mi > 0xfffff)
+		return -1;
+	*dev = SP_AUDIT_MKDEV(ma, mi);
+	return 0;
+}
+
+static int body_path(struct sp_audit_log_event *e, const char *p, const char *end, struct why *w)
+{
+	struct log_name n;
+	struct kv t;
+	int r, have_item = 0;
+	memset(&n, 0, sizeof(n));
+	n.name = LOG_STR_NONE;
+	n.obj = LOG_STR_NONE;
+	while ((r = next_kv(&p, end, &t)) > 0) {
+		if (!t.v || t.klen > 5)
+			continue;	/* nametype=, cap_*=: not filter inputs */
+		int bad = 0;
+		if (key_is(&t, "item")) {
+			uint32_t v;
+			bad = parse_u32(t.v, t.v + t.vlen, 10, &v) || v > INT32_MAX;
+			n.item = (int32_t)v;
+			have_item = 1;
+		} else if (key_is(&t, "name")) {
+			int err = put_untrusted(e, &t, &n.name);
+			if (err)
+				return err;
+		} else if (key_is(&t, "inode")) {
+			bad = parse_u64(t.v, t.v + t.vlen, 10, &n.ino);
+			n.has_ino = 1;
+		} else if (key_is(&t, "dev")) {
+			bad = parse_dev(&t, &n.dev);
+		} else if (key_is(&t, "rdev")) {
+			bad = parse_dev(&t, &n.rdev);
+		} else if (key_is(&t, "mode")) {
+			bad = parse_u32(t.v, t.v + t.vlen, 8, &n.mode);
+		} else if (key_is(&t, "ouid")) {
+			bad = parse_u32(t.v, t.v + t.vlen, 10, &n.uid);
+		} else if (key_is(&t, "ogid")) {
+			bad = parse_u32(t.v, t.v + t.vlen, 10, &n.gid);
+		} else if (key_is(&t, "obj")) {
+			int err = put_raw(e, &t, &n.obj);
+			if (err)
+				return err;
+		}
+		if (bad)
+			return fail(w, BADV, &t);
+	}
+	if (r < 0)
+		return fail(w, "unterminated quoted value", NULL);
+	if (!have_item)
+		return fail(w, "PATH without item", NULL);
+	if (e->nnames < LOG_MAX_NAMES)
+		e->names[e->nnames++] = n;
+	return 0;
+}
+
+/* EXECVE: argc=N then aK=V, aK_len=N, aK[i]=V (split arguments).  Validated, not kept. */
+static int body_execve(const char *p, const char *end, struct why *w)
+{
+	struct kv t;
+	int r;
+	while ((r = next_kv(&p, end, &t)) > 0) {
+		uint32_t v;
+		if (!t.v)
+			return fail(w, "EXECVE: bare word", &t);
+		if (key_is(&t, "argc")) {
+			if (parse_u32(t.v, t.v + t.vlen, 10, &v))
+				return fail(w, BADV, &t);
+			continue;
+		}
+		const char *k = t.k, *ke = t.k + t.klen, *q = k + 1;
+		if (k == ke || *k != 'a')
+			return fail(w, "EXECVE: unexpected field", &t);
+		while (q < ke && *q >= '0' && *q <= '9')
+			q++;
+		if (q == k + 1)
+			return fail(w, "EXECVE: unexpected field", &t);
+		if (q == ke)
+			continue;
+		if ((size_t)(ke - q) == 4 && !memcmp(q, "_len", 4)) {
+			if (parse_u32(t.v, t.v + t.vlen, 10, &v))
+				return fail(w, BADV, &t);
+			continue;
+		}
+		if (*q == '[' && ke[-1] == ']' && !parse_u32(q + 1, ke - 1, 10, &v))
+			continue;
+		return fail(w, "EXECVE: unexpected field", &t);
+	}
+	if (r < 0)
+		return fail(w, "unterminated quoted value", NULL);
+	return 0;
+}
+
+/* Task fields of a user-space or standalone kernel record, including those inside msg='...'. */
+static int body_task(struct sp_audit_log_event *e, const char *p, const char *end,
+		     struct log_task *tk, int depth, struct why *w)
+{
+	struct kv t;
+	int r;
+	while ((r = next_kv(&p, end, &t)) > 0) {
+		if (!t.v)
+			continue;
+		if (t.quote == '\'' && key_is(&t, "msg") && depth == 0) {
+			int err = body_task(e, t.v, t.v + t.vlen, tk, 1, w);
+			if (err)
+				return err;
+			continue;
+		}
+		/* inside msg='' only exe is a task field (uid= there is an account id) */
+		if (depth && !key_is(&t, "exe"))
+			continue;
+		int c = task_field(e, tk, &t, w);
+		if (c < 0)
+			return c;
+	}
+	if (r < 0)
+		return fail(w, "unterminated quoted value", NULL);
+	return 0;
+}
+
+static int body_simple(struct sp_audit_log_event *e, uint32_t type, const char *p, const char *end,
+		       struct why *w)
+{
+	struct kv t;
+	int r;
+	switch (type) {
+	case LT_CWD:
+		while ((r = next_kv(&p, end, &t)) > 0)
+			if (t.v && key_is(&t, "cwd")) {
+				int err = put_untrusted(e, &t, &e->cwd);
+				if (err)
+					return err;
+				e->has_cwd = 1;
+			}
+		if (r < 0)
+			return fail(w, "unterminated quoted value", NULL);
+		return e->has_cwd ? 0 : fail(w, "CWD without cwd", NULL);
+	case LT_SOCKADDR:
+		while ((r = next_kv(&p, end, &t)) > 0)
+			if (t.v && key_is(&t, "saddr")) {
+				int a, b;
+				if (t.vlen < 4 || (a = hexval(t.v[0])) < 0 || hexval(t.v[1]) < 0 ||
+				    (b = hexval(t.v[2])) < 0 || hexval(t.v[3]) < 0)
+					return fail(w, BADV, &t);
+				/* family: the first two bytes in host (little-endian) order */
+				int lo = a << 4 | hexval(t.v[1]), hi = b << 4 | hexval(t.v[3]);
+				e->saddr_fam = lo | hi << 8;
+			}
+		return r < 0 ? fail(w, "unterminated quoted value", NULL) : 0;
+	case LT_OPENAT2:
+		while ((r = next_kv(&p, end, &t)) > 0)
+			if (t.v && key_is(&t, "oflag")) {
+				if (parse_u64(t.v, t.v + t.vlen, 8, &e->oflag))
+					return fail(w, BADV, &t);
+				e->has_oflag = 1;
+			}
+		return r < 0 ? fail(w, "unterminated quoted value", NULL) : 0;
+	case LT_EXECVE:
+		return body_execve(p, end, w);
+	case LT_PROCTITLE:
+		/* "proctitle=" then "text" or hex: only the closing quote is checked */
+		if (end - p > 11 && !memcmp(p, "proctitle=\"", 11) &&
+		    !memchr(p + 11, '"', (size_t)(end - p - 11)))
+			return fail(w, "unterminated quoted value", NULL);
+		return 0;
+	default:
+		break;
+	}
+	if (!e->task.present && !e->has_syscall && !e->has_uring) {
+		struct log_task tk;
+		task_init(&tk);
+		int err = body_task(e, p, end, &tk, 0, w);
+		if (err)
+			return err;
+		tk.present = 1;
+		e->task = tk;
+	} else {
+		/* still check the quoting so that a broken line is reported */
+		while ((r = next_kv(&p, end, &t)) > 0)
+			;
+		if (r < 0)
+			return fail(w, "unterminated quoted value", NULL);
+	}
+	if (log_type_is_user(type) && !e->has_user) {
+		e->has_user = 1;
+		e->user_type = type;
+	}
+	if (log_type_is_daemon(type))
+		e->has_daemon = 1;
+	return 0;
+}
+
+/* ---- the reader ---- */
+
+SP_API int sp_audit_log_new(const struct sp_audit_log_opts *o, struct sp_audit_log **out)
+{
+	struct sp_audit_log *l;
+	if (!o || o->sz < sizeof(*o) || !out)
+		return -EINVAL;
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	l->o = *o;
+	if (!l->o.window)
+		l->o.window = 64;
+	if (!l->o.timeout)
+		l->o.timeout = 2;
+	if (!l->o.max_line)
+		l->o.max_line = 1u << 20;
+	l->ev = calloc(l->o.window, sizeof(*l->ev));
+	l->openv = calloc(l->o.window, sizeof(*l->openv));
+	l->freev = calloc(l->o.window, sizeof(*l->freev));
+	if (!l->ev || !l->openv || !l->freev) {
+		free(l->ev);
+		free(l->openv);
+		free(l->freev);
+		free(l);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < l->o.window; i++)
+		l->freev[i] = (uint32_t)(l->o.window - 1 - i);
+	for (size_t i = 0; i < TYPE_CACHE; i++)
+		l->types[i].len = 0xff;
+	*out = l;
+	return 0;
+}
+
+SP_API void sp_audit_log_free(struct sp_audit_log *l)
+{
+	if (!l)
+		return;
+	for (size_t i = 0; i < l->o.window; i++) {
+		free(l->ev[i].arena);
+		free(l->ev[i].rec);
+		free(l->ev[i].rec_off);
+	}
+	free(l->ev);
+	free(l->openv);
+	free(l->freev);
+	free(l->carry);
+	free(l);
+}
+
+SP_API void sp_audit_log_get_stats(const struct sp_audit_log *l, struct sp_audit_log_stats *st)
+{
+	*st = l->st;
+}
+
+SP_API size_t sp_audit_log_event_nrec(const struct sp_audit_log_event *ev)
+{
+	return ev->nrec;
+}
+
+SP_API const struct sp_audit_log_rec *sp_audit_log_event_rec(const struct sp_audit_log_event *ev,
+							     size_t i)
+{
+	return i < ev->nrec ? &ev->rec[i] : NULL;
+}
+
+SP_API void sp_audit_log_event_stamp(const struct sp_audit_log_event *ev, uint64_t *sec,
+				     uint32_t *msec, uint32_t *serial, const char **node)
+{
+	if (sec)
+		*sec = ev->sec;
+	if (msec)
+		*msec = ev->msec;
+	if (serial)
+		*serial = ev->serial;
+	if (node)
+		*node = ev->node_cstr;
+}
+
+/* Remove slot from the open list and return it to the free stack. */
+static void unlink_slot(struct sp_audit_log *l, size_t slot)
+{
+	struct sp_audit_log_event *e = &l->ev[slot];
+	for (size_t i = 0; i < l->nopen; i++)
+		if (l->openv[i] == slot) {
+			l->openv[i] = l->openv[--l->nopen];
+			break;
+		}
+	l->freev[l->o.window - l->nopen - 1] = (uint32_t)slot;
+	e->open = 0;
+	e->nrec = 0;
+	e->alen = 0;
+}
+
+static size_t oldest_open(const struct sp_audit_log *l)
+{
+	size_t old = l->openv[0];
+	for (size_t i = 1; i < l->nopen; i++)
+		if (l->ev[l->openv[i]].seq < l->ev[old].seq)
+			old = l->openv[i];
+	return old;
+}
+
+static int close_event(struct sp_audit_log *l, size_t slot)
+{
+	struct sp_audit_log_event *e = &l->ev[slot];
+	int rc = 0;
+	for (size_t i = 0; i < e->nrec; i++)
+		e->rec[i].text = e->arena + e->rec_off[i];
+	e->node_cstr = log_str_at(e, e->node);
+	l->st.events++;
+	if (l->o.on_event && !l->stop)
+		rc = l->o.on_event(l->o.ud, e);
+	if (rc)
+		l->stop = rc;
+	unlink_slot(l, slot);
+	return rc;
+}
+
+static int type_lookup(struct sp_audit_log *l, const char *p, size_t n, uint32_t *type)
+{
+	char name[64];
+	if (n >= 9 && !memcmp(p, "UNKNOWN[", 8) && p[n - 1] == ']')
+		return parse_u32(p + 8, p + n - 1, 10, type) ? -1 : 0;
+	if (n >= sizeof(name))
+		return -1;
+	uint64_t h = hash_bytes(p, n);
+	struct type_slot *s = NULL;
+	for (unsigned k = 0; k < 8; k++) {	/* linear probing over 8 slots */
+		struct type_slot *c = &l->types[(h + k) % TYPE_CACHE];
+		if (c->len == n && !memcmp(c->name, p, n)) {
+			if (c->type < 0)
+				return -1;
+			*type = (uint32_t)c->type;
+			return 0;
+		}
+		if (!s && c->len == 0xff)
+			s = c;
+	}
+	if (!s)
+		s = &l->types[h % TYPE_CACHE];
+	memcpy(name, p, n);
+	name[n] = 0;
+	int v = sp_audit_msgtype_lookup(name);
+	if (n < sizeof(s->name)) {
+		memcpy(s->name, p, n);
+		s->len = (uint8_t)n;
+		s->type = v < 0 ? -1 : v;
+	}
+	if (v < 0)
+		return -1;
+	*type = (uint32_t)v;
+	return 0;
+}
+
+static int malformed(struct sp_audit_log *l, const char *msg)
+{
+	l->st.malformed++;
+	if (l->o.diags)
+		sp_diags_add(l->o.diags, SP_SEV_ERROR, -EINVAL, l->file, l->line, 0, 0, "%s", msg);
+	return 0;
+}
+
+/* A type that ends its event (auparse: always-last and single-record types). */
+static int type_ends_event(uint32_t t)
+{
+	return t == LT_PROCTITLE || t == LT_EOE || log_type_is_user(t) || log_type_is_daemon(t);
+}
+
+static size_t find_or_open(struct sp_audit_log *l, uint64_t sec, uint32_t msec, uint32_t serial,
+			   const char *node, size_t node_len, uint64_t nh, int *rc)
+{
+	size_t w = l->o.window, slot = w;
+	struct sp_audit_log_event *e = &l->ev[l->last];
+	*rc = 0;
+	if (e->open && e->serial == serial && e->sec == sec && e->msec == msec &&
+	    e->node_hash == nh)
+		return l->last;
+	for (size_t i = 0; i < l->nopen; i++) {
+		e = &l->ev[l->openv[i]];
+		if (e->serial == serial && e->sec == sec && e->msec == msec && e->node_hash == nh)
+			return l->openv[i];
+	}
+	/* end-of-event timeout: close events older than the newest record by `timeout` s */
+	if (sec > l->newest_sec) {
+		l->newest_sec = sec;
+		for (size_t i = 0; i < l->nopen;) {
+			size_t s = l->openv[i];
+			if (l->ev[s].sec + l->o.timeout < sec) {
+				*rc = close_event(l, s);	/* moves the last open slot to i */
+				if (*rc)
+					return w;
+			} else {
+				i++;
+			}
+		}
+	}
+	if (l->nopen == w) {
+		*rc = close_event(l, oldest_open(l));
+		if (*rc)
+			return w;
+	}
+	slot = l->freev[w - l->nopen - 1];
+	e = &l->ev[slot];
+	e->open = 1;
+	e->sec = sec;
+	e->msec = msec;
+	e->serial = serial;
+	e->node_hash = nh;
+	e->seq = l->seq++;
+	e->nrec = 0;
+	e->alen = 0;
+	e->has_syscall = e->has_uring = e->has_ret = e->has_cwd = e->has_oflag = 0;
+	e->has_user = e->has_daemon = 0;
+	e->user_type = 0;
+	e->arch = 0;
+	e->nr = 0;
+	memset(e->a, 0, sizeof(e->a));
+	e->exit = 0;
+	task_init(&e->task);
+	e->cwd = LOG_STR_NONE;
+	e->saddr_fam = -1;
+	e->oflag = 0;
+	e->nnames = 0;
+	e->node = LOG_STR_NONE;
+	l->openv[l->nopen++] = (uint32_t)slot;
+	if (node) {
+		uint32_t off;
+		if (arena_put(e, node, node_len, &off)) {
+			*rc = -ENOMEM;
+			unlink_slot(l, slot);
+			return w;
+		}
+		e->node.off = off;
+		e->node.len = (uint32_t)node_len;
+	}
+	return slot;
+}
+
+/* One complete line (without '\n'). */
+static int do_line(struct sp_audit_log *l, const char *line, size_t len)
+{
+	const char *p = line, *end, *node = NULL, *q;
+	size_t node_len = 0;
+	uint64_t sec, nh = 0;
+	uint32_t msec, serial, type;
+	struct why w;
+	int rc;
+
+	l->line++;
+	l->st.lines++;
+	q = memchr(line, 0x1d, len);
+	end = q ? q : line + len;
+	if (p == end)
+		return malformed(l, "empty line");
+	if (end - p >= 5 && !memcmp(p, "node=", 5)) {
+		node = p + 5;
+		q = memchr(node, ' ', (size_t)(end - node));
+		if (!q || q == node)
+			return malformed(l, "bad node= prefix");
+		node_len = (size_t)(q - node);
+		nh = hash_bytes(node, node_len) | 1;
+		p = q + 1;
+	}
+	if (end - p < 5 || memcmp(p, "type=", 5))
+		return malformed(l, "missing type=");
+	p += 5;
+	q = memchr(p, ' ', (size_t)(end - p));
+	if (!q)
+		return malformed(l, "missing msg=audit(...)");
+	if (type_lookup(l, p, (size_t)(q - p), &type)) {
+		snprintf(w.msg, sizeof(w.msg), "unknown record type '%.*s'", (int)SP_MIN(q - p, 40),
+			 p);
+		return malformed(l, w.msg);
+	}
+	p = q + 1;
+	if (end - p < 11 || memcmp(p, "msg=audit(", 10))
+		return malformed(l, "missing msg=audit(...)");
+	p += 10;
+	q = p;
+	while (q < end && *q >= '0' && *q <= '9')
+		q++;
+	if (q == end || *q != '.' || parse_u64(p, q, 10, &sec))
+		return malformed(l, "bad timestamp seconds");
+	p = q + 1;
+	if (end - p < 4 || p[3] != ':' || parse_u32(p, p + 3, 10, &msec))
+		return malformed(l, "bad timestamp milliseconds");
+	p += 4;
+	q = p;
+	while (q < end && *q >= '0' && *q <= '9')
+		q++;
+	if (q == p || parse_u32(p, q, 10, &serial)) {
+		return malformed(l, "bad serial (not a 32-bit number)");
+	}
+	/* auditd writes "): " except in a few of its own records ("DAEMON_CONFIG ...) config") */
+	if (q == end || q[0] != ')' || (q + 1 < end && q[1] != ':' && q[1] != ' '))
+		return malformed(l, "missing ')' after the serial");
+	p = q + 1 + (q + 1 < end && q[1] == ':');
+	if (p < end && *p == ' ')
+		p++;
+
+	size_t slot = find_or_open(l, sec, msec, serial, node, node_len, nh, &rc);
+	if (rc)
+		return rc;
+	struct sp_audit_log_event *e = &l->ev[slot];
+	l->last = slot;
+	/* keep the event consistent if this record turns out malformed: parse into the event,
+	 * roll back the arena and counters on error */
+	size_t alen0 = e->alen, nn0 = e->nnames;
+	uint8_t sys0 = e->has_syscall, ur0 = e->has_uring, usr0 = e->has_user, d0 = e->has_daemon;
+	uint8_t cwd0 = e->has_cwd, of0 = e->has_oflag;
+	struct log_str cwds0 = e->cwd;
+	int32_t fam0 = e->saddr_fam;
+	uint64_t oflag0 = e->oflag;
+	struct log_task tk0 = e->task;
+	int err;
+	if (type == LT_SYSCALL || type == LT_URINGOP) {
+		if (e->has_syscall || e->has_uring)
+			err = fail(&w, "second SYSCALL/URINGOP record in one event", NULL);
+		else
+			err = body_syscall(e, p, end, type == LT_URINGOP, &w);
+	} else if (type == LT_PATH) {
+		err = body_path(e, p, end, &w);
+	} else {
+		err = body_simple(e, type, p, end, &w);
+	}
+	if (!err && e->nrec >= LOG_EVENT_MAX_RECS)
+		err = fail(&w, "too many records in one event", NULL);
+	uint32_t off = 0;
+	if (!err)
+		err = arena_put(e, line, len, &off);
+	if (!err && e->nrec == e->rcap) {
+		size_t cap = e->rcap ? e->rcap * 2 : 8;
+		struct sp_audit_log_rec *r = realloc(e->rec, cap * sizeof(*r));
+		if (r)
+			e->rec = r;
+		uint32_t *o = r ? realloc(e->rec_off, cap * sizeof(*o)) : NULL;
+		if (o)
+			e->rec_off = o;
+		if (!r || !o)
+			err = -ENOMEM;
+		else
+			e->rcap = cap;
+	}
+	if (err) {
+		e->alen = alen0;
+		e->nnames = (uint32_t)nn0;
+		e->has_syscall = sys0;
+		e->has_uring = ur0;
+		e->has_user = usr0;
+		e->has_daemon = d0;
+		e->task = tk0;
+		e->has_cwd = cwd0;
+		e->cwd = cwds0;
+		e->saddr_fam = fam0;
+		e->has_oflag = of0;
+		e->oflag = oflag0;
+		if (err == -ENOMEM)
+			return err;
+		if (!e->nrec)		/* nothing in it: not an event */
+			unlink_slot(l, slot);
+		return malformed(l, w.msg);
+	}
+	e->rec[e->nrec] = (struct sp_audit_log_rec){ .type = type, .line = l->line, .file = l->file,
+						     .text = NULL, .len = len };
+	e->rec_off[e->nrec++] = off;
+	l->st.records++;
+	if (type_ends_event(type) || e->alen > LOG_EVENT_MAX_BYTES)
+		return close_event(l, slot);
+	return 0;
+}
+
+static int end_line(struct sp_audit_log *l)
+{
+	int rc = 0;
+	if (l->overlong) {
+		l->line++;
+		l->st.lines++;
+		char msg[80];
+		snprintf(msg, sizeof(msg), "line longer than %zu bytes", l->o.max_line);
+		malformed(l, msg);
+	} else if (l->clen) {
+		rc = do_line(l, l->carry, l->clen);
+	}
+	l->clen = 0;
+	l->overlong = 0;
+	return rc;
+}
+
+static int carry_add(struct sp_audit_log *l, const char *p, size_t n)
+{
+	if (l->overlong)
+		return 0;
+	if (l->clen + n > l->o.max_line) {
+		l->overlong = 1;
+		l->clen = 0;
+		return 0;
+	}
+	if (l->clen + n > l->ccap) {
+		size_t cap = l->ccap ? l->ccap : 4096;
+		while (cap < l->clen + n)
+			cap *= 2;
+		char *c = realloc(l->carry, cap);
+		if (!c)
+			return -ENOMEM;
+		l->carry = c;
+		l->ccap = cap;
+	}
+	memcpy(l->carry + l->clen, p, n);
+	l->clen += n;
+	return 0;
+}
+
+SP_API int sp_audit_log_feed(struct sp_audit_log *l, const char *file, const void *buf, size_t len)
+{
+	const char *p = buf, *end = p + len;
+	int rc;
+	if (l->stop)
+		return l->stop;
+	if (file != l->file) {
+		if (l->file && (l->clen || l->overlong)) {
+			rc = end_line(l);
+			if (rc)
+				return rc;
+		}
+		l->file = file;
+		l->line = 0;
+	}
+	l->st.bytes += len;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			return carry_add(l, p, (size_t)(end - p));
+		if (l->clen || l->overlong) {
+			rc = carry_add(l, p, (size_t)(nl - p));
+			if (!rc)
+				rc = end_line(l);
+		} else if ((size_t)(nl - p) > l->o.max_line) {
+			l->overlong = 1;
+			rc = end_line(l);
+		} else {
+			rc = do_line(l, p, (size_t)(nl - p));
+		}
+		if (rc)
+			return rc;
+		p = nl + 1;
+	}
+	return 0;
+}
+
+SP_API int sp_audit_log_finish(struct sp_audit_log *l)
+{
+	int rc = 0;
+	if (l->stop)
+		return l->stop;
+	if (l->clen || l->overlong)
+		rc = end_line(l);
+	/* close what is left, oldest first */
+	while (!rc && l->nopen)
+		rc = close_event(l, oldest_open(l));
+	return rc;
+}

@@ -1,0 +1,590 @@
+/*
+ * log_replay.c - `secpath audit replay`: audit.log events (or recorded streams) through the
+ * compiled matcher, with counts of events kept/dropped, rule hits, keys and malformed lines.
+ *
+ * Which records of an event the given rules keep (kernel/auditsc.c, kernel/audit.c):
+ *  - SYSCALL/URINGOP and their companions (PATH, CWD, EXECVE, PROCTITLE...) are written only if
+ *    the syscall is recorded: the matcher says RECORD, or a record outside the companion set
+ *    (AVC, LOGIN, ...) was emitted during the syscall while no exit rule had matched (the
+ *    kernel then marks the context RECORD with priority 1) and no `never` rule decided it;
+ *  - user-space messages pass the user list;
+ *  - auditd's own records (1200-1299) are never filtered;
+ *  - then every record passes the exclude list with its own type, evaluated by a second matcher
+ *    holding only the exclude rules (so a user-list `never` cannot hide the exclude verdict).
+ * An event is kept when at least one of its records is.  Exclude list `pid` is the thread id,
+ * which logs do not show: the replay uses the pid.
+ *
+ * Memory: the reader's window, the rule tables and the key table; nothing grows with the log
+ * except the key table (bounded by the distinct keys the rules can produce).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "audit/log_int.h"
+#include "base/compiler.h"
+#include "secpath/audit_record.h"
+
+#define OBUF_SIZE (256u * 1024u)
+#define SYNTH_DEV SP_AUDIT_MKDEV(4094, 1)
+
+struct rrule {
+	uint32_t line;
+	uint32_t list;
+	int load_err;
+	int is_del;
+	uint64_t hits;
+};
+
+struct key_ent {
+	char *key;
+	size_t len;
+	uint64_t count;
+};
+
+struct sp_audit_replay {
+	struct sp_audit_replay_opts o;
+	const char *rules_file;
+	struct sp_audit_ruleset *rs;
+	struct sp_audit_fsview *fs;
+	struct sp_audit_ref *ref, *xref;
+	struct sp_audit_matcher *m, *xm;
+	int has_exclude;
+	struct rrule *rules;
+	size_t nrules;
+	struct key_ent *keys;		/* first-seen order */
+	size_t nkeys, kcap;
+	uint32_t *kidx;			/* open addressing: index + 1 into keys, 0 = empty */
+	size_t kicap;
+	struct sp_audit_log *log;
+	struct sp_audit_event *ev;
+	struct sp_audit_replay_stats st;
+	char *obuf;
+	size_t olen;
+	int err;			/* first error from the callback path */
+	unsigned need;			/* LOG_NEED_*: what the loaded rules can look at */
+	uint64_t next_ino;
+};
+
+/* ---- rules ---- */
+
+static int fs_add_once(struct sp_audit_replay *r, const char *path, uint32_t mode)
+{
+	if (!sp_audit_fsview_lookup(r->fs, path, NULL, NULL, NULL))
+		return 0;
+	return sp_audit_fsview_add(r->fs, path, r->next_ino++, SYNTH_DEV, mode);
+}
+
+/* Add the ancestors of path (not path itself) as directories. */
+static int fs_add_ancestors(struct sp_audit_replay *r, const char *path)
+{
+	char buf[4200];
+	size_t n = strlen(path);
+	if (n >= sizeof(buf) || path[0] != '/')
+		return 0;
+	memcpy(buf, path, n + 1);
+	while (n > 1 && buf[n - 1] == '/')
+		buf[--n] = 0;
+	for (;;) {
+		char *s = strrchr(buf, '/');
+		if (!s)
+			return 0;
+		if (s == buf) {
+			return fs_add_once(r, "/", 040755);
+		}
+		*s = 0;
+		int err = fs_add_once(r, buf, 040755);
+		if (err)
+			return err;
+	}
+}
+
+static int fs_add_path(struct sp_audit_replay *r, const char *str, size_t len, uint32_t mode)
+{
+	char buf[4200];
+	if (!len || len >= sizeof(buf) || str[0] != '/')
+		return 0;
+	memcpy(buf, str, len);
+	buf[len] = 0;
+	while (len > 1 && buf[len - 1] == '/')
+		buf[--len] = 0;
+	int err = fs_add_ancestors(r, buf);
+	if (!err && mode)
+		err = fs_add_once(r, buf, mode);
+	return err;
+}
+
+/* The fs view: every rule's dir and exe path with its ancestors, and watch ancestors. */
+static int build_fs(struct sp_audit_replay *r)
+{
+	struct sp_audit_rule *rule = malloc(sizeof(*rule));
+	struct sp_audit_item it;
+	int err = 0;
+	if (!rule)
+		return -ENOMEM;
+	/* dirs and exes first, so that a watched file never becomes an fs-view entry by them
+	 * after being looked at as a watch */
+	for (int pass = 0; pass < 2 && !err; pass++)
+		for (size_t i = 0; i < r->nrules && !err; i++) {
+			sp_audit_ruleset_item(r->rs, i, &it);
+			if (it.kind != SP_AUDIT_ITEM_ADD ||
+			    sp_audit_rule_decode(it.blob, it.blob_len, 0, rule, NULL, NULL))
+				continue;
+			if (pass == 0)
+				r->rules[i].list = rule->list;
+			for (uint32_t f = 0; f < rule->field_count && !err; f++) {
+				const struct sp_audit_field *fl = &rule->fields[f];
+				if ((fl->id >= 13 && fl->id <= 17) ||
+				    (fl->id >= 19 && fl->id <= 23))
+					r->need |= LOG_NEED_LSM;	/* subj_*, obj_* */
+				if (fl->id == 105 || fl->id == 107)
+					r->need |= LOG_NEED_PATH;	/* watch, dir */
+				if (pass == 0 && fl->id == 107)		/* dir */
+					err = fs_add_path(r, fl->str, fl->value, 040755);
+				else if (pass == 0 && fl->id == 112)	/* exe */
+					err = fs_add_path(r, fl->str, fl->value, 0100755);
+				else if (pass == 1 && fl->id == 105)	/* watch */
+					err = fs_add_path(r, fl->str, fl->value, 0);
+			}
+		}
+	free(rule);
+	return err;
+}
+
+static void refs_free(struct sp_audit_replay *r)
+{
+	sp_audit_ref_free(r->ref);
+	sp_audit_ref_free(r->xref);
+	r->ref = r->xref = NULL;
+}
+
+static int refs_new(struct sp_audit_replay *r)
+{
+	struct sp_audit_engine_opts eo = { .sz = sizeof(eo), .fs = r->fs };
+	int err = sp_audit_ref_new(&eo, &r->ref);
+	if (!err)
+		err = sp_audit_ref_new(&eo, &r->xref);
+	return err;
+}
+
+static int load_rules(struct sp_audit_replay *r)
+{
+	struct sp_audit_item it;
+	int err = refs_new(r);
+	for (size_t i = 0; i < r->nrules && !err; i++) {
+		sp_audit_ruleset_item(r->rs, i, &it);
+		struct rrule *rr = &r->rules[i];
+		rr->line = it.line;
+		if (it.kind == SP_AUDIT_ITEM_CTRL) {
+			if (it.ctrl && !strcmp(it.ctrl, "-D")) {	/* delete all rules */
+				refs_free(r);
+				err = refs_new(r);
+				r->has_exclude = 0;
+			}
+			continue;
+		}
+		rr->is_del = it.kind == SP_AUDIT_ITEM_DEL;
+		int e = rr->is_del ? sp_audit_ref_del(r->ref, it.blob, it.blob_len)
+				   : sp_audit_ref_add(r->ref, it.blob, it.blob_len, (uint32_t)i);
+		if (e == -ENOMEM)
+			return e;
+		if (!e && rr->list == 5) {
+			e = rr->is_del
+				    ? sp_audit_ref_del(r->xref, it.blob, it.blob_len)
+				    : sp_audit_ref_add(r->xref, it.blob, it.blob_len, (uint32_t)i);
+			if (!e && !rr->is_del)
+				r->has_exclude = 1;
+		}
+		rr->load_err = e;
+		if (e && r->o.diags)
+			sp_diags_add(r->o.diags, SP_SEV_WARNING, e, r->rules_file, it.line, 0, 0,
+				     "rule not loaded: the kernel would refuse it (%s)",
+				     e == -EEXIST   ? "duplicate rule"
+				     : e == -ENOENT ? "no such rule or path"
+						    : "invalid rule");
+	}
+	if (!err)
+		err = sp_audit_matcher_compile(r->ref, &r->m);
+	if (!err)
+		err = sp_audit_matcher_compile(r->xref, &r->xm);
+	return err;
+}
+
+/* ---- keys ---- */
+
+static uint64_t khash(const char *s, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (uint8_t)s[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static int key_count(struct sp_audit_replay *r, const char *k, size_t n)
+{
+	if ((r->nkeys + 1) * 2 > r->kicap) {
+		size_t cap = r->kicap ? r->kicap * 2 : 64;
+		uint32_t *t = calloc(cap, sizeof(*t));
+		if (!t)
+			return -ENOMEM;
+		for (size_t i = 0; i < r->nkeys; i++) {
+			size_t s = khash(r->keys[i].key, r->keys[i].len) & (cap - 1);
+			while (t[s])
+				s = (s + 1) & (cap - 1);
+			t[s] = (uint32_t)i + 1;
+		}
+		free(r->kidx);
+		r->kidx = t;
+		r->kicap = cap;
+	}
+	size_t s = khash(k, n) & (r->kicap - 1);
+	for (; r->kidx[s]; s = (s + 1) & (r->kicap - 1)) {
+		struct key_ent *e = &r->keys[r->kidx[s] - 1];
+		if (e->len == n && !memcmp(e->key, k, n)) {
+			e->count++;
+			return 0;
+		}
+	}
+	if (r->nkeys == r->kcap) {
+		size_t cap = r->kcap ? r->kcap * 2 : 16;
+		struct key_ent *v = realloc(r->keys, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		r->keys = v;
+		r->kcap = cap;
+	}
+	char *c = malloc(n + 1);
+	if (!c)
+		return -ENOMEM;
+	memcpy(c, k, n);
+	c[n] = 0;
+	r->keys[r->nkeys] = (struct key_ent){ .key = c, .len = n, .count = 1 };
+	r->kidx[s] = (uint32_t)++r->nkeys;
+	return 0;
+}
+
+static int count_keys(struct sp_audit_replay *r, const struct sp_audit_decision *d)
+{
+	const char *k = d->key, *end = d->key + d->key_len;
+	if (!d->has_key)
+		return 0;
+	while (k <= end) {
+		const char *sep = memchr(k, 0x01, (size_t)(end - k));
+		if (!sep)
+			sep = end;
+		int err = key_count(r, k, (size_t)(sep - k));
+		if (err)
+			return err;
+		k = sep + 1;
+	}
+	return 0;
+}
+
+static void hit(struct sp_audit_replay *r, int32_t id)
+{
+	if (id >= 0 && (size_t)id < r->nrules)
+		r->rules[id].hits++;
+}
+
+/* ---- output ---- */
+
+static int oflush(struct sp_audit_replay *r)
+{
+	const char *p = r->obuf;
+	size_t n = r->olen;
+	while (n) {
+		ssize_t k = write(r->o.out_fd, p, n);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += k;
+		n -= (size_t)k;
+	}
+	r->olen = 0;
+	return 0;
+}
+
+static int oput(struct sp_audit_replay *r, const char *s, size_t n)
+{
+	while (n) {
+		if (r->olen == OBUF_SIZE) {
+			int err = oflush(r);
+			if (err)
+				return err;
+		}
+		size_t k = SP_MIN(n, OBUF_SIZE - r->olen);
+		memcpy(r->obuf + r->olen, s, k);
+		r->olen += k;
+		s += k;
+		n -= k;
+	}
+	return 0;
+}
+
+/* ---- events ---- */
+
+/* The exclude list's verdict on a record of `type` from this task (ev is switched to a user
+ * event; call after the main decision). */
+static int excluded(struct sp_audit_replay *r, uint32_t type)
+{
+	struct sp_audit_decision dx;
+	if (!r->has_exclude)
+		return 0;
+	sp_audit_event_set_kind(r->ev, SP_AUDIT_EV_USER);
+	sp_audit_event_set_msgtype(r->ev, type);
+	sp_audit_matcher_filter(r->xm, r->ev, &dx);
+	if (dx.excluded)
+		hit(r, dx.exclude_rule);
+	return dx.excluded;
+}
+
+static int on_event(void *ud, const struct sp_audit_log_event *lev)
+{
+	struct sp_audit_replay *r = ud;
+	struct sp_audit_decision d;
+	size_t n = lev->nrec, kept = 0;
+	int cls = audit_log_event_build(lev, r->fs, r->ev, r->need);
+	int sys_rec = 0, user_rec = 0, err;
+	struct xcache { uint32_t type; int8_t ex; } cache[8];
+	size_t ncache = 0;
+	if (cls < 0)
+		return r->err = cls;
+	memset(&d, 0, sizeof(d));
+	if (cls == SP_AUDIT_LOG_SYSCALL || cls == SP_AUDIT_LOG_URING) {
+		int indep = 0;
+		sp_audit_matcher_filter(r->m, r->ev, &d);
+		hit(r, d.task_rule);
+		hit(r, d.exit_rule);
+		for (size_t i = 0; i < n; i++)
+			indep |= !sp_audit_log_type_is_companion(lev->rec[i].type);
+		sys_rec = d.record ||
+			  (indep && d.context == SP_AUDIT_CTX_ACTIVE && d.exit != SP_AUDIT_NEVER);
+	} else if (cls == SP_AUDIT_LOG_USER) {
+		sp_audit_matcher_filter(r->m, r->ev, &d);
+		hit(r, d.user_rule);
+		user_rec = d.record;
+	}
+	int syscall_kept = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t t = lev->rec[i].type;
+		int keep;
+		if (cls == SP_AUDIT_LOG_DAEMON || log_type_is_daemon(t))
+			keep = 1;
+		else if (cls <= SP_AUDIT_LOG_URING && sp_audit_log_type_is_companion(t))
+			keep = sys_rec;
+		else if (log_type_is_user(t) && cls == SP_AUDIT_LOG_USER)
+			keep = user_rec;
+		else
+			keep = 1;
+		if (keep && r->has_exclude) {
+			size_t c = 0;
+			while (c < ncache && cache[c].type != t)
+				c++;
+			if (c == ncache) {
+				int x = excluded(r, t);
+				if (ncache < SP_ARRAY_SIZE(cache))
+					cache[ncache++] = (struct xcache){ t, (int8_t)x };
+				keep = !x;
+			} else {
+				keep = !cache[c].ex;
+			}
+		}
+		if (keep) {
+			kept++;
+			if (t == LT_SYSCALL || t == LT_URINGOP)
+				syscall_kept = 1;
+			if (r->o.out_fd > 0) {
+				if ((err = oput(r, lev->rec[i].text, lev->rec[i].len)) ||
+				    (err = oput(r, "\n", 1)))
+					return r->err = err;
+			}
+		}
+	}
+	if (syscall_kept && d.record && (err = count_keys(r, &d)))
+		return r->err = err;
+	r->st.records_kept += kept;
+	r->st.records_dropped += n - kept;
+	if (kept)
+		r->st.kept++;
+	else
+		r->st.dropped++;
+	return 0;
+}
+
+SP_API int sp_audit_replay_new(const char *text, size_t len, const char *file,
+			       const struct sp_audit_replay_opts *o, struct sp_audit_replay **out)
+{
+	struct sp_audit_replay *r;
+	int err;
+	if (!text || !out || (o && o->sz < sizeof(*o)))
+		return -EINVAL;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	if (o)
+		r->o = *o;
+	else
+		r->o.out_fd = -1;
+	r->rules_file = file;
+	r->next_ino = 0x5350000000000001ull;
+	err = sp_audit_ruleset_parse(text, len, file, r->o.parse, &r->rs, r->o.diags);
+	if (err)
+		goto fail;
+	r->nrules = sp_audit_ruleset_count(r->rs);
+	r->rules = calloc(r->nrules ? r->nrules : 1, sizeof(*r->rules));
+	err = -ENOMEM;
+	if (!r->rules || sp_audit_fsview_new(&r->fs))
+		goto fail;
+	err = build_fs(r);
+	if (!err)
+		err = load_rules(r);
+	if (!err)
+		err = sp_audit_event_new(&r->ev);
+	if (err)
+		goto fail;
+	if (r->o.out_fd > 0 && !(r->obuf = malloc(OBUF_SIZE))) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	struct sp_audit_log_opts lo = { .sz = sizeof(lo),
+					.window = r->o.window,
+					.on_event = on_event,
+					.ud = r,
+					.diags = r->o.diags };
+	err = sp_audit_log_new(&lo, &r->log);
+	if (err)
+		goto fail;
+	*out = r;
+	return 0;
+fail:
+	sp_audit_replay_free(r);
+	return err;
+}
+
+SP_API void sp_audit_replay_free(struct sp_audit_replay *r)
+{
+	if (!r)
+		return;
+	sp_audit_log_free(r->log);
+	sp_audit_event_free(r->ev);
+	sp_audit_matcher_free(r->m);
+	sp_audit_matcher_free(r->xm);
+	refs_free(r);
+	sp_audit_fsview_free(r->fs);
+	sp_audit_ruleset_free(r->rs);
+	for (size_t i = 0; i < r->nkeys; i++)
+		free(r->keys[i].key);
+	free(r->keys);
+	free(r->kidx);
+	free(r->rules);
+	free(r->obuf);
+	free(r);
+}
+
+SP_API int sp_audit_replay_feed(struct sp_audit_replay *r, const char *file, const void *buf,
+				size_t len)
+{
+	int rc = sp_audit_log_feed(r->log, file, buf, len);
+	return rc ? (r->err ? r->err : rc) : 0;
+}
+
+SP_API int sp_audit_replay_stream(struct sp_audit_replay *r, const char *file, const void *buf,
+				  size_t len)
+{
+	struct sp_audit_record_reader *rd;
+	struct sp_audit_decision d;
+	struct sp_diags local, *dg = r->o.diags;
+	int rc = sp_audit_record_reader_new(buf, len, &rd);
+	if (rc) {
+		if (dg)
+			sp_diags_add_offset(dg, SP_SEV_ERROR, rc, file, 0,
+					    "record: bad stream header");
+		return rc;
+	}
+	sp_diags_init(&local, NULL);
+	while ((rc = sp_audit_record_read(rd, r->ev, &local)) == 1) {
+		sp_audit_matcher_filter(r->m, r->ev, &d);
+		hit(r, d.task_rule);
+		hit(r, d.exit_rule);
+		hit(r, d.user_rule);
+		if (d.record && d.excluded)
+			hit(r, d.exclude_rule);
+		r->st.stream_events++;
+		if (d.record && !d.excluded) {
+			r->st.kept++;
+			if ((rc = count_keys(r, &d)))
+				break;
+		} else {
+			r->st.dropped++;
+		}
+	}
+	if (rc < 0 && dg && local.n)
+		sp_diags_add_offset(dg, SP_SEV_ERROR, rc, file, local.v[0].offset, "%s",
+				    local.v[0].msg);
+	sp_diags_release(&local);
+	sp_audit_record_reader_free(rd);
+	return rc < 0 ? rc : 0;
+}
+
+SP_API int sp_audit_replay_finish(struct sp_audit_replay *r)
+{
+	int rc = sp_audit_log_finish(r->log);
+	if (rc)
+		return r->err ? r->err : rc;
+	return r->o.out_fd > 0 ? oflush(r) : 0;
+}
+
+SP_API void sp_audit_replay_get_stats(const struct sp_audit_replay *r,
+				      struct sp_audit_replay_stats *st)
+{
+	struct sp_audit_log_stats ls;
+	sp_audit_log_get_stats(r->log, &ls);
+	*st = r->st;
+	st->lines = ls.lines;
+	st->records = ls.records;
+	st->malformed = ls.malformed;
+	st->bytes = ls.bytes;
+	st->events = ls.events + r->st.stream_events;
+}
+
+SP_API size_t sp_audit_replay_rule_count(const struct sp_audit_replay *r)
+{
+	return r->nrules;
+}
+
+SP_API int sp_audit_replay_rule(const struct sp_audit_replay *r, size_t i,
+				struct sp_audit_replay_rule *out)
+{
+	struct sp_audit_item it;
+	if (i >= r->nrules)
+		return -ERANGE;
+	sp_audit_ruleset_item(r->rs, i, &it);
+	if (it.kind == SP_AUDIT_ITEM_CTRL)
+		return -ENOENT;
+	*out = (struct sp_audit_replay_rule){ .file = r->rules_file,
+					      .line = r->rules[i].line,
+					      .list = r->rules[i].list,
+					      .load_err = r->rules[i].load_err,
+					      .is_del = r->rules[i].is_del,
+					      .hits = r->rules[i].hits };
+	return 0;
+}
+
+SP_API size_t sp_audit_replay_key_count(const struct sp_audit_replay *r)
+{
+	return r->nkeys;
+}
+
+SP_API int sp_audit_replay_key(const struct sp_audit_replay *r, size_t i, const char **key,
+			       uint64_t *count)
+{
+	if (i >= r->nkeys)
+		return -ERANGE;
+	*key = r->keys[i].key;
+	*count = r->keys[i].count;
+	return 0;
+}

@@ -1,0 +1,432 @@
+/*
+ * rule_decode.c - struct audit_rule_data bytes <-> struct sp_audit_rule <-> canonical text.
+ *
+ * Decoding validates like the kernel's audit_data_to_entry(): header size, field_count <= 64,
+ * list and action, operators, every string length against the bytes that remain (never reading
+ * past `len`), PATH_MAX; with SP_AUDIT_DECODE_KERNEL also audit_field_valid()'s per-field rules.
+ * Formatting prints the `auditctl -l` shape with choices that parse back to the same bytes:
+ * fields keep their order, -S follows the last arch field, the final key is split at 0x01 into
+ * -F key= (an earlier key field, from "-F KEY=", stays in place),
+ * watches are written as -F path=/dir= so no stat() is involved.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "audit/lang_int.h"
+
+static uint32_t rd32(const uint8_t *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static int valid_op(uint32_t op)
+{
+	return audit_op_text(op) != NULL;
+}
+
+static int bad(struct sp_diags *d, const char *file, uint64_t off, int code, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+static int bad(struct sp_diags *d, const char *file, uint64_t off, int code, const char *fmt, ...)
+{
+	if (d) {
+		char msg[SP_DIAG_MSG_MAX];
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(msg, sizeof(msg), fmt, ap);
+		va_end(ap);
+		sp_diags_add_offset(d, SP_SEV_ERROR, code, file, off, "%s", msg);
+	}
+	return code;
+}
+
+/* Operator classes of audit_field_valid() (kernel/auditfilter.c). */
+static int op_ok(uint32_t f, uint32_t op)
+{
+	int eq_ne = op == SP_AUDIT_OP_EQ || op == SP_AUDIT_OP_NE;
+	int bits = op == SP_AUDIT_OP_BITMASK || op == SP_AUDIT_OP_BITTEST;
+	switch (f) {
+	case AF_ARG0: case AF_ARG1: case AF_ARG2: case AF_ARG3: case AF_PERS: case AF_DEVMINOR:
+		return 1;
+	case AF_WATCH: case AF_DIR:
+		return op == SP_AUDIT_OP_EQ;
+	case AF_SUBJ_USER: case AF_SUBJ_ROLE: case AF_SUBJ_TYPE: case AF_OBJ_USER: case AF_OBJ_ROLE:
+	case AF_OBJ_TYPE: case AF_FILTERKEY: case AF_LOGINUID_SET: case AF_ARCH: case AF_FSTYPE:
+	case AF_PERM: case AF_FILETYPE: case AF_FIELD_COMPARE: case AF_EXE:
+		return eq_ne;
+	default:
+		return !bits;
+	}
+}
+
+static int kernel_checks(const struct sp_audit_rule *r, struct sp_diags *d, const char *file)
+{
+	int npath = 0, nkey = 0, nexe = 0;
+	for (uint32_t i = 0; i < r->field_count; i++) {
+		const struct sp_audit_field *f = &r->fields[i];
+		uint64_t off = 268 + 4 * i;
+		if (!op_ok(f->id, f->op))
+			return bad(d, file, 780 + 4 * i, -EINVAL, "operator '%s' not allowed for field %u",
+				   audit_op_text(f->op), f->id);
+		switch (f->id) {
+		case AF_UID: case AF_EUID: case AF_SUID: case AF_FSUID: case AF_OBJ_UID:
+		case AF_GID: case AF_EGID: case AF_SGID: case AF_FSGID: case AF_OBJ_GID:
+			if (f->value == 0xffffffffu)
+				return bad(d, file, 524 + 4 * i, -EINVAL, "invalid id -1 in field %u", f->id);
+			break;
+		case AF_LOGINUID_SET:
+			if (f->value > 1)
+				return bad(d, file, 524 + 4 * i, -EINVAL, "loginuid_set must be 0 or 1");
+			break;
+		case AF_PERM:
+			if (f->value > 15)
+				return bad(d, file, 524 + 4 * i, -EINVAL, "perm value %u above 15", f->value);
+			break;
+		case AF_FILETYPE:
+			if (f->value & ~0170000u)
+				return bad(d, file, 524 + 4 * i, -EINVAL, "filetype has bits outside S_IFMT");
+			break;
+		case AF_FIELD_COMPARE:
+			if (f->value > 25)
+				return bad(d, file, 524 + 4 * i, -EINVAL, "field_compare value %u above 25",
+					   f->value);
+			break;
+		case AF_SADDR_FAM:
+			if (f->value >= 46)
+				return bad(d, file, 524 + 4 * i, -EINVAL, "saddr_fam %u not below AF_MAX", f->value);
+			break;
+		case AF_MSGTYPE:
+			if (r->list != AL_USER && r->list != AL_EXCLUDE)
+				return bad(d, file, off, -EINVAL, "msgtype outside user/exclude lists");
+			break;
+		case AF_INODE:
+			if (r->list != AL_EXIT && r->list != AL_URING)
+				return bad(d, file, off, -EINVAL, "inode outside exit lists");
+			if (f->op == SP_AUDIT_OP_EQ)
+				npath++;
+			break;
+		case AF_WATCH: case AF_DIR: case AF_EXE:
+			if (f->id != AF_EXE)
+				npath++;
+			else
+				nexe++;
+			if (f->id != AF_DIR && f->value && f->str[f->value - 1] == '/')
+				return bad(d, file, off, -EINVAL, "path ends with '/'");
+			break;
+		case AF_FILTERKEY:
+			nkey++;
+			break;
+		default:
+			break;
+		}
+		if (f->id == AF_FSTYPE && r->list != AL_FS)
+			return bad(d, file, off, -EINVAL, "fstype outside the filesystem list");
+		if (r->list == AL_FS && f->id != AF_FSTYPE && f->id != AF_FILTERKEY)
+			return bad(d, file, off, -EINVAL, "field %u not allowed on the filesystem list", f->id);
+	}
+	if (npath > 1)
+		return bad(d, file, 268, -EINVAL, "more than one path, dir or inode= field");
+	if (nkey > 1)
+		return bad(d, file, 268, -EINVAL, "more than one key field");
+	if (nexe > 1)
+		return bad(d, file, 268, -EINVAL, "more than one exe field");
+	return 0;
+}
+
+SP_API int sp_audit_rule_decode(const void *blob, size_t len, unsigned flags, struct sp_audit_rule *r,
+				struct sp_diags *d, const char *file)
+{
+	const uint8_t *p = blob;
+	if (!r || (!blob && len))
+		return -EINVAL;
+	memset(r, 0, sizeof(*r));
+	if (len < AUDIT_RB_HDR)
+		return bad(d, file, len, -EINVAL, "truncated rule: %zu bytes, the header needs 1040", len);
+	r->flags = rd32(p);
+	r->action = rd32(p + 4);
+	r->field_count = rd32(p + 8);
+	r->buflen = rd32(p + 1036);
+	for (unsigned i = 0; i < 64; i++)
+		r->mask[i] = rd32(p + 12 + 4 * i);
+	r->list = r->flags & ~(uint32_t)AL_PREPEND;
+	switch (r->list) {
+	case AL_USER: case AL_TASK: case AL_EXIT: case AL_EXCLUDE: case AL_FS: case AL_URING:
+		break;
+	default:
+		return bad(d, file, 0, -EINVAL, "invalid list in flags 0x%x", r->flags);
+	}
+	if (r->action != 0 && r->action != 2)
+		return bad(d, file, 4, -EINVAL, "invalid action %u", r->action);
+	if (r->field_count > SP_AUDIT_MAX_FIELDS)
+		return bad(d, file, 8, -EINVAL, "field_count %u above 64", r->field_count);
+	size_t avail = len - AUDIT_RB_HDR;
+	if (r->buflen > avail)
+		return bad(d, file, 1036, -EINVAL, "buflen %u beyond the %zu bytes that follow the header",
+			   r->buflen, avail);
+	size_t used = 0;
+	for (uint32_t i = 0; i < r->field_count; i++) {
+		struct sp_audit_field *f = &r->fields[i];
+		f->id = rd32(p + 268 + 4 * i);
+		f->value = rd32(p + 524 + 4 * i);
+		f->op = rd32(p + 780 + 4 * i);
+		if (!valid_op(f->op))
+			return bad(d, file, 780 + 4 * i, -EINVAL, "invalid operator 0x%x in field %u", f->op, i);
+		if (audit_field_is_string(f->id)) {
+			size_t remain = r->buflen - used;
+			if (f->value > AUDIT_PATH_MAX)
+				return bad(d, file, 524 + 4 * i, -ENAMETOOLONG,
+					   "string length %u above PATH_MAX", f->value);
+			if (f->value == 0 || f->value > remain)
+				return bad(d, file, 524 + 4 * i, -EINVAL,
+					   "string length %u with %zu bytes of buf left", f->value, remain);
+			f->str = (const char *)p + AUDIT_RB_HDR + used;
+			used += f->value;
+		}
+	}
+	if (flags & SP_AUDIT_DECODE_KERNEL) {
+		int rc = kernel_checks(r, d, file);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+SP_API int sp_audit_rule_encode(const struct sp_audit_rule *r, void *buf, size_t cap, size_t *out_len)
+{
+	if (!r || r->field_count > SP_AUDIT_MAX_FIELDS)
+		return -EINVAL;
+	size_t blen = 0;
+	for (uint32_t i = 0; i < r->field_count; i++)
+		if (audit_field_is_string(r->fields[i].id))
+			blen += r->fields[i].value;
+	size_t n = AUDIT_RB_HDR + blen;
+	if (out_len)
+		*out_len = n;
+	if (!buf || cap < n)
+		return -ENOSPC;
+	uint8_t *p = buf;
+	uint32_t b32 = (uint32_t)blen;
+	memset(p, 0, AUDIT_RB_HDR);
+	memcpy(p, &r->flags, 4);
+	memcpy(p + 4, &r->action, 4);
+	memcpy(p + 8, &r->field_count, 4);
+	memcpy(p + 12, r->mask, 256);
+	memcpy(p + 1036, &b32, 4);
+	size_t used = 0;
+	for (uint32_t i = 0; i < r->field_count; i++) {
+		const struct sp_audit_field *f = &r->fields[i];
+		memcpy(p + 268 + 4 * i, &f->id, 4);
+		memcpy(p + 524 + 4 * i, &f->value, 4);
+		memcpy(p + 780 + 4 * i, &f->op, 4);
+		if (audit_field_is_string(f->id) && f->value) {
+			if (!f->str)
+				return -EINVAL;
+			memcpy(p + AUDIT_RB_HDR + used, f->str, f->value);
+			used += f->value;
+		}
+	}
+	return 0;
+}
+
+/* ---- text ---- */
+
+struct out {
+	char *buf;
+	size_t len, used;
+};
+
+static void put(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void put(struct out *o, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(o->used < o->len ? o->buf + o->used : NULL,
+			  o->used < o->len ? o->len - o->used : 0, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		o->used += (size_t)n;
+}
+
+/* A string value with auditctl's two escapes: "\ " for space, "\\" for backslash. */
+static void put_str(struct out *o, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == ' ' || s[i] == '\\')
+			put(o, "\\%c", s[i]);
+		else
+			put(o, "%c", s[i]);
+	}
+}
+
+static int is_uid_field(uint32_t id)
+{
+	return (id >= AF_UID && id <= AF_FSUID) || id == AF_LOGINUID || id == AF_OBJ_UID;
+}
+
+static void put_arch(struct out *o, int host, uint32_t v)
+{
+	struct audit_pctx pc = { .host_mach = host };
+	uint32_t e;
+	if (!audit_arch_value(&pc, "b64", &e) && e == v)
+		put(o, "b64");
+	else if (!audit_arch_value(&pc, "b32", &e) && e == v)
+		put(o, "b32");
+	else if (audit_mach_name(audit_mach_from_elf(v)))
+		put(o, "%s", audit_mach_name(audit_mach_from_elf(v)));
+	else
+		put(o, "0x%x", v);
+}
+
+static void put_field(struct out *o, const struct sp_audit_field *f, int host)
+{
+	const char *name = audit_field_name(f->id);
+	const char *op = audit_op_text(f->op);
+	if (!op)
+		op = "?";
+	if (f->id == AF_FIELD_COMPARE) {
+		int f1, f2;
+		if (!audit_compare_fields(f->value, &f1, &f2)) {
+			put(o, " -C %s%s%s", audit_field_name((uint32_t)f1), op,
+			    audit_field_name((uint32_t)f2));
+			return;
+		}
+	}
+	if (name)
+		put(o, " -F %s%s", name, op);
+	else
+		put(o, " -F field%u%s", f->id, op);
+	if (audit_field_is_string(f->id) && f->str) {
+		put_str(o, f->str, f->value);
+		return;
+	}
+	uint32_t v = f->value;
+	const char *s;
+	switch (f->id) {
+	case AF_ARCH:
+		put_arch(o, host, v);
+		return;
+	case AF_EXIT:
+		if ((int32_t)v < 0 && (s = audit_errno_name(-(int32_t)v)))
+			put(o, "-%s", s);
+		else
+			put(o, "%d", (int32_t)v);
+		return;
+	case AF_MSGTYPE:
+		if ((s = audit_msgtype_name(v)))
+			put(o, "%s", s);
+		else
+			put(o, "%u", v);
+		return;
+	case AF_PERM:
+		if (!v || v > 15) {
+			put(o, "%u", v);
+			return;
+		}
+		put(o, "%s%s%s%s", v & 4 ? "r" : "", v & 2 ? "w" : "", v & 1 ? "x" : "", v & 8 ? "a" : "");
+		return;
+	case AF_FILETYPE:
+		if ((s = audit_ftype_name(v)))
+			put(o, "%s", s);
+		else
+			put(o, "%u", v);
+		return;
+	case AF_FSTYPE:
+		if ((s = audit_fstype_name(v)))
+			put(o, "%s", s);
+		else
+			put(o, "0x%x", v);
+		return;
+	default:
+		if (is_uid_field(f->id) && v == 0xffffffffu)
+			put(o, "unset");
+		else
+			put(o, "%u", v);
+		return;
+	}
+}
+
+static void put_syscalls(struct out *o, const struct sp_audit_rule *r, int mach)
+{
+	int all = 1, none = 1;
+	for (unsigned i = 0; i < 64; i++) {
+		all &= r->mask[i] == 0xffffffffu;
+		none &= r->mask[i] == 0;
+	}
+	if (none)
+		return;
+	if (all) {
+		/* the implicit -S all of non-task lists; exit rules say it so that -k is allowed */
+		if (r->list == AL_EXIT)
+			put(o, " -S all");
+		return;
+	}
+	put(o, " -S ");
+	int first = 1;
+	for (int n = 0; n < 2048; n++) {
+		if (!(r->mask[n / 32] & (1u << (n % 32))))
+			continue;
+		const char *s = audit_sc_by_nr(mach, n);
+		if (s)
+			put(o, "%s%s", first ? "" : ",", s);
+		else
+			put(o, "%s%d", first ? "" : ",", n);
+		first = 0;
+	}
+}
+
+SP_API int sp_audit_rule_format(const struct sp_audit_rule *r, enum sp_audit_item_kind kind,
+				const char *machine, char *buf, size_t len)
+{
+	struct out o = { buf, len, 0 };
+	if (!r)
+		return -EINVAL;
+	if (buf && len)
+		buf[0] = 0;
+	int host = machine ? audit_mach_from_name(machine) : audit_mach_host();
+	const char *list = audit_list_name(r->list);
+	const char *act = r->action == 2 ? "always" : r->action == 0 ? "never" : "possible";
+	char opt = kind == SP_AUDIT_ITEM_DEL ? 'd' : (r->flags & AL_PREPEND) ? 'A' : 'a';
+	put(&o, "-%c %s,%s", opt, act, list ? list : "?");
+	int last_arch = -1;
+	for (uint32_t i = 0; i < r->field_count && i < SP_AUDIT_MAX_FIELDS; i++)
+		if (r->fields[i].id == AF_ARCH)
+			last_arch = (int)i;
+	int mach = host;
+	if (last_arch >= 0)
+		mach = audit_mach_from_elf(r->fields[last_arch].value);
+	if (last_arch < 0)
+		put_syscalls(&o, r, mach);
+	uint32_t nf = r->field_count < SP_AUDIT_MAX_FIELDS ? r->field_count : SP_AUDIT_MAX_FIELDS;
+	for (uint32_t i = 0; i < nf; i++) {
+		if (r->fields[i].id != AF_FILTERKEY) {
+			put_field(&o, &r->fields[i], host);
+		} else if ((i + 1 < nf || r->fields[i].op != SP_AUDIT_OP_EQ) && r->fields[i].str) {
+			/* a key field before the end came from "-F KEY=" (any other letter case is
+			 * an ordinary field in place, not part of the joined key) */
+			put(&o, " -F KEY%s", audit_op_text(r->fields[i].op) ? audit_op_text(r->fields[i].op) : "=");
+			put_str(&o, r->fields[i].str, r->fields[i].value);
+		}
+		if ((int)i == last_arch)
+			put_syscalls(&o, r, mach);
+	}
+	if (nf && r->fields[nf - 1].id == AF_FILTERKEY && r->fields[nf - 1].str &&
+	    r->fields[nf - 1].op == SP_AUDIT_OP_EQ) {
+		const struct sp_audit_field *f = &r->fields[nf - 1];
+		size_t s = 0;
+		for (size_t k = 0; k <= f->value; k++) {
+			if (k == f->value || f->str[k] == 0x01) {
+				put(&o, " -F key=");
+				put_str(&o, f->str + s, k - s);
+				s = k + 1;
+			}
+		}
+	}
+	if (buf && len)
+		buf[o.used < len ? o.used : len - 1] = 0;
+	return (int)o.used;
+}

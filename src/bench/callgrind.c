@@ -1,0 +1,349 @@
+/*
+ * callgrind.c - the deterministic backend: re-run one case of a suite under
+ *   valgrind --tool=callgrind --cache-sim=yes --D1=S,A,L --I1=32768,8,64 --LL=2097152,16,64
+ * and read exact instructions and L1D misses per op of each variant's measured region.
+ *
+ * Method (validated in docs/slab-and-measurement.md section 3b; valgrind 3.19 has no cachegrind
+ * start/stop requests): the child (the same program, argv prefix + SUITE --case NAME --cg-child)
+ * warms each variant up with instrumentation on, then brackets one run with CALLGRIND_ZERO_STATS
+ * and CALLGRIND_DUMP_STATS_AT("sp:<variant>:<ops>").  Each dump is a file <out>.<k> whose
+ * "summary:" line holds the event totals of that region; events missing at the end of the line
+ * are zero (callgrind drops trailing zeros).  The child's own output goes to /dev/null, valgrind's
+ * log to <dir>/valgrind.log, kept (and named in the report) only when the run failed.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
+
+#include "base/compiler.h"
+#include "bench/bench_int.h"
+
+static const char *line_value(const char *line, size_t n, const char *key)
+{
+	size_t k = strlen(key);
+	return n >= k && !memcmp(line, key, k) ? line + k : NULL;
+}
+
+int bench_cg_parse(const char *text, size_t len, struct bench_cg_dump *d)
+{
+	char events[32][8];
+	int nev = 0, have_summary = 0, have_totals = 0;
+	uint64_t sum[32] = { 0 }, tot[32] = { 0 };
+	const char *p = text, *end = text + len;
+
+	memset(d, 0, sizeof(*d));
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		const char *v;
+		if ((v = line_value(p, n, "events:"))) {
+			nev = 0;
+			const char *q = v, *e = p + n;
+			while (q < e && nev < 32) {
+				while (q < e && *q == ' ')
+					q++;
+				size_t w = 0;
+				while (q + w < e && q[w] != ' ')
+					w++;
+				if (!w)
+					break;
+				snprintf(events[nev], sizeof(events[nev]), "%.*s", (int)w, q);
+				nev++;
+				q += w;
+			}
+		} else if ((v = line_value(p, n, "summary:")) ||
+			   (v = line_value(p, n, "totals:"))) {
+			int is_sum = p[0] == 's';
+			uint64_t *dst = is_sum ? sum : tot;
+			const char *q = v, *e = p + n;
+			for (int i = 0; i < 32 && q < e; i++) {
+				while (q < e && *q == ' ')
+					q++;
+				if (q >= e)
+					break;
+				if (*q < '0' || *q > '9')
+					return -EINVAL;
+				uint64_t x = 0;
+				while (q < e && *q >= '0' && *q <= '9')
+					x = x * 10 + (uint64_t)(*q++ - '0');
+				dst[i] = x;
+			}
+			if (is_sum)
+				have_summary = 1;
+			else
+				have_totals = 1;
+		} else if ((v = line_value(p, n, "desc: Trigger: Client Request: "))) {
+			snprintf(d->trigger, sizeof(d->trigger), "%.*s", (int)(p + n - v), v);
+		} else if ((v = line_value(p, n, "desc: Trigger: "))) {
+			snprintf(d->trigger, sizeof(d->trigger), "%.*s", (int)(p + n - v), v);
+		}
+		p += n + 1;
+	}
+	if (!nev || (!have_summary && !have_totals))
+		return -EINVAL;
+	const uint64_t *src = have_summary ? sum : tot;
+	for (int i = 0; i < nev; i++) {
+		if (!strcmp(events[i], "Ir"))
+			d->ir = src[i];
+		else if (!strcmp(events[i], "Dr"))
+			d->dr = src[i];
+		else if (!strcmp(events[i], "Dw"))
+			d->dw = src[i];
+		else if (!strcmp(events[i], "D1mr"))
+			d->d1mr = src[i];
+		else if (!strcmp(events[i], "D1mw"))
+			d->d1mw = src[i];
+	}
+	d->has_summary = 1;
+	return 0;
+}
+
+static int read_sysfs_ulong(const char *path, unsigned long *v, int allow_k)
+{
+	char buf[64];
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -ENOENT;
+	int ok = fgets(buf, sizeof(buf), f) != NULL;
+	fclose(f);
+	if (!ok)
+		return -ENOENT;
+	char *e;
+	*v = strtoul(buf, &e, 10);
+	if (e == buf)
+		return -EINVAL;
+	if (allow_k && (*e == 'K' || *e == 'k'))
+		*v *= 1024;
+	else if (allow_k && *e == 'M')
+		*v *= 1024 * 1024;
+	return 0;
+}
+
+/* The host's level-1 data cache from sysfs (index0, or the first "Data" index). */
+static int host_geometry(unsigned long *size, unsigned long *ways, unsigned long *line)
+{
+	for (int i = 0; i < 4; i++) {
+		char path[128], type[32] = "";
+		unsigned long level = 0;
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
+		if (read_sysfs_ulong(path, &level, 0))
+			return -ENOENT;
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/type", i);
+		FILE *f = fopen(path, "r");
+		if (f) {
+			if (!fgets(type, sizeof(type), f))
+				type[0] = 0;
+			fclose(f);
+		}
+		if (level != 1 || strncmp(type, "Data", 4))
+			continue;
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+		if (read_sysfs_ulong(path, size, 1))
+			return -ENOENT;
+		snprintf(path, sizeof(path),
+			 "/sys/devices/system/cpu/cpu0/cache/index%d/ways_of_associativity", i);
+		if (read_sysfs_ulong(path, ways, 0))
+			return -ENOENT;
+		snprintf(path, sizeof(path),
+			 "/sys/devices/system/cpu/cpu0/cache/index%d/coherency_line_size", i);
+		if (read_sysfs_ulong(path, line, 0))
+			return -ENOENT;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+int bench_cg_geometry(const char *spec, char *buf, size_t len)
+{
+	unsigned long s, a, l;
+	if (!spec || !strcmp(spec, "host")) {
+		int rc = host_geometry(&s, &a, &l);
+		if (rc)
+			return rc;
+	} else if (!strcmp(spec, "32k8")) {
+		s = 32768, a = 8, l = 64;
+	} else if (!strcmp(spec, "48k12")) {
+		s = 49152, a = 12, l = 64;
+	} else {
+		char tail;
+		if (sscanf(spec, "%lu,%lu,%lu%c", &s, &a, &l, &tail) != 3)
+			return -EINVAL;
+	}
+	/* valgrind's own rule: power-of-two line size and set count. */
+	if (!a || !l || !SP_IS_POW2(l) || s % (a * l) || !SP_IS_POW2(s / (a * l)))
+		return -EINVAL;
+	snprintf(buf, len, "%lu,%lu,%lu", s, a, l);
+	return 0;
+}
+
+static int slurp(const char *path, char **text, size_t *len)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	size_t cap = 1 << 16, n = 0;
+	char *b = malloc(cap);
+	while (b) {
+		n += fread(b + n, 1, cap - n, f);
+		if (n < cap)
+			break;
+		char *nb = realloc(b, cap * 2);
+		if (!nb) {
+			free(b);
+			b = NULL;
+			break;
+		}
+		b = nb;
+		cap *= 2;
+	}
+	fclose(f);
+	if (!b)
+		return -ENOMEM;
+	*text = b;
+	*len = n;
+	return 0;
+}
+
+static void remove_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		char p[512];
+		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+		unlink(p);
+	}
+	closedir(d);
+	rmdir(dir);
+}
+
+static const char *const default_reexec[] = { "/proc/self/exe", "bench", NULL };
+
+int bench_cg_run_case(const struct sp_bench_suite *s, size_t ci, const struct sp_bench_opts *o,
+		      const char *geom, struct bench_case_res *res)
+{
+	static char errbuf[600];
+	char dir[] = "/tmp/secpath-cg.XXXXXX";
+	char d1[80], outfile[160], logpath[160], opsbuf[32];
+	const char *argv[64];
+	int n = 0;
+
+	if (SP_HAVE_ASAN) {
+		res->cg_err = "not available in an ASan build";
+		return -ENOTSUP;
+	}
+	if (!mkdtemp(dir)) {
+		res->cg_err = "cannot create a temporary directory";
+		return -errno;
+	}
+	snprintf(d1, sizeof(d1), "--D1=%s", geom);
+	snprintf(outfile, sizeof(outfile), "--callgrind-out-file=%s/cg.out", dir);
+	snprintf(logpath, sizeof(logpath), "%s/valgrind.log", dir);
+	argv[n++] = "valgrind";
+	argv[n++] = "--tool=callgrind";
+	argv[n++] = "--cache-sim=yes";
+	argv[n++] = d1;
+	argv[n++] = "--I1=32768,8,64";
+	argv[n++] = "--LL=2097152,16,64";
+	argv[n++] = outfile;
+	/* valgrind must be given the real path: in the child, /proc/self/exe is valgrind. */
+	static char self[4096];
+	const char *const *a = o->reexec_argv ? o->reexec_argv : default_reexec;
+	if (*a && !strcmp(*a, "/proc/self/exe")) {
+		ssize_t k = readlink("/proc/self/exe", self, sizeof(self) - 1);
+		if (k <= 0) {
+			remove_dir(dir);
+			res->cg_err = "cannot resolve /proc/self/exe";
+			return -ENOENT;
+		}
+		self[k] = 0;
+		argv[n++] = self;
+		a++;
+	}
+	for (; *a && n < 50; a++)
+		argv[n++] = *a;
+	argv[n++] = s->name;
+	argv[n++] = "--case";
+	argv[n++] = s->cases[ci].name;
+	argv[n++] = "--cg-child";
+	if (o->cg_ops) {
+		snprintf(opsbuf, sizeof(opsbuf), "%llu", (unsigned long long)o->cg_ops);
+		argv[n++] = "--cg-ops";
+		argv[n++] = opsbuf;
+	}
+	argv[n] = NULL;
+
+	if (o->out)
+		fflush(o->out);
+	if (o->progress)
+		fflush(o->progress);
+	pid_t pid = fork();
+	if (pid < 0) {
+		remove_dir(dir);
+		res->cg_err = "fork failed";
+		return -errno;
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+		int log = open(logpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (null >= 0)
+			dup2(null, 1);
+		if (log >= 0)
+			dup2(log, 2);
+		execvp(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+		remove_dir(dir);
+		res->cg_err = "cannot run valgrind (install the valgrind package)";
+		return -ENOENT;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		snprintf(errbuf, sizeof(errbuf), "valgrind run failed (%s %d), see %s",
+			 WIFEXITED(status) ? "exit" : "signal",
+			 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), logpath);
+		res->cg_err = errbuf;
+		return -EIO;
+	}
+
+	int found = 0;
+	for (int k = 1; k < 1000; k++) {
+		char path[200], *text = NULL;
+		size_t len = 0;
+		struct bench_cg_dump dump;
+		unsigned vi;
+		unsigned long long ops;
+		snprintf(path, sizeof(path), "%s/cg.out.%d", dir, k);
+		if (slurp(path, &text, &len))
+			break;
+		int rc = bench_cg_parse(text, len, &dump);
+		free(text);
+		if (rc || sscanf(dump.trigger, "sp:%u:%llu", &vi, &ops) != 2 ||
+		    vi >= s->nvariants || !ops)
+			continue;
+		struct bench_var_res *vr = &res->vr[vi];
+		vr->cg_ir = (double)dump.ir / (double)ops;
+		vr->cg_d1 = (double)(dump.d1mr + dump.d1mw) / (double)ops;
+		vr->cg_ops = (double)ops;
+		found++;
+	}
+	remove_dir(dir);
+	if (!found) {
+		res->cg_err = "no callgrind dumps found";
+		return -ENOENT;
+	}
+	return 0;
+}

@@ -1,0 +1,171 @@
+/*
+ * suite_slab.c - the `slab` bench suite: alloc+free ns per pair, secpath caches against glibc.
+ *
+ * Cases: object size 64 / 256 / 1024 / 4096 B x pattern
+ *   hot      allocate, write one word, free the same object (it stays in L1): the fast path;
+ *   batch64  allocate 64 objects, write one word each, free them in the same order (a queue).
+ * Variants (one table, ratios to glibc):
+ *   glibc         malloc/free (baseline);
+ *   init-off      a secpath cache, init_on_alloc=0 init_on_free=0;
+ *   alloc-init    init_on_alloc=1 (a memset of the object per allocation);
+ *   free-init     init_on_free=1 (a memset per free);
+ *   both-optout   init_on_alloc=1 init_on_free=1, cache created NO_INIT_ON_ALLOC|NO_INIT_ON_FREE
+ *                 (the per-cache opt-out must bring the cost back to init-off).
+ * The init policy is process-wide (the kernel's boot parameters): each run() sets it before its
+ * loop and restores it after, so the interleaved variants never see each other's policy.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "secpath/bench.h"
+#include "secpath/slab.h"
+#include "base/compiler.h"
+#include "bench/suites.h"
+
+#define BATCH 64
+
+struct slab_param {
+	size_t size;
+	int batch;			/* 0: hot, else objects in flight */
+};
+
+struct slab_state {
+	const struct slab_param *p;
+	struct sp_slab_cache *cache;	/* NULL for glibc */
+	int init_alloc, init_free;
+	void *obj[BATCH];
+};
+
+/* Keep the compiler from pairing away (or hoisting) malloc/free around p. */
+static sp_always_inline void use(void *p, uint64_t i)
+{
+	*(volatile uint64_t *)p = i;
+	__asm__ volatile("" : : "r"(p) : "memory");
+}
+
+static int setup_common(const void *param, void **state, int cache, unsigned flags, int ia,
+			int ifree)
+{
+	struct slab_state *s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->p = param;
+	s->init_alloc = ia;
+	s->init_free = ifree;
+	if (cache) {
+		int rc = sp_slab_cache_create("bench-slab", s->p->size, 0, flags, NULL, &s->cache);
+		if (rc) {
+			free(s);
+			return rc;
+		}
+	}
+	*state = s;
+	return 0;
+}
+
+static int setup_glibc(const void *p, void **st) { return setup_common(p, st, 0, 0, 0, 0); }
+static int setup_off(const void *p, void **st) { return setup_common(p, st, 1, 0, 0, 0); }
+static int setup_alloc(const void *p, void **st) { return setup_common(p, st, 1, 0, 1, 0); }
+static int setup_free(const void *p, void **st) { return setup_common(p, st, 1, 0, 0, 1); }
+static int setup_optout(const void *p, void **st)
+{
+	return setup_common(p, st, 1, SP_SLAB_NO_INIT_ON_ALLOC | SP_SLAB_NO_INIT_ON_FREE, 1, 1);
+}
+
+static sp_noinline void run_glibc(void *state, uint64_t n)
+{
+	struct slab_state *s = state;
+	size_t size = s->p->size;
+	if (!s->p->batch) {
+		for (uint64_t i = 0; i < n; i++) {
+			void *p = malloc(size);
+			use(p, i);
+			free(p);
+		}
+		return;
+	}
+	for (uint64_t i = 0; i < n; i += BATCH) {
+		unsigned m = n - i < BATCH ? (unsigned)(n - i) : BATCH;	/* exactly n pairs */
+		for (unsigned k = 0; k < m; k++) {
+			s->obj[k] = malloc(size);
+			use(s->obj[k], i);
+		}
+		for (unsigned k = 0; k < m; k++)
+			free(s->obj[k]);
+	}
+}
+
+static sp_noinline void run_cache(void *state, uint64_t n)
+{
+	struct slab_state *s = state;
+	struct sp_slab_cache *c = s->cache;
+	int old_a = sp_slab_init_on_alloc(), old_f = sp_slab_init_on_free();
+
+	sp_slab_set_init_on_alloc(s->init_alloc);
+	sp_slab_set_init_on_free(s->init_free);
+	if (!s->p->batch) {
+		for (uint64_t i = 0; i < n; i++) {
+			void *p = sp_slab_cache_alloc(c);
+			use(p, i);
+			sp_slab_cache_free(c, p);
+		}
+	} else {
+		for (uint64_t i = 0; i < n; i += BATCH) {
+			unsigned m = n - i < BATCH ? (unsigned)(n - i) : BATCH;
+			for (unsigned k = 0; k < m; k++) {
+				s->obj[k] = sp_slab_cache_alloc(c);
+				use(s->obj[k], i);
+			}
+			for (unsigned k = 0; k < m; k++)
+				sp_slab_cache_free(c, s->obj[k]);
+		}
+	}
+	sp_slab_set_init_on_alloc(old_a);
+	sp_slab_set_init_on_free(old_f);
+}
+
+static void teardown(void *state)
+{
+	struct slab_state *s = state;
+	if (s->cache)
+		sp_slab_cache_destroy(s->cache);
+	free(s);
+}
+
+static const struct slab_param p64 = { 64, 0 }, p256 = { 256, 0 }, p1k = { 1024, 0 },
+				p4k = { 4096, 0 }, b64 = { 64, BATCH }, b256 = { 256, BATCH },
+				b1k = { 1024, BATCH }, b4k = { 4096, BATCH };
+
+static const struct sp_bench_case cases[] = {
+	{ "hot-64", &p64, 0 },
+	{ "hot-256", &p256, 0 },
+	{ "hot-1024", &p1k, 0 },
+	{ "hot-4096", &p4k, 0 },
+	{ "batch64-64", &b64, SP_BENCH_CASE_FULL_ONLY },
+	{ "batch64-256", &b256, SP_BENCH_CASE_FULL_ONLY },
+	{ "batch64-1024", &b1k, SP_BENCH_CASE_FULL_ONLY },
+	{ "batch64-4096", &b4k, SP_BENCH_CASE_FULL_ONLY },
+};
+
+static const struct sp_bench_variant variants[] = {
+	{ "glibc", setup_glibc, run_glibc, teardown },
+	{ "init-off", setup_off, run_cache, teardown },
+	{ "alloc-init", setup_alloc, run_cache, teardown },
+	{ "free-init", setup_free, run_cache, teardown },
+	{ "both-optout", setup_optout, run_cache, teardown },
+};
+
+const struct sp_bench_suite bench_suite_slab = {
+	.name = "slab",
+	.desc = "alloc+free of one object (hot) or 64 in flight (batch64): secpath caches vs glibc",
+	.unit = "alloc+free",
+	.cases = cases,
+	.ncases = SP_ARRAY_SIZE(cases),
+	.variants = variants,
+	.nvariants = SP_ARRAY_SIZE(variants),
+	.context = "target (issue): the secpath fast path (init-off) within 2 ns per alloc+free on "
+		   "this machine, read against glibc in the same run; doc 3d: a bare LIFO pop+push "
+		   "is 0.5 ns (1.6 ns batch64), zeroing adds ~0.8 ns + S/210 B/ns from L1 "
+		   "(~4.7 ns/KiB) "
+		   "per memset; both-optout must match init-off",
+};

@@ -1,0 +1,714 @@
+/*
+ * malloc.c - libsecpath-malloc.so: secpath's slab caches as the process allocator (LD_PRELOAD).
+ *
+ * Not part of libsecpath (the directory is deeper than the Makefile's src/ globs); mk/malloc.mk
+ * builds it together with src/slab/{arena,cache,harden}.c and src/base/base.c, all hidden, so the
+ * only exported symbols are the glibc allocation interface below.
+ *
+ * Sizes.  0..64 KiB go to 80 slab caches ("malloc-16" .. "malloc-64k": steps of 16 up to 128,
+ * then eight classes per power of two), 16-byte aligned, so the slack per object stays under
+ * 12.5 % (a glibc chunk pays 8-16 bytes of header instead).  Aligned requests (memalign & co) with an
+ * alignment of 32..4096 take a power-of-two class cache with natural alignment ("malloc-a64" ...)
+ * when the size fits 4 KiB.  Everything else is "large": its own mmap, page aligned, with a
+ * PROT_NONE guard page after it, registered in an open-addressing table (so a free of anything
+ * else dies with a fixed message); up to LARGE_CACHE_MAX freed mappings of <= 4 MiB are kept for
+ * reuse, the rest munmap'd at once.
+ *
+ * Hardening: the slab part's (double free, foreign / interior / wrong-cache free, encoded slab
+ * free pointers), SECPATH_INIT_ON_ALLOC=1 / SECPATH_INIT_ON_FREE=1 (the kernel's rules, large
+ * blocks included: init_on_free drops their pages with MADV_DONTNEED), SECPATH_MALLOC_VERIFY=1
+ * (zero-on-free plus the write-after-free check on reuse), SECPATH_MALLOC_NO_INIT=SIZE[,SIZE..]
+ * (per-class opt-out, beyond mainline), SECPATH_MALLOC_STATS=1 (per-class statistics to stderr at
+ * exit).  Messages: "secpath: slab: ..." for slab objects, "secpath: malloc: ..." for the rest.
+ *
+ * Early calls.  The first malloc initialises under init_lock; a call made by that same thread
+ * while it initialises (pthread_atfork, getenv, ... in libc) is served from a static bump area
+ * that is never reused (free of such a pointer is a no-op, realloc copies it out).
+ *
+ * fork: the slab part holds its locks across fork (pthread_atfork); this file adds the large
+ * table's lock.  Threads: per-thread arrays of the slab part, flushed at thread exit.
+ */
+#include <errno.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "slab/slab_int.h"
+
+#define EXPORT __attribute__((visibility("default")))
+#define PAGE 4096ul
+#define SMALL_MAX 65536ul		/* largest slab class */
+#define NCLASS 80
+#define NALIGN 8			/* aligned classes 32 .. 4096 */
+#define BOOT_SIZE (256u << 10)
+#define LARGE_CACHE_MAX 16
+#define LARGE_CACHE_BYTES (4ul << 20)	/* largest mapping kept for reuse */
+#define LARGE_HOT_MAX (256ul << 10)	/* kept with its pages up to this size ... */
+#define LARGE_HOT_BYTES (2ul << 20)	/* ... and this total; the rest MADV_DONTNEED first */
+
+#define MSG_FOREIGN "malloc: free of foreign pointer"
+#define MSG_INIT "malloc: initialisation failed"
+
+static struct sp_slab_cache *class_cache[NCLASS];
+static uint32_t class_size[NCLASS];
+static uint8_t class_small[65];		/* (size + 15) / 16 -> class, size <= 1024 */
+static struct sp_slab_cache *align_cache[NALIGN];
+static char class_name[NCLASS + NALIGN][16];
+static int malloc_ready;
+static int malloc_stats_on;
+static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+static __thread int in_init __attribute__((tls_model("initial-exec")));
+
+static _Alignas(64) char boot_area[BOOT_SIZE];
+static size_t boot_used;
+
+/* ---- bootstrap area ----------------------------------------------------------------------- */
+
+static void *boot_alloc(size_t size, size_t align)
+{
+	if (align < 16)
+		align = 16;
+	for (;;) {
+		size_t old = __atomic_load_n(&boot_used, __ATOMIC_RELAXED);
+		size_t start = SP_ALIGN_UP(old + 16, align);
+		if (start + size > BOOT_SIZE || start + size < start)
+			return NULL;
+		if (__atomic_compare_exchange_n(&boot_used, &old, start + size, 0, __ATOMIC_RELAXED,
+						__ATOMIC_RELAXED)) {
+			*(size_t *)(boot_area + start - 16) = size;
+			return boot_area + start;	/* static storage: zero, never reused */
+		}
+	}
+}
+
+static int is_boot(const void *p)
+{
+	return (uintptr_t)p - (uintptr_t)boot_area < BOOT_SIZE;
+}
+
+/* ---- large blocks ------------------------------------------------------------------------- */
+
+struct large {
+	uintptr_t ptr;			/* user pointer (page aligned); 0 empty, 1 tombstone */
+	size_t usable;			/* bytes up to the guard page */
+};
+
+static pthread_mutex_t large_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct large *large_tab;
+static size_t large_cap, large_used, large_live;	/* used counts tombstones */
+static struct { uintptr_t ptr; size_t usable; int zero; } large_cache[LARGE_CACHE_MAX];
+static unsigned large_ncache;
+static size_t large_hot_bytes;		/* cached bytes whose pages are still resident */
+static uint64_t large_allocs, large_frees, large_bytes, large_peak;
+
+static size_t large_hash(uintptr_t p, size_t cap)
+{
+	return (size_t)((p >> 12) * 0x9e3779b97f4a7c15ull >> 17) & (cap - 1);
+}
+
+/* Insert p (under large_lock); returns -1 when the table cannot grow. */
+static int large_insert(uintptr_t p, size_t usable)
+{
+	if ((large_used + 1) * 2 > large_cap) {
+		size_t ncap = large_cap ? large_cap * 2 : 1024;
+		if (large_live * 4 < large_cap)
+			ncap = large_cap;	/* mostly tombstones: rehash in place size */
+		struct large *nt = mmap(NULL, ncap * sizeof(*nt), PROT_READ | PROT_WRITE,
+					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (nt == MAP_FAILED)
+			return -1;
+		for (size_t i = 0; i < large_cap; i++) {
+			if (large_tab[i].ptr <= 1)
+				continue;
+			size_t h = large_hash(large_tab[i].ptr, ncap);
+			while (nt[h].ptr)
+				h = (h + 1) & (ncap - 1);
+			nt[h] = large_tab[i];
+		}
+		if (large_tab)
+			munmap(large_tab, large_cap * sizeof(*large_tab));
+		large_tab = nt;
+		large_cap = ncap;
+		large_used = large_live;
+	}
+	size_t h = large_hash(p, large_cap);
+	while (large_tab[h].ptr > 1)
+		h = (h + 1) & (large_cap - 1);
+	if (!large_tab[h].ptr)
+		large_used++;
+	large_tab[h].ptr = p;
+	large_tab[h].usable = usable;
+	large_live++;
+	return 0;
+}
+
+static struct large *large_find(uintptr_t p)
+{
+	if (!large_cap)
+		return NULL;
+	size_t h = large_hash(p, large_cap);
+	while (large_tab[h].ptr) {
+		if (large_tab[h].ptr == p)
+			return &large_tab[h];
+		h = (h + 1) & (large_cap - 1);
+	}
+	return NULL;
+}
+
+static void large_unmap(uintptr_t p, size_t usable) { munmap((void *)p, usable + PAGE); }
+
+static void *large_alloc(size_t size, size_t align, int zero)
+{
+	if (size > PTRDIFF_MAX - 2 * PAGE - align) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	size_t usable = SP_ALIGN_UP(size ? size : 1, PAGE);
+	uintptr_t p = 0;
+	int known_zero = 1;
+	pthread_mutex_lock(&large_lock);
+	if (align <= PAGE) {	/* best fit among the cached mappings */
+		unsigned best = LARGE_CACHE_MAX;
+		for (unsigned i = 0; i < large_ncache; i++)
+			if (large_cache[i].usable >= usable && large_cache[i].usable / 2 < usable &&
+			    (best == LARGE_CACHE_MAX ||
+			     large_cache[i].usable < large_cache[best].usable))
+				best = i;
+		if (best != LARGE_CACHE_MAX) {
+			p = large_cache[best].ptr;
+			usable = large_cache[best].usable;
+			known_zero = large_cache[best].zero;
+			if (!known_zero)
+				large_hot_bytes -= usable;
+			large_cache[best] = large_cache[--large_ncache];
+		}
+	}
+	pthread_mutex_unlock(&large_lock);
+	if (!p) {
+		size_t extra = align > PAGE ? align : 0;
+		size_t len = usable + PAGE + extra;
+		void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED) {
+			errno = ENOMEM;
+			return NULL;
+		}
+		uintptr_t base = (uintptr_t)m;
+		p = align > PAGE ? SP_ALIGN_UP(base, (uintptr_t)align) : base;
+		if (p > base)
+			munmap(m, p - base);
+		uintptr_t end = p + usable + PAGE;
+		if (base + len > end)
+			munmap((void *)end, base + len - end);
+		mprotect((void *)(p + usable), PAGE, PROT_NONE);	/* guard page */
+	}
+	pthread_mutex_lock(&large_lock);
+	int err = large_insert(p, usable);
+	if (!err) {
+		large_allocs++;
+		large_bytes += usable;
+		if (large_bytes > large_peak)
+			large_peak = large_bytes;
+	}
+	pthread_mutex_unlock(&large_lock);
+	if (err) {
+		large_unmap(p, usable);
+		errno = ENOMEM;
+		return NULL;
+	}
+	if ((zero || (slab_policy_get() & SLAB_INIT_ALLOC)) && !known_zero)
+		memset((void *)p, 0, usable);
+	return (void *)p;
+}
+
+static sp_noinline void large_free(void *ptr)
+{
+	uintptr_t p = (uintptr_t)ptr;
+	pthread_mutex_lock(&large_lock);
+	struct large *l = large_find(p);
+	if (!l) {
+		pthread_mutex_unlock(&large_lock);
+		sp_fatal(MSG_FOREIGN);
+	}
+	size_t usable = l->usable;
+	l->ptr = 1;
+	large_live--;
+	large_frees++;
+	large_bytes -= usable;
+	int keep = usable <= LARGE_CACHE_BYTES && large_ncache < LARGE_CACHE_MAX;
+	/* Resident reuse only for small blocks (glibc keeps those in its heap too); the pages of
+	 * bigger ones go back to the system at once, as glibc's munmap does. */
+	int hot = keep && usable <= LARGE_HOT_MAX && large_hot_bytes + usable <= LARGE_HOT_BYTES &&
+		  !(slab_policy_get() & SLAB_INIT_FREE);
+	if (hot)
+		large_hot_bytes += usable;	/* reserved now, under the lock */
+	pthread_mutex_unlock(&large_lock);
+	if (!keep) {
+		large_unmap(p, usable);
+		return;
+	}
+	if (!hot)	/* init_on_free or a big block: the pages read as zero from now on */
+		madvise(ptr, usable, MADV_DONTNEED);
+	pthread_mutex_lock(&large_lock);
+	if (large_ncache < LARGE_CACHE_MAX) {
+		large_cache[large_ncache].ptr = p;
+		large_cache[large_ncache].usable = usable;
+		large_cache[large_ncache].zero = !hot;
+		large_ncache++;
+		p = 0;
+	} else if (hot) {
+		large_hot_bytes -= usable;
+	}
+	pthread_mutex_unlock(&large_lock);
+	if (p)
+		large_unmap(p, usable);
+}
+
+static size_t large_usable(const void *ptr)
+{
+	pthread_mutex_lock(&large_lock);
+	struct large *l = large_find((uintptr_t)ptr);
+	size_t u = l ? l->usable : 0;
+	pthread_mutex_unlock(&large_lock);
+	if (!l)
+		sp_fatal(MSG_FOREIGN);
+	return u;
+}
+
+/*
+ * Grow or shrink a large block with mremap (no copy, no second copy alive: what glibc does for
+ * its mmapped chunks).  The block is moved without its guard page, which is re-made at the new
+ * end.  Returns NULL when mremap fails (the caller copies).
+ */
+static void *large_remap(void *ptr, size_t size)
+{
+	uintptr_t p = (uintptr_t)ptr;
+	size_t nu = SP_ALIGN_UP(size, PAGE);
+	pthread_mutex_lock(&large_lock);
+	struct large *l = large_find(p);
+	if (!l) {
+		pthread_mutex_unlock(&large_lock);
+		sp_fatal(MSG_FOREIGN);
+	}
+	size_t usable = l->usable;
+	/* Take it out of the table while it moves (a concurrent free of it is a caller bug). */
+	l->ptr = 1;
+	large_live--;
+	pthread_mutex_unlock(&large_lock);
+	void *q = mremap(ptr, usable, nu + PAGE, MREMAP_MAYMOVE);
+	uintptr_t np = q == MAP_FAILED ? p : (uintptr_t)q;
+	if (q != MAP_FAILED) {
+		if (np != p || nu + PAGE < usable)
+			munmap((void *)(p + usable), PAGE);	/* the old guard page */
+		mprotect((void *)(np + nu), PAGE, PROT_NONE);
+	} else {
+		nu = usable;
+	}
+	pthread_mutex_lock(&large_lock);
+	int err = large_insert(np, nu);
+	if (!err) {
+		large_bytes = large_bytes - usable + nu;
+		if (large_bytes > large_peak)
+			large_peak = large_bytes;
+	}
+	pthread_mutex_unlock(&large_lock);
+	if (err)
+		sp_fatal(MSG_INIT);
+	return q == MAP_FAILED ? NULL : (void *)np;
+}
+
+static void large_fork_prepare(void) { pthread_mutex_lock(&large_lock); }
+static void large_fork_release(void) { pthread_mutex_unlock(&large_lock); }
+
+/* ---- classes and initialisation ----------------------------------------------------------- */
+
+static int env_on(const char *name)
+{
+	const char *v = getenv(name);
+	return v && v[0] == '1' && v[1] == 0;
+}
+
+/* SECPATH_MALLOC_NO_INIT=64,4096 (or "malloc-64"): is class size sz opted out? */
+static int class_opted_out(const char *list, uint32_t sz)
+{
+	if (!list)
+		return 0;
+	while (*list) {
+		if (!strncmp(list, "malloc-", 7))
+			list += 7;
+		unsigned long v = strtoul(list, (char **)&list, 10);
+		if (*list == 'k') {
+			v *= 1024;
+			list++;
+		}
+		if (v == sz)
+			return 1;
+		while (*list && *list != ',')
+			list++;
+		if (*list == ',')
+			list++;
+	}
+	return 0;
+}
+
+static void name_class(char *buf, const char *pfx, uint32_t sz)
+{
+	if (sz >= 1024 && sz % 1024 == 0)
+		snprintf(buf, 16, "%s%uk", pfx, sz / 1024);
+	else
+		snprintf(buf, 16, "%s%u", pfx, sz);
+}
+
+static void malloc_print_stats(void);
+
+static int malloc_do_init(void)
+{
+	const char *optout = getenv("SECPATH_MALLOC_NO_INIT");
+	unsigned extra = 0;
+	if (env_on("SECPATH_MALLOC_VERIFY")) {
+		extra = SP_SLAB_VERIFY_ON_ALLOC;
+		sp_slab_set_init_on_free(1);
+	}
+	malloc_stats_on = env_on("SECPATH_MALLOC_STATS");
+	uint32_t n = 0;
+	for (uint32_t sz = 16; sz <= 128; sz += 16)
+		class_size[n++] = sz;
+	for (uint32_t base = 128; base < SMALL_MAX; base *= 2)
+		for (uint32_t k = 1; k <= 8; k++)
+			class_size[n++] = base + k * (base / 8);
+	SP_ASSERT(n == NCLASS && class_size[NCLASS - 1] == SMALL_MAX);
+	for (uint32_t i = 0; i < NCLASS; i++) {
+		unsigned fl = extra;
+		if (class_opted_out(optout, class_size[i]))
+			fl |= SP_SLAB_NO_INIT_ON_ALLOC | SP_SLAB_NO_INIT_ON_FREE;
+		name_class(class_name[i], "malloc-", class_size[i]);
+		if (sp_slab_cache_create(class_name[i], class_size[i], 16, fl, NULL, &class_cache[i]))
+			return -1;
+	}
+	for (uint32_t s = 0, i = 0; s <= 1024; s += 16) {
+		while (class_size[i] < (s ? s : 1))
+			i++;
+		class_small[s / 16] = (uint8_t)i;
+	}
+	for (uint32_t a = 0; a < NALIGN; a++) {
+		uint32_t sz = 32u << a;
+		name_class(class_name[NCLASS + a], "malloc-a", sz);
+		if (sp_slab_cache_create(class_name[NCLASS + a], sz, 0, SP_SLAB_KMALLOC | extra, NULL,
+					 &align_cache[a]))
+			return -1;
+	}
+	pthread_atfork(large_fork_prepare, large_fork_release, large_fork_release);
+	if (malloc_stats_on)
+		atexit(malloc_print_stats);
+	return 0;
+}
+
+/* Returns 1 when the caller must use the bootstrap area (recursion during init). */
+static sp_noinline int malloc_init(void)
+{
+	if (in_init)
+		return 1;
+	pthread_mutex_lock(&init_lock);
+	if (!__atomic_load_n(&malloc_ready, __ATOMIC_ACQUIRE)) {
+		in_init = 1;
+		if (malloc_do_init())
+			sp_fatal(MSG_INIT);
+		in_init = 0;
+		__atomic_store_n(&malloc_ready, 1, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&init_lock);
+	return 0;
+}
+
+static sp_always_inline uint32_t size_class(size_t size)
+{
+	if (size <= 1024)
+		return class_small[(size + 15) >> 4];
+	size_t s = size - 1;
+	unsigned k = 63u - (unsigned)__builtin_clzll(s);	/* 10 .. 15 */
+	return 32 + (k - 10) * 8 + (uint32_t)((s >> (k - 3)) & 7);
+}
+
+/* ---- the interface ------------------------------------------------------------------------ */
+
+static sp_always_inline void *alloc_small_or_large(size_t size, int zero)
+{
+	if (unlikely(!__atomic_load_n(&malloc_ready, __ATOMIC_ACQUIRE)) && malloc_init())
+		return boot_alloc(size, 16);
+	if (likely(size <= SMALL_MAX)) {
+		void *p = slab_alloc_fast(class_cache[size_class(size)], zero);
+		if (unlikely(!p))
+			errno = ENOMEM;
+		return p;
+	}
+	return large_alloc(size, PAGE, zero);
+}
+
+static sp_always_inline struct sp_slab_cache *arena_cache(uintptr_t a)
+{
+	unsigned shift = slab_page_shift[(a - slab_arena_base) >> SLAB_MIN_SHIFT];
+	if (unlikely(!shift))
+		sp_fatal(SLAB_MSG_FOREIGN);
+	struct sp_slab_cache *c = ((struct slab *)(a & -((uintptr_t)1 << shift)))->cache;
+	if (unlikely(!c))
+		sp_fatal(SLAB_MSG_FOREIGN);
+	return c;
+}
+
+EXPORT void *malloc(size_t size) { return alloc_small_or_large(size, 0); }
+
+EXPORT void free(void *p)
+{
+	uintptr_t a = (uintptr_t)p;
+	if (likely(slab_in_arena(a))) {
+		slab_free_fast(arena_cache(a), p);
+		return;
+	}
+	if (!p || is_boot(p))
+		return;
+	large_free(p);
+}
+
+EXPORT void cfree(void *p);
+EXPORT void cfree(void *p) { free(p); }
+
+EXPORT void *calloc(size_t n, size_t size)
+{
+	size_t total;
+	if (__builtin_mul_overflow(n, size, &total)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return alloc_small_or_large(total, 1);
+}
+
+EXPORT size_t malloc_usable_size(void *p)
+{
+	uintptr_t a = (uintptr_t)p;
+	if (!p)
+		return 0;
+	if (slab_in_arena(a))
+		return arena_cache(a)->object_size;
+	if (is_boot(p))
+		return *(size_t *)((char *)p - 16);
+	return large_usable(p);
+}
+
+EXPORT void *realloc(void *p, size_t size)
+{
+	if (!p)
+		return malloc(size);
+	if (!size) {
+		free(p);
+		return NULL;
+	}
+	size_t old = malloc_usable_size(p);
+	/* Keep the block while the new size still fits and wastes at most half of it. */
+	if (size <= old && (size > old / 2 || old <= 16) && !is_boot(p))
+		return p;
+	if (old > SMALL_MAX && size > SMALL_MAX && !slab_in_arena((uintptr_t)p) && !is_boot(p)) {
+		void *q = large_remap(p, size);
+		if (q)
+			return q;
+	}
+	void *q = malloc(size);
+	if (!q)
+		return NULL;
+	memcpy(q, p, old < size ? old : size);
+	free(p);
+	return q;
+}
+
+EXPORT void *reallocarray(void *p, size_t n, size_t size)
+{
+	size_t total;
+	if (__builtin_mul_overflow(n, size, &total)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return realloc(p, total);
+}
+
+static void *aligned(size_t align, size_t size)
+{
+	if (align <= 16)
+		return malloc(size);
+	if (unlikely(!__atomic_load_n(&malloc_ready, __ATOMIC_ACQUIRE)) && malloc_init())
+		return boot_alloc(size, align);
+	if (align <= PAGE && size <= PAGE) {
+		size_t s = size < align ? align : size;
+		unsigned k = s <= 32 ? 0 : 64u - (unsigned)__builtin_clzll(s - 1) - 5;
+		void *p = slab_alloc_fast(align_cache[k], 0);
+		if (!p)
+			errno = ENOMEM;
+		return p;
+	}
+	return large_alloc(size, align, 0);
+}
+
+EXPORT void *memalign(size_t align, size_t size)
+{
+	if (align & (align - 1)) {	/* glibc rounds a non-power of two up */
+		size_t a = 1;
+		while (a < align && a)
+			a <<= 1;
+		if (!a) {
+			errno = EINVAL;
+			return NULL;
+		}
+		align = a;
+	}
+	return aligned(align, size);
+}
+
+EXPORT void *aligned_alloc(size_t align, size_t size) { return memalign(align, size); }
+
+EXPORT int posix_memalign(void **out, size_t align, size_t size)
+{
+	if (!align || (align & (align - 1)) || align % sizeof(void *))
+		return EINVAL;
+	int saved = errno;
+	void *p = aligned(align, size);
+	if (!p)
+		return ENOMEM;
+	errno = saved;
+	*out = p;
+	return 0;
+}
+
+EXPORT void *valloc(size_t size) { return aligned(PAGE, size); }
+
+EXPORT void *pvalloc(size_t size)
+{
+	size_t r = SP_ALIGN_UP(size ? size : 1, PAGE);
+	if (r < size) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return aligned(PAGE, r);
+}
+
+/* ---- glibc extras: what is supported (docs/MALLOC.md) --------------------------------------- */
+
+/* Returns the calling thread's cached objects to their slabs; empty slabs beyond the two a cache
+ * keeps are released (MADV_DONTNEED) by that flush, and the large-block cache is unmapped. */
+EXPORT int malloc_trim(size_t pad)
+{
+	(void)pad;
+	if (!__atomic_load_n(&malloc_ready, __ATOMIC_ACQUIRE))
+		return 0;
+	for (uint32_t i = 0; i < NCLASS; i++)
+		sp_slab_cache_flush_thread(class_cache[i]);
+	for (uint32_t i = 0; i < NALIGN; i++)
+		sp_slab_cache_flush_thread(align_cache[i]);
+	pthread_mutex_lock(&large_lock);
+	unsigned n = large_ncache;
+	large_ncache = 0;
+	large_hot_bytes = 0;
+	pthread_mutex_unlock(&large_lock);
+	for (unsigned i = 0; i < n; i++)
+		large_unmap(large_cache[i].ptr, large_cache[i].usable);
+	return 1;
+}
+
+/* No tunables: every mallopt parameter is refused (returns 0, as glibc does for bad ones). */
+EXPORT int mallopt(int param, int value)
+{
+	(void)param;
+	(void)value;
+	return 0;
+}
+
+static void totals(size_t *slab_bytes, size_t *active_bytes)
+{
+	struct sp_slab_stats st;
+	*slab_bytes = *active_bytes = 0;
+	for (uint32_t i = 0; i < NCLASS + NALIGN; i++) {
+		struct sp_slab_cache *c = i < NCLASS ? class_cache[i] : align_cache[i - NCLASS];
+		if (!c)
+			continue;
+		sp_slab_cache_stats(c, &st);
+		*slab_bytes += st.bytes;
+		*active_bytes += st.nr_active * st.object_size;
+	}
+}
+
+EXPORT struct mallinfo2 mallinfo2(void)
+{
+	struct mallinfo2 mi;
+	size_t sb, ab;
+	memset(&mi, 0, sizeof(mi));
+	if (!__atomic_load_n(&malloc_ready, __ATOMIC_ACQUIRE))
+		return mi;
+	totals(&sb, &ab);
+	pthread_mutex_lock(&large_lock);
+	mi.hblks = large_live;
+	mi.hblkhd = large_bytes;
+	pthread_mutex_unlock(&large_lock);
+	mi.arena = sb;
+	mi.uordblks = ab;
+	mi.fordblks = sb - ab;
+	return mi;
+}
+
+EXPORT struct mallinfo mallinfo(void)
+{
+	struct mallinfo2 m2 = mallinfo2();
+	struct mallinfo mi;
+	memset(&mi, 0, sizeof(mi));
+	mi.arena = (int)m2.arena;
+	mi.hblks = (int)m2.hblks;
+	mi.hblkhd = (int)m2.hblkhd;
+	mi.uordblks = (int)m2.uordblks;
+	mi.fordblks = (int)m2.fordblks;
+	return mi;
+}
+
+EXPORT int malloc_info(int options, FILE *fp)
+{
+	if (options) {
+		errno = EINVAL;
+		return -1;
+	}
+	struct mallinfo2 m = mallinfo2();
+	fprintf(fp, "<malloc version=\"secpath-1\">\n<total type=\"slab\" size=\"%zu\"/>\n"
+		    "<total type=\"active\" size=\"%zu\"/>\n<total type=\"mmap\" count=\"%zu\" "
+		    "size=\"%zu\"/>\n</malloc>\n", m.arena, m.uordblks, m.hblks, m.hblkhd);
+	return 0;
+}
+
+static void malloc_print_stats(void)
+{
+	char buf[160];
+	struct sp_slab_stats st;
+	int n = snprintf(buf, sizeof(buf), "secpath-malloc: %-14s %12s %12s %8s %12s\n", "class",
+			 "allocs", "frees", "slabs", "bytes");
+	if (write(2, buf, (size_t)n) < 0)
+		return;
+	for (uint32_t i = 0; i < NCLASS + NALIGN; i++) {
+		struct sp_slab_cache *c = i < NCLASS ? class_cache[i] : align_cache[i - NCLASS];
+		if (!c)
+			continue;
+		sp_slab_cache_stats(c, &st);
+		if (!st.allocs && !st.nr_slabs)
+			continue;
+		n = snprintf(buf, sizeof(buf), "secpath-malloc: %-14s %12llu %12llu %8zu %12zu\n",
+			     st.name, (unsigned long long)st.allocs, (unsigned long long)st.frees,
+			     st.nr_slabs, st.bytes);
+		if (write(2, buf, (size_t)n) < 0)
+			return;
+	}
+	n = snprintf(buf, sizeof(buf),
+		     "secpath-malloc: large %llu allocs %llu frees, peak %llu bytes; init_on_alloc %d "
+		     "init_on_free %d\n",
+		     (unsigned long long)large_allocs, (unsigned long long)large_frees,
+		     (unsigned long long)large_peak, sp_slab_init_on_alloc(), sp_slab_init_on_free());
+	if (write(2, buf, (size_t)n) < 0)
+		return;
+}
+
+EXPORT void malloc_stats(void) { malloc_print_stats(); }

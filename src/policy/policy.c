@@ -1,0 +1,403 @@
+/*
+ * policy.c - the public face of the policy part: reading (buffer, file, xz file), freeing,
+ * summary counts, symbol lookups, avtab lookups and iteration.
+ *
+ * An sp_policy = one reference on an immutable core + its own conditional state.  Lookups are
+ * read-only and may run concurrently; sp_policy_bool_set is a writer (see policy.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "policy/policy_int.h"
+
+extern char **environ;
+
+SP_API const char *sp_avtab_layout_name(enum sp_avtab_layout l)
+{
+	static const char *const n[] = { "chained", "array", "flat" };
+	return (unsigned)l < SP_AVTAB_NLAYOUTS ? n[l] : NULL;
+}
+
+static int policy_new(struct policy_core *k, struct sp_policy **out)
+{
+	struct sp_policy *p = sp_zalloc(k->alloc, sizeof(*p), 0);
+	if (!p)
+		return -ENOMEM;
+	p->core = k;
+	int rc = policy_condstate_init(k, &p->cs, k->bool_default);
+	if (rc) {
+		sp_free(k->alloc, p, sizeof(*p));
+		return rc;
+	}
+	*out = p;
+	return 0;
+}
+
+SP_API int sp_policy_read(const void *buf, size_t len, const struct sp_policy_opts *o,
+			  struct sp_policy **out)
+{
+	struct policy_core *k;
+	if (!buf && len)
+		return -EINVAL;
+	int rc = policy_core_read(buf, len, o, &k);
+	if (rc)
+		return rc;
+	if ((rc = policy_new(k, out)))
+		policy_core_put(k);
+	return rc;
+}
+
+/* A copy sharing the core, with its own conditional state (used by the AVC's boolean change). */
+int policy_clone_with_bool(const struct sp_policy *p, uint32_t b, int state, struct sp_policy **out)
+{
+	struct policy_core *k = p->core;
+	if (!b || b > k->nbools)
+		return -EINVAL;
+	struct sp_policy *np = sp_zalloc(k->alloc, sizeof(*np), 0);
+	uint8_t *nb = sp_alloc(k->alloc, (size_t)k->nbools + 1, 0);
+	int rc = -ENOMEM;
+	if (np && nb) {
+		memcpy(nb, p->cs.bools, (size_t)k->nbools + 1);
+		nb[b] = state != 0;
+		rc = policy_condstate_init(k, &np->cs, nb);
+	}
+	sp_free(k->alloc, nb, (size_t)k->nbools + 1);
+	if (rc) {
+		sp_free(k->alloc, np, sizeof(*np));
+		return rc;
+	}
+	atomic_fetch_add(&k->refs, 1);
+	np->core = k;
+	np->seqno = p->seqno + 1;
+	*out = np;
+	return 0;
+}
+
+SP_API void sp_policy_free(struct sp_policy *p)
+{
+	if (!p)
+		return;
+	struct policy_core *k = p->core;
+	const struct sp_allocator *a = k->alloc;
+	policy_condstate_release(k, &p->cs);
+	sp_free(a, p, sizeof(*p));
+	policy_core_put(k);
+}
+
+static int read_fd(int fd, uint8_t **buf, size_t *len)
+{
+	size_t cap = 1 << 16, n = 0;
+	uint8_t *b = malloc(cap);
+	if (!b)
+		return -ENOMEM;
+	for (;;) {
+		if (n == cap) {
+			uint8_t *nb = realloc(b, cap * 2);
+			if (!nb) {
+				free(b);
+				return -ENOMEM;
+			}
+			b = nb;
+			cap *= 2;
+		}
+		ssize_t r = read(fd, b + n, cap - n);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			int e = -errno;
+			free(b);
+			return e;
+		}
+		if (!r)
+			break;
+		n += (size_t)r;
+	}
+	*buf = b;
+	*len = n;
+	return 0;
+}
+
+/* Decompress an .xz file through `xz -dc` (no shell). */
+static int read_xz(const char *path, uint8_t **buf, size_t *len)
+{
+	int pfd[2];
+	if (pipe(pfd))
+		return -errno;
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
+	posix_spawn_file_actions_addclose(&fa, pfd[0]);
+	char a0[] = "xz", a1[] = "-dc", a2[] = "--";
+	char *argv[] = { a0, a1, a2, (char *)path, NULL };
+	pid_t pid;
+	int rc = posix_spawnp(&pid, "xz", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(pfd[1]);
+	if (rc) {
+		close(pfd[0]);
+		return -rc;
+	}
+	rc = read_fd(pfd[0], buf, len);
+	close(pfd[0]);
+	int st;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (!rc && (!WIFEXITED(st) || WEXITSTATUS(st))) {
+		free(*buf);
+		rc = -EIO;
+	}
+	return rc;
+}
+
+SP_API int sp_policy_read_file(const char *path, const struct sp_policy_opts *o,
+			       struct sp_policy **out)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	uint8_t *buf;
+	size_t len;
+	int rc = read_fd(fd, &buf, &len);
+	close(fd);
+	if (rc)
+		return rc;
+	if (len >= 6 && !memcmp(buf, "\xfd" "7zXZ\0", 6)) {
+		free(buf);
+		if ((rc = read_xz(path, &buf, &len)))
+			return rc;
+	}
+	struct sp_policy_opts oo = { .sz = sizeof(oo) };
+	if (o)
+		oo = *o;
+	if (!oo.file)
+		oo.file = path;
+	rc = sp_policy_read(buf, len, &oo, out);
+	free(buf);
+	return rc;
+}
+
+SP_API void sp_policy_get_info(const struct sp_policy *p, struct sp_policy_info *out)
+{
+	const struct policy_core *k = p->core;
+	*out = k->info;
+	out->version = k->version;
+	out->config = k->config;
+	out->mls = (k->config & 1) != 0;
+	out->layout = k->layout;
+	out->types_nprim = k->ntypes;
+	out->commons = k->ncommons;
+	out->classes = k->nclasses;
+	out->roles = k->nroles;
+	out->users = k->nusers;
+	out->bools = k->nbools;
+	out->cond_enabled = p->cs.enabled_count;
+	out->te_bytes = k->te_tab.bytes;
+	out->cond_bytes = p->cs.tab.bytes + p->cs.eff.bytes +
+			  (size_t)k->ncr * (sizeof(*k->cr) + sizeof(uint32_t) + 1);
+	uint32_t nt = k->ntypes;
+	out->decide_bytes = (size_t)k->bloom_words * 8 + ((size_t)nt + 2) * 4 * 4 +
+			    ((size_t)k->attr_off[nt + 1] * 2 + k->src_off[nt + 1] + k->tgt_off[nt + 1]) * 4;
+	out->total_bytes = out->te_bytes + out->cond_bytes + out->decide_bytes + k->strings_len +
+			   (size_t)k->nxperms * sizeof(*k->xperms) +
+			   (size_t)k->nft * (sizeof(*k->ft) + 4) + ((size_t)nt + 1) * 9 +
+			   ((size_t)k->nclasses + 1) * sizeof(struct policy_class) +
+			   (size_t)k->ntype_ix * sizeof(struct policy_name_ix) + sizeof(*k) + sizeof(*p);
+}
+
+static uint32_t ix_find(const struct policy_name_ix *ix, uint32_t n, const char *name)
+{
+	uint32_t lo = 0, hi = n;
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+		int c = strcmp(ix[mid].name, name);
+		if (!c)
+			return ix[mid].value;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+static uint32_t ix_len(const struct policy_name_ix *ix)
+{
+	uint32_t n = 0;
+	while (ix[n].name)
+		n++;
+	return n;
+}
+
+SP_API uint32_t sp_policy_type_count(const struct sp_policy *p)
+{
+	return p->core->ntypes;
+}
+
+SP_API const char *sp_policy_type_name(const struct sp_policy *p, uint32_t t)
+{
+	return t && t <= p->core->ntypes ? p->core->type_name[t] : NULL;
+}
+
+SP_API int sp_policy_type_is_attr(const struct sp_policy *p, uint32_t t)
+{
+	return t && t <= p->core->ntypes && (p->core->type_flags[t] & 1);
+}
+
+SP_API uint32_t sp_policy_type_lookup(const struct sp_policy *p, const char *name)
+{
+	return ix_find(p->core->type_ix, p->core->ntype_ix, name);
+}
+
+SP_API size_t sp_policy_type_attrs(const struct sp_policy *p, uint32_t t, const uint32_t **v)
+{
+	const struct policy_core *k = p->core;
+	if (!t || t > k->ntypes)
+		return 0;
+	*v = k->attr_v + k->attr_off[t];
+	return k->attr_off[t + 1] - k->attr_off[t];
+}
+
+SP_API size_t sp_policy_attr_types(const struct sp_policy *p, uint32_t a, const uint32_t **v)
+{
+	const struct policy_core *k = p->core;
+	if (!a || a > k->ntypes)
+		return 0;
+	*v = k->rev_v + k->rev_off[a];
+	return k->rev_off[a + 1] - k->rev_off[a];
+}
+
+SP_API uint32_t sp_policy_class_count(const struct sp_policy *p)
+{
+	return p->core->nclasses;
+}
+
+SP_API const char *sp_policy_class_name(const struct sp_policy *p, uint32_t c)
+{
+	return c && c <= p->core->nclasses ? p->core->cls[c].name : NULL;
+}
+
+SP_API uint32_t sp_policy_class_lookup(const struct sp_policy *p, const char *name)
+{
+	return ix_find(p->core->class_ix, ix_len(p->core->class_ix), name);
+}
+
+SP_API const char *sp_policy_perm_name(const struct sp_policy *p, uint32_t c, unsigned bit)
+{
+	if (!c || c > p->core->nclasses || bit >= 32)
+		return NULL;
+	return p->core->cls[c].perm[bit];
+}
+
+SP_API unsigned sp_policy_perm_lookup(const struct sp_policy *p, uint32_t c, const char *name)
+{
+	if (!c || c > p->core->nclasses)
+		return 0;
+	for (unsigned i = 0; i < 32; i++)
+		if (p->core->cls[c].perm[i] && !strcmp(p->core->cls[c].perm[i], name))
+			return i + 1;
+	return 0;
+}
+
+SP_API uint32_t sp_policy_role_count(const struct sp_policy *p)
+{
+	return p->core->nroles;
+}
+
+SP_API const char *sp_policy_role_name(const struct sp_policy *p, uint32_t r)
+{
+	return r && r <= p->core->nroles ? p->core->role_name[r] : NULL;
+}
+
+SP_API uint32_t sp_policy_user_count(const struct sp_policy *p)
+{
+	return p->core->nusers;
+}
+
+SP_API const char *sp_policy_user_name(const struct sp_policy *p, uint32_t u)
+{
+	return u && u <= p->core->nusers ? p->core->user_name[u] : NULL;
+}
+
+SP_API uint32_t sp_policy_bool_count(const struct sp_policy *p)
+{
+	return p->core->nbools;
+}
+
+SP_API const char *sp_policy_bool_name(const struct sp_policy *p, uint32_t b)
+{
+	return b && b <= p->core->nbools ? p->core->bool_name[b] : NULL;
+}
+
+SP_API uint32_t sp_policy_bool_lookup(const struct sp_policy *p, const char *name)
+{
+	return ix_find(p->core->bool_ix, ix_len(p->core->bool_ix), name);
+}
+
+SP_API int sp_policy_bool_get(const struct sp_policy *p, uint32_t b)
+{
+	return b && b <= p->core->nbools ? p->cs.bools[b] : -EINVAL;
+}
+
+SP_API uint32_t sp_policy_seqno(const struct sp_policy *p)
+{
+	return p->seqno;
+}
+
+SP_API size_t sp_policy_avtab_lookup(const struct sp_policy *p, int cond, uint16_t s, uint16_t t,
+				     uint16_t c, uint16_t mask, struct sp_avtab_entry *out,
+				     size_t max)
+{
+	const struct policy_avtab *tab = cond ? &p->cs.tab : &p->core->te_tab;
+	return policy_avtab_lookup(tab, s, t, c, mask, out, max);
+}
+
+SP_API int sp_policy_avtab_search(const struct sp_policy *p, int cond, uint16_t s, uint16_t t,
+				  uint16_t c, uint16_t mask, uint32_t *data)
+{
+	return policy_avtab_search(cond ? &p->cs.tab : &p->core->te_tab, s, t, c, mask, data);
+}
+
+SP_API size_t sp_policy_avtab_count(const struct sp_policy *p, int cond)
+{
+	return cond ? p->core->ncr : p->core->info.te_rules;
+}
+
+SP_API int sp_policy_avtab_foreach(const struct sp_policy *p, int cond,
+				   int (*fn)(void *ud, const struct sp_avtab_entry *e), void *ud)
+{
+	const struct policy_core *k = p->core;
+	if (!cond)
+		return policy_avtab_foreach(&k->te_tab, fn, ud);
+	for (uint32_t i = 0; i < k->ncr; i++) {
+		const struct policy_rule *r = &k->cr[i];
+		struct sp_avtab_entry e = {
+			.source = r->s, .target = r->t, .tclass = r->c,
+			.specified = (uint16_t)(r->spec | (p->cs.rule_enabled[i] ? SP_AVTAB_ENABLED : 0)),
+			.data = r->data,
+			.xperms = r->xp != POLICY_NO_XP ? &k->xperms[r->xp] : NULL,
+			.cond = (k->cr_node[i] & 0x7fffffffu) + 1,
+			.cond_list = (int)(k->cr_node[i] >> 31),
+		};
+		int rc = fn(ud, &e);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+SP_API size_t sp_policy_filename_trans_count(const struct sp_policy *p)
+{
+	return p->core->nft;
+}
+
+SP_API const struct sp_filename_trans *sp_policy_filename_trans(const struct sp_policy *p,
+								 size_t i)
+{
+	return i < p->core->nft ? &p->core->ft[i] : NULL;
+}

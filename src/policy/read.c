@@ -1,0 +1,1216 @@
+/*
+ * read.c - the bounded reader of kernel binary policies (versions 15..35, MLS and non-MLS).
+ *
+ * Every read goes through a cursor that knows the bytes remaining; every count read from the file
+ * is checked against the bytes it implies (count x minimum record size <= remaining) before
+ * anything is sized by it, so a hostile file costs at most O(file size) memory and time.  Errors
+ * are reported once, as "<section>: <problem>" at the byte offset of the offending field.
+ * Sections the decision engine does not need (ocontexts, genfs, constraints, MLS ranges) are
+ * walked field by field and validated for shape; the file must end exactly after the last one.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy/policy_int.h"
+
+#define POLICY_MAGIC 0xf97cff8cu
+#define POLICY_MOD_MAGIC 0xf97cff8du
+#define VMIN 15
+#define VMAX 35
+
+struct cur {
+	const uint8_t *p;
+	size_t len, off;
+	uint32_t vers;
+	int mls;
+	const char *sec;
+	struct sp_diags *d;
+	const char *file;
+	struct policy_core *core;
+};
+
+struct u32vec {
+	uint32_t *v;
+	uint32_t n, cap;
+};
+
+__attribute__((format(printf, 3, 4))) static int bad(struct cur *c, size_t off, const char *fmt,
+						     ...)
+{
+	char msg[SP_DIAG_MSG_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (c->d)
+		sp_diags_add_offset(c->d, SP_SEV_ERROR, -EINVAL, c->file, off, "%s: %s", c->sec, msg);
+	return -EINVAL;
+}
+
+static inline size_t left(const struct cur *c)
+{
+	return c->len - c->off;
+}
+
+static int need(struct cur *c, size_t n, const char *what)
+{
+	if (unlikely(n > left(c)))
+		return bad(c, c->off, "truncated %s", what);
+	return 0;
+}
+
+static int u32s(struct cur *c, uint32_t *v, size_t n, const char *what)
+{
+	int rc = need(c, 4 * n, what);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < n; i++) {
+		const uint8_t *q = c->p + c->off + 4 * i;
+		v[i] = (uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 |
+		       (uint32_t)q[3] << 24;
+	}
+	c->off += 4 * n;
+	return 0;
+}
+
+static int u32(struct cur *c, uint32_t *v, const char *what)
+{
+	return u32s(c, v, 1, what);
+}
+
+/* A count followed by records of at least `minrec` bytes each: bound it by what is left. */
+static int count(struct cur *c, uint32_t *n, size_t minrec, const char *what)
+{
+	size_t at = c->off;
+	int rc = u32(c, n, what);
+	if (rc)
+		return rc;
+	if ((uint64_t)*n * minrec > left(c))
+		return bad(c, at, "%s count %u exceeds the %zu bytes left", what, *n, left(c));
+	return 0;
+}
+
+static int grow(const struct sp_allocator *a, void **p, uint32_t *cap, uint64_t need_n,
+		size_t elsz)
+{
+	if (need_n <= *cap)
+		return 0;
+	uint64_t ncap = *cap ? *cap : 16;
+	while (ncap < need_n)
+		ncap *= 2;
+	if (ncap > UINT32_MAX / 2)
+		return -ENOMEM;
+	void *np = sp_alloc(a, ncap * elsz, 0);
+	if (!np)
+		return -ENOMEM;
+	if (*p) {
+		memcpy(np, *p, (size_t)*cap * elsz);
+		sp_free(a, *p, (size_t)*cap * elsz);
+	}
+	*p = np;
+	*cap = (uint32_t)ncap;
+	return 0;
+}
+
+static int vec_push(const struct sp_allocator *a, struct u32vec *v, uint32_t x)
+{
+	int rc = grow(a, (void **)&v->v, &v->cap, (uint64_t)v->n + 1, sizeof(uint32_t));
+	if (rc)
+		return rc;
+	v->v[v->n++] = x;
+	return 0;
+}
+
+static void vec_free(const struct sp_allocator *a, struct u32vec *v)
+{
+	sp_free(a, v->v, (size_t)v->cap * sizeof(uint32_t));
+	v->v = NULL;
+	v->n = v->cap = 0;
+}
+
+/* ---- string arena: chunks never move, so name pointers stay valid ---- */
+
+struct arena_chunk {
+	struct arena_chunk *next;
+	size_t cap, used;
+	char data[];
+};
+
+const char *policy_strdup(struct policy_core *c, const uint8_t *s, size_t n)
+{
+	struct arena_chunk *ch = (struct arena_chunk *)(void *)c->strings;
+	if (!ch || ch->cap - ch->used < n + 1) {
+		size_t cap = n + 1 > 65536 ? n + 1 : 65536;
+		struct arena_chunk *nc = sp_alloc(c->alloc, sizeof(*nc) + cap, 0);
+		if (!nc)
+			return NULL;
+		nc->next = ch;
+		nc->cap = cap;
+		nc->used = 0;
+		c->strings = (char *)nc;
+		c->strings_len += sizeof(*nc) + cap;
+		ch = nc;
+	}
+	char *d = ch->data + ch->used;
+	memcpy(d, s, n);
+	d[n] = 0;
+	ch->used += n + 1;
+	return d;
+}
+
+static void arena_free(struct policy_core *c)
+{
+	struct arena_chunk *ch = (struct arena_chunk *)(void *)c->strings;
+	while (ch) {
+		struct arena_chunk *n = ch->next;
+		sp_free(c->alloc, ch, sizeof(*ch) + ch->cap);
+		ch = n;
+	}
+	c->strings = NULL;
+}
+
+/* A string of n bytes (n read earlier); stored when `out` is given. */
+static int str(struct cur *c, uint32_t n, const char **out, const char *what)
+{
+	int rc = need(c, n, what);
+	if (rc)
+		return rc;
+	if (out) {
+		if (memchr(c->p + c->off, 0, n))
+			return bad(c, c->off, "%s contains a NUL byte", what);
+		*out = policy_strdup(c->core, c->p + c->off, n);
+		if (!*out)
+			return -ENOMEM;
+	}
+	c->off += n;
+	return 0;
+}
+
+/*
+ * ebitmap: mapunit (64), highbit, count, then count x {u32 startbit, u64 map}.  Set bits are
+ * appended to `bits` (if given) and must be < limit (if limit != 0).
+ */
+static int ebitmap(struct cur *c, uint32_t limit, struct u32vec *bits)
+{
+	uint32_t h[3];
+	size_t at = c->off;
+	int rc = u32s(c, h, 3, "ebitmap");
+	if (rc)
+		return rc;
+	if (h[0] != 64)
+		return bad(c, at, "ebitmap map size %u is not 64", h[0]);
+	if (h[1] % 64)
+		return bad(c, at + 4, "ebitmap high bit %u is not a multiple of 64", h[1]);
+	if ((uint64_t)h[2] * 12 > left(c))
+		return bad(c, at + 8, "ebitmap node count %u exceeds the %zu bytes left", h[2],
+			   left(c));
+	uint64_t prev = 0;
+	for (uint32_t i = 0; i < h[2]; i++) {
+		uint32_t w[3];
+		size_t nat = c->off;
+		if ((rc = u32s(c, w, 3, "ebitmap node")))
+			return rc;
+		if (w[0] % 64 || w[0] >= h[1] || (i && w[0] < prev))
+			return bad(c, nat, "ebitmap node start %u out of order or range", w[0]);
+		prev = (uint64_t)w[0] + 64;
+		uint64_t map = (uint64_t)w[1] | (uint64_t)w[2] << 32;
+		while (map) {
+			uint32_t bit = w[0] + (uint32_t)__builtin_ctzll(map);
+			map &= map - 1;
+			if (limit && bit >= limit)
+				return bad(c, nat, "ebitmap bit %u out of range (limit %u)", bit, limit);
+			if (bits && (rc = vec_push(c->core->alloc, bits, bit)))
+				return rc;
+		}
+	}
+	if (h[2] && prev != h[1])
+		return bad(c, at + 4, "ebitmap high bit %u does not match its last node", h[1]);
+	return 0;
+}
+
+static int mls_level(struct cur *c)
+{
+	uint32_t sens;
+	int rc = u32(c, &sens, "mls level");
+	return rc ? rc : ebitmap(c, 0, NULL);
+}
+
+static int mls_range(struct cur *c)
+{
+	uint32_t n, s[2];
+	size_t at = c->off;
+	int rc = u32(c, &n, "mls range");
+	if (rc)
+		return rc;
+	if (n < 1 || n > 2)
+		return bad(c, at, "mls range has %u levels", n);
+	if ((rc = u32s(c, s, n, "mls range")) || (rc = ebitmap(c, 0, NULL)))
+		return rc;
+	return n == 2 ? ebitmap(c, 0, NULL) : 0;
+}
+
+static int context(struct cur *c)
+{
+	uint32_t v[3];
+	int rc = u32s(c, v, 3, "context");
+	if (rc)
+		return rc;
+	if (!v[0] || v[0] > c->core->nusers || !v[1] || v[1] > c->core->nroles || !v[2] ||
+	    v[2] > c->core->ntypes)
+		return bad(c, c->off - 12, "invalid context %u:%u:%u", v[0], v[1], v[2]);
+	return c->vers >= 19 ? mls_range(c) : 0;
+}
+
+/* ---- symbol tables ---- */
+
+/* Permission records; values are absolute (a class's own continue after its common's). */
+static int perms(struct cur *c, struct policy_class *pc, uint32_t nel)
+{
+	for (uint32_t i = 0; i < nel; i++) {
+		uint32_t h[2];
+		size_t at = c->off;
+		const char *name;
+		int rc = u32s(c, h, 2, "permission");
+		if (rc || (rc = str(c, h[0], &name, "permission name")))
+			return rc;
+		if (!h[1] || h[1] > 32)
+			return bad(c, at + 4, "permission value %u out of range", h[1]);
+		pc->perm[h[1] - 1] = name;
+		if (h[1] > pc->nperms)
+			pc->nperms = h[1];
+	}
+	return 0;
+}
+
+static int constraints(struct cur *c, uint32_t n, int allow_third)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t h[2];
+		int rc = u32s(c, h, 2, "constraint");
+		if (rc)
+			return rc;
+		if ((uint64_t)h[1] * 12 > left(c))
+			return bad(c, c->off - 4, "constraint expression count %u too large", h[1]);
+		int depth = 0;
+		for (uint32_t j = 0; j < h[1]; j++) {
+			uint32_t e[3];
+			size_t at = c->off;
+			if ((rc = u32s(c, e, 3, "constraint expression")))
+				return rc;
+			switch (e[0]) {
+			case 1: /* not */
+				if (depth < 1)
+					return bad(c, at, "constraint expression underflow");
+				break;
+			case 2: /* and */
+			case 3: /* or */
+				if (depth < 2)
+					return bad(c, at, "constraint expression underflow");
+				depth--;
+				break;
+			case 4: /* attr */
+				depth++;
+				break;
+			case 5: /* names */
+				depth++;
+				if ((rc = ebitmap(c, 0, NULL)))
+					return rc;
+				if (c->vers >= 29) {
+					uint32_t fl;
+					if ((rc = ebitmap(c, 0, NULL)) || (rc = ebitmap(c, 0, NULL)) ||
+					    (rc = u32(c, &fl, "constraint type set")))
+						return rc;
+				}
+				break;
+			default:
+				return bad(c, at, "unknown constraint expression type %u", e[0]);
+			}
+			if (e[0] >= 4 && (e[1] & 0x80) && !allow_third)
+				return bad(c, at + 4, "third context in a constraint");
+		}
+		if (depth != 1)
+			return bad(c, c->off, "constraint expression does not reduce to one value");
+	}
+	return 0;
+}
+
+static int sym_common(struct cur *c, uint32_t nprim, uint32_t nel)
+{
+	struct policy_core *k = c->core;
+	k->ncommons = nprim;
+	k->commons = sp_zalloc(k->alloc, ((size_t)nprim + 1) * sizeof(*k->commons), 0);
+	if (!k->commons)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < nel; i++) {
+		uint32_t h[4];
+		size_t at = c->off;
+		const char *name;
+		int rc = u32s(c, h, 4, "common");
+		if (rc || (rc = str(c, h[0], &name, "common name")))
+			return rc;
+		if (!h[1] || h[1] > nprim || h[3] > 32 || h[2] > 32)
+			return bad(c, at + 4, "common value %u or permission count out of range", h[1]);
+		struct policy_class *pc = &k->commons[h[1]];
+		if (pc->name)
+			return bad(c, at + 4, "duplicate common value %u", h[1]);
+		pc->name = name;
+		if ((rc = perms(c, pc, h[3])))
+			return rc;
+	}
+	return 0;
+}
+
+static int sym_class(struct cur *c, uint32_t nprim, uint32_t nel)
+{
+	struct policy_core *k = c->core;
+	k->nclasses = nprim;
+	k->cls = sp_zalloc(k->alloc, ((size_t)nprim + 1) * sizeof(*k->cls), 0);
+	if (!k->cls)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < nel; i++) {
+		uint32_t h[6];
+		size_t at = c->off;
+		const char *name, *cname = NULL;
+		int rc = u32s(c, h, 6, "class");
+		if (rc || (rc = str(c, h[0], &name, "class name")))
+			return rc;
+		if (h[1] && (rc = str(c, h[1], &cname, "class common name")))
+			return rc;
+		if (!h[2] || h[2] > nprim || h[4] > 32)
+			return bad(c, at + 8, "class value %u or permission count out of range", h[2]);
+		if (h[2] > 0xffff)
+			return bad(c, at + 8, "class value %u exceeds 16 bits", h[2]);
+		struct policy_class *pc = &k->cls[h[2]];
+		if (pc->name)
+			return bad(c, at + 8, "duplicate class value %u", h[2]);
+		pc->name = name;
+		if (cname) {
+			uint32_t ci = 0;
+			for (uint32_t j = 1; j <= k->ncommons; j++)
+				if (k->commons[j].name && !strcmp(k->commons[j].name, cname))
+					ci = j;
+			if (!ci)
+				return bad(c, at, "class '%s' inherits unknown common '%s'", name, cname);
+			pc->common = ci;
+			memcpy(pc->perm, k->commons[ci].perm, sizeof(pc->perm));
+			pc->nperms = k->commons[ci].nperms;
+		}
+		if ((rc = perms(c, pc, h[4])))
+			return rc;
+		if ((rc = constraints(c, h[5], 0)))
+			return rc;
+		k->info.constraints += h[5];
+		if (c->vers >= 19) {
+			uint32_t nv;
+			if ((rc = count(c, &nv, 8, "validatetrans")) || (rc = constraints(c, nv, 1)))
+				return rc;
+			k->info.validatetrans += nv;
+		}
+		uint32_t def[4];
+		if (c->vers >= 27 && (rc = u32s(c, def, 3, "class defaults")))
+			return rc;
+		if (c->vers >= 28 && (rc = u32(c, def, "class default type")))
+			return rc;
+		k->info.perms += pc->nperms;
+	}
+	return 0;
+}
+
+static int sym_role(struct cur *c, uint32_t nprim, uint32_t nel)
+{
+	struct policy_core *k = c->core;
+	k->nroles = nprim;
+	k->role_name = sp_zalloc(k->alloc, ((size_t)nprim + 1) * sizeof(char *), 0);
+	if (!k->role_name)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < nel; i++) {
+		uint32_t h[3];
+		size_t at = c->off;
+		const char *name;
+		int rc = u32s(c, h, c->vers >= 24 ? 3 : 2, "role");
+		if (rc || (rc = str(c, h[0], &name, "role name")))
+			return rc;
+		if (!h[1] || h[1] > nprim)
+			return bad(c, at + 4, "role value %u out of range", h[1]);
+		k->role_name[h[1]] = name;
+		if ((rc = ebitmap(c, 0, NULL)) || (rc = ebitmap(c, 0, NULL)))
+			return rc;
+	}
+	return 0;
+}
+
+static int sym_type(struct cur *c, uint32_t nprim, uint32_t nel)
+{
+	struct policy_core *k = c->core;
+	if (nprim > 0xffff)
+		return bad(c, c->off - 8, "%u types exceed the 16-bit avtab key", nprim);
+	k->ntypes = nprim;
+	k->type_name = sp_zalloc(k->alloc, ((size_t)nprim + 1) * sizeof(char *), 0);
+	k->type_flags = sp_zalloc(k->alloc, (size_t)nprim + 1, 0);
+	k->type_ix = sp_zalloc(k->alloc, ((size_t)nel + 1) * sizeof(*k->type_ix), 0);
+	k->type_ix_cap = nel + 1;
+	if (!k->type_name || !k->type_flags || !k->type_ix)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < nel; i++) {
+		uint32_t h[4];
+		size_t at = c->off;
+		const char *name;
+		int rc = u32s(c, h, c->vers >= 24 ? 4 : 3, "type");
+		if (rc || (rc = str(c, h[0], &name, "type name")))
+			return rc;
+		if (!h[1] || h[1] > nprim)
+			return bad(c, at + 4, "type value %u out of range", h[1]);
+		int primary = c->vers >= 24 ? (h[2] & 1) : h[2] != 0;
+		int attr = c->vers >= 24 && (h[2] & 2);
+		k->type_ix[k->ntype_ix++] = (struct policy_name_ix){ name, h[1] };
+		if (primary) {
+			if (k->type_name[h[1]])
+				return bad(c, at + 4, "duplicate type value %u", h[1]);
+			k->type_name[h[1]] = name;
+			k->type_flags[h[1]] |= 4 | (attr ? 1 : 0);
+			if (attr)
+				k->info.attributes++;
+			else
+				k->info.types++;
+		} else {
+			k->info.aliases++;
+		}
+	}
+	return 0;
+}
+
+static int sym_user(struct cur *c, uint32_t nprim, uint32_t nel)
+{
+	struct policy_core *k = c->core;
+	k->nusers = nprim;
+	k->user_name = sp_zalloc(k->alloc, ((size_t)nprim + 1) * sizeof(char *), 0);
+	if (!k->user_name)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < nel; i++) {
+		uint32_t h[3];
+		size_t at = c->off;
+		const char *name;
+		int rc = u32s(c, h, c->vers >= 24 ? 3 : 2, "user");
+		if (rc || (rc = str(c, h[0], &name, "user name")))
+			return rc;
+		if (!h[1] || h[1] > nprim)
+			return bad(c, at + 4, "user value %u out of range", h[1]);
+		k->user_name[h[1]] = name;
+		if ((rc = ebitmap(c, 0, NULL)))
+			return rc;
+		if (c->vers >= 19 && ((rc = mls_range(c)) || (rc = mls_level(c))))
+			return rc;
+	}
+	return 0;
+}
+
+static int sym_bool(struct cur *c, uint32_t nprim, uint32_t nel)
+{
+	struct policy_core *k = c->core;
+	k->nbools = nprim;
+	k->bool_name = sp_zalloc(k->alloc, ((size_t)nprim + 1) * sizeof(char *), 0);
+	k->bool_default = sp_zalloc(k->alloc, (size_t)nprim + 1, 0);
+	if (!k->bool_name || !k->bool_default)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < nel; i++) {
+		uint32_t h[3];
+		size_t at = c->off;
+		const char *name;
+		int rc = u32s(c, h, 3, "boolean");
+		if (rc || (rc = str(c, h[2], &name, "boolean name")))
+			return rc;
+		if (!h[0] || h[0] > nprim || h[1] > 1)
+			return bad(c, at, "boolean value %u or state %u out of range", h[0], h[1]);
+		if (k->bool_name[h[0]])
+			return bad(c, at, "duplicate boolean value %u", h[0]);
+		k->bool_name[h[0]] = name;
+		k->bool_default[h[0]] = (uint8_t)h[1];
+	}
+	return 0;
+}
+
+static int sym_sens(struct cur *c, uint32_t nprim, uint32_t nel)
+{
+	for (uint32_t i = 0; i < nel; i++) {
+		uint32_t h[2];
+		int rc = u32s(c, h, 2, "sensitivity");
+		if (rc || (rc = str(c, h[0], NULL, "sensitivity name")) || (rc = mls_level(c)))
+			return rc;
+	}
+	c->core->info.sensitivities = nprim;
+	return 0;
+}
+
+static int sym_cat(struct cur *c, uint32_t nprim, uint32_t nel)
+{
+	for (uint32_t i = 0; i < nel; i++) {
+		uint32_t h[3];
+		int rc = u32s(c, h, 3, "category");
+		if (rc || (rc = str(c, h[0], NULL, "category name")))
+			return rc;
+		if (!h[1] || h[1] > nprim)
+			return bad(c, c->off - h[0] - 8, "category value %u out of range", h[1]);
+	}
+	c->core->info.categories = nprim;
+	return 0;
+}
+
+/* ---- avtab items ---- */
+
+static int push_rule(struct cur *c, int cond, const struct policy_rule *r, uint32_t node)
+{
+	struct policy_core *k = c->core;
+	int rc;
+	if (!cond) {
+		if ((rc = grow(k->alloc, (void **)&k->te, &k->te_cap, (uint64_t)k->nte + 1,
+			       sizeof(*k->te))))
+			return rc;
+		k->te[k->nte++] = *r;
+		return 0;
+	}
+	uint32_t cap = k->cr_cap;
+	if ((rc = grow(k->alloc, (void **)&k->cr, &k->cr_cap, (uint64_t)k->ncr + 1, sizeof(*k->cr))))
+		return rc;
+	if ((rc = grow(k->alloc, (void **)&k->cr_node, &cap, (uint64_t)k->ncr + 1, sizeof(uint32_t))))
+		return rc;
+	k->cr[k->ncr] = *r;
+	k->cr_node[k->ncr++] = node;
+	return 0;
+}
+
+static const uint16_t spec_order[6] = { SP_AVTAB_ALLOWED, SP_AVTAB_AUDITDENY,
+					SP_AVTAB_AUDITALLOW, SP_AVTAB_TRANSITION,
+					SP_AVTAB_CHANGE, SP_AVTAB_MEMBER };
+
+static int check_key(struct cur *c, size_t at, uint32_t s, uint32_t t, uint32_t cl)
+{
+	struct policy_core *k = c->core;
+	if (!s || s > k->ntypes || !t || t > k->ntypes || !cl || cl > k->nclasses)
+		return bad(c, at, "invalid type or class (%u, %u, %u)", s, t, cl);
+	return 0;
+}
+
+static int avtab_item(struct cur *c, int cond, uint32_t node)
+{
+	struct policy_core *k = c->core;
+	size_t at = c->off;
+	int rc;
+	struct policy_rule r = { .xp = POLICY_NO_XP };
+	if (c->vers < 20) {
+		uint32_t n, v[10];
+		if ((rc = u32(c, &n, "entry")))
+			return rc;
+		if (n < 5 || n > 10)
+			return bad(c, at, "entry has %u items", n);
+		if ((rc = u32s(c, v, n, "entry")) || (rc = check_key(c, at + 4, v[0], v[1], v[2])))
+			return rc;
+		uint32_t sp = v[3];
+		if (!(sp & (SP_AVTAB_AV | SP_AVTAB_TYPE)))
+			return bad(c, at + 16, "null entry");
+		if ((sp & SP_AVTAB_AV) && (sp & SP_AVTAB_TYPE))
+			return bad(c, at + 16, "entry has both access vectors and types");
+		uint32_t used = 4;
+		for (int i = 0; i < 6; i++) {
+			if (!(sp & spec_order[i]))
+				continue;
+			if (used >= n)
+				return bad(c, at, "entry has too few items for its kinds");
+			r.s = (uint16_t)v[0], r.t = (uint16_t)v[1], r.c = (uint16_t)v[2];
+			r.spec = spec_order[i];
+			r.data = v[used++];
+			if ((r.spec & SP_AVTAB_TYPE) && (!r.data || r.data > k->ntypes))
+				return bad(c, at, "invalid default type %u", r.data);
+			if ((rc = push_rule(c, cond, &r, node)))
+				return rc;
+		}
+		if (used != n)
+			return bad(c, at, "entry has %u items, its kinds need %u", n, used);
+		return 0;
+	}
+	if ((rc = need(c, 8, "entry")))
+		return rc;
+	const uint8_t *q = c->p + c->off;
+	r.s = (uint16_t)(q[0] | q[1] << 8);
+	r.t = (uint16_t)(q[2] | q[3] << 8);
+	r.c = (uint16_t)(q[4] | q[5] << 8);
+	uint16_t sp = (uint16_t)(q[6] | q[7] << 8);
+	c->off += 8;
+	if ((rc = check_key(c, at, r.s, r.t, r.c)))
+		return rc;
+	r.spec = sp & (uint16_t)~SP_AVTAB_ENABLED;
+	if (__builtin_popcount(r.spec) != 1 || !(r.spec & (SP_AVTAB_AV | SP_AVTAB_TYPE | SP_AVTAB_XPERMS)))
+		return bad(c, at + 6, "specified 0x%04x is not exactly one kind", sp);
+	if (r.spec & SP_AVTAB_XPERMS) {
+		if (c->vers < 30 || (cond && c->vers < 34))
+			return bad(c, at + 6, "extended permissions not allowed in version %u%s",
+				   c->vers, cond ? " conditional lists" : "");
+		if ((rc = need(c, 34, "extended permissions")))
+			return rc;
+		q = c->p + c->off;
+		if (q[0] < 1 || q[0] > 3)
+			return bad(c, c->off, "unknown extended permission kind %u", q[0]);
+		if ((rc = grow(k->alloc, (void **)&k->xperms, &k->xperms_cap,
+			       (uint64_t)k->nxperms + 1, sizeof(*k->xperms))))
+			return rc;
+		struct sp_avtab_xperms *x = &k->xperms[k->nxperms];
+		x->kind = q[0];
+		x->driver = q[1];
+		c->off += 2;
+		if ((rc = u32s(c, x->perms, 8, "extended permissions")))
+			return rc;
+		r.xp = k->nxperms++;
+		r.data = r.xp;
+	} else {
+		if ((rc = u32(c, &r.data, "entry datum")))
+			return rc;
+		if ((r.spec & SP_AVTAB_TYPE) && (!r.data || r.data > k->ntypes))
+			return bad(c, c->off - 4, "invalid default type %u", r.data);
+	}
+	return push_rule(c, cond, &r, node);
+}
+
+static int read_te(struct cur *c)
+{
+	uint32_t n;
+	c->sec = "avtab";
+	c->core->te_off = c->off;
+	int rc = count(c, &n, c->vers < 20 ? 24 : 12, "avtab entry");
+	if (rc)
+		return rc;
+	if (!n)
+		return bad(c, c->off - 4, "table is empty");
+	for (uint32_t i = 0; i < n; i++)
+		if ((rc = avtab_item(c, 0, 0)))
+			return rc;
+	c->core->info.te_rules = c->core->nte;
+	return 0;
+}
+
+static int read_cond(struct cur *c)
+{
+	struct policy_core *k = c->core;
+	uint32_t n;
+	c->sec = "conditional";
+	int rc = count(c, &n, 16, "conditional node");
+	if (rc)
+		return rc;
+	k->cnode = sp_zalloc(k->alloc, ((size_t)n + 1) * sizeof(*k->cnode), 0);
+	if (!k->cnode)
+		return -ENOMEM;
+	k->ncnode = n;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t h[2];
+		size_t at = c->off;
+		if ((rc = u32s(c, h, 2, "conditional node")))
+			return rc;
+		if (h[0] > 1)
+			return bad(c, at, "node state %u is not boolean", h[0]);
+		if ((uint64_t)h[1] * 8 > left(c) || !h[1])
+			return bad(c, at + 4, "expression length %u invalid", h[1]);
+		k->cnode[i] = (struct policy_cond_node){ k->ncexpr, h[1], h[0] };
+		if ((rc = grow(k->alloc, (void **)&k->cexpr, &k->cexpr_cap,
+			       (uint64_t)k->ncexpr + h[1], sizeof(*k->cexpr))))
+			return rc;
+		for (uint32_t j = 0; j < h[1]; j++) {
+			uint32_t e[2];
+			size_t eat = c->off;
+			if ((rc = u32s(c, e, 2, "conditional expression")))
+				return rc;
+			if (e[0] < 1 || e[0] > 7)
+				return bad(c, eat, "unknown expression type %u", e[0]);
+			if (e[0] == 1 && (!e[1] || e[1] > k->nbools))
+				return bad(c, eat + 4, "boolean %u out of range", e[1]);
+			k->cexpr[k->ncexpr++] = (struct policy_cond_expr){ e[0], e[1] };
+		}
+		for (int list = 1; list >= 0; list--) {
+			uint32_t m;
+			c->sec = "conditional avtab";
+			if ((rc = count(c, &m, c->vers < 20 ? 24 : 12, "conditional avtab entry")))
+				return rc;
+			for (uint32_t j = 0; j < m; j++)
+				if ((rc = avtab_item(c, 1, i | (list ? 0x80000000u : 0))))
+					return rc;
+			c->sec = "conditional";
+		}
+	}
+	k->info.cond_nodes = n;
+	k->info.cond_rules = k->ncr;
+	return 0;
+}
+
+static int read_roles(struct cur *c)
+{
+	struct policy_core *k = c->core;
+	uint32_t n;
+	c->sec = "role_trans";
+	size_t rec = c->vers >= 26 ? 16 : 12;
+	int rc = count(c, &n, rec, "role transition");
+	if (rc)
+		return rc;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t v[4];
+		size_t at = c->off;
+		if ((rc = u32s(c, v, rec / 4, "role transition")))
+			return rc;
+		if (!v[0] || v[0] > k->nroles || !v[1] || v[1] > k->ntypes || !v[2] ||
+		    v[2] > k->nroles || (rec == 16 && (!v[3] || v[3] > k->nclasses)))
+			return bad(c, at, "invalid role transition");
+	}
+	k->info.role_trans = n;
+	c->sec = "role_allow";
+	if ((rc = count(c, &n, 8, "role allow")))
+		return rc;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t v[2];
+		size_t at = c->off;
+		if ((rc = u32s(c, v, 2, "role allow")))
+			return rc;
+		if (!v[0] || v[0] > k->nroles || !v[1] || v[1] > k->nroles)
+			return bad(c, at, "invalid role allow");
+	}
+	k->info.role_allow = n;
+	return 0;
+}
+
+static int ft_push(struct cur *c, size_t at, uint32_t s, uint32_t t, uint32_t cl, uint32_t o,
+		   const char *name)
+{
+	struct policy_core *k = c->core;
+	if (!s || s > k->ntypes || !t || t > k->ntypes || !cl || cl > k->nclasses || !o ||
+	    o > k->ntypes)
+		return bad(c, at, "invalid filename transition (%u, %u, %u) -> %u", s, t, cl, o);
+	int rc = grow(k->alloc, (void **)&k->ft, &k->ft_cap, (uint64_t)k->nft + 1, sizeof(*k->ft));
+	if (rc)
+		return rc;
+	k->ft[k->nft++] = (struct sp_filename_trans){ s, t, cl, o, name };
+	return 0;
+}
+
+static int read_filename_trans(struct cur *c)
+{
+	struct policy_core *k = c->core;
+	uint32_t n;
+	c->sec = "filename_trans";
+	int rc = count(c, &n, c->vers >= 33 ? 16 : 20, "filename transition");
+	if (rc)
+		return rc;
+	struct u32vec bits = { 0 };
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t len, v[4];
+		const char *name;
+		size_t at = c->off;
+		if ((rc = u32(c, &len, "filename transition")) ||
+		    (rc = str(c, len, &name, "filename transition name")))
+			break;
+		if (c->vers < 33) {
+			if ((rc = u32s(c, v, 4, "filename transition")) ||
+			    (rc = ft_push(c, at, v[0], v[1], v[2], v[3], name)))
+				break;
+			continue;
+		}
+		if ((rc = u32s(c, v, 3, "filename transition")))
+			break;
+		if ((uint64_t)v[2] * 16 > left(c)) {
+			rc = bad(c, c->off - 4, "datum count %u too large", v[2]);
+			break;
+		}
+		for (uint32_t j = 0; j < v[2] && !rc; j++) {
+			uint32_t otype;
+			size_t dat = c->off;
+			bits.n = 0;
+			if ((rc = ebitmap(c, k->ntypes, &bits)) ||
+			    (rc = u32(c, &otype, "filename transition type")))
+				break;
+			for (uint32_t b = 0; b < bits.n && !rc; b++)
+				rc = ft_push(c, dat, bits.v[b] + 1, v[0], v[1], otype, name);
+		}
+		if (rc)
+			break;
+	}
+	vec_free(k->alloc, &bits);
+	k->info.filename_keys = n;
+	k->info.filename_rules = k->nft;
+	return rc;
+}
+
+static int read_ocontexts(struct cur *c, uint32_t ocon_num)
+{
+	static const size_t minrec[9] = { 16, 28, 24, 28, 20, 20, 44, 28, 20 };	/* context >= 12 */
+	static const char *const names[9] = { "isid", "fs", "port", "netif", "node", "fsuse",
+					      "node6", "ibpkey", "ibendport" };
+	int rc;
+	c->sec = "ocontext";
+	for (uint32_t kind = 0; kind < ocon_num; kind++) {
+		uint32_t n, v[8];
+		if ((rc = count(c, &n, minrec[kind], names[kind])))
+			return rc;
+		c->core->info.ocontexts += n;
+		if (kind == 0)
+			c->core->info.initial_sids = n;
+		for (uint32_t i = 0; i < n; i++) {
+			switch (kind) {
+			case 0:
+				rc = u32(c, v, "isid");
+				if (!rc)
+					rc = context(c);
+				break;
+			case 1: /* fs */
+			case 3: /* netif */
+				if (!(rc = u32(c, v, names[kind])) &&
+				    !(rc = str(c, v[0], NULL, names[kind])) && !(rc = context(c)))
+					rc = context(c);
+				break;
+			case 2:
+				rc = u32s(c, v, 3, "port");
+				if (!rc)
+					rc = context(c);
+				break;
+			case 4:
+				rc = u32s(c, v, 2, "node");
+				if (!rc)
+					rc = context(c);
+				break;
+			case 5:
+				if (!(rc = u32s(c, v, 2, "fsuse")) && !(rc = str(c, v[1], NULL, "fsuse")))
+					rc = context(c);
+				break;
+			case 6:
+				rc = u32s(c, v, 8, "node6");
+				if (!rc)
+					rc = context(c);
+				break;
+			case 7:
+				rc = u32s(c, v, 4, "ibpkey");
+				if (!rc)
+					rc = context(c);
+				break;
+			case 8:
+				if (!(rc = u32s(c, v, 2, "ibendport")) &&
+				    !(rc = str(c, v[0], NULL, "ibendport")))
+					rc = context(c);
+				break;
+			}
+			if (rc)
+				return rc;
+		}
+	}
+	c->sec = "genfs";
+	uint32_t nfs;
+	if ((rc = count(c, &nfs, 8, "genfs")))
+		return rc;
+	c->core->info.genfs = nfs;
+	for (uint32_t i = 0; i < nfs; i++) {
+		uint32_t len, np;
+		if ((rc = u32(c, &len, "genfs")) || (rc = str(c, len, NULL, "genfs name")) ||
+		    (rc = count(c, &np, 20, "genfs path")))
+			return rc;
+		for (uint32_t j = 0; j < np; j++) {
+			uint32_t cls;
+			if ((rc = u32(c, &len, "genfs path")) || (rc = str(c, len, NULL, "genfs path")) ||
+			    (rc = u32(c, &cls, "genfs class")) || (rc = context(c)))
+				return rc;
+		}
+	}
+	return 0;
+}
+
+static int read_range_trans(struct cur *c)
+{
+	uint32_t n, v[3];
+	c->sec = "range_trans";
+	size_t rec = c->vers >= 21 ? 12 : 8;
+	int rc = count(c, &n, rec + 16, "range transition");
+	if (rc)
+		return rc;
+	for (uint32_t i = 0; i < n; i++)
+		if ((rc = u32s(c, v, rec / 4, "range transition")) || (rc = mls_range(c)))
+			return rc;
+	c->core->info.range_trans = n;
+	return 0;
+}
+
+static int read_type_attr_map(struct cur *c)
+{
+	struct policy_core *k = c->core;
+	c->sec = "type_attr_map";
+	uint32_t nt = k->ntypes;
+	k->attr_off = sp_zalloc(k->alloc, ((size_t)nt + 2) * sizeof(uint32_t), 0);
+	if (!k->attr_off)
+		return -ENOMEM;
+	struct u32vec v = { 0 };
+	int rc = 0;
+	for (uint32_t i = 0; i < nt && !rc; i++) {
+		uint32_t start = v.n;
+		k->attr_off[i + 1] = start;
+		if ((rc = ebitmap(c, nt, &v)))
+			break;
+		/* values are bit + 1; make sure the type's own value is in its row (kernel does) */
+		int self = 0;
+		for (uint32_t j = start; j < v.n; j++) {
+			v.v[j] += 1;
+			self |= v.v[j] == i + 1;
+		}
+		if (!self && (rc = vec_push(k->alloc, &v, i + 1)))
+			break;
+		/* rows are sorted by construction except the pushed self value */
+		for (uint32_t j = v.n - 1; j > start && v.v[j] < v.v[j - 1]; j--) {
+			uint32_t t = v.v[j];
+			v.v[j] = v.v[j - 1];
+			v.v[j - 1] = t;
+		}
+	}
+	k->attr_off[nt + 1] = v.n;
+	k->attr_v = NULL;
+	if (!rc) {
+		/* shrink-wrap: the CSR owns exactly v.n entries */
+		k->attr_v = sp_alloc(k->alloc, ((size_t)v.n + 1) * sizeof(uint32_t), 0);
+		if (!k->attr_v)
+			rc = -ENOMEM;
+		else if (v.n)
+			memcpy(k->attr_v, v.v, (size_t)v.n * sizeof(uint32_t));
+	}
+	vec_free(k->alloc, &v);
+	if (rc)
+		k->attr_off[nt + 1] = 0;
+	return rc;
+}
+
+/* Pre-v20 policies have no map: every type's row is just itself. */
+static int identity_attr_map(struct policy_core *k)
+{
+	uint32_t nt = k->ntypes;
+	k->attr_off = sp_zalloc(k->alloc, ((size_t)nt + 2) * sizeof(uint32_t), 0);
+	k->attr_v = sp_alloc(k->alloc, ((size_t)nt + 1) * sizeof(uint32_t), 0);
+	if (!k->attr_off || !k->attr_v)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < nt; i++) {
+		k->attr_off[i + 1] = i;
+		k->attr_v[i] = i + 1;
+	}
+	k->attr_off[nt + 1] = nt;
+	return 0;
+}
+
+static int read_all(struct cur *c)
+{
+	struct policy_core *k = c->core;
+	uint32_t h[4];
+	int rc;
+	c->sec = "header";
+	if ((rc = u32(c, h, "magic")))
+		return rc;
+	if (h[0] == POLICY_MOD_MAGIC) {
+		bad(c, 0, "policy module (.pp), not a kernel policy");
+		return -ENOTSUP;
+	}
+	if (h[0] != POLICY_MAGIC)
+		return bad(c, 0, "bad magic 0x%08x", h[0]);
+	uint32_t slen;
+	if ((rc = u32(c, &slen, "identifier")))
+		return rc;
+	if (slen != 8)
+		return bad(c, 4, "identifier length %u is not 8", slen);
+	if ((rc = need(c, 8, "identifier")))
+		return rc;
+	if (!memcmp(c->p + c->off, "XenFlask", 8)) {
+		bad(c, 8, "XenFlask policies are not supported");
+		return -ENOTSUP;
+	}
+	if (memcmp(c->p + c->off, "SE Linux", 8))
+		return bad(c, 8, "identifier is not 'SE Linux'");
+	c->off += 8;
+	if ((rc = u32s(c, h, 4, "header")))
+		return rc;
+	if (h[0] < VMIN || h[0] > VMAX) {
+		bad(c, 16, "unsupported policy version %u (supported %d..%d)", h[0], VMIN, VMAX);
+		return -ENOTSUP;
+	}
+	c->vers = k->version = h[0];
+	k->config = h[1];
+	c->mls = (h[1] & 1) != 0;
+	if (h[1] & ~7u)
+		return bad(c, 20, "unknown config bits 0x%x", h[1]);
+	if (c->mls && c->vers < 19)
+		return bad(c, 20, "MLS requires version 19 or later");
+	uint32_t want_sym = c->vers >= 19 ? 8 : c->vers >= 16 ? 6 : 5;
+	uint32_t want_ocon = c->vers >= 31 ? 9 : c->vers >= 17 ? 7 : 6;
+	if (h[2] != want_sym || h[3] != want_ocon)
+		return bad(c, 24, "symbol/ocontext counts %u/%u do not match version %u", h[2], h[3],
+			   c->vers);
+	struct u32vec perm = { 0 };
+	if (c->vers >= 22) {
+		c->sec = "policy capabilities";
+		struct u32vec caps = { 0 };
+		rc = ebitmap(c, 0, &caps);
+		k->info.polcaps = caps.n;
+		vec_free(k->alloc, &caps);
+		if (rc)
+			return rc;
+	}
+	if (c->vers >= 23) {
+		c->sec = "permissive map";
+		if ((rc = ebitmap(c, 0, &perm)))
+			goto out;
+	}
+	if (c->vers >= 35) {
+		c->sec = "neveraudit map";
+		if ((rc = ebitmap(c, 0, NULL)))
+			goto out;
+	}
+	static int (*const sym[8])(struct cur *, uint32_t, uint32_t) = {
+		sym_common, sym_class, sym_role, sym_type, sym_user, sym_bool, sym_sens, sym_cat
+	};
+	static const char *const symname[8] = { "commons", "classes", "roles", "types",
+						"users", "booleans", "sensitivities", "categories" };
+	for (uint32_t i = 0; i < 8; i++) {
+		uint32_t idx = i;
+		if (i == 5 && c->vers < 16)
+			continue;
+		if (i >= 6 && c->vers < 19)
+			continue;
+		c->sec = symname[idx];
+		uint32_t n[2];
+		size_t at = c->off;
+		if ((rc = u32s(c, n, 2, "symbol table")))
+			goto out;
+		if ((uint64_t)n[1] * 8 > left(c)) {
+			rc = bad(c, at + 4, "%u records exceed the %zu bytes left", n[1], left(c));
+			goto out;
+		}
+		/* Arrays are sized by nprim, so bound it by bytes: commons and classes (272-byte
+		 * entries) have one record per value; types fit the 16-bit avtab key; roles and
+		 * users may have values without records (link/expand scopes) but no more values
+		 * than the file has bytes (8-byte entries). */
+		if ((idx <= 1 && n[0] > n[1]) || (idx == 3 && n[0] > 0xffff) || n[0] > c->len) {
+			rc = bad(c, at, "%u values do not fit %u records", n[0], n[1]);
+			goto out;
+		}
+		if ((rc = sym[idx](c, n[0], n[1])))
+			goto out;
+	}
+	if (!k->nclasses || !k->ntypes) {
+		rc = bad(c, c->off, "policy without classes or types");
+		goto out;
+	}
+	for (uint32_t i = 0; i < perm.n; i++) {
+		if (perm.v[i] > k->ntypes) {
+			c->sec = "permissive map";
+			rc = bad(c, 0, "permissive type %u out of range", perm.v[i]);
+			goto out;
+		}
+		if (perm.v[i])
+			k->type_flags[perm.v[i]] |= 2;
+	}
+	k->info.permissive = perm.n;
+	if ((rc = read_te(c)))
+		goto out;
+	if (c->vers >= 16 && (rc = read_cond(c)))
+		goto out;
+	if ((rc = read_roles(c)))
+		goto out;
+	if (c->vers >= 25 && (rc = read_filename_trans(c)))
+		goto out;
+	if ((rc = read_ocontexts(c, want_ocon)))
+		goto out;
+	if (c->vers >= 19 && (rc = read_range_trans(c)))
+		goto out;
+	if (c->vers >= 20)
+		rc = read_type_attr_map(c);
+	else
+		rc = identity_attr_map(k);
+	if (rc)
+		goto out;
+	if (c->off != c->len) {
+		c->sec = "policy";
+		rc = bad(c, c->off, "%zu trailing bytes after the type attribute map", left(c));
+	}
+out:
+	vec_free(k->alloc, &perm);
+	return rc;
+}
+
+int policy_core_read(const uint8_t *buf, size_t len, const struct sp_policy_opts *o,
+		     struct policy_core **out)
+{
+	const struct sp_allocator *a = o ? o->alloc : NULL;
+	struct policy_core *k = sp_zalloc(a, sizeof(*k), 0);
+	if (!k)
+		return -ENOMEM;
+	atomic_init(&k->refs, 1);
+	k->alloc = a;
+	k->layout = o ? o->layout : SP_AVTAB_CHAINED;
+	if ((unsigned)k->layout >= SP_AVTAB_NLAYOUTS) {
+		sp_free(a, k, sizeof(*k));
+		return -EINVAL;
+	}
+	struct cur c = { .p = buf, .len = len, .sec = "header", .d = o ? o->diags : NULL,
+			 .file = o ? o->file : NULL, .core = k };
+	int rc = read_all(&c);
+	if (!rc) {
+		rc = policy_core_finish(k);
+		if (rc == -EEXIST) {
+			c.sec = "avtab";
+			rc = bad(&c, k->te_off, "duplicate entry");
+		}
+	}
+	if (rc) {
+		if (rc == -ENOMEM && c.d)
+			sp_diags_add_offset(c.d, SP_SEV_ERROR, -ENOMEM, c.file, c.off,
+					    "%s: out of memory", c.sec);
+		policy_core_put(k);
+		return rc;
+	}
+	*out = k;
+	return 0;
+}
+
+#define FREE_N(p, n) sp_free(k->alloc, (p), (size_t)(n) * sizeof(*(p)))
+
+void policy_core_put(struct policy_core *k)
+{
+	if (!k || atomic_fetch_sub(&k->refs, 1) != 1)
+		return;
+	uint32_t nt = k->ntypes;
+	policy_avtab_destroy(&k->te_tab);
+	FREE_N(k->type_name, nt + 1);
+	FREE_N(k->type_flags, nt + 1);
+	FREE_N(k->type_ix, k->type_ix_cap);
+	FREE_N(k->cls, k->nclasses + 1);
+	FREE_N(k->class_ix, k->nclasses + 1);
+	FREE_N(k->commons, k->ncommons + 1);
+	FREE_N(k->bool_name, k->nbools + 1);
+	FREE_N(k->bool_default, k->nbools + 1);
+	FREE_N(k->bool_ix, k->nbools + 1);
+	FREE_N(k->role_name, k->nroles + 1);
+	FREE_N(k->user_name, k->nusers + 1);
+	FREE_N(k->xperms, k->xperms_cap);
+	FREE_N(k->te, k->te_cap);
+	FREE_N(k->cr, k->cr_cap);
+	FREE_N(k->cr_node, k->cr_cap);
+	FREE_N(k->cnode, k->ncnode + 1);
+	FREE_N(k->cexpr, k->cexpr_cap);
+	FREE_N(k->ft, k->ft_cap);
+	FREE_N(k->ft_sorted, k->nft + 1);
+	if (k->attr_off) {
+		FREE_N(k->attr_v, k->attr_off[nt + 1] + 1);
+		FREE_N(k->attr_off, nt + 2);
+	}
+	if (k->rev_off) {
+		FREE_N(k->rev_v, k->rev_off[nt + 1]);
+		FREE_N(k->rev_off, nt + 2);
+	}
+	if (k->src_off) {
+		FREE_N(k->src_v, k->src_off[nt + 1]);
+		FREE_N(k->src_off, nt + 2);
+	}
+	if (k->tgt_off) {
+		FREE_N(k->tgt_v, k->tgt_off[nt + 1]);
+		FREE_N(k->tgt_off, nt + 2);
+	}
+	sp_free(k->alloc, k->bloom, (size_t)k->bloom_words * 8);
+	arena_free(k);
+	sp_free(k->alloc, k, sizeof(*k));
+}

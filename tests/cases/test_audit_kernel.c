@@ -1,0 +1,976 @@
+/*
+ * test_audit_kernel.c - secpath's audit filter engines judged by the real Linux kernel.
+ *
+ * Every folder tests/cases/kernel/NAME/ holds one scenario run by the kernel oracle
+ * (tests/kernel/, Debian 6.1 under qemu): the rules as loaded (`rules.loaded`, else `rules`), the
+ * guest's filesystem at load time (`fs.txt`), which -w paths were directories (`dirs.txt`),
+ * auditctl's load errors (`auditctl-load.txt`) and the kernel's verdict per syscall step
+ * (`result.tsv`: credentials, arguments, return value, path pre-state, recorded or not, key).
+ *
+ * For each case: the rules are parsed with sp_audit_ruleset_parse (the guest's passwd/group,
+ * env/), applied item by item to a reference engine (ADD, DEL; `-D` starts over) and compiled;
+ * every step becomes an sp_audit_event through the public builders and is filtered by both
+ * engines. Checked, per step: recorded (record && !excluded) and the key against the kernel, and
+ * the two engines against each other; for recorded steps, the inodes of the modelled names
+ * against the kernel's PATH items (so an agreement cannot come from a wrong event); per case: the
+ * rule lines that failed to load (parse error or engine refusal) against auditctl's report.
+ *
+ * Invariants: the kernel's recorded verdicts are the truth; a disagreement fails the case unless
+ * the case's `known-diffs` file lists it (`step SEQ`, `load LINE`, `names SEQ` + reason), and a listed
+ * entry that no longer disagrees is reported as stale. Steps the event model cannot express are
+ * counted as skipped with their reason, never silently dropped. With SP_KERNEL_RESULTS=DIR the
+ * verdict files are read from DIR/NAME/ (a fresh run of scripts/test-kernel.sh) instead.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "secpath/audit.h"
+
+#define CASES_DIR "tests/cases/kernel"
+#define MAXCOL 40
+#define MAXCASES 128
+
+/* snprintf that truncates silently (every buffer here is sized for its data). */
+static void strfmt(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void strfmt(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	if (!f)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET)) {
+		fclose(f);
+		return NULL;
+	}
+	buf = malloc((size_t)n + 1);
+	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	if (!buf)
+		return NULL;
+	buf[n] = 0;
+	if (len)
+		*len = (size_t)n;
+	return buf;
+}
+
+/* Split a line in place at tabs; returns the column count. */
+static int split_tabs(char *line, char **col, int max)
+{
+	int n = 0;
+
+	col[n++] = line;
+	for (char *p = line; *p && n < max; p++)
+		if (*p == '\t') {
+			*p = 0;
+			col[n++] = p + 1;
+		}
+	return n;
+}
+
+static uint32_t parse_dev(const char *s)
+{
+	unsigned ma = 0, mi = 0;
+
+	if (sscanf(s, "%x:%x", &ma, &mi) != 2)
+		return 0;
+	return SP_AUDIT_MKDEV(ma, mi);
+}
+
+/* ---- the guest filesystem at rule load time (fs.txt) ---- */
+
+struct fsent {
+	const char *path, *target;
+	uint64_t ino;
+	uint32_t dev, mode, uid, gid;
+};
+
+struct fstab {
+	char *text;
+	struct fsent *v;
+	size_t n;
+};
+
+static int fsent_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct fsent *)a)->path, ((const struct fsent *)b)->path);
+}
+
+static int fstab_load(struct fstab *t, const char *file, struct sp_audit_fsview *fs)
+{
+	size_t cap = 0;
+
+	memset(t, 0, sizeof(*t));
+	t->text = slurp(file, NULL);
+	if (!t->text)
+		return -errno;
+	for (char *line = t->text, *next; line && *line; line = next) {
+		char *col[MAXCOL];
+		int nc;
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = 0;
+		if (line[0] != '/' || (nc = split_tabs(line, col, MAXCOL)) < 7)
+			continue;
+		if (t->n == cap) {
+			cap = cap ? 2 * cap : 512;
+			t->v = realloc(t->v, cap * sizeof(*t->v));
+			assert_non_null(t->v);
+		}
+		struct fsent *e = &t->v[t->n++];
+		e->path = col[0];
+		e->ino = strtoull(col[1], NULL, 10);
+		e->dev = parse_dev(col[2]);
+		e->mode = (uint32_t)strtoul(col[3], NULL, 8);
+		e->uid = (uint32_t)strtoul(col[4], NULL, 10);
+		e->gid = (uint32_t)strtoul(col[5], NULL, 10);
+		e->target = (nc > 7 && strcmp(col[7], "-")) ? col[7] : NULL;
+		if (fs)
+			assert_int_equal(sp_audit_fsview_add(fs, e->path, e->ino, e->dev, e->mode), 0);
+	}
+	qsort(t->v, t->n, sizeof(*t->v), fsent_cmp);
+	return 0;
+}
+
+static const struct fsent *fstab_find(const struct fstab *t, const char *path)
+{
+	struct fsent key = { .path = path };
+
+	return t->n ? bsearch(&key, t->v, t->n, sizeof(*t->v), fsent_cmp) : NULL;
+}
+
+static const struct fsent *fstab_find_ino(const struct fstab *t, uint64_t ino, uint32_t dev)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->v[i].ino == ino && t->v[i].dev == dev)
+			return &t->v[i];
+	return NULL;
+}
+
+/* Canonical absolute form of `p` (relative to cwd): no "//", ".", "..", trailing '/'. */
+static void abspath(const char *cwd, const char *p, char *out, size_t len)
+{
+	char tmp[4096];
+	size_t o = 0;
+
+	if (p[0] == '/')
+		strfmt(tmp, sizeof(tmp), "%s", p);
+	else
+		strfmt(tmp, sizeof(tmp), "%s/%s", cwd, p);
+	out[0] = 0;
+	for (char *s = tmp, *e; *s; s = e) {
+		while (*s == '/')
+			s++;
+		e = s + strcspn(s, "/");
+		size_t n = (size_t)(e - s);
+		if (!n || (n == 1 && s[0] == '.'))
+			continue;
+		if (n == 2 && s[0] == '.' && s[1] == '.') {
+			while (o > 0 && out[o - 1] != '/')
+				o--;
+			if (o > 0)
+				o--;
+			out[o] = 0;
+			continue;
+		}
+		if (o + n + 2 < len) {
+			out[o++] = '/';
+			memcpy(out + o, s, n);
+			o += n;
+			out[o] = 0;
+		}
+	}
+	if (!o)
+		strfmt(out, len, "/");
+}
+
+static void parent_of(const char *path, char *out, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash || slash == path)
+		strfmt(out, len, "/");
+	else
+		strfmt(out, len, "%.*s", (int)(slash - path), path);
+}
+
+/* Inodes of the names the model gave the current event (checked against the kernel's PATH items). */
+static uint64_t model_ino[SP_AUDIT_MAX_NAMES];
+static size_t n_model_ino;
+
+static int add_name(struct sp_audit_event *ev, uint64_t ino, uint32_t dev)
+{
+	int i = sp_audit_event_add_name(ev, ino, dev);
+
+	assert_true(i >= 0);
+	if (ino != SP_AUDIT_INO_UNSET && n_model_ino < SP_AUDIT_MAX_NAMES)
+		model_ino[n_model_ino++] = ino;
+	return i;
+}
+
+/* The path itself (if present) and every ancestor in the view: what a path walk touches. */
+static void add_walked(struct sp_audit_event *ev, int i, const struct fstab *t, const char *path)
+{
+	char cur[4096];
+
+	strfmt(cur, sizeof(cur), "%s", path);
+	for (;;) {
+		const struct fsent *e = fstab_find(t, cur);
+		if (e)
+			sp_audit_event_name_add_walked(ev, i, e->ino, e->dev);
+		if (!strcmp(cur, "/"))
+			break;
+		char up[4096];
+		parent_of(cur, up, sizeof(up));
+		strfmt(cur, sizeof(cur), "%s", up);
+	}
+}
+
+/* ---- one step of result.tsv ---- */
+
+enum {
+	C_SEQ, C_BLOCK, C_PID, C_PPID, C_ARCH, C_SYSCALL, C_NR, C_A0, C_A1, C_A2, C_A3, C_EXIT,
+	C_ERRNO, C_UID, C_EUID, C_SUID, C_FSUID, C_GID, C_EGID, C_SGID, C_FSGID, C_GROUPS, C_AUID,
+	C_SES, C_RECORDED, C_KEY, C_SERIAL, C_RECORDS, C_CWD, C_ARGS, C_PATHS, C_KPATHS, C_CHECK,
+	C_PERS, C_EXE, C_TASK, C_NCOLS
+};
+
+/* One pre-state item: "PATH|ino=..|dev=..|rdev=..|mode=..|ouid=..|ogid=..|pino=.." or
+ * "PATH|ENOENT|pino=.." or "fd:N|ino=..". */
+struct item {
+	char path[4096];
+	int exists, is_fd;
+	uint64_t ino, pino;
+	int has_pino;
+	uint32_t dev, rdev, mode, uid, gid;
+};
+
+static const char *kv(const char *s, const char *key, char *out, size_t len)
+{
+	size_t kl = strlen(key);
+
+	for (const char *p = s; (p = strchr(p, '|')); p++)
+		if (!strncmp(p + 1, key, kl) && p[1 + kl] == '=') {
+			const char *v = p + 2 + kl;
+			size_t n = strcspn(v, "|");
+			strfmt(out, len, "%.*s", (int)n, v);
+			return out;
+		}
+	return NULL;
+}
+
+static void parse_item(const char *s, size_t n, const char *cwd, struct item *it)
+{
+	char buf[4096], v[64];
+
+	memset(it, 0, sizeof(*it));
+	strfmt(buf, sizeof(buf), "%.*s", (int)n, s);
+	size_t pl = strcspn(buf, "|");
+	char p[4096];
+	strfmt(p, sizeof(p), "%.*s", (int)pl, buf);
+	it->is_fd = !strncmp(p, "fd:", 3);
+	if (it->is_fd)
+		strfmt(it->path, sizeof(it->path), "%s", p);
+	else
+		abspath(cwd, p, it->path, sizeof(it->path));
+	if (kv(buf, "ino", v, sizeof(v))) {
+		it->exists = 1;
+		it->ino = strtoull(v, NULL, 10);
+		it->dev = kv(buf, "dev", v, sizeof(v)) ? parse_dev(v) : 0;
+		it->rdev = kv(buf, "rdev", v, sizeof(v)) ? parse_dev(v) : 0;
+		it->mode = kv(buf, "mode", v, sizeof(v)) ? (uint32_t)strtoul(v, NULL, 8) : 0;
+		it->uid = kv(buf, "ouid", v, sizeof(v)) ? (uint32_t)strtoul(v, NULL, 10) : 0;
+		it->gid = kv(buf, "ogid", v, sizeof(v)) ? (uint32_t)strtoul(v, NULL, 10) : 0;
+	}
+	if (kv(buf, "pino", v, sizeof(v))) {
+		it->has_pino = 1;
+		it->pino = strtoull(v, NULL, 10);
+	}
+}
+
+static int is_one_of(const char *s, const char *const *list)
+{
+	for (; *list; list++)
+		if (!strcmp(s, *list))
+			return 1;
+	return 0;
+}
+
+static const char *const del_calls[] = { "unlink", "unlinkat", "rmdir", NULL };
+static const char *const ren_calls[] = { "rename", "renameat", "renameat2", NULL };
+static const char *const lnk_calls[] = { "link", "linkat", NULL };
+static const char *const cre_calls[] = { "mkdir", "mkdirat", "mknod", "mknodat", NULL };
+static const char *const sym_calls[] = { "symlink", "symlinkat", NULL };
+static const char *const nofollow_calls[] = {
+	"lstat", "lchown", "lchown32", "lgetxattr", "llistxattr", "lremovexattr", "lsetxattr",
+	"readlink", "readlinkat", "lstat64", NULL
+};
+
+/* A name for an existing object described by `it` (following a symlink when `follow`). */
+static void name_existing(struct sp_audit_event *ev, const struct fstab *t, const struct item *it,
+			  int follow)
+{
+	uint64_t ino = it->ino;
+	uint32_t dev = it->dev, rdev = it->rdev, mode = it->mode, uid = it->uid, gid = it->gid;
+	char path[4096];
+
+	strfmt(path, sizeof(path), "%s", it->path);
+	for (int hops = 0; follow && S_ISLNK(mode) && hops < 8; hops++) {
+		const struct fsent *l = fstab_find(t, path), *e;
+		char dir[4096], tgt[4096];
+		if (!l || !l->target)
+			break;
+		parent_of(path, dir, sizeof(dir));
+		abspath(dir, l->target, tgt, sizeof(tgt));
+		e = fstab_find(t, tgt);
+		if (!e)
+			break;
+		strfmt(path, sizeof(path), "%s", tgt);
+		ino = e->ino, dev = e->dev, mode = e->mode, uid = e->uid, gid = e->gid, rdev = 0;
+	}
+	int i = add_name(ev, ino, dev);
+
+	sp_audit_event_name_set_mode(ev, i, mode);
+	sp_audit_event_name_set_owner(ev, i, uid, gid);
+	sp_audit_event_name_set_rdev(ev, i, rdev);
+	if (it->is_fd) {
+		/* audit_file(): no name string; the walk covers the file's place in the tree */
+		const struct fsent *e = fstab_find_ino(t, ino, dev);
+		if (e)
+			add_walked(ev, i, t, e->path);
+		else
+			sp_audit_event_name_add_walked(ev, i, ino, dev);
+		return;
+	}
+	sp_audit_event_name_set_path(ev, i, path);
+	add_walked(ev, i, t, path);
+	if (!fstab_find(t, path))
+		sp_audit_event_name_add_walked(ev, i, ino, dev);
+}
+
+/* The PARENT name of `it` (a create or delete). */
+static void name_parent(struct sp_audit_event *ev, const struct fstab *t, const struct item *it)
+{
+	char dir[4096];
+	const struct fsent *e;
+	int i;
+
+	parent_of(it->path, dir, sizeof(dir));
+	e = fstab_find(t, dir);
+	if (e && (!it->has_pino || e->ino == it->pino)) {
+		i = add_name(ev, e->ino, e->dev);
+		sp_audit_event_name_set_mode(ev, i, e->mode);
+		sp_audit_event_name_set_owner(ev, i, e->uid, e->gid);
+	} else {
+		if (!it->has_pino)
+			return;
+		/* created during the run: identity from the pre-stat, same device as the view's root */
+		const struct fsent *root = fstab_find(t, "/");
+		i = add_name(ev, it->pino, root ? root->dev : 0);
+		sp_audit_event_name_set_mode(ev, i, 040755);
+	}
+	sp_audit_event_name_set_path(ev, i, dir);
+	add_walked(ev, i, t, dir);
+}
+
+/*
+ * A name the kernel collects without an inode (getname only: no __audit_inode, so no tree walk
+ * is collected for it), or a CREATE whose inode did not exist before (__audit_inode_child: the
+ * walk belongs to its PARENT name).
+ */
+static void name_missing(struct sp_audit_event *ev, const struct item *it,
+			 int created, uint32_t fsuid, uint32_t fsgid, uint32_t mode)
+{
+	int i = add_name(ev, SP_AUDIT_INO_UNSET, 0);
+
+	if (created) {
+		sp_audit_event_name_set_owner(ev, i, fsuid, fsgid);
+		sp_audit_event_name_set_mode(ev, i, mode);
+	}
+	sp_audit_event_name_set_path(ev, i, it->path);
+}
+
+static uint32_t u32col(const char *s)
+{
+	return (uint32_t)strtoul(s, NULL, 10);
+}
+
+/* Model the names the kernel collects for one step, from its path pre-state. */
+static void add_names(struct sp_audit_event *ev, const struct fstab *t, char **c, int ok)
+{
+	struct item it[8];
+	int n = 0;
+	const char *sc = c[C_SYSCALL], *p = c[C_PATHS];
+	uint32_t fsuid = u32col(c[C_FSUID]), fsgid = u32col(c[C_FSGID]);
+
+	if (!strcmp(p, "-"))
+		return;
+	while (*p && n < 8) {
+		size_t l = strcspn(p, ";");
+		parse_item(p, l, c[C_CWD], &it[n++]);
+		p += l + (p[l] == ';');
+	}
+	uint64_t a1 = strtoull(c[C_A1], NULL, 16), a2 = strtoull(c[C_A2], NULL, 16);
+	int creat_flag = (!strcmp(sc, "open") && (a1 & 0100)) || (!strcmp(sc, "openat") && (a2 & 0100)) ||
+			 !strcmp(sc, "creat");
+	int follow = !is_one_of(sc, nofollow_calls);
+
+	if (!strcmp(sc, "openat") && (a2 & 0400000))
+		follow = 0; /* O_NOFOLLOW */
+	if (is_one_of(sc, del_calls)) {
+		name_parent(ev, t, &it[0]);
+		if (it[0].exists)
+			name_existing(ev, t, &it[0], 0);
+		return;
+	}
+	if (is_one_of(sc, ren_calls) && n >= 2) {
+		name_parent(ev, t, &it[0]);
+		name_parent(ev, t, &it[1]);
+		if (it[0].exists) {
+			name_existing(ev, t, &it[0], 0);	/* DELETE of the old name */
+			if (it[1].exists)
+				name_existing(ev, t, &it[1], 0); /* DELETE of the replaced inode */
+			if (ok)
+				name_existing(ev, t, &it[0], 0); /* the moved inode under its new name */
+		}
+		return;
+	}
+	if (is_one_of(sc, lnk_calls) && n >= 2) {
+		name_parent(ev, t, &it[1]);
+		if (it[0].exists) {
+			name_existing(ev, t, &it[0], 0);
+			if (ok)
+				name_existing(ev, t, &it[0], 0);
+		} else {
+			name_missing(ev, &it[0], 0, 0, 0, 0);
+		}
+		return;
+	}
+	if (is_one_of(sc, sym_calls) && n >= 2) {
+		/* PARENT of the link, the target string (getname, never looked up), and the CREATE;
+		 * an existing link path fails with EEXIST after the PARENT */
+		const struct item *lp = &it[n - 1];
+		name_parent(ev, t, lp);
+		name_missing(ev, &it[0], 0, 0, 0, 0);
+		if (!lp->exists)
+			name_missing(ev, lp, ok, fsuid, fsgid, 0120777);
+		return;
+	}
+	if (!strcmp(sc, "bind") && strstr(c[C_ARGS], "sa:unix:")) {
+		/* unix_bind creates the socket inode like mknod */
+		name_parent(ev, t, &it[0]);
+		if (!it[0].exists)
+			name_missing(ev, &it[0], ok, fsuid, fsgid, 0140755);
+		return;
+	}
+	if (is_one_of(sc, cre_calls) || creat_flag) {
+		/* filename_create(): an existing target fails with EEXIST after only the PARENT was
+		 * collected; open(O_CREAT) of an existing file collects PARENT and the file */
+		name_parent(ev, t, &it[0]);
+		if (it[0].exists && creat_flag)
+			name_existing(ev, t, &it[0], follow);
+		else if (!it[0].exists)
+			name_missing(ev, &it[0], ok, fsuid, fsgid,
+				     strstr(sc, "mkdir") ? 040755 : 0100644);
+		return;
+	}
+	for (int k = 0; k < n; k++) {
+		if (it[k].exists)
+			name_existing(ev, t, &it[k], follow);
+		else if (!it[k].is_fd)
+			name_missing(ev, &it[k], 0, 0, 0, 0);
+	}
+}
+
+static int saddr_family(const char *sc, const char *args)
+{
+	static const char *const sock_calls[] = { "connect", "bind", "sendto", "sendmsg", NULL };
+
+	if (!is_one_of(sc, sock_calls))
+		return -1;
+	if (strstr(args, "sa:inet6:"))
+		return 10;
+	if (strstr(args, "sa:inet:"))
+		return 2;
+	if (strstr(args, "sa:unix:"))
+		return 1;
+	return -1;
+}
+
+/* Build the event of one step. Returns NULL, or a skip reason when the model cannot express it. */
+static const char *build_event(struct sp_audit_event *ev, const struct fstab *t, char **c, int has_task)
+{
+	uint32_t groups[64];
+	size_t ng = 0;
+	int64_t ret = strtoll(c[C_EXIT], NULL, 10);
+
+	sp_audit_event_reset(ev);
+	n_model_ino = 0;
+	sp_audit_event_set_kind(ev, SP_AUDIT_EV_SYSCALL);
+	sp_audit_event_set_syscall(ev, strcmp(c[C_ARCH], "b32") ? SP_AUDIT_ARCH_X86_64 : SP_AUDIT_ARCH_I386,
+				   (int32_t)atoi(c[C_NR]));
+	sp_audit_event_set_args(ev, strtoull(c[C_A0], NULL, 16), strtoull(c[C_A1], NULL, 16),
+				strtoull(c[C_A2], NULL, 16), strtoull(c[C_A3], NULL, 16));
+	sp_audit_event_set_return(ev, ret);
+	sp_audit_event_set_pids(ev, u32col(c[C_PID]), u32col(c[C_PID]), u32col(c[C_PPID]));
+	sp_audit_event_set_uids(ev, u32col(c[C_UID]), u32col(c[C_EUID]), u32col(c[C_SUID]), u32col(c[C_FSUID]));
+	sp_audit_event_set_gids(ev, u32col(c[C_GID]), u32col(c[C_EGID]), u32col(c[C_SGID]), u32col(c[C_FSGID]));
+	if (strcmp(c[C_GROUPS], "-"))
+		for (char *s = c[C_GROUPS], *e; *s && ng < 64; s = *e ? e + 1 : e)
+			groups[ng++] = (uint32_t)strtoul(s, &e, 10);
+	assert_int_equal(sp_audit_event_set_groups(ev, groups, ng), 0);
+	sp_audit_event_set_loginuid(ev, u32col(c[C_AUID]));
+	sp_audit_event_set_sessionid(ev, u32col(c[C_SES]));
+	sp_audit_event_set_personality(ev, (uint32_t)strtoul(c[C_PERS], NULL, 16));
+	{
+		char v[64];
+		if (kv(c[C_EXE], "ino", v, sizeof(v))) {
+			uint64_t ino = strtoull(v, NULL, 10);
+			sp_audit_event_set_exe(ev, ino, kv(c[C_EXE], "dev", v, sizeof(v)) ? parse_dev(v) : 0);
+		}
+	}
+	sp_audit_event_set_saddr_fam(ev, saddr_family(c[C_SYSCALL], c[C_ARGS]));
+	{
+		/* openat2: the perm class comes from how.flags ("how:O_WRONLY|O_CREAT") */
+		static const struct { const char *name; uint64_t v; } of[] = {
+			{ "O_RDONLY", 0 }, { "O_WRONLY", 01 }, { "O_RDWR", 02 }, { "O_CREAT", 0100 },
+			{ "O_TRUNC", 01000 }, { "O_APPEND", 02000 }, { "O_CLOEXEC", 02000000 },
+		};
+		const char *how = strstr(c[C_ARGS], "how:");
+		if (how) {
+			uint64_t fl = 0;
+			for (const char *q = how + 4; *q && *q != ' ';) {
+				size_t l = strcspn(q, "| ");
+				for (size_t j = 0; j < sizeof(of) / sizeof(of[0]); j++)
+					if (strlen(of[j].name) == l && !strncmp(q, of[j].name, l))
+						fl |= of[j].v;
+				q += l + (q[l] == '|');
+			}
+			sp_audit_event_set_openat2_flags(ev, fl);
+		}
+	}
+	add_names(ev, t, c, ret >= 0 || ret < -4095);
+
+	if (has_task) {
+		/* the task list ran at fork on the forking task's credentials: equal to ours? */
+		char want[640];
+		strfmt(want, sizeof(want), "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s", c[C_PPID], c[C_UID],
+			 c[C_EUID], c[C_SUID], c[C_FSUID], c[C_GID], c[C_EGID], c[C_SGID], c[C_FSGID],
+			 c[C_GROUPS], c[C_AUID], c[C_SES]);
+		if (strcmp(want, c[C_TASK]))
+			return "task list: credentials at fork differ from the syscall's (no event input)";
+	}
+	return NULL;
+}
+
+/*
+ * The name model against what the kernel collected (kpaths of a recorded step: "name"|ino=N|TYPE;
+ * ...): the same set of inode numbers, leaving out CREATE items (their inode did not exist before
+ * the call) and items without inode. Returns 1 when they agree.
+ */
+static int names_agree(const char *kpaths)
+{
+	uint64_t k[64];
+	size_t nk = 0;
+
+	if (!strcmp(kpaths, "-"))
+		return n_model_ino == 0;
+	for (const char *p = kpaths; p && *p; p = strchr(p, ';') ? strchr(p, ';') + 1 : NULL) {
+		const char *end = strchr(p, ';'), *ino = strstr(p, "|ino="), *type;
+		if (!ino || (end && ino > end))
+			continue;
+		type = strchr(ino + 1, '|');
+		if (ino[5] == '?' || (type && !strncmp(type, "|CREATE", 7)) || nk == 64)
+			continue;
+		k[nk++] = strtoull(ino + 5, NULL, 10);
+	}
+	for (size_t i = 0; i < nk; i++) {
+		size_t j;
+		for (j = 0; j < n_model_ino && model_ino[j] != k[i]; j++)
+			;
+		if (j == n_model_ino)
+			return 0;
+	}
+	for (size_t j = 0; j < n_model_ino; j++) {
+		size_t i;
+		for (i = 0; i < nk && k[i] != model_ino[j]; i++)
+			;
+		if (i == nk)
+			return 0;
+	}
+	return 1;
+}
+
+/* ---- known disagreements ---- */
+
+struct known {
+	char kind;	/* 's' step, 'l' load line */
+	long num;
+	int hit;
+	char reason[160];
+};
+
+static size_t load_known(const char *file, struct known *k, size_t max)
+{
+	char *text = slurp(file, NULL);
+	size_t n = 0;
+
+	if (!text)
+		return 0;
+	for (char *line = strtok(text, "\n"); line && n < max; line = strtok(NULL, "\n")) {
+		char what[16];
+		long num;
+		int off = 0;
+		if (line[0] == '#' || sscanf(line, "%15s %ld %n", what, &num, &off) < 2)
+			continue;
+		k[n].kind = what[0] == 'l' ? 'l' : what[0] == 'n' ? 'n' : 's';
+		k[n].num = num;
+		k[n].hit = 0;
+		strfmt(k[n].reason, sizeof(k[n].reason), "%s", line + off);
+		n++;
+	}
+	free(text);
+	return n;
+}
+
+static struct known *find_known(struct known *k, size_t n, char kind, long num)
+{
+	for (size_t i = 0; i < n; i++)
+		if (k[i].kind == kind && k[i].num == num)
+			return &k[i];
+	return NULL;
+}
+
+/* ---- one case ---- */
+
+struct kcase {
+	char name[128];
+};
+
+static struct kcase cases[MAXCASES];
+static size_t ncases;
+static struct {
+	size_t steps, agree_ref, agree_cmp, skipped, known;
+} total;
+
+static void case_file(char *out, size_t len, const struct kcase *kc, const char *file, int verdict)
+{
+	const char *res = getenv("SP_KERNEL_RESULTS");
+
+	struct stat st;
+
+	if (verdict && res && *res) {
+		strfmt(out, len, "%s/%s/result.tsv", res, kc->name);
+		if (!stat(out, &st)) { /* a fresh run of this case exists: take all its files */
+			strfmt(out, len, "%s/%s/%s", res, kc->name, file);
+			return;
+		}
+	}
+	strfmt(out, len, CASES_DIR "/%s/%s", kc->name, file);
+}
+
+static void decision_text(const struct sp_audit_decision *d, char *buf, size_t len)
+{
+	char key[SP_AUDIT_KEY_MAXLEN + 1];
+	char full[512];
+
+	strfmt(key, sizeof(key), "%s", d->has_key ? d->key : "-");
+	for (char *p = key; *p; p++)
+		if (*p == 1)
+			*p = ',';
+	sp_audit_decision_format(d, full, sizeof(full));
+	strfmt(buf, len, "recorded=%d key=%s (%s)", d->record && !d->excluded, key, full);
+}
+
+static int verdict_matches(const struct sp_audit_decision *d, int recorded, const char *key)
+{
+	char k[SP_AUDIT_KEY_MAXLEN + 1];
+
+	if ((d->record && !d->excluded) != recorded)
+		return 0;
+	if (!recorded)
+		return 1;
+	strfmt(k, sizeof(k), "%s", d->has_key ? d->key : "-");
+	for (char *p = k; *p; p++)
+		if (*p == 1)
+			*p = ',';
+	return !strcmp(k, key);
+}
+
+/* Apply the parsed items to a reference engine; collect the lines that failed to load. */
+static struct sp_audit_ref *load_rules(const struct kcase *kc, const struct sp_audit_fsview *fs,
+				       const char *rules_file, unsigned char *bad, size_t nbad,
+				       int *has_task)
+{
+	struct sp_audit_parse_opts po = { .sz = sizeof(po) };
+	struct sp_audit_engine_opts eo = { .sz = sizeof(eo), .fs = fs };
+	struct sp_audit_ruleset *rs = NULL;
+	struct sp_audit_ref *ref = NULL;
+	struct sp_diags d;
+	char dirs[512];
+	size_t len;
+	char *text = slurp(rules_file, &len);
+
+	assert_non_null(text);
+	case_file(dirs, sizeof(dirs), kc, "dirs.txt", 1);
+	po.machine = "x86_64";
+	po.passwd_file = CASES_DIR "/env/passwd";
+	po.group_file = CASES_DIR "/env/group";
+	po.dirs_file = dirs;
+	po.max_errors = 1000;
+	sp_diags_init(&d, NULL);
+	assert_int_equal(sp_audit_ruleset_parse(text, len, rules_file, &po, &rs, &d), 0);
+	for (size_t i = 0; i < d.n; i++)
+		if (d.v[i].severity == SP_SEV_ERROR && d.v[i].line < nbad)
+			bad[d.v[i].line] = 1;
+	assert_int_equal(sp_audit_ref_new(&eo, &ref), 0);
+	*has_task = 0;
+	for (size_t i = 0; i < sp_audit_ruleset_count(rs); i++) {
+		struct sp_audit_item it;
+		int rc = 0;
+		assert_int_equal(sp_audit_ruleset_item(rs, i, &it), 0);
+		if (it.kind == SP_AUDIT_ITEM_CTRL) {
+			if (it.ctrl && !strcmp(it.ctrl, "-D")) {
+				sp_audit_ref_free(ref);
+				assert_int_equal(sp_audit_ref_new(&eo, &ref), 0);
+			}
+			continue;
+		}
+		if (it.kind == SP_AUDIT_ITEM_ADD) {
+			rc = sp_audit_ref_add(ref, it.blob, it.blob_len, (uint32_t)i);
+			if (!rc && it.blob_len >= 4 && (((const uint32_t *)it.blob)[0] & 7) == 1)
+				*has_task = 1;
+		} else {
+			rc = sp_audit_ref_del(ref, it.blob, it.blob_len);
+		}
+		if (rc && it.line < nbad)
+			bad[it.line] = 2;
+	}
+	sp_audit_ruleset_free(rs);
+	sp_diags_release(&d);
+	free(text);
+	return ref;
+}
+
+static void run_case(void **state)
+{
+	const struct kcase *kc = *state;
+	char f_rules[512], f_fs[512], f_res[512], f_load[512], f_known[512];
+	struct sp_audit_fsview *fs = NULL;
+	struct fstab tab;
+	struct sp_audit_ref *ref;
+	struct sp_audit_matcher *m = NULL;
+	struct sp_audit_event *ev = NULL;
+	static struct known known[512];
+	size_t nknown, steps = 0, agree_ref = 0, agree_cmp = 0, skipped = 0, kn = 0;
+	int failures = 0, has_task = 0;
+	static unsigned char bad[8192], kbad[8192];
+	struct stat st;
+
+	case_file(f_rules, sizeof(f_rules), kc, "rules.loaded", 1);
+	if (stat(f_rules, &st))
+		case_file(f_rules, sizeof(f_rules), kc, "rules", 0);
+	case_file(f_fs, sizeof(f_fs), kc, "fs.txt", 1);
+	case_file(f_res, sizeof(f_res), kc, "result.tsv", 1);
+	case_file(f_load, sizeof(f_load), kc, "auditctl-load.txt", 1);
+	case_file(f_known, sizeof(f_known), kc, "known-diffs", 0);
+	nknown = load_known(f_known, known, 512);
+
+	assert_int_equal(sp_audit_fsview_new(&fs), 0);
+	assert_int_equal(fstab_load(&tab, f_fs, fs), 0);
+	memset(bad, 0, sizeof(bad));
+	memset(kbad, 0, sizeof(kbad));
+	ref = load_rules(kc, fs, f_rules, bad, sizeof(bad), &has_task);
+	assert_int_equal(sp_audit_matcher_compile(ref, &m), 0);
+	assert_int_equal(sp_audit_event_new(&ev), 0);
+
+	/* 1. the rule lines that did not load, against auditctl's report */
+	{
+		char *lt = slurp(f_load, NULL);
+		assert_non_null(lt);
+		for (char *p = lt; (p = strstr(p, "error in line ")); p++) {
+			long ln = strtol(p + 14, NULL, 10);
+			if (ln > 0 && (size_t)ln < sizeof(kbad))
+				kbad[ln] = 1;
+		}
+		free(lt);
+		for (size_t ln = 1; ln < sizeof(bad); ln++) {
+			if (!bad[ln] == !kbad[ln])
+				continue;
+			struct known *k = find_known(known, nknown, 'l', (long)ln);
+			if (k) {
+				k->hit = 1;
+				continue;
+			}
+			print_message("kernel/%s: rule line %zu: auditctl+kernel %s, secpath %s\n",
+				      kc->name, ln, kbad[ln] ? "refused it" : "loaded it",
+				      bad[ln] == 1 ? "parser refused it" : bad[ln] == 2 ? "engine refused it" :
+				      "loaded it");
+			failures++;
+		}
+	}
+
+	/* 2. every step */
+	size_t rlen;
+	char *res = slurp(f_res, &rlen);
+	assert_non_null(res);
+	for (char *line = res, *next; line && *line; line = next) {
+		char *c[MAXCOL];
+		struct sp_audit_decision dr, dc;
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = 0;
+		if (line[0] < '0' || line[0] > '9')
+			continue;
+		int nc = split_tabs(line, c, MAXCOL);
+		assert_true(nc >= C_NCOLS);
+		long seq = atol(c[C_SEQ]);
+		int recorded = atoi(c[C_RECORDED]);
+		const char *why = build_event(ev, &tab, c, has_task);
+		steps++;
+		if (why) {
+			skipped++;
+			continue;
+		}
+		if (recorded && !names_agree(c[C_KPATHS])) {
+			char got[512] = "";
+			for (size_t j = 0; j < n_model_ino; j++)
+				strfmt(got + strlen(got), sizeof(got) - strlen(got), " %llu",
+				       (unsigned long long)model_ino[j]);
+			struct known *k = find_known(known, nknown, 'n', seq);
+			if (k) {
+				k->hit = 1;
+			} else {
+				print_message("kernel/%s step %ld: %s(%s): name model inodes {%s } but the "
+					      "kernel collected %s\n", kc->name, seq, c[C_SYSCALL],
+					      c[C_ARGS], got, c[C_KPATHS]);
+				failures++;
+			}
+		}
+		memset(&dr, 0, sizeof(dr));
+		memset(&dc, 0, sizeof(dc));
+		sp_audit_ref_filter(ref, ev, &dr);
+		sp_audit_matcher_filter(m, ev, &dc);
+		int okr = verdict_matches(&dr, recorded, c[C_KEY]);
+		int okc = verdict_matches(&dc, recorded, c[C_KEY]);
+		int same = sp_audit_decision_equal(&dr, &dc);
+		agree_ref += okr;
+		agree_cmp += okc;
+		if (okr && okc && same)
+			continue;
+		char tr[700], tc[700];
+		decision_text(&dr, tr, sizeof(tr));
+		decision_text(&dc, tc, sizeof(tc));
+		struct known *k = find_known(known, nknown, 's', seq);
+		if (k && same) {
+			k->hit = 1;
+			kn++;
+			continue;
+		}
+		print_message("kernel/%s step %ld: %s %s(%s) exit=%s uid=%s auid=%s paths=%s\n"
+			      "    kernel:   recorded=%d key=%s\n    ref:      %s\n    compiled: %s\n",
+			      kc->name, seq, c[C_ARCH], c[C_SYSCALL], c[C_ARGS], c[C_EXIT], c[C_UID],
+			      c[C_AUID], c[C_PATHS], recorded, recorded ? c[C_KEY] : "-", tr, tc);
+		failures++;
+	}
+	for (size_t i = 0; i < nknown; i++)
+		if (!known[i].hit)
+			print_message("kernel/%s: known-diffs entry '%s %ld' agrees now: remove it\n",
+				      kc->name, known[i].kind == 'l' ? "load" : known[i].kind == 'n' ? "names" :
+				      "step", known[i].num);
+	print_message("kernel/%-12s %4zu steps: reference agrees %4zu, compiled agrees %4zu, "
+		      "skipped %zu, known %zu\n", kc->name, steps, agree_ref, agree_cmp, skipped, kn);
+	total.steps += steps;
+	total.agree_ref += agree_ref;
+	total.agree_cmp += agree_cmp;
+	total.skipped += skipped;
+	total.known += kn;
+	free(res);
+	sp_audit_event_free(ev);
+	sp_audit_matcher_free(m);
+	sp_audit_ref_free(ref);
+	sp_audit_fsview_free(fs);
+	free(tab.v);
+	free(tab.text);
+	assert_int_equal(failures, 0);
+}
+
+static int kcase_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct kcase *)a)->name, ((const struct kcase *)b)->name);
+}
+
+/* The case data must be complete: scenario, rules, fs.txt, dirs.txt and a result per case. */
+static void test_audit_kernel__cases_complete(void **st)
+{
+	(void)st;
+	assert_true(ncases >= 20);
+	for (size_t i = 0; i < ncases; i++) {
+		static const char *const need[] = { "scenario", "rules", "result.tsv", "fs.txt",
+						     "dirs.txt", "auditctl-load.txt", NULL };
+		for (const char *const *f = need; *f; f++) {
+			char p[512];
+			struct stat s;
+			strfmt(p, sizeof(p), CASES_DIR "/%s/%s", cases[i].name, *f);
+			if (stat(p, &s))
+				fail_msg("missing %s", p);
+		}
+	}
+}
+
+int main(void)
+{
+	DIR *d = opendir(CASES_DIR);
+	struct dirent *de;
+	struct CMUnitTest *tests;
+	int rc;
+
+	if (!d) {
+		fprintf(stderr, "test_audit_kernel: no %s (run from the project root)\n", CASES_DIR);
+		return 1;
+	}
+	while ((de = readdir(d)) && ncases < MAXCASES) {
+		char p[512];
+		struct stat s;
+		strfmt(p, sizeof(p), CASES_DIR "/%s/scenario", de->d_name);
+		if (de->d_name[0] != '.' && !stat(p, &s))
+			strfmt(cases[ncases++].name, sizeof(cases[0].name), "%s", de->d_name);
+	}
+	closedir(d);
+	qsort(cases, ncases, sizeof(cases[0]), kcase_cmp);
+	tests = calloc(ncases + 1, sizeof(*tests));
+	assert_non_null(tests);
+	tests[0] = (struct CMUnitTest)cmocka_unit_test(test_audit_kernel__cases_complete);
+	for (size_t i = 0; i < ncases; i++) {
+		tests[i + 1].name = cases[i].name;
+		tests[i + 1].test_func = run_case;
+		tests[i + 1].initial_state = &cases[i];
+	}
+	rc = _cmocka_run_group_tests("audit_kernel", tests, ncases + 1, NULL, NULL);
+	printf("kernel verdicts: %zu steps, reference agrees %zu, compiled agrees %zu, skipped %zu, "
+	       "known %zu\n", total.steps, total.agree_ref, total.agree_cmp, total.skipped, total.known);
+	free(tests);
+	return rc;
+}

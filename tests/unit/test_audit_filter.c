@@ -1,0 +1,376 @@
+/*
+ * test_audit_filter.c - audit filter engines: syscall classes against libaudit's tables, rule
+ * storage (EEXIST, ENOENT, priorities, kernel refusals), the golden rule sets loaded into both
+ * engines, and targeted kernel semantics checked on both engines.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <libaudit.h>
+#include <dirent.h>
+
+#include "secpath/audit.h"
+#include "audit/engine_int.h"
+#include "../support/audit_golden.h"
+
+#define EQ 0x40000000u
+#define NE 0x30000000u
+#define LT 0x10000000u
+#define GE 0x60000000u
+
+/* Decide ev with the reference and the compiled engine; they must agree. */
+static void decide(struct sp_audit_ref *r, const struct sp_audit_event *ev, struct sp_audit_decision *d)
+{
+	struct sp_audit_matcher *m;
+	struct sp_audit_decision d2;
+	char a[512], b[512];
+	assert_int_equal(sp_audit_ref_filter(r, ev, d), 0);
+	assert_int_equal(sp_audit_matcher_compile(r, &m), 0);
+	sp_audit_matcher_filter(m, ev, &d2);
+	sp_audit_matcher_free(m);
+	if (!sp_audit_decision_equal(d, &d2)) {
+		sp_audit_decision_format(d, a, sizeof(a));
+		sp_audit_decision_format(&d2, b, sizeof(b));
+		fail_msg("engines disagree:\n  ref      %s\n  compiled %s", a, b);
+	}
+}
+
+static void test_audit_filter__classes_match_libaudit(void **st)
+{
+	(void)st;
+	/* expected class membership (bit c = class c of the ABI: DIR_WRITE 0, CHATTR 2, READ 4,
+	 * WRITE 6, SIGNAL 8; the WRITE class includes DIR_WRITE, link/linkat are also CHATTR) */
+	static const struct {
+		const char *name;
+		unsigned cls;
+	} v[] = {
+		{ "rename", 1u << 0 | 1u << 6 }, { "mkdirat", 1u << 0 | 1u << 6 },
+		{ "renameat2", 1u << 0 | 1u << 6 }, { "symlinkat", 1u << 0 | 1u << 6 },
+		{ "linkat", 1u << 0 | 1u << 6 | 1u << 2 }, { "link", 1u << 0 | 1u << 6 | 1u << 2 },
+		{ "truncate", 1u << 6 }, { "bind", 1u << 6 }, { "fallocate", 1u << 6 },
+		{ "acct", 1u << 6 }, { "quotactl", 1u << 4 | 1u << 6 }, { "readlinkat", 1u << 4 },
+		{ "fgetxattr", 1u << 4 }, { "fchmodat", 1u << 2 }, { "lremovexattr", 1u << 2 },
+		{ "kill", 1u << 8 }, { "tgkill", 1u << 8 }, { "read", 0 }, { "write", 0 },
+		{ "getpid", 0 }, { "openat", 0 },
+	};
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		int n64 = audit_name_to_syscall(v[i].name, MACH_86_64);
+		int n32 = audit_name_to_syscall(v[i].name, MACH_X86);
+		assert_true(n64 >= 0 && n32 >= 0);
+		for (int c = 0; c < CL_NR; c += 2) {
+			if ((audit_match_class(c, (uint32_t)n64) != 0) != ((v[i].cls >> c) & 1))
+				fail_msg("%s (x86_64 %d) class %d", v[i].name, n64, c);
+			if ((audit_match_class(c + 1, (uint32_t)n32) != 0) != ((v[i].cls >> c) & 1))
+				fail_msg("%s (i386 %d) class %d", v[i].name, n32, c + 1);
+		}
+	}
+	/* the 32-bit extras */
+	static const char *const x32only[] = { "truncate64", "ftruncate64" };
+	for (int i = 0; i < 2; i++)
+		assert_true(audit_match_class(CL_WRITE_32, (uint32_t)audit_name_to_syscall(x32only[i], MACH_X86)));
+	static const char *const chown32[] = { "chown32", "fchown32", "lchown32" };
+	for (int i = 0; i < 3; i++)
+		assert_true(audit_match_class(CL_CHATTR_32, (uint32_t)audit_name_to_syscall(chown32[i], MACH_X86)));
+	/* every class member of one ABI is a real syscall of that ABI in libaudit's table */
+	for (int c = 0; c < CL_NR; c++)
+		for (uint32_t nr = 0; nr < 2048; nr++)
+			if (audit_match_class(c, nr))
+				assert_non_null(audit_syscall_to_name((int)nr, c & 1 ? MACH_X86 : MACH_86_64));
+}
+
+static void test_audit_filter__storage(void **st)
+{
+	(void)st;
+	struct sp_audit_ref *r;
+	struct tsupport_rule a, b;
+	assert_int_equal(sp_audit_ref_new(NULL, &r), 0);
+	tsupport_rule_init(&a, 4, 2);
+	tsupport_rule_syscall(&a, 2);
+	tsupport_rule_field(&a, 1, EQ, 0);
+	assert_int_equal(sp_audit_ref_add(r, a.buf, a.len, 1), 0);
+	assert_int_equal(sp_audit_ref_add(r, a.buf, a.len, 2), -EEXIST);
+	/* prepend flag makes a different rule (audit_compare_rule compares flags) */
+	b = a;
+	memcpy(b.buf, &(uint32_t){ 0x14 }, 4);
+	assert_int_equal(sp_audit_ref_add(r, b.buf, b.len, 3), 0);
+	assert_int_equal(sp_audit_ref_count(r), 2);
+	/* after insertion the prepend flag is cleared: both entries now compare equal to a */
+	assert_int_equal(sp_audit_ref_del(r, a.buf, a.len), 0);
+	assert_int_equal(sp_audit_ref_del(r, a.buf, a.len), 0);
+	assert_int_equal(sp_audit_ref_del(r, a.buf, a.len), -ENOENT);
+	/* kernel refusals */
+	tsupport_rule_init(&b, 4, 1);	/* possible */
+	assert_int_equal(sp_audit_ref_add(r, b.buf, b.len, 4), -EINVAL);
+	tsupport_rule_init(&b, 2, 2);	/* entry list */
+	assert_int_equal(sp_audit_ref_add(r, b.buf, b.len, 4), -EINVAL);
+	tsupport_rule_init(&b, 4, 2);
+	tsupport_rule_field(&b, 1, EQ, 4294967295u);	/* uid=-1 */
+	assert_int_equal(sp_audit_ref_add(r, b.buf, b.len, 4), -EINVAL);
+	tsupport_rule_init(&b, 4, 2);
+	tsupport_rule_field(&b, 1, 0x08000000u, 5);	/* uid&5 */
+	assert_int_equal(sp_audit_ref_add(r, b.buf, b.len, 4), -EINVAL);
+	tsupport_rule_init(&b, 4, 2);
+	tsupport_rule_str(&b, 105, NE, "/etc/passwd");	/* path!= */
+	assert_int_equal(sp_audit_ref_add(r, b.buf, b.len, 4), -EINVAL);
+	tsupport_rule_init(&b, 4, 2);
+	tsupport_rule_str(&b, 105, EQ, "/etc/");	/* trailing slash */
+	assert_int_equal(sp_audit_ref_add(r, b.buf, b.len, 4), -EINVAL);
+	tsupport_rule_init(&b, 4, 2);
+	tsupport_rule_str(&b, 107, EQ, "/nonexistent");	/* audit_add_tree_rule: kern_path */
+	assert_int_equal(sp_audit_ref_add(r, b.buf, b.len, 4), -ENOENT);
+	tsupport_rule_init(&b, 1, 2);
+	tsupport_rule_field(&b, 12, EQ, 1300);	/* msgtype on task */
+	assert_int_equal(sp_audit_ref_add(r, b.buf, b.len, 4), -EINVAL);
+	tsupport_rule_init(&b, 4, 2);
+	tsupport_rule_str(&b, 210, EQ, "k");
+	tsupport_rule_str(&b, 210, EQ, "k");	/* two keys */
+	assert_int_equal(sp_audit_ref_add(r, b.buf, b.len, 4), -EINVAL);
+	tsupport_rule_init(&b, 4, 2);
+	tsupport_rule_field(&b, 113, EQ, 46);	/* saddr_fam >= AF_MAX */
+	assert_int_equal(sp_audit_ref_add(r, b.buf, b.len, 4), -EINVAL);
+	assert_int_equal(sp_audit_ref_add(r, b.buf, 1039, 4), -EINVAL);	/* short */
+	/* auid=-1 is rewritten into loginuid_set and stays distinct from auid=0 */
+	tsupport_rule_init(&b, 4, 2);
+	tsupport_rule_syscall(&b, -1);
+	tsupport_rule_field(&b, 9, NE, 4294967295u);
+	assert_int_equal(sp_audit_ref_add(r, b.buf, b.len, 5), 0);
+	sp_audit_ref_free(r);
+}
+
+/* exit rules and watches share one priority order: a later -A watch outranks -a exit rules,
+ * and the key of an earlier keyed match survives a keyless later match (audit_filter_rules) */
+static void test_audit_filter__priorities_and_keys(void **st)
+{
+	(void)st;
+	struct sp_audit_fsview *fs;
+	struct sp_audit_ref *r;
+	struct sp_audit_event *ev;
+	struct sp_audit_decision d;
+	struct tsupport_rule a;
+	struct sp_audit_engine_opts o = { .sz = sizeof(o) };
+
+	assert_int_equal(sp_audit_fsview_new(&fs), 0);
+	assert_int_equal(sp_audit_fsview_add(fs, "/etc", 10, SP_AUDIT_MKDEV(8, 1), 040755), 0);
+	assert_int_equal(sp_audit_fsview_add(fs, "/etc/passwd", 44, SP_AUDIT_MKDEV(8, 1), 0100644), 0);
+	o.fs = fs;
+	assert_int_equal(sp_audit_ref_new(&o, &r), 0);
+	assert_int_equal(sp_audit_event_new(&ev), 0);
+
+	/* 10: -a never,exit -S openat -k quiet */
+	tsupport_rule_init(&a, 4, 0);
+	tsupport_rule_syscall(&a, 257);
+	tsupport_rule_str(&a, 210, EQ, "quiet");
+	assert_int_equal(sp_audit_ref_add(r, a.buf, a.len, 10), 0);
+	/* 11: -A always,exit -F path=/etc/passwd (no key) */
+	tsupport_rule_init(&a, 0x14, 2);
+	tsupport_rule_syscall(&a, -1);
+	tsupport_rule_str(&a, 105, EQ, "/etc/passwd");
+	assert_int_equal(sp_audit_ref_add(r, a.buf, a.len, 11), 0);
+
+	sp_audit_event_set_syscall(ev, SP_AUDIT_ARCH_X86_64, 257);
+	sp_audit_event_set_return(ev, 3);
+	assert_true(sp_audit_event_add_path(ev, fs, "/etc/passwd") >= 0);
+	decide(r, ev, &d);
+	assert_int_equal(d.record, 1);
+	assert_int_equal(d.exit, SP_AUDIT_ALWAYS);
+	assert_int_equal(d.exit_rule, 11);
+	assert_int_equal(d.has_key, 1);
+	assert_string_equal(d.key, "quiet");
+
+	/* another name: only the exit-list never rule */
+	sp_audit_event_reset(ev);
+	sp_audit_event_set_syscall(ev, SP_AUDIT_ARCH_X86_64, 257);
+	assert_true(sp_audit_event_add_path(ev, fs, "/etc") >= 0);
+	decide(r, ev, &d);
+	assert_int_equal(d.record, 0);
+	assert_int_equal(d.exit, SP_AUDIT_NEVER);
+	assert_int_equal(d.exit_rule, 10);
+
+	sp_audit_event_free(ev);
+	sp_audit_ref_free(r);
+	sp_audit_fsview_free(fs);
+}
+
+static void test_audit_filter__task_and_dummy(void **st)
+{
+	(void)st;
+	struct sp_audit_ref *r;
+	struct sp_audit_event *ev;
+	struct sp_audit_decision d;
+	struct tsupport_rule a;
+
+	assert_int_equal(sp_audit_ref_new(NULL, &r), 0);
+	assert_int_equal(sp_audit_event_new(&ev), 0);
+	sp_audit_event_set_syscall(ev, SP_AUDIT_ARCH_X86_64, 39);
+	/* only an exclude rule: audit_n_rules == 0, the syscall context is a dummy */
+	tsupport_rule_init(&a, 5, 0);
+	tsupport_rule_field(&a, 12, EQ, 1300);
+	assert_int_equal(sp_audit_ref_add(r, a.buf, a.len, 1), 0);
+	decide(r, ev, &d);
+	assert_int_equal(d.context, SP_AUDIT_CTX_DUMMY);
+	assert_int_equal(d.record, 0);
+	/* task always with a key: every syscall recorded with it, exclude then drops SYSCALL */
+	tsupport_rule_init(&a, 1, 2);
+	tsupport_rule_field(&a, 1, EQ, 0);
+	tsupport_rule_str(&a, 210, EQ, "all-root");
+	assert_int_equal(sp_audit_ref_add(r, a.buf, a.len, 2), 0);
+	/* an exit never rule cannot override it */
+	tsupport_rule_init(&a, 4, 0);
+	tsupport_rule_syscall(&a, -1);
+	assert_int_equal(sp_audit_ref_add(r, a.buf, a.len, 3), 0);
+	decide(r, ev, &d);
+	assert_int_equal(d.task, SP_AUDIT_ALWAYS);
+	assert_int_equal(d.record, 1);
+	assert_int_equal(d.excluded, 1);
+	assert_int_equal(d.exclude_rule, 1);
+	assert_string_equal(d.key, "all-root");
+	/* task-list pid is the forking parent's tgid */
+	tsupport_rule_init(&a, 0x11, 0);
+	tsupport_rule_field(&a, 0, EQ, 77);
+	assert_int_equal(sp_audit_ref_add(r, a.buf, a.len, 4), 0);
+	sp_audit_event_set_pids(ev, 77, 77, 1);
+	decide(r, ev, &d);
+	assert_int_equal(d.task, SP_AUDIT_ALWAYS);
+	sp_audit_event_set_pids(ev, 500, 500, 77);
+	decide(r, ev, &d);
+	assert_int_equal(d.task, SP_AUDIT_NEVER);
+	assert_int_equal(d.context, SP_AUDIT_CTX_NONE);
+	assert_int_equal(d.record, 0);
+	sp_audit_event_free(ev);
+	sp_audit_ref_free(r);
+}
+
+static size_t golden_set(const char *path)
+{
+	struct tsupport_blobset s = { 0 };
+	struct sp_audit_fsview *fs;
+	struct sp_audit_ref *r;
+	struct sp_audit_matcher *m;
+	struct sp_audit_engine_opts o = { .sz = sizeof(o) };
+	assert_int_equal(tsupport_golden_load(path, &s), 0);
+	if (!s.n) {
+		tsupport_blobset_free(&s);
+		return 0;
+	}
+	assert_int_equal(sp_audit_fsview_new(&fs), 0);
+	assert_int_equal(tsupport_blobset_fsview(&s, fs), 0);
+	o.fs = fs;
+	assert_int_equal(sp_audit_ref_new(&o, &r), 0);
+	size_t rejected = tsupport_blobset_apply(&s, r);
+	if (rejected)
+		fail_msg("%s: %zu of %zu blobs rejected", path, rejected, s.n);
+	assert_int_equal(sp_audit_ref_count(r), s.n);
+	assert_int_equal(sp_audit_matcher_compile(r, &m), 0);
+	sp_audit_matcher_free(m);
+	sp_audit_ref_free(r);
+	sp_audit_fsview_free(fs);
+	tsupport_blobset_free(&s);
+	return 1;
+}
+
+static void test_audit_filter__golden_sets_load(void **st)
+{
+	(void)st;
+	/* every golden ADD is accepted by the kernel checks once its paths exist */
+	static const char *const dirs[] = { "tests/data/audit/golden/debian",
+					    "tests/data/audit/golden/thirdparty" };
+	size_t nsets = 0;
+	for (int k = 0; k < 2; k++) {
+		DIR *dir = opendir(dirs[k]);
+		struct dirent *de;
+		char path[512];
+		assert_non_null(dir);
+		while ((de = readdir(dir))) {
+			size_t l = strlen(de->d_name);
+			if (l < 4 || strcmp(de->d_name + l - 4, ".tsv"))
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", dirs[k], de->d_name);
+			nsets += golden_set(path);
+		}
+		closedir(dir);
+	}
+	assert_true(nsets >= 25);
+}
+
+/* io_uring ops in worker context: the io_uring list indexed by opcode, arch/args are 0, the exit
+ * list is not consulted (__audit_uring_exit), exclude sees URINGOP (1336) */
+static void test_audit_filter__io_uring(void **st)
+{
+	(void)st;
+	struct sp_audit_ref *r;
+	struct sp_audit_event *ev;
+	struct sp_audit_decision d;
+	struct tsupport_rule a;
+
+	assert_int_equal(sp_audit_ref_new(NULL, &r), 0);
+	assert_int_equal(sp_audit_event_new(&ev), 0);
+	tsupport_rule_init(&a, 7, 2);
+	tsupport_rule_syscall(&a, 18);
+	tsupport_rule_str(&a, 210, EQ, "u18");
+	assert_int_equal(sp_audit_ref_add(r, a.buf, a.len, 1), 0);
+	tsupport_rule_init(&a, 7, 2);
+	tsupport_rule_syscall(&a, 19);
+	tsupport_rule_field(&a, 11, EQ, SP_AUDIT_ARCH_X86_64);
+	assert_int_equal(sp_audit_ref_add(r, a.buf, a.len, 2), 0);
+	tsupport_rule_init(&a, 4, 2);
+	tsupport_rule_syscall(&a, -1);
+	tsupport_rule_str(&a, 210, EQ, "exit-all");
+	assert_int_equal(sp_audit_ref_add(r, a.buf, a.len, 3), 0);
+	tsupport_rule_init(&a, 7, 2);
+	tsupport_rule_field(&a, 106, EQ, 2);	/* perm on io_uring: refused */
+	assert_int_equal(sp_audit_ref_add(r, a.buf, a.len, 4), -EINVAL);
+	tsupport_rule_init(&a, 5, 0);
+	tsupport_rule_field(&a, 12, EQ, 1336);
+	assert_int_equal(sp_audit_ref_add(r, a.buf, a.len, 5), 0);
+
+	sp_audit_event_set_kind(ev, SP_AUDIT_EV_URING);
+	sp_audit_event_set_syscall(ev, SP_AUDIT_ARCH_X86_64, 18);
+	decide(r, ev, &d);
+	assert_int_equal(d.record, 1);
+	assert_string_equal(d.key, "u18");
+	assert_int_equal(d.exit_rule, 1);
+	assert_int_equal(d.excluded, 1);
+	assert_int_equal(d.exclude_rule, 5);
+	sp_audit_event_set_syscall(ev, SP_AUDIT_ARCH_X86_64, 19);
+	decide(r, ev, &d);
+	assert_int_equal(d.record, 0);	/* arch is 0 in a worker's context */
+	sp_audit_event_set_syscall(ev, SP_AUDIT_ARCH_X86_64, 20);
+	decide(r, ev, &d);
+	assert_int_equal(d.record, 0);	/* the exit list is not consulted */
+	sp_audit_event_set_kind(ev, SP_AUDIT_EV_SYSCALL);
+	decide(r, ev, &d);
+	assert_int_equal(d.record, 1);
+	assert_string_equal(d.key, "exit-all");
+	assert_int_equal(d.excluded, 0);
+	sp_audit_event_free(ev);
+	sp_audit_ref_free(r);
+}
+
+static void test_audit_filter__unlabeled_identities(void **st)
+{
+	(void)st;
+	const struct lsm_ctx *u = audit_lsm_unlabeled();
+	assert_true(u->h_user == audit_hash_str(u->user));
+	assert_true(u->h_role == audit_hash_str(u->role));
+	assert_true(u->h_type == audit_hash_str(u->type));
+	assert_string_equal(u->type, "unlabeled_t");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_audit_filter__classes_match_libaudit),
+		cmocka_unit_test(test_audit_filter__storage),
+		cmocka_unit_test(test_audit_filter__priorities_and_keys),
+		cmocka_unit_test(test_audit_filter__task_and_dummy),
+		cmocka_unit_test(test_audit_filter__golden_sets_load),
+		cmocka_unit_test(test_audit_filter__unlabeled_identities),
+		cmocka_unit_test(test_audit_filter__io_uring),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,299 @@
+/*
+ * test_audit_lang_oracle.c - secpath's rule-language tables and field parsing against libaudit
+ * 3.0.9 itself (linked into this test only).  libaudit needs the kernel only for its feature
+ * query and uname(); this program answers both by defining audit_get_features() and
+ * audit_detect_machine() (the dynamic linker binds libaudit's calls to them).
+ *   - every syscall name/number of the x86_64 and i386 tables, both directions;
+ *   - field, errno, record-type, file-type, machine names;
+ *   - audit_rule_fieldpair_data / interfield_comp / syscallbyname vs secpath on a matrix of
+ *     inputs x lists x feature bitmaps: same accept/reject, same field, op, value and string.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <libaudit.h>
+
+#include "secpath/audit.h"
+#include "audit/lang_int.h"
+
+static uint32_t oracle_features = 0x7f;
+
+/* libaudit's per-rule state (exported globals that auditctl resets for every line) */
+extern int _audit_syscalladded, _audit_permadded, _audit_exeadded, _audit_filterfsadded,
+	_audit_archadded;
+extern unsigned int _audit_elf;
+
+uint32_t audit_get_features(void);
+uint32_t audit_get_features(void)
+{
+	return oracle_features;
+}
+
+int audit_detect_machine(void)
+{
+	return MACH_86_64;
+}
+
+static void test_oracle__syscall_tables(void **st)
+{
+	(void)st;
+	static const struct { int mach; const char *name; size_t want; } m[] = {
+		{ MACH_86_64, "x86_64", 362 }, { MACH_X86, "i386", 441 }, { MACH_AARCH64, "aarch64", 306 },
+	};
+	for (size_t k = 0; k < 3; k++) {
+		size_t names = 0;
+		for (int nr = 0; nr < 2048; nr++) {
+			const char *a = audit_syscall_to_name(nr, m[k].mach);
+			const char *b = sp_audit_syscall_name(m[k].name, nr);
+			if (!a) {
+				assert_null(b);
+				continue;
+			}
+			assert_non_null(b);
+			assert_string_equal(a, b);
+			names++;
+			assert_int_equal(sp_audit_syscall_lookup(m[k].name, a), audit_name_to_syscall(a, m[k].mach));
+			/* case-insensitive like libaudit */
+			char up[64];
+			snprintf(up, sizeof(up), "%s", a);
+			for (char *p = up; *p; p++)
+				*p = (char)toupper((unsigned char)*p);
+			assert_int_equal(sp_audit_syscall_lookup(m[k].name, up),
+					 audit_name_to_syscall(up, m[k].mach));
+		}
+		/* every name in our table maps to libaudit's number too (aliases like madvise1) */
+		size_t n;
+		const struct audit_sc_ent *t = audit_sc_table(audit_mach_from_name(m[k].name), &n);
+		assert_int_equal(n, m[k].want);
+		for (size_t i = 0; i < n; i++)
+			assert_int_equal(audit_name_to_syscall(t[i].name, m[k].mach), t[i].nr);
+		print_message("%s: %zu numbers, %zu names agree with libaudit\n", m[k].name, names, n);
+	}
+	assert_int_equal(sp_audit_syscall_lookup("x86_64", "nosuchcall"), -ENOENT);
+	assert_int_equal(sp_audit_syscall_lookup("sparc", "open"), -EINVAL);
+}
+
+static void test_oracle__name_tables(void **st)
+{
+	(void)st;
+	for (int id = 0; id < 300; id++) {
+		const char *a = audit_field_to_name(id);
+		if (id == AF_LOGINUID_SET)
+			continue;	/* kernel-only field: libaudit has no name, we print "loginuid_set" */
+		const char *b = sp_audit_field_name((uint32_t)id);
+		if (!a)
+			assert_null(b);
+		else
+			assert_string_equal(a, b);
+		if (a)
+			assert_int_equal(sp_audit_field_lookup(a), audit_name_to_field(a));
+	}
+	assert_int_equal(sp_audit_field_lookup("loginuid"), audit_name_to_field("loginuid"));
+	assert_int_equal(sp_audit_field_lookup("AUID"), audit_name_to_field("AUID"));
+	size_t ne = 0, nm = 0;
+	for (int e = 0; e < 300; e++) {
+		const char *a = audit_errno_to_name(e), *b = sp_audit_errno_name(e);
+		if (!a) {
+			assert_null(b);
+			continue;
+		}
+		assert_string_equal(a, b);
+		int v;
+		assert_int_equal(sp_audit_errno_lookup(a, &v), 0);
+		assert_int_equal(v, audit_name_to_errno(a));
+		ne++;
+	}
+	for (size_t i = 0; i < audit_errno_tab_n; i++) {
+		int v;
+		assert_int_equal(sp_audit_errno_lookup(audit_errno_tab[i].name, &v), 0);
+		assert_int_equal(v, audit_name_to_errno(audit_errno_tab[i].name));
+	}
+	for (int t = 0; t < 20000; t++) {
+		const char *a = audit_msg_type_to_name(t), *b = sp_audit_msgtype_name((uint32_t)t);
+		if (!a) {
+			assert_null(b);
+			continue;
+		}
+		assert_string_equal(a, b);
+		assert_int_equal(sp_audit_msgtype_lookup(a), audit_name_to_msg_type(a));
+		nm++;
+	}
+	assert_int_equal(nm, 195);
+	for (int ft = 0; ft < 0200000; ft += 010000) {
+		const char *a = audit_ftype_to_name(ft), *b = audit_ftype_name((uint32_t)ft);
+		if (!a)
+			assert_null(b);
+		else
+			assert_string_equal(a, b);
+	}
+	static const char *const machines[] = { "i386", "i486", "i586", "i686", "x86_64", "ppc64",
+						"ppc64le", "ppc", "s390x", "s390", "aarch64", "armv8l",
+						"arm", "armeb", "armv7l", "sparc", "X86_64" };
+	for (size_t i = 0; i < sizeof(machines) / sizeof(machines[0]); i++) {
+		int lm = audit_name_to_machine(machines[i]);
+		uint32_t arch = 0;
+		int rc = sp_audit_arch_lookup("x86_64", machines[i], &arch);
+		if (lm < 0) {
+			assert_int_not_equal(rc, 0);
+		} else {
+			assert_int_equal(rc, 0);
+			assert_int_equal(arch, audit_machine_to_elf(lm));
+		}
+	}
+	print_message("errno names: %zu numbers; record types: %zu\n", ne, nm);
+}
+
+static const struct audit_pctx oracle_pc = { .host_mach = AUDIT_MACH_X86_64, .features = 0x7f };
+
+/* Run one "-F" text through both implementations on list `flags`; compare everything. */
+static int compare_pair(const char *pair, int flags, uint32_t features, int syscall_added)
+{
+	oracle_features = features;
+	struct audit_pctx pc = oracle_pc;
+	pc.features = features;
+	struct audit_rule_data *lr = audit_rule_create_data();
+	char a[512], b[512];
+	snprintf(a, sizeof(a), "%s", pair);
+	snprintf(b, sizeof(b), "%s", pair);
+	_audit_syscalladded = syscall_added;
+	_audit_permadded = _audit_exeadded = _audit_filterfsadded = _audit_archadded = 0;
+	_audit_elf = 0;
+	if (syscall_added)
+		audit_rule_syscallbyname_data(lr, "open");
+	int lrc = audit_rule_fieldpair_data(&lr, a, flags);
+	struct audit_lstate ls;
+	memset(&ls, 0, sizeof(ls));
+	audit_rb_init(&ls.rb, NULL);
+	ls.pc = &pc;
+	ls.syscall_added = syscall_added;
+	int src = audit_fieldpair(&ls, b, flags);
+	int agree = (lrc == 0) == (src == 0);
+	if (agree && lrc == 0) {
+		agree = lr->field_count == 1 && ls.rb.field_count == 1 && lr->fields[0] == ls.rb.fields[0] &&
+			lr->values[0] == ls.rb.values[0] && lr->fieldflags[0] == ls.rb.fieldflags[0] &&
+			lr->buflen == ls.rb.buflen &&
+			(!lr->buflen || !memcmp(lr->buf, ls.rb.buf, lr->buflen));
+	}
+	if (!agree)
+		print_message("'%s' list %d features 0x%x: libaudit rc %d value %u, secpath rc %d value %u\n",
+			      pair, flags, features, lrc, lr->values[0], src, ls.rb.values[0]);
+	audit_rb_release(&ls.rb);
+	audit_rule_free_data(lr);
+	return agree;
+}
+
+static void test_oracle__fieldpair_matrix(void **st)
+{
+	(void)st;
+	static const char *const fields[] = {
+		"pid", "uid", "euid", "suid", "fsuid", "gid", "egid", "sgid", "fsgid", "auid",
+		"loginuid", "pers", "arch", "msgtype", "subj_user", "subj_role", "subj_type",
+		"subj_sen", "subj_clr", "ppid", "obj_user", "obj_role", "obj_type", "obj_lev_low",
+		"obj_lev_high", "sessionid", "fstype", "devmajor", "devminor", "inode", "exit",
+		"success", "path", "perm", "dir", "filetype", "obj_uid", "obj_gid", "exe",
+		"saddr_fam", "a0", "a1", "a2", "a3", "key", "UID", "Exit", "nosuch",
+	};
+	static const char *const ops[] = { "=", "!=", ">", "<", ">=", "<=", "&", "&=" };
+	static const char *const values[] = {
+		"0", "1", "42", "-1", "-13", "0x10", "010", "4294967295", "4294967296", "root",
+		"daemon", "nosuchuser", "unset", "b64", "b32", "x86_64", "i686", "aarch64", "0xc000003e",
+		"0x12345", "EPERM", "-EACCES", "eacces", "ENOSUCH", "SYSCALL", "cwd", "user_login",
+		"file", "dir", "socket", "FIFO", "tracefs", "debugfs", "rw", "rwxa", "rwxaa", "q",
+		"UNKNOWN[1300]", "unknown[5]", "UNKNOWN[abc]", "UNKNOWN[12", "UNKNOWN[-5]",
+		"UNKNOWN[12345678]", "UNKNOWN[ 7]x",
+		"/etc/passwd", "abc", "45", "46", "3abc",
+	};
+	static const int lists[] = { AL_USER, AL_TASK, AL_EXIT, AL_EXCLUDE, AL_FS };
+	static const uint32_t feats[] = { 0x7f, 0x0 };
+	size_t n = 0, ok = 0;
+	char pair[256];
+	for (size_t f = 0; f < sizeof(fields) / sizeof(fields[0]); f++)
+		for (size_t o = 0; o < sizeof(ops) / sizeof(ops[0]); o++)
+			for (size_t v = 0; v < sizeof(values) / sizeof(values[0]); v++)
+				for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++)
+					for (size_t ft = 0; ft < 2; ft++) {
+						if (ft && l != 0 && l != 3 && f % 3)
+							continue;	/* keep it quick */
+						snprintf(pair, sizeof(pair), "%s%s%s", fields[f], ops[o],
+							 values[v]);
+						ok += (size_t)compare_pair(pair, lists[l], feats[ft], (int)(v & 1));
+						n++;
+					}
+	/* malformed shapes */
+	static const char *const odd[] = { "uid", "=0", "uid=", "path=/a!=b", "a0=1=2", "key=",
+					   "arch=b64=", "perm=", "exit=-", "uid=-", "x&=y" };
+	for (size_t i = 0; i < sizeof(odd) / sizeof(odd[0]); i++)
+		for (size_t l = 0; l < 5; l++) {
+			ok += (size_t)compare_pair(odd[i], lists[l], 0x7f, 1);
+			n++;
+		}
+	print_message("fieldpair: %zu/%zu inputs agree with libaudit\n", ok, n);
+	assert_int_equal(ok, n);
+}
+
+static void test_oracle__compare_and_syscalls(void **st)
+{
+	(void)st;
+	static const char *const f[] = { "uid", "euid", "suid", "fsuid", "auid", "obj_uid", "gid",
+					 "egid", "sgid", "fsgid", "obj_gid", "pid", "loginuid" };
+	size_t n = 0;
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+		for (size_t j = 0; j < sizeof(f) / sizeof(f[0]); j++)
+			for (int op = 0; op < 2; op++)
+				for (int list = 0; list < 6; list += 4) {
+					char a[64], b[64];
+					snprintf(a, sizeof(a), "%s%s%s", f[i], op ? "!=" : "=", f[j]);
+					memcpy(b, a, sizeof(a));
+					struct audit_rule_data *lr = audit_rule_create_data();
+					int lrc = audit_rule_interfield_comp_data(&lr, a, list);
+					struct audit_lstate ls;
+					memset(&ls, 0, sizeof(ls));
+					audit_rb_init(&ls.rb, NULL);
+					ls.pc = &oracle_pc;
+					int src = audit_fieldcmp(&ls, b, list);
+					assert_int_equal(lrc == 0, src == 0);
+					if (!lrc) {
+						assert_int_equal(lr->fields[0], ls.rb.fields[0]);
+						assert_int_equal(lr->values[0], ls.rb.values[0]);
+						assert_int_equal(lr->fieldflags[0], ls.rb.fieldflags[0]);
+					}
+					audit_rule_free_data(lr);
+					audit_rb_release(&ls.rb);
+					n++;
+				}
+	static const char *const sc[] = { "all", "ALL", "open", "OPEN", "openat", "0x3", "010",
+					  "-1", "2047", "2048", "2016", "9999", "3abc", "", "pread",
+					  "pread64", "madvise1", "sys_kexec_load" };
+	for (size_t i = 0; i < sizeof(sc) / sizeof(sc[0]); i++) {
+		struct audit_rule_data *lr = audit_rule_create_data();
+		int lrc = audit_rule_syscallbyname_data(lr, sc[i]);
+		struct audit_lstate ls;
+		memset(&ls, 0, sizeof(ls));
+		ls.pc = &oracle_pc;
+		uint32_t mask[64] = { 0 };
+		int src = audit_syscall_add(&ls, mask, sc[i]);
+		assert_int_equal(lrc == 0, src == 0);
+		assert_memory_equal(lr->mask, mask, sizeof(mask));
+		audit_rule_free_data(lr);
+		n++;
+	}
+	print_message("comparisons and syscall tokens: %zu agree with libaudit\n", n);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_oracle__syscall_tables),
+		cmocka_unit_test(test_oracle__name_tables),
+		cmocka_unit_test(test_oracle__fieldpair_matrix),
+		cmocka_unit_test(test_oracle__compare_and_syscalls),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

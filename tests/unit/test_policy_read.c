@@ -1,0 +1,535 @@
+/*
+ * test_policy_read.c - the policy reader on the hand-written fixtures (every format revision
+ * 15..33), decisions and new-object types on tiny.33 checked against tiny.conf, boolean changes,
+ * cross-version agreement of decisions, and hostile input: every truncation of a fixture, random
+ * byte flips and absurd counts must give a positioned error, never a crash or an over-read
+ * (the ASan variant checks the latter).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <string.h>
+
+#include "secpath/policy.h"
+#include "policy/policy_int.h"
+#include "test_policy_util.h"
+
+#define TDIR "tests/data/policy/"
+
+static struct sp_policy *load(const char *name, enum sp_avtab_layout l)
+{
+	unsigned char *buf = NULL;
+	size_t len = 0;
+	char path[256];
+	snprintf(path, sizeof(path), TDIR "%s", name);
+	assert_int_equal(tp_read(path, &buf, &len), 0);
+	struct sp_diags d;
+	sp_diags_init(&d, NULL);
+	struct sp_policy_opts o = { .sz = sizeof(o), .layout = l, .diags = &d, .file = name };
+	struct sp_policy *p = NULL;
+	int rc = sp_policy_read(buf, len, &o, &p);
+	if (rc && d.n) {
+		char msg[512];
+		sp_diag_format(&d.v[0], NULL, msg, sizeof(msg));
+		print_error("%s", msg);
+	}
+	assert_int_equal(rc, 0);
+	sp_diags_release(&d);
+	free(buf);
+	return p;
+}
+
+static uint32_t T(struct sp_policy *p, const char *n)
+{
+	uint32_t v = sp_policy_type_lookup(p, n);
+	if (!v)
+		print_error("no type %s\n", n);
+	assert_true(v != 0);
+	return v;
+}
+
+static uint32_t C(struct sp_policy *p, const char *n)
+{
+	uint32_t v = sp_policy_class_lookup(p, n);
+	assert_true(v != 0);
+	return v;
+}
+
+/* mask of a space-separated permission list of class c */
+static uint32_t P(struct sp_policy *p, uint32_t c, const char *list)
+{
+	uint32_t m = 0;
+	char buf[256];
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (char *save, *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+		unsigned b = sp_policy_perm_lookup(p, c, t);
+		assert_true(b != 0);
+		m |= 1u << (b - 1);
+	}
+	return m;
+}
+
+static void test_policy__every_version_loads(void **st)
+{
+	(void)st;
+	for (int v = 15; v <= 33; v++) {
+		char name[32];
+		snprintf(name, sizeof(name), "compat.%d", v);
+		for (int l = 0; l < SP_AVTAB_NLAYOUTS; l++) {
+			struct sp_policy *p = load(name, (enum sp_avtab_layout)l);
+			struct sp_policy_info in;
+			sp_policy_get_info(p, &in);
+			assert_int_equal(in.version, v);
+			assert_int_equal(in.mls, 0);
+			/* 27 entries from v20 on; before, attributes are expanded: 93 keys */
+			assert_int_equal(in.te_rules, v >= 20 ? 27 : 93);
+			assert_int_equal(in.classes, 7);
+			assert_int_equal(in.bools, v >= 16 ? 3 : 0);
+			assert_int_equal(in.cond_nodes, v >= 16 ? 3 : 0);
+			assert_int_equal(in.filename_rules, v >= 25 ? 3 : 0);
+			assert_int_equal(sp_policy_avtab_count(p, 0), in.te_rules);
+			sp_policy_free(p);
+		}
+	}
+	for (int v = 30; v <= 33; v++) {
+		char name[32];
+		snprintf(name, sizeof(name), "tiny.%d", v);
+		struct sp_policy *p = load(name, SP_AVTAB_FLAT);
+		struct sp_policy_info in;
+		sp_policy_get_info(p, &in);
+		assert_int_equal(in.te_rules, 31);
+		assert_int_equal(in.te_xperms, 4);
+		assert_int_equal(in.cond_rules, 6);
+		assert_int_equal(in.types + in.attributes, 21);
+		assert_int_equal(in.attributes, 4);
+		assert_int_equal(in.permissive, 1);
+		sp_policy_free(p);
+	}
+}
+
+static void test_policy__tiny_symbols(void **st)
+{
+	(void)st;
+	struct sp_policy *p = load("tiny.33", SP_AVTAB_CHAINED);
+	assert_int_equal(T(p, "etc_alias_t"), T(p, "etc_t"));
+	assert_string_equal(sp_policy_type_name(p, T(p, "etc_alias_t")), "etc_t");
+	assert_true(sp_policy_type_is_attr(p, T(p, "file_type")));
+	assert_false(sp_policy_type_is_attr(p, T(p, "etc_t")));
+	uint32_t file = C(p, "file");
+	/* common perms first, then the class's own */
+	assert_string_equal(sp_policy_perm_name(p, file, 0), "ioctl");
+	assert_int_equal(sp_policy_perm_lookup(p, file, "entrypoint"), 16);
+	/* dontaudit is stored inverted */
+	struct sp_avtab_entry e[4];
+	size_t n = sp_policy_avtab_lookup(p, 0, (uint16_t)T(p, "untrusted_t"),
+					  (uint16_t)T(p, "file_type"), (uint16_t)file,
+					  SP_AVTAB_AUDITDENY, e, 4);
+	assert_int_equal(n, 1);
+	assert_int_equal(e[0].data, 0xffffffdbu);
+	assert_int_equal(sp_policy_bool_count(p), 3);
+	int seen_sys = 0, seen_user_r = 0;
+	for (uint32_t i = 1; i <= sp_policy_role_count(p); i++)
+		seen_user_r |= sp_policy_role_name(p, i) && !strcmp(sp_policy_role_name(p, i), "user_r");
+	for (uint32_t i = 1; i <= sp_policy_user_count(p); i++)
+		seen_sys |= sp_policy_user_name(p, i) && !strcmp(sp_policy_user_name(p, i), "system_u");
+	assert_true(seen_sys && seen_user_r);
+	assert_string_equal(sp_policy_role_name(p, 1), "object_r");	/* the kernel requires it */
+	uint32_t b = sp_policy_bool_lookup(p, "allow_app_tty");
+	assert_int_equal(sp_policy_bool_get(p, b), 1);
+	char buf[128];
+	/* setools spelling of the node "allow_app_tty && !secure_mode" */
+	int found = 0;
+	for (uint32_t i = 1; i <= 3; i++) {
+		sp_policy_cond_format(p, i, buf, sizeof(buf));
+		found |= !strcmp(buf, "[ ! secure_mode && allow_app_tty ]") ||
+			 !strcmp(buf, "[ allow_app_tty && ! secure_mode ]");
+	}
+	assert_true(found);
+	/* type_attr_map rows include the type itself and its attributes */
+	const uint32_t *row;
+	size_t nr = sp_policy_type_attrs(p, T(p, "tty_t"), &row);
+	assert_int_equal(nr, 3);
+	const uint32_t *mem;
+	size_t nm = sp_policy_attr_types(p, T(p, "dev_type"), &mem);
+	assert_int_equal(nm, 3);	/* dev_t, tty_t, the attribute itself */
+	sp_policy_free(p);
+}
+
+static void check_tiny_decisions(struct sp_policy *p)
+{
+	struct sp_av_decision a;
+	uint32_t file = C(p, "file"), chr = C(p, "chr_file");
+	assert_int_equal(sp_policy_compute_av(p, T(p, "app_t"), T(p, "etc_t"), file, &a), 0);
+	assert_int_equal(a.allowed, P(p, file, "read getattr open execute entrypoint"));
+	assert_int_equal(a.auditallow, P(p, file, "read"));
+	assert_int_equal(a.auditdeny, ~P(p, file, "write"));	/* else branch of allow_app_write */
+	assert_int_equal(a.flags, 0);
+	assert_int_equal(sp_policy_compute_av(p, T(p, "app_t"), T(p, "tty_t"), chr, &a), 0);
+	assert_int_equal(a.allowed, P(p, chr, "ioctl read write open append getattr"));
+	assert_int_equal(a.auditallow, P(p, chr, "append"));
+	assert_int_equal(sp_policy_compute_av(p, T(p, "untrusted_t"), T(p, "etc_t"), file, &a), 0);
+	assert_int_equal(a.allowed, P(p, file, "read getattr open"));
+	assert_int_equal(a.auditdeny, ~P(p, file, "write setattr"));
+	assert_int_equal(a.flags, SP_AVD_FLAGS_PERMISSIVE);
+	assert_int_equal(sp_policy_compute_av(p, T(p, "etc_t"), T(p, "app_t"), file, &a), 0);
+	assert_int_equal(a.allowed, 0);
+	assert_int_equal(a.auditdeny, 0xffffffffu);
+	assert_int_equal(sp_policy_compute_av(p, 0, 1, 1, &a), -EINVAL);
+
+	uint32_t o;
+	uint32_t proc = C(p, "process"), dir = C(p, "dir");
+	assert_int_equal(sp_policy_compute_type(p, T(p, "init_t"), T(p, "etc_t"), proc,
+						SP_AVTAB_TRANSITION, NULL, &o), 0);
+	assert_int_equal(o, T(p, "app_t"));
+	sp_policy_compute_type(p, T(p, "app_t"), T(p, "tmp_t"), file, SP_AVTAB_TRANSITION, NULL, &o);
+	assert_int_equal(o, T(p, "app_tmp_t"));
+	sp_policy_compute_type(p, T(p, "app_t"), T(p, "tmp_t"), file, SP_AVTAB_TRANSITION, "app.conf", &o);
+	assert_int_equal(o, T(p, "app_conf_t"));
+	sp_policy_compute_type(p, T(p, "app_t"), T(p, "tmp_t"), file, SP_AVTAB_TRANSITION, "other", &o);
+	assert_int_equal(o, T(p, "app_tmp_t"));
+	sp_policy_compute_type(p, T(p, "app_t"), T(p, "tmp_t"), dir, SP_AVTAB_TRANSITION, "conf.d", &o);
+	assert_int_equal(o, T(p, "app_conf_t"));
+	sp_policy_compute_type(p, T(p, "app_t"), T(p, "tty_t"), chr, SP_AVTAB_CHANGE, NULL, &o);
+	assert_int_equal(o, T(p, "dev_t"));
+	sp_policy_compute_type(p, T(p, "app_t"), T(p, "tmp_t"), dir, SP_AVTAB_MEMBER, NULL, &o);
+	assert_int_equal(o, T(p, "app_tmp_t"));
+	sp_policy_compute_type(p, T(p, "app_t"), T(p, "etc_t"), file, SP_AVTAB_TRANSITION, NULL, &o);
+	assert_int_equal(o, 0);	/* conditional rule, boolean off */
+}
+
+static void test_policy__tiny_decisions_and_booleans(void **st)
+{
+	(void)st;
+	for (int l = 0; l < SP_AVTAB_NLAYOUTS; l++) {
+		struct sp_policy *p = load("tiny.33", (enum sp_avtab_layout)l);
+		check_tiny_decisions(p);
+		uint32_t file = C(p, "file"), chr = C(p, "chr_file");
+		struct sp_av_decision a;
+		uint32_t seq = sp_policy_seqno(p);
+		assert_int_equal(sp_policy_bool_set(p, sp_policy_bool_lookup(p, "allow_app_write"), 1), 0);
+		assert_true(sp_policy_seqno(p) != seq);
+		sp_policy_compute_av(p, T(p, "app_t"), T(p, "etc_t"), file, &a);
+		assert_int_equal(a.allowed, P(p, file, "read getattr open execute entrypoint write append"));
+		assert_int_equal(a.auditdeny, 0xffffffffu);
+		uint32_t o;
+		sp_policy_compute_type(p, T(p, "app_t"), T(p, "etc_t"), file, SP_AVTAB_TRANSITION, NULL, &o);
+		assert_int_equal(o, T(p, "app_conf_t"));
+		assert_int_equal(sp_policy_bool_set(p, sp_policy_bool_lookup(p, "secure_mode"), 1), 0);
+		sp_policy_compute_av(p, T(p, "app_t"), T(p, "tty_t"), chr, &a);
+		assert_int_equal(a.allowed, P(p, chr, "ioctl read write open"));
+		assert_int_equal(a.auditallow, 0);
+		assert_int_equal(sp_policy_bool_set(p, 99, 1), -EINVAL);
+		sp_policy_free(p);
+	}
+}
+
+/* Decisions agree between every format revision (from v16) and v33, by name, for every type pair/class. */
+static void test_policy__versions_agree(void **st)
+{
+	(void)st;
+	struct sp_policy *ref = load("compat.33", SP_AVTAB_FLAT);
+	/* v15 has no booleans: checkpolicy drops the conditional blocks, so start at v16 */
+	for (int v = 16; v <= 32; v++) {
+		char name[32];
+		snprintf(name, sizeof(name), "compat.%d", v);
+		struct sp_policy *p = load(name, (enum sp_avtab_layout)(v % 3));
+		uint32_t nt = sp_policy_type_count(ref), checked = 0;
+		for (uint32_t s = 1; s <= nt; s++) {
+			const char *sn = sp_policy_type_name(ref, s);
+			if (!sn || sp_policy_type_is_attr(ref, s))
+				continue;
+			for (uint32_t t = 1; t <= nt; t++) {
+				const char *tn = sp_policy_type_name(ref, t);
+				if (!tn || sp_policy_type_is_attr(ref, t))
+					continue;
+				for (uint32_t c = 1; c <= sp_policy_class_count(ref); c++) {
+					struct sp_av_decision a, b;
+					uint32_t pc = C(p, sp_policy_class_name(ref, c));
+					sp_policy_compute_av(ref, s, t, c, &a);
+					sp_policy_compute_av(p, T(p, sn), T(p, tn), pc, &b);
+					for (unsigned bit = 0; bit < 32; bit++) {
+						const char *pn = sp_policy_perm_name(ref, c, bit);
+						if (!pn)
+							continue;
+						unsigned pb = sp_policy_perm_lookup(p, pc, pn) - 1;
+						if ((a.allowed >> bit & 1) != (b.allowed >> pb & 1) ||
+						    (a.auditdeny >> bit & 1) != (b.auditdeny >> pb & 1) ||
+						    (a.auditallow >> bit & 1) != (b.auditallow >> pb & 1))
+							print_error("v%d %s %s:%s %s\n", v, sn, tn,
+								    sp_policy_class_name(ref, c), pn);
+						assert_int_equal(a.allowed >> bit & 1, b.allowed >> pb & 1);
+						assert_int_equal(a.auditallow >> bit & 1, b.auditallow >> pb & 1);
+						assert_int_equal(a.auditdeny >> bit & 1, b.auditdeny >> pb & 1);
+					}
+					checked++;
+				}
+			}
+		}
+		assert_true(checked > 1000);
+		sp_policy_free(p);
+	}
+	sp_policy_free(ref);
+}
+
+static int read_buf(const unsigned char *buf, size_t len, enum sp_avtab_layout l,
+		    struct sp_diags *d)
+{
+	struct sp_policy_opts o = { .sz = sizeof(o), .layout = l, .diags = d, .file = "x" };
+	struct sp_policy *p = NULL;
+	int rc = sp_policy_read(buf, len, &o, &p);
+	if (!rc) {
+		/* exercise what a caller would do with an accepted mutant */
+		struct sp_av_decision a;
+		uint32_t nt = sp_policy_type_count(p), nc = sp_policy_class_count(p);
+		for (uint32_t s = 1; s <= nt && s < 8; s++)
+			for (uint32_t t = 1; t <= nt && t < 8; t++)
+				sp_policy_compute_av(p, s, t, 1 + (s + t) % nc, &a);
+		sp_policy_free(p);
+	}
+	return rc;
+}
+
+static void test_policy__every_truncation_rejected(void **st)
+{
+	(void)st;
+	const char *names[] = { "tiny.33", "compat.15", "compat.19", "compat.24", "tiny.30" };
+	for (size_t f = 0; f < SP_ARRAY_SIZE_T(names); f++) {
+		unsigned char *buf = NULL;
+		size_t len = 0;
+		char path[128];
+		snprintf(path, sizeof(path), TDIR "%s", names[f]);
+		assert_int_equal(tp_read(path, &buf, &len), 0);
+		for (size_t cut = 0; cut < len; cut++) {
+			/* exact-size copy so ASan sees any read past the end */
+			unsigned char *b = malloc(cut ? cut : 1);
+			memcpy(b, buf, cut);
+			struct sp_diags d;
+			sp_diags_init(&d, NULL);
+			int rc = read_buf(b, cut, (enum sp_avtab_layout)(cut % 3), &d);
+			assert_int_equal(rc, -EINVAL);
+			assert_int_equal(d.n, 1);	/* exactly one error, at the first problem */
+			assert_true(d.v[0].has_offset);
+			assert_true(d.v[0].offset <= cut);
+			sp_diags_release(&d);
+			free(b);
+		}
+		free(buf);
+	}
+}
+
+/* A real policy (debian-base-only, 404 KB) cut at 300 offsets spread over every section, and
+ * 300 single-byte corruptions: positioned errors or valid policies, never a crash. */
+static void test_policy__real_policy_truncations_and_flips(void **st)
+{
+	(void)st;
+	unsigned char *buf = NULL;
+	size_t len = 0;
+	assert_int_equal(tp_read("data/policy/debian-base-only.policy.33.xz", &buf, &len), 0);
+	unsigned long long seed = 77;
+	for (int i = 0; i < 300; i++) {
+		size_t cut = i < 40 ? (size_t)i * 7 : (size_t)(tp_rand(&seed) % len);
+		unsigned char *b = malloc(cut ? cut : 1);
+		memcpy(b, buf, cut);
+		struct sp_diags d;
+		sp_diags_init(&d, NULL);
+		assert_int_equal(read_buf(b, cut, (enum sp_avtab_layout)(i % 3), &d), -EINVAL);
+		if (d.n != 1)
+			print_error("cut %zu: %zu diagnostics: %s\n", cut, d.n, d.n ? d.v[1 % d.n].msg : "");
+		assert_true(d.n == 1 && d.v[0].has_offset && d.v[0].offset <= cut);
+		sp_diags_release(&d);
+		free(b);
+	}
+	unsigned char *b = malloc(len);
+	int rejected = 0;
+	for (int i = 0; i < 300; i++) {
+		memcpy(b, buf, len);
+		b[tp_rand(&seed) % len] ^= (unsigned char)(1u << (tp_rand(&seed) % 8));
+		int rc = read_buf(b, len, (enum sp_avtab_layout)(i % 3), NULL);
+		assert_true(rc == 0 || rc == -EINVAL || rc == -ENOTSUP);
+		rejected += rc != 0;
+	}
+	assert_true(rejected > 0);
+	free(b);
+	free(buf);
+}
+
+static void test_policy__byte_flips_never_crash(void **st)
+{
+	(void)st;
+	unsigned char *buf = NULL;
+	size_t len = 0;
+	assert_int_equal(tp_read(TDIR "tiny.33", &buf, &len), 0);
+	unsigned long long seed = 0x5eed;
+	int accepted = 0, rejected = 0;
+	unsigned char *b = malloc(len);
+	for (int i = 0; i < 6000; i++) {
+		memcpy(b, buf, len);
+		int nflip = 1 + (int)(tp_rand(&seed) % 3);
+		for (int j = 0; j < nflip; j++) {
+			size_t at = tp_rand(&seed) % len;
+			unsigned r = (unsigned)tp_rand(&seed);
+			b[at] = (r & 0x100) ? (unsigned char)r : (unsigned char)(b[at] ^ (1u << (r % 8)));
+		}
+		struct sp_diags d;
+		sp_diags_init(&d, NULL);
+		int rc = read_buf(b, len, (enum sp_avtab_layout)(i % 3), &d);
+		if (rc) {
+			assert_true(rc == -EINVAL || rc == -ENOTSUP || rc == -EEXIST);
+			rejected++;
+		} else {
+			accepted++;
+		}
+		sp_diags_release(&d);
+	}
+	free(b);
+	free(buf);
+	assert_true(rejected > 1000);
+	assert_true(accepted > 100);	/* flips in permission maps etc. are legal */
+}
+
+static void put32(unsigned char *p, uint32_t v)
+{
+	p[0] = (unsigned char)v, p[1] = (unsigned char)(v >> 8);
+	p[2] = (unsigned char)(v >> 16), p[3] = (unsigned char)(v >> 24);
+}
+
+static void test_policy__header_and_counts(void **st)
+{
+	(void)st;
+	unsigned char *buf = NULL;
+	size_t len = 0;
+	assert_int_equal(tp_read(TDIR "tiny.33", &buf, &len), 0);
+	struct {
+		size_t off;
+		uint32_t v;
+		int rc;
+		const char *msg;
+	} cases[] = {
+		{ 0, 0xf97cff8du, -ENOTSUP, "header: policy module (.pp), not a kernel policy" },
+		{ 0, 0x12345678u, -EINVAL, "header: bad magic 0x12345678" },
+		{ 16, 14, -ENOTSUP, "header: unsupported policy version 14 (supported 15..35)" },
+		{ 16, 36, -ENOTSUP, "header: unsupported policy version 36 (supported 15..35)" },
+		{ 4, 9, -EINVAL, "header: identifier length 9 is not 8" },
+		{ 24, 7, -EINVAL, "header: symbol/ocontext counts 7/9 do not match version 33" },
+	};
+	unsigned char *b = malloc(len);
+	for (size_t i = 0; i < SP_ARRAY_SIZE_T(cases); i++) {
+		memcpy(b, buf, len);
+		put32(b + cases[i].off, cases[i].v);
+		struct sp_diags d;
+		sp_diags_init(&d, NULL);
+		assert_int_equal(read_buf(b, len, SP_AVTAB_FLAT, &d), cases[i].rc);
+		assert_int_equal(d.n, 1);
+		assert_string_equal(d.v[0].msg, cases[i].msg);
+		sp_diags_release(&d);
+	}
+	/* XenFlask identifier */
+	memcpy(b, buf, len);
+	memcpy(b + 8, "XenFlask", 8);
+	assert_int_equal(read_buf(b, len, SP_AVTAB_FLAT, NULL), -ENOTSUP);
+	/* absurd counts: every u32 in the file set to 0xffffffff in turn must be rejected or
+	 * harmless, and never allocate by the count (ASan/RSS would show) */
+	int rejected = 0;
+	for (size_t off = 0; off + 4 <= len; off += 4) {
+		memcpy(b, buf, len);
+		put32(b + off, 0xffffffffu);
+		rejected += read_buf(b, len, (enum sp_avtab_layout)(off % 3), NULL) != 0;
+	}
+	assert_true(rejected > (int)(len / 8));
+	free(b);
+	free(buf);
+	assert_int_equal(read_buf((const unsigned char *)"", 0, SP_AVTAB_FLAT, NULL), -EINVAL);
+}
+
+/* A named error at the avtab: truncating inside the first te entry of tiny.33. */
+static void test_policy__avtab_truncation_message(void **st)
+{
+	(void)st;
+	unsigned char *buf = NULL;
+	size_t len = 0;
+	assert_int_equal(tp_read(TDIR "tiny.33", &buf, &len), 0);
+	int seen_avtab = 0, seen_cond = 0, seen_tam = 0;
+	for (size_t cut = 1; cut < len; cut++) {
+		struct sp_diags d;
+		sp_diags_init(&d, NULL);
+		read_buf(buf, cut, SP_AVTAB_FLAT, &d);
+		seen_avtab |= !strcmp(d.v[0].msg, "avtab: truncated entry");
+		seen_cond |= !strncmp(d.v[0].msg, "conditional", 11);
+		seen_tam |= !strncmp(d.v[0].msg, "type_attr_map: truncated", 24);
+		sp_diags_release(&d);
+	}
+	assert_true(seen_avtab && seen_cond && seen_tam);
+	free(buf);
+}
+
+/* Internal tables: hundreds of entries on one key (legal in conditional tables, and what a
+ * hostile file can force) stay correct in every layout, including flat's saturated probes. */
+static void test_policy__duplicate_heavy_tables(void **st)
+{
+	(void)st;
+	enum { N = 700 };
+	struct policy_rule *r = calloc(N, sizeof(*r));
+	uint8_t *en = calloc(N, 1);
+	for (uint32_t i = 0; i < N; i++) {
+		int dup = i < 300;
+		r[i] = (struct policy_rule){ (uint16_t)(dup ? 7 : 1 + i % 50), (uint16_t)(dup ? 9 : 1 + i / 50),
+					     (uint16_t)(dup ? 3 : 1 + i % 7), SP_AVTAB_ALLOWED,
+					     i, POLICY_NO_XP };
+		en[i] = (uint8_t)(i % 3 == 0);
+	}
+	struct sp_avtab_entry *e = calloc(N, sizeof(*e));
+	for (int l = 0; l < SP_AVTAB_NLAYOUTS; l++) {
+		struct policy_avtab t;
+		assert_int_equal(policy_avtab_build(&t, (enum sp_avtab_layout)l, 1, r, N, N, en, NULL, NULL), 0);
+		assert_int_equal(policy_avtab_lookup(&t, 7, 9, 3, SP_AVTAB_AV, e, N), 300);
+		uint32_t enabled = 0, sum = 0;
+		for (int i = 0; i < 300; i++) {
+			enabled += (e[i].specified & SP_AVTAB_ENABLED) != 0;
+			sum += e[i].data;
+		}
+		assert_int_equal(enabled, 100);
+		assert_int_equal(sum, 299 * 300 / 2);
+		for (uint32_t i = 300; i < N; i++) {
+			size_t m = policy_avtab_lookup(&t, r[i].s, r[i].t, r[i].c, SP_AVTAB_AV, e, N);
+			assert_true(m >= 1);
+		}
+		assert_int_equal(policy_avtab_lookup(&t, 7, 9, 4, SP_AVTAB_AV, e, N), 0);
+		uint32_t av[3] = { 0, 0, ~0u };
+		policy_avtab_fold(&t, 7, 9, 3, av);
+		uint32_t want = 0;
+		for (uint32_t i = 0; i < 300; i++)
+			if (en[i])
+				want |= i;
+		assert_int_equal(av[0], want);
+		policy_avtab_destroy(&t);
+	}
+	/* a te table rejects a duplicate (triple, kind) in every layout */
+	for (int l = 0; l < SP_AVTAB_NLAYOUTS; l++) {
+		struct policy_avtab t;
+		assert_int_equal(policy_avtab_build(&t, (enum sp_avtab_layout)l, 0, r, N, N, NULL, NULL, NULL),
+				 -EEXIST);
+	}
+	free(e);
+	free(en);
+	free(r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_policy__every_version_loads),
+		cmocka_unit_test(test_policy__tiny_symbols),
+		cmocka_unit_test(test_policy__tiny_decisions_and_booleans),
+		cmocka_unit_test(test_policy__versions_agree),
+		cmocka_unit_test(test_policy__every_truncation_rejected),
+		cmocka_unit_test(test_policy__byte_flips_never_crash),
+		cmocka_unit_test(test_policy__real_policy_truncations_and_flips),
+		cmocka_unit_test(test_policy__header_and_counts),
+		cmocka_unit_test(test_policy__avtab_truncation_message),
+		cmocka_unit_test(test_policy__duplicate_heavy_tables),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,643 @@
+/*
+ * test_slab.c - slab caches: API input checks, alignment and layout rules, kmalloc classes,
+ * set spread and colour, init_on_alloc/free semantics with exemptions and opt-outs, poison and
+ * red zone bytes, the obfuscated free pointer, statistics, destroy, and the consistency walker.
+ * Geometry tests are skipped in the passthrough build (every object is its own malloc there).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "secpath/slab.h"
+#include "slab/slab_int.h"
+
+#define SKIP_IF_PASSTHROUGH()                                                                      \
+	do {                                                                                       \
+		if (SP_CONFIG_PASSTHROUGH)                                                         \
+			skip();                                                                    \
+	} while (0)
+
+static struct sp_slab_cache *mk(const char *name, size_t size, size_t align, unsigned flags,
+				void (*ctor)(void *))
+{
+	struct sp_slab_cache *c = NULL;
+	assert_int_equal(sp_slab_cache_create(name, size, align, flags, ctor, &c), 0);
+	assert_non_null(c);
+	return c;
+}
+
+static struct sp_slab_stats stats(struct sp_slab_cache *c)
+{
+	struct sp_slab_stats st;
+	sp_slab_cache_stats(c, &st);
+	return st;
+}
+
+/* Read object bytes even where ASan/valgrind have poisoned them (freed objects, red zones). */
+static slab_nosan uint8_t peek(const void *p, size_t i)
+{
+	uintptr_t a = (uintptr_t)p + i;
+	return (uint8_t)(slab_word_load(a & ~(uintptr_t)7) >> (a % 8 * 8));
+}
+static slab_nosan uintptr_t peek_word(const void *p, size_t off)
+{
+	return slab_word_load((uintptr_t)p + off);
+}
+
+/* Old bytes of a reallocated object are "undefined" to valgrind: the tests look on purpose. */
+static uint8_t *stale(uint8_t *p, size_t n)
+{
+	sp_track_defined(p, n);
+	return p;
+}
+
+static void test_slab__bad_input(void **st)
+{
+	(void)st;
+	struct sp_slab_cache *c = (void *)1;
+	assert_int_equal(sp_slab_cache_create(NULL, 8, 0, 0, NULL, &c), -EINVAL);
+	assert_null(c);
+	assert_int_equal(sp_slab_cache_create("x", 0, 0, 0, NULL, &c), -EINVAL);
+	assert_int_equal(sp_slab_cache_create("x", 8, 3, 0, NULL, &c), -EINVAL);
+	assert_int_equal(sp_slab_cache_create("x", 8, 8192, 0, NULL, &c), -EINVAL);
+	assert_int_equal(sp_slab_cache_create("x", 8, 0, 1u << 30, NULL, &c), -EINVAL);
+	assert_int_equal(sp_slab_cache_create("x", 1u << 30, 0, 0, NULL, &c), -EINVAL);
+	assert_int_equal(sp_slab_cache_create("x", 8, 0, 0, NULL, NULL), -EINVAL);
+	assert_int_equal(sp_slab_cache_destroy(NULL), -EINVAL);
+	assert_null(sp_kmalloc(SP_KMALLOC_MAX + 1));
+	assert_int_equal(sp_kmalloc_size_class(SP_KMALLOC_MAX + 1), 0);
+}
+
+static void test_slab__alignment_rules(void **st)
+{
+	(void)st;
+	static const struct {
+		size_t size, align;
+		unsigned flags;
+		size_t want_align, want_stride;
+	} t[] = {
+		{24, 0, SP_SLAB_HWCACHE_ALIGN, 32, 32},
+		{40, 0, SP_SLAB_HWCACHE_ALIGN, 64, 64},
+		{8, 0, SP_SLAB_HWCACHE_ALIGN, 8, 8},
+		{408, 0, SP_SLAB_HWCACHE_ALIGN, 64, 448},
+		{408, 0, 0, 8, 408},
+		{24, 128, SP_SLAB_HWCACHE_ALIGN, 128, 128},
+		{100, 16, 0, 16, 112},
+		{1, 0, 0, 8, 8},
+		{96, 0, SP_SLAB_KMALLOC, 32, 96},
+		{192, 0, SP_SLAB_KMALLOC, 64, 192},
+		{512, 0, SP_SLAB_KMALLOC, 512, 512},
+	};
+	for (size_t i = 0; i < SP_ARRAY_SIZE(t); i++) {
+		struct sp_slab_cache *c = mk("align", t[i].size, t[i].align, t[i].flags, NULL);
+		struct sp_slab_stats s = stats(c);
+		assert_int_equal(s.align, t[i].want_align);
+		assert_int_equal(s.stride, t[i].want_stride);
+		assert_int_equal(s.object_size, t[i].size);
+		for (int k = 0; k < 50; k++) {
+			void *p = sp_slab_cache_alloc(c);
+			assert_non_null(p);
+			assert_int_equal((uintptr_t)p % t[i].want_align, 0);
+			sp_slab_cache_free(c, p);
+		}
+		assert_int_equal(sp_slab_cache_destroy(c), 0);
+	}
+}
+
+static void test_slab__freeptr_placement(void **st)
+{
+	(void)st;
+	struct sp_slab_cache *c = mk("mid", 408, 0, SP_SLAB_HWCACHE_ALIGN, NULL);
+	assert_int_equal(stats(c).freeptr_offset, 200);	/* ALIGN_DOWN(408 / 2, 8) */
+	sp_slab_cache_destroy(c);
+	c = mk("rcu", 408, 0, SP_SLAB_HWCACHE_ALIGN | SP_SLAB_TYPESAFE_BY_RCU, NULL);
+	assert_true(stats(c).freeptr_offset >= 408);
+	sp_slab_cache_destroy(c);
+	c = mk("poison", 100, 0, SP_SLAB_POISON, NULL);
+	assert_true(stats(c).freeptr_offset >= 100);
+	sp_slab_cache_destroy(c);
+}
+
+static void test_slab__kmalloc_classes(void **st)
+{
+	(void)st;
+	static const size_t classes[] = {8,   16,  32,	 64,   96,   128, 192,
+					 256, 512, 1024, 2048, 4096, 8192};
+	for (size_t i = 0; i < SP_ARRAY_SIZE(classes); i++) {
+		size_t cs = classes[i], nat = cs & -cs;
+		assert_int_equal(sp_kmalloc_size_class(cs), cs);
+		assert_int_equal(sp_kmalloc_size_class(cs - (i ? cs - classes[i - 1] - 1 : 7)), cs);
+		struct sp_slab_cache *c = sp_kmalloc_cache((unsigned)i);
+		assert_non_null(c);
+		struct sp_slab_stats s = stats(c);
+		assert_int_equal(s.object_size, cs);
+		assert_int_equal(s.stride, cs);
+		assert_int_equal(s.colours, 1);
+		void *p[20];
+		for (int k = 0; k < 20; k++) {
+			p[k] = sp_kmalloc(cs);
+			assert_non_null(p[k]);
+			assert_int_equal((uintptr_t)p[k] % nat, 0);
+		}
+		for (int k = 0; k < 20; k++)
+			sp_kfree(p[k]);
+	}
+	assert_null(sp_kmalloc_cache(13));
+	assert_int_equal(sp_kmalloc_size_class(0), 8);
+	assert_int_equal(sp_kmalloc_size_class(65), 96);
+	assert_int_equal(sp_kmalloc_size_class(97), 128);
+	assert_int_equal(sp_kmalloc_size_class(129), 192);
+	assert_int_equal(sp_kmalloc_size_class(193), 256);
+	assert_int_equal(sp_kmalloc_size_class(408), 512);
+	char *z = sp_kzalloc(408);
+	assert_non_null(z);
+	assert_int_equal((uintptr_t)z % 512, 0);
+	for (int i = 0; i < 408; i++)
+		assert_int_equal(z[i], 0);
+	sp_kfree(z);
+	sp_kfree(NULL);
+}
+
+static unsigned distinct_sets(void **p, size_t n)
+{
+	uint64_t seen = 0;
+	for (size_t i = 0; i < n; i++)
+		seen |= 1ull << (((uintptr_t)p[i] >> 6) & 63);
+	return (unsigned)__builtin_popcountll(seen);
+}
+
+static void test_slab__set_spread(void **st)
+{
+	(void)st;
+	SKIP_IF_PASSTHROUGH();
+	void *p[200];
+	struct sp_slab_cache *c = mk("audit_entry", 408, 0, SP_SLAB_HWCACHE_ALIGN, NULL);
+	for (int i = 0; i < 200; i++)
+		assert_non_null(p[i] = sp_slab_cache_alloc(c));
+	assert_int_equal(distinct_sets(p, 200), 64);
+	assert_int_equal(stats(c).l1d_sets, 64);
+	for (int i = 0; i < 200; i++)
+		sp_slab_cache_free(c, p[i]);
+	assert_int_equal(sp_slab_cache_destroy(c), 0);
+
+	for (int i = 0; i < 200; i++)
+		assert_non_null(p[i] = sp_kzalloc(408));
+	assert_int_equal(distinct_sets(p, 200), 8);
+	assert_int_equal(stats(sp_kmalloc_cache(8)).l1d_sets, 8);
+	for (int i = 0; i < 200; i++)
+		sp_kfree(p[i]);
+
+	/* Stride 512 at alignment 64 reaches 8 sets per slab; colour spreads it to all 64. */
+	c = mk("col512", 512, 64, SP_SLAB_COLOUR, NULL);
+	struct sp_slab_stats s = stats(c);
+	assert_int_equal(s.colours >= 8, 1);
+	assert_int_equal(s.colour_off, 64);
+	for (int i = 0; i < 200; i++)
+		assert_non_null(p[i] = sp_slab_cache_alloc(c));
+	assert_int_equal(s.l1d_sets, 64);
+	assert_true(stats(c).nr_slabs >= 8);
+	assert_int_equal(distinct_sets(p, 200), 64);
+	for (int i = 0; i < 200; i++)
+		sp_slab_cache_free(c, p[i]);
+	sp_slab_cache_destroy(c);
+}
+
+static void test_slab__colour_offsets_differ(void **st)
+{
+	(void)st;
+	SKIP_IF_PASSTHROUGH();
+	struct sp_slab_cache *c = mk("col", 448, 0, SP_SLAB_HWCACHE_ALIGN | SP_SLAB_COLOUR, NULL);
+	struct sp_slab_stats s = stats(c);
+	assert_true(s.colours >= 7);
+	assert_int_equal(s.colour_off, 64);
+	size_t nobj = s.objs_per_slab * 3;
+	void **p = sp_kmalloc(nobj * sizeof(void *));
+	assert_non_null(p);
+	uintptr_t mask = ~(uintptr_t)(s.slab_size - 1);
+	uintptr_t base[8] = { 0 }, low[8] = { 0 };
+	size_t nslab = 0;
+	for (size_t i = 0; i < nobj; i++) {
+		p[i] = sp_slab_cache_alloc(c);
+		assert_non_null(p[i]);
+		uintptr_t b = (uintptr_t)p[i] & mask, o = (uintptr_t)p[i] & ~mask;
+		size_t k = 0;
+		while (k < nslab && base[k] != b)
+			k++;
+		if (k == nslab) {
+			assert_true(nslab < 8);
+			base[nslab] = b;
+			low[nslab++] = o;
+		} else if (o < low[k]) {
+			low[k] = o;
+		}
+	}
+	assert_true(nslab >= 3);
+	/* object 0 of consecutive slabs sits at offsets differing by the colour step */
+	for (size_t k = 1; k < 3; k++) {
+		assert_true(low[k] != low[k - 1]);
+		assert_int_equal((low[k] - low[0]) % 64, 0);
+		assert_true(low[k] - low[0] < s.colours * s.colour_off);
+	}
+	assert_true(slab_cache_is_valid(c));
+	for (size_t i = 0; i < nobj; i++)
+		sp_slab_cache_free(c, p[i]);
+	sp_kfree(p);
+	assert_int_equal(sp_slab_cache_destroy(c), 0);
+}
+
+static int nonzero(const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i])
+			return 1;
+	return 0;
+}
+
+static void ctor_fill(void *p) { memset(p, 0x77, 64); }
+
+static void test_slab__init_on_alloc(void **st)
+{
+	(void)st;
+	sp_slab_set_init_on_alloc(1);
+	assert_int_equal(sp_slab_init_on_alloc(), 1);
+	struct sp_slab_cache *plain = mk("plain", 64, 0, 0, NULL);
+	struct sp_slab_cache *optout = mk("optout", 64, 0, SP_SLAB_NO_INIT_ON_ALLOC, NULL);
+	struct sp_slab_cache *ctor = mk("ctor", 64, 0, 0, ctor_fill);
+	struct sp_slab_cache *rcu = mk("rcu", 64, 0, SP_SLAB_TYPESAFE_BY_RCU, NULL);
+	assert_int_equal(stats(plain).init_on_alloc, 1);
+	assert_int_equal(stats(optout).init_on_alloc, 0);
+	assert_int_equal(stats(ctor).init_on_alloc, 0);
+	assert_int_equal(stats(rcu).init_on_alloc, 0);
+
+	uint8_t *p = sp_slab_cache_alloc(plain);
+	memset(p, 0xab, 64);
+	sp_slab_cache_free(plain, p);
+	uint8_t *q = sp_slab_cache_alloc(plain);
+	assert_ptr_equal(p, q);		/* LIFO reuse */
+	assert_false(nonzero(q, 64));	/* zeroed on alloc */
+	sp_slab_cache_free(plain, q);
+
+	p = sp_slab_cache_alloc(optout);
+	memset(p, 0xab, 64);
+	sp_slab_cache_free(optout, p);
+	q = sp_slab_cache_alloc(optout);
+	assert_ptr_equal(p, q);
+	if (!SP_CONFIG_PASSTHROUGH)
+		assert_int_equal(stale(q, 64)[0], 0xab);	/* opted out: old bytes visible */
+	sp_slab_cache_free(optout, q);
+	q = sp_slab_cache_zalloc(optout);
+	assert_false(nonzero(q, 64));	/* zalloc still zeroes */
+	sp_slab_cache_free(optout, q);
+
+	p = sp_slab_cache_alloc(ctor);
+	assert_int_equal(p[0], 0x77);	/* constructed state kept */
+	assert_int_equal(p[63], 0x77);
+	sp_slab_cache_free(ctor, p);
+	p = sp_slab_cache_zalloc(ctor);
+	assert_int_equal(p[0], 0x77); /* slab_want_init_on_alloc: ctor wins even over __GFP_ZERO */
+	sp_slab_cache_free(ctor, p);
+
+	p = sp_slab_cache_alloc(rcu);
+	memset(p, 0xcd, 64);
+	sp_slab_cache_free(rcu, p);
+	q = sp_slab_cache_alloc(rcu);
+	assert_ptr_equal(p, q);
+	if (!SP_CONFIG_PASSTHROUGH)
+		/* TYPESAFE_BY_RCU: only zalloc zeroes */
+		assert_int_equal(stale(q, 64)[5], 0xcd);
+	sp_slab_cache_free(rcu, q);
+	q = sp_slab_cache_zalloc(rcu);
+	assert_false(nonzero(q, 64));
+	sp_slab_cache_free(rcu, q);
+
+	sp_slab_set_init_on_alloc(0);
+	assert_int_equal(stats(plain).init_on_alloc, 0);
+	p = sp_slab_cache_alloc(plain);
+	memset(p, 0xab, 64);
+	sp_slab_cache_free(plain, p);
+	q = sp_slab_cache_alloc(plain);
+	if (!SP_CONFIG_PASSTHROUGH) {
+		assert_ptr_equal(p, q);
+		assert_int_equal(stale(q, 64)[0], 0xab);	/* policy off: no zeroing */
+	}
+	sp_slab_cache_free(plain, q);
+	assert_int_equal(sp_slab_cache_destroy(plain), 0);
+	assert_int_equal(sp_slab_cache_destroy(optout), 0);
+	assert_int_equal(sp_slab_cache_destroy(ctor), 0);
+	assert_int_equal(sp_slab_cache_destroy(rcu), 0);
+}
+
+static void test_slab__init_on_free(void **st)
+{
+	(void)st;
+	SKIP_IF_PASSTHROUGH();
+	sp_slab_set_init_on_free(1);
+	struct sp_slab_cache *plain = mk("plain", 96, 0, 0, NULL);
+	struct sp_slab_cache *optout = mk("optout", 96, 0, SP_SLAB_NO_INIT_ON_FREE, NULL);
+	struct sp_slab_cache *rcu = mk("rcu", 96, 0, SP_SLAB_TYPESAFE_BY_RCU, NULL);
+	assert_int_equal(stats(plain).init_on_free, 1);
+	assert_int_equal(stats(optout).init_on_free, 0);
+	assert_int_equal(stats(rcu).init_on_free, 0);
+	size_t fp = stats(plain).freeptr_offset;
+	assert_int_equal(fp, 48);
+
+	uint8_t *p = sp_slab_cache_alloc(plain);
+	memset(p, 0xab, 96);
+	sp_slab_cache_free(plain, p);
+	/* zeroed on free; in the thread array it carries no free pointer: all zero */
+	for (size_t i = 0; i < 96; i++)
+		assert_int_equal(peek(p, i), 0);
+	uint8_t *q = sp_slab_cache_alloc(plain);
+	assert_ptr_equal(p, q);
+	assert_false(nonzero(q, 96));
+	memset(q, 0xab, 96);
+	sp_slab_cache_free(plain, q);
+	/* back on its slab it gets a free pointer (in the middle), wiped when it leaves the slab
+	 * again (maybe_wipe_obj_freeptr): every object handed out is all zero */
+	sp_slab_cache_flush_thread(plain);
+	assert_true(peek(p, fp) != 0 || peek(p, fp + 1) != 0 || peek(p, fp + 7) != 0);
+	uint8_t *many[300];
+	int seen = 0;
+	for (int i = 0; i < 300; i++) {
+		many[i] = sp_slab_cache_alloc(plain);
+		assert_false(nonzero(many[i], 96));
+		seen |= many[i] == p;
+	}
+	assert_true(seen);
+	for (int i = 0; i < 300; i++)
+		sp_slab_cache_free(plain, many[i]);
+
+	p = sp_slab_cache_alloc(optout);
+	memset(p, 0xab, 96);
+	sp_slab_cache_free(optout, p);
+	assert_int_equal(peek(p, 0), 0xab);
+	q = sp_slab_cache_alloc(optout);
+	sp_slab_cache_free(optout, q);
+
+	p = sp_slab_cache_alloc(rcu);
+	memset(p, 0xab, 96);
+	sp_slab_cache_free(rcu, p);
+	for (size_t i = 0; i < 96; i++)	/* never zeroed, never poisoned: free pointer outside */
+		assert_int_equal(peek(p, i), 0xab);
+	q = sp_slab_cache_alloc(rcu);
+	sp_slab_cache_free(rcu, q);
+
+	sp_slab_set_init_on_free(0);
+	assert_int_equal(sp_slab_init_on_free(), 0);
+	assert_int_equal(sp_slab_cache_destroy(plain), 0);
+	assert_int_equal(sp_slab_cache_destroy(optout), 0);
+	assert_int_equal(sp_slab_cache_destroy(rcu), 0);
+}
+
+static void test_slab__poison_and_red_zone_bytes(void **st)
+{
+	(void)st;
+	SKIP_IF_PASSTHROUGH();
+	sp_slab_set_init_on_free(1);
+	struct sp_slab_cache *c = mk("dbg", 40, 0, SP_SLAB_POISON | SP_SLAB_RED_ZONE, NULL);
+	assert_int_equal(stats(c).init_on_free, 0);	/* POISON takes precedence */
+	uint8_t *p = sp_slab_cache_alloc(c);
+	assert_int_equal(p[0], 0x5a);		/* POISON_INUSE */
+	assert_int_equal(p[39], 0x5a);
+	assert_int_equal(peek(p, 40), 0xcc);	/* red zone active */
+	memset(p, 1, 40);
+	sp_slab_cache_free(c, p);
+	for (int i = 0; i < 39; i++)
+		assert_int_equal(peek(p, (size_t)i), 0x6b);
+	assert_int_equal(peek(p, 39), 0xa5);
+	assert_int_equal(peek(p, 40), 0xbb);	/* red zone inactive */
+	assert_true(slab_cache_is_valid(c));
+	sp_slab_set_init_on_free(0);
+	assert_int_equal(sp_slab_cache_destroy(c), 0);
+}
+
+static void test_slab__obfuscated_freeptr(void **st)
+{
+	(void)st;
+	SKIP_IF_PASSTHROUGH();
+	struct sp_slab_cache *c = mk("obf", 128, 0, 0, NULL);
+	void *a = sp_slab_cache_alloc(c), *b = sp_slab_cache_alloc(c);
+	void *keep = sp_slab_cache_alloc(c);	/* keeps the slab of a and b live */
+	sp_slab_cache_free(c, a);
+	sp_slab_cache_free(c, b);
+	/* free pointers live on slab freelists only: flush the thread array (b's next is a) */
+	sp_slab_cache_flush_thread(c);
+	size_t off = stats(c).freeptr_offset;
+	uintptr_t stored = peek_word(b, off);
+	assert_true(stored != (uintptr_t)a);
+	assert_int_equal(stored ^ c->random ^ __builtin_bswap64((uintptr_t)b + off), (uintptr_t)a);
+	assert_true(slab_cache_is_valid(c));
+	sp_slab_cache_free(c, keep);
+	assert_int_equal(sp_slab_cache_destroy(c), 0);
+}
+
+/* Kept empty slabs of >= 64 KiB give their pages back and become fresh (zero) slabs. */
+static void test_slab__empty_slab_release(void **st)
+{
+	(void)st;
+	SKIP_IF_PASSTHROUGH();
+	struct sp_slab_cache *c = mk("release", 8000, 0, 0, NULL);
+	assert_true(c->slab_shift >= SLAB_RELEASE_SHIFT);
+	void *p[100];
+	for (int round = 0; round < 2; round++) {
+		for (int i = 0; i < 100; i++) {
+			p[i] = sp_slab_cache_alloc(c);
+			assert_false(nonzero(p[i], 8000));	/* fresh, or released and fresh again */
+			memset(p[i], 0x5a, 8000);
+		}
+		for (int i = 0; i < 100; i++)
+			sp_slab_cache_free(c, p[i]);
+		sp_slab_cache_flush_thread(c);
+		assert_true(slab_cache_is_valid(c));
+		size_t kept = 0;
+		struct sp_list *pos;
+		sp_list_for_each(pos, &c->partial) {
+			struct slab *s = sp_list_entry(pos, struct slab, node);
+			assert_int_equal(s->inuse, 0);
+			assert_int_equal(s->released, 1);
+			for (uint32_t k = 0; k < c->objs_per_slab; k++)
+				assert_int_equal(peek((void *)(s->objs + (uintptr_t)k * c->stride), 4000), 0);
+			kept++;
+		}
+		assert_int_equal(kept, SLAB_KEEP_EMPTY);
+		assert_int_equal(stats(c).nr_slabs, SLAB_KEEP_EMPTY);
+	}
+	assert_int_equal(sp_slab_cache_destroy(c), 0);
+}
+
+static void test_slab__verify_no_false_positive(void **st)
+{
+	(void)st;
+	SKIP_IF_PASSTHROUGH();
+	struct sp_slab_cache *c = mk("verify", 200, 0, SP_SLAB_VERIFY_ON_ALLOC, NULL);
+	void *p[600];
+	/* freed while init_on_free is off: contents unknown, so never verified */
+	for (int i = 0; i < 300; i++)
+		memset(p[i] = sp_slab_cache_alloc(c), 0x33, 200);
+	for (int i = 0; i < 300; i++)
+		sp_slab_cache_free(c, p[i]);
+	sp_slab_set_init_on_free(1);
+	for (int round = 0; round < 3; round++) {
+		for (int i = 0; i < 600; i++) {	/* reused, fresh and zeroed objects mixed */
+			p[i] = sp_slab_cache_alloc(c);
+			assert_non_null(p[i]);
+			memset(p[i], 0x44, 200);
+		}
+		for (int i = 0; i < 600; i++)
+			sp_slab_cache_free(c, p[(i * 7) % 600]);
+	}
+	sp_slab_set_init_on_free(0);
+	assert_true(slab_cache_is_valid(c));
+	assert_int_equal(sp_slab_cache_destroy(c), 0);
+}
+
+static void test_slab__asan_tracking(void **st)
+{
+	(void)st;
+	if (!SP_HAVE_ASAN || SP_CONFIG_PASSTHROUGH)
+		skip();
+#if SP_HAVE_ASAN
+	struct sp_slab_cache *c = mk("asan", 100, 0, SP_SLAB_HWCACHE_ALIGN, NULL);
+	char *p = sp_slab_cache_alloc(c);
+	assert_false(__asan_address_is_poisoned(p));
+	assert_false(__asan_address_is_poisoned(p + 99));
+	assert_true(__asan_address_is_poisoned(p + 100));	/* padding up to the stride */
+	sp_slab_cache_free(c, p);
+	assert_true(__asan_address_is_poisoned(p));
+	assert_int_equal(sp_slab_cache_destroy(c), 0);
+	/* A malloc block referenced only from a live slab object is not a leak for LSan at exit
+	 * (the arena is a root region): the object stays live on purpose. */
+	static void **keep;
+	keep = sp_kmalloc(64);
+	keep[0] = malloc(32);
+	memset(keep[0], 1, 32);
+	char *k = sp_kmalloc(408);	/* kmalloc: only the requested bytes (as KASAN) */
+	assert_false(__asan_address_is_poisoned(k + 407));
+	assert_true(__asan_address_is_poisoned(k + 408));
+	sp_kfree(k);
+	assert_true(__asan_address_is_poisoned(k));
+#endif
+}
+
+static void test_slab__stats_and_destroy(void **st)
+{
+	(void)st;
+	struct sp_slab_cache *c = mk("stats", 100, 0, SP_SLAB_HWCACHE_ALIGN, NULL);
+	struct sp_slab_stats s = stats(c);
+	assert_string_equal(s.name, "stats");
+	assert_int_equal(s.nr_active, 0);
+	void *p[300];
+	for (int i = 0; i < 300; i++)
+		assert_non_null(p[i] = sp_slab_cache_alloc(c));
+	s = stats(c);
+	assert_int_equal(s.nr_active, 300);
+	assert_int_equal(s.allocs, 300);
+	assert_int_equal(s.frees, 0);
+	if (!SP_CONFIG_PASSTHROUGH) {
+		assert_int_equal(s.nr_objects, s.nr_slabs * s.objs_per_slab);
+		assert_true(s.nr_objects >= 300);
+		assert_int_equal(s.bytes, s.nr_slabs * s.slab_size);
+	}
+	for (int i = 0; i < 100; i++)
+		sp_slab_cache_free(c, p[i]);
+	s = stats(c);
+	assert_int_equal(s.nr_active, 200);
+	assert_int_equal(s.frees, 100);
+	assert_true(slab_cache_is_valid(c));
+	assert_int_equal(sp_slab_cache_destroy(c), -EBUSY);
+	for (int i = 100; i < 300; i++)
+		sp_slab_cache_free(c, p[i]);
+	assert_true(slab_cache_is_valid(c));
+	assert_int_equal(sp_slab_cache_destroy(c), 0);
+}
+
+static void test_slab__empty_slabs_released(void **st)
+{
+	(void)st;
+	SKIP_IF_PASSTHROUGH();
+	static void *p[5000];
+	struct sp_slab_cache *c = mk("shrink", 256, 0, 0, NULL);
+	struct sp_slab_cache *r = mk("rcu-keep", 256, 0, SP_SLAB_TYPESAFE_BY_RCU, NULL);
+	struct sp_slab_cache *cs[2] = { c, r };
+	for (int k = 0; k < 2; k++) {
+		for (int i = 0; i < 5000; i++)
+			assert_non_null(p[i] = sp_slab_cache_alloc(cs[k]));
+		size_t full = stats(cs[k]).nr_slabs;
+		assert_true(full * stats(cs[k]).objs_per_slab >= 5000);
+		for (int i = 0; i < 5000; i++)
+			sp_slab_cache_free(cs[k], p[i]);
+		sp_slab_cache_flush_thread(cs[k]);
+		assert_true(slab_cache_is_valid(cs[k]));
+		if (k == 0)
+			assert_int_equal(stats(c).nr_slabs, SLAB_KEEP_EMPTY);	/* rest released */
+		else
+			assert_int_equal(stats(r).nr_slabs, full);	/* kept while it lives */
+		for (int i = 0; i < 5000; i++)	/* and the cache still works */
+			assert_non_null(p[i] = sp_slab_cache_alloc(cs[k]));
+		assert_int_equal(stats(cs[k]).nr_active, 5000);
+		assert_true(slab_cache_is_valid(cs[k]));
+		for (int i = 0; i < 5000; i++)
+			sp_slab_cache_free(cs[k], p[i]);
+		assert_int_equal(sp_slab_cache_destroy(cs[k]), 0);
+	}
+}
+
+static void test_slab__allocator_adapter(void **st)
+{
+	(void)st;
+	struct sp_slab_cache *c = mk("adapter", 48, 16, 0, NULL);
+	struct sp_allocator a;
+	sp_slab_cache_allocator(c, &a);
+	void *p = sp_alloc(&a, 40, 16);
+	assert_non_null(p);
+	assert_null(sp_alloc(&a, 49, 0));
+	assert_null(sp_alloc(&a, 8, 64));
+	sp_free(&a, p, 40);
+	assert_int_equal(stats(c).nr_active, 0);
+	assert_int_equal(sp_slab_cache_destroy(c), 0);
+}
+
+static void test_slab__many_caches_reuse_ids(void **st)
+{
+	(void)st;
+	for (int round = 0; round < 3; round++) {
+		struct sp_slab_cache *cs[100];
+		for (int i = 0; i < 100; i++) {
+			cs[i] = mk("many", (size_t)(8 + i * 8), 0, 0, NULL);
+			void *p = sp_slab_cache_alloc(cs[i]);
+			assert_non_null(p);
+			sp_slab_cache_free(cs[i], p);	/* leaves an object in this thread's array */
+		}
+		for (int i = 0; i < 100; i++)
+			assert_int_equal(sp_slab_cache_destroy(cs[i]), 0);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_slab__bad_input),
+		cmocka_unit_test(test_slab__alignment_rules),
+		cmocka_unit_test(test_slab__freeptr_placement),
+		cmocka_unit_test(test_slab__kmalloc_classes),
+		cmocka_unit_test(test_slab__set_spread),
+		cmocka_unit_test(test_slab__colour_offsets_differ),
+		cmocka_unit_test(test_slab__init_on_alloc),
+		cmocka_unit_test(test_slab__init_on_free),
+		cmocka_unit_test(test_slab__poison_and_red_zone_bytes),
+		cmocka_unit_test(test_slab__obfuscated_freeptr),
+		cmocka_unit_test(test_slab__empty_slab_release),
+		cmocka_unit_test(test_slab__verify_no_false_positive),
+		cmocka_unit_test(test_slab__asan_tracking),
+		cmocka_unit_test(test_slab__stats_and_destroy),
+		cmocka_unit_test(test_slab__empty_slabs_released),
+		cmocka_unit_test(test_slab__allocator_adapter),
+		cmocka_unit_test(test_slab__many_caches_reuse_ids),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
