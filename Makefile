@@ -14,6 +14,8 @@ DEBUG ?= 0
 WERROR ?= 1
 ifeq ($(SAN),asan)
 VARIANT ?= asan
+else ifeq ($(SAN),tsan)
+VARIANT ?= tsan
 else ifneq ($(DEBUG),0)
 VARIANT ?= debug
 else
@@ -35,6 +37,10 @@ LDFLAGS_ALL := $(EXTRA_LDFLAGS)
 ifeq ($(SAN),asan)
 CFLAGS_ALL += -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 LDFLAGS_ALL += -fsanitize=address,undefined
+endif
+ifeq ($(SAN),tsan)
+CFLAGS_ALL += -fsanitize=thread -fno-omit-frame-pointer
+LDFLAGS_ALL += -fsanitize=thread
 endif
 LIBS := -lurcu -lpthread -lm
 TEST_LIBS := -lcmocka -laudit -lsepol
@@ -132,7 +138,7 @@ test: deps
 
 run: deps
 	@$(MAKE) --no-print-directory all
-	$(BIN) bench slab
+	$(BIN) bench
 
 bench: all
 	$(BIN) bench

@@ -1,13 +1,14 @@
 /*
  * cmd_audit_filter.c - `secpath audit filter RULES EVENTS`: decide every event of an events file
  * against a rule set with the reference or the compiled engine, and print the decision per list
- * and key.  `run`, `replay`, `cost` and `optimize` are reserved (not built yet, exit 2).
+ * and key.
  *
  * RULES is auditctl text (parsed like `auditctl -R`, rule ids are source lines) or a golden
  * .tsv of blobs (LINE<TAB>ADD|DEL<TAB>hex).  EVENTS holds `fs PATH ino=N dev=MA:MI mode=...`
  * lines (the file-system view the rules are resolved against) and `event TOKENS [=> EXPECT]`
  * lines (see secpath-audit-filter(1)); expectations, when present, are checked and a mismatch
- * makes the exit status 1.
+ * makes the exit status 1.  `run`, `replay`, `cost` and `optimize` are forwarded to their own
+ * command files (cmd_audit_run.c, cmd_audit_replay.c, cmd_audit_cost.c, cmd_audit_optimize.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -33,7 +34,7 @@ static void usage(FILE *f)
 		"  --passwd F, --group F, --dirs F   host inputs for the rules parser\n"
 		"Exit status: 0 ok, 1 rules or events rejected or an expectation failed, 2 usage.\n"
 		"\n"
-		"secpath audit run|replay|cost|optimize: not built yet.\n");
+		"See also: secpath audit run|replay|cost|optimize --help.\n");
 }
 
 struct fctx {
@@ -567,11 +568,15 @@ int cmd_audit_filter(int argc, char **argv, struct sp_cli *cli)
 		return SP_EXIT_USAGE;
 	if (!strcmp(argv[0], "filter"))
 		return cmd_filter(argc, argv, cli);
-	for (int i = 1; i < argc; i++)
-		if (cli_is_help(argv[i])) {
-			usage(cli->out);
-			return SP_EXIT_OK;
-		}
-	fprintf(cli->err, "secpath audit %s: not built yet\n", argv[0]);
+	/* the other filter-engine commands live in their own files (cli.h) */
+	if (!strcmp(argv[0], "replay"))
+		return cmd_audit_replay(argc, argv, cli);
+	if (!strcmp(argv[0], "run"))
+		return cmd_audit_run(argc, argv, cli);
+	if (!strcmp(argv[0], "cost"))
+		return cmd_audit_cost(argc, argv, cli);
+	if (!strcmp(argv[0], "optimize"))
+		return cmd_audit_optimize(argc, argv, cli);
+	fprintf(cli->err, "secpath audit %s: unknown filter command\n", argv[0]);
 	return SP_EXIT_USAGE;
 }

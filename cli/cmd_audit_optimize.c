@@ -146,15 +146,17 @@ int cmd_audit_optimize(int argc, char **argv, struct sp_cli *cli)
 	if (json) {
 		fprintf(cli->out,
 			"{\"rules_before\":%zu,\"rules_after\":%zu,\"merged\":%zu,\"dropped_duplicate\":%zu,"
-			"\"dropped_shadowed\":%zu,\"reordered\":%zu,\"moved\":%zu,\"never_added\":%zu,"
-			"\"rules_walk_before\":%.3f,\"rules_walk_after\":%.3f,\"checks_before\":%.3f,"
-			"\"checks_after\":%.3f,\"ns_before\":%.1f,\"ns_after\":%.1f,\"events_tested\":%zu,"
-			"\"equivalent\":%s,\"witness\":",
+			"\"dropped_shadowed\":%zu,\"reordered\":%zu,\"moved\":%zu,\"never_added\":%zu,",
 			res->rules_before, res->rules_after, res->merged, res->dropped_dup,
-			res->dropped_shadow, res->reordered, res->moved, res->never_added,
-			res->rules_walk_before,
-			res->rules_walk_after, res->checks_before, res->checks_after, res->ns_before,
-			res->ns_after, res->events_tested, res->equivalent ? "true" : "false");
+			res->dropped_shadow, res->reordered, res->moved, res->never_added);
+		fprintf(cli->out,
+			"\"rules_walk_before\":%.3f,\"rules_walk_after\":%.3f,\"checks_before\":%.3f,"
+			"\"checks_after\":%.3f,\"ns_before\":%.1f,\"ns_after\":%.1f,",
+			res->rules_walk_before, res->rules_walk_after, res->checks_before,
+			res->checks_after, res->ns_before, res->ns_after);
+		fprintf(cli->out, "\"events_tested\":%zu,\"symbolic\":%s,\"equivalent\":%s,\"witness\":",
+			res->events_tested, res->symbolic ? "true" : "false",
+			res->equivalent ? "true" : "false");
 		cli_json_str(cli->out, res->witness);
 		fprintf(cli->out, "}\n");
 	} else {
@@ -170,8 +172,9 @@ int cmd_audit_optimize(int argc, char **argv, struct sp_cli *cli)
 		if (res->ns_before > 0)
 			fprintf(cli->out, "reference engine ns/syscall: %.1f -> %.1f\n", res->ns_before,
 				res->ns_after);
-		fprintf(cli->out, "equivalence: %zu events, %s\n", res->events_tested,
-			res->equivalent ? "no difference" : "DIFFERENCE FOUND");
+		fprintf(cli->out, "equivalence: %zu events, %s; per-syscall projection check: %s\n",
+			res->events_tested, res->equivalent ? "no difference" : "DIFFERENCE FOUND",
+			res->symbolic ? "proved" : "not proved");
 	}
 	if (!res->equivalent) {
 		fprintf(cli->err, "%s audit optimize: not writing '%s': %s\n", cli->prog, out, res->witness);

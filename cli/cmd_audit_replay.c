@@ -31,7 +31,8 @@ static void usage(FILE *f)
 	      "reason).\n"
 	      "  -R RULES       rules file\n"
 	      "  --json         machine-readable report\n"
-	      "  --output FILE  write the kept records, byte-identical, to FILE\n"
+	      "  --output FILE  write the kept records, byte-identical, to FILE (recorded\n"
+	      "                 stream inputs: the kept events as a recorded stream)\n"
 	      "  --window N     events kept open for grouping (default 64)\n",
 	      f);
 }

@@ -2,37 +2,52 @@
  * cmd_bench.c - `secpath bench [SUITE...] [options]`: run benchmark suites (src/bench) and print
  * their tables (stdout) or JSON Lines (--json); progress goes to stderr.
  *
- * With no SUITE the default set runs: every registered suite that has variants.  --cachegrind
- * makes the harness re-execute this binary under valgrind with the internal options --cg-child
- * and --cg-ops (not for users; see src/bench/callgrind.c).
+ * With no SUITE the default report runs: every default suite (registry order: the audit filter,
+ * the avtab, slab init modes, the slab-spread pathology, the slab fast path, then the parser and
+ * replay), inside a time budget (3 min, 20 s with --quick) that the harness keeps by scaling
+ * sample time and cutting rounds; the estimate is printed first, the measured wall time and a
+ * one-line-per-experiment summary last.  --html FILE writes the same results as one HTML page.
+ * --cachegrind makes the harness re-execute this binary under valgrind with the internal options
+ * --cg-child and --cg-ops (not for users; see src/bench/callgrind.c).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
 #include "secpath/bench.h"
 
+/* The default report's budgets: `make run` must finish in under 3 minutes on 2 cores. */
+#define DEFAULT_BUDGET_S 150.0
+#define QUICK_BUDGET_S 15.0
+
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: secpath bench [SUITE...] [--reps R] [--quick] [--json]\n"
-		"                     [--cachegrind[=GEOM]] [--case NAME] [--sample-ms MS]\n"
+		"usage: secpath bench [SUITE...] [--reps R] [--quick] [--json] [--html FILE]\n"
+		"                     [--budget S] [--cachegrind[=GEOM]] [--case NAME]\n"
+		"                     [--sample-ms MS]\n"
 		"       secpath bench --list\n\n"
 		"Runs each suite's variants interleaved in one process (pinned to one CPU)\n"
 		"and prints time per op as min/avg/median/max/pstdev with each variant's\n"
-		"ratio to the baseline (variant 0).\n\n"
+		"ratio to the baseline (variant 0).  Without SUITE: the default report, every\n"
+		"kernel experiment side by side in under 3 minutes, ending with a summary.\n\n"
 		"  --list              list the suites, their cases and variants\n"
 		"  --reps R            rounds per case (default 11, 5 with --quick)\n"
 		"  --quick             fewer rounds, 1 ms samples, the suites' small cases\n"
+		"                      (the default report in about 20 s)\n"
 		"  --json              JSON Lines: one object per suite x case x variant x metric\n"
+		"  --html FILE         also write the report as one self-contained HTML page\n"
+		"  --budget S          total seconds of measurement (default report: %.0f,\n"
+		"                      %.0f with --quick; 0 = no budget)\n"
 		"  --cachegrind[=GEOM] also re-run each case under valgrind (callgrind with cache\n"
 		"                      simulation) for exact instructions and D1 misses per op;\n"
 		"                      GEOM is host (default, from sysfs), 32k8, 48k12 or\n"
 		"                      SIZE,ASSOC,LINE\n"
 		"  --case NAME         run only the case NAME\n"
 		"  --sample-ms MS      minimum sample duration for calibration (default 5)\n\n"
-		"See secpath-bench(1).\n");
+		"See secpath-bench(1).\n", DEFAULT_BUDGET_S, QUICK_BUDGET_S);
 }
 
 static int has_variants(const struct sp_bench_suite *s)
@@ -72,12 +87,57 @@ static int parse_u64(const char *s, uint64_t *v)
 	return 0;
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The command line, for the HTML page ("secpath bench --quick --html r.html"). */
+static void join_argv(char *buf, size_t len, const char *prog, int argc, char **argv)
+{
+	size_t o = (size_t)snprintf(buf, len, "%s", prog ? prog : "secpath");
+	for (int i = 0; i < argc && o < len; i++)
+		o += (size_t)snprintf(buf + o, len - o, " %s", argv[i]);
+}
+
+/* Write the page to f (opened before the run, so a bad path fails before minutes of work). */
+static int write_html(struct sp_cli *cli, FILE *f, const char *path,
+		      const struct sp_bench_results *res, double wall_s, int argc, char **argv)
+{
+	struct sp_bench_machine m;
+	char date[64] = "", cmd[512];
+	time_t t = time(NULL);
+	struct tm tm;
+
+	sp_bench_machine_read(&m);
+	if (gmtime_r(&t, &tm))
+		strftime(date, sizeof(date), "%Y-%m-%d %H:%M UTC", &tm);
+	join_argv(cmd, sizeof(cmd), cli->prog, argc, argv);
+	struct sp_bench_html_info info = { .machine = &m, .date = date, .command = cmd,
+					   .wall_s = wall_s };
+	int err = sp_bench_html(f, res, &info);
+	if (fclose(f) && !err)
+		err = -EIO;
+	if (err) {
+		fprintf(cli->err, "secpath bench: cannot write '%s': %s\n", path, strerror(-err));
+		return SP_EXIT_REJECTED;
+	}
+	fprintf(cli->err, "secpath bench: wrote %s\n", path);
+	return SP_EXIT_OK;
+}
+
 int cmd_bench(int argc, char **argv, struct sp_cli *cli)
 {
 	struct sp_bench_opts o = { .sz = sizeof(o), .out = cli->out, .progress = cli->err };
 	const struct sp_bench_suite **run = calloc((size_t)argc + 8, sizeof(*run));
+	struct sp_bench_results *res = NULL;
+	const char *html = NULL;
+	FILE *hf = NULL;
+	double budget = -1;
 	size_t nrun = 0;
-	int list = 0, rc = SP_EXIT_OK;
+	int list = 0, rc = SP_EXIT_OK, dflt = 0;
 
 	if (!run) {
 		fprintf(cli->err, "secpath bench: out of memory\n");
@@ -102,18 +162,29 @@ int cmd_bench(int argc, char **argv, struct sp_cli *cli)
 		} else if (!strcmp(a, "--cg-child")) {
 			o.cg_child = 1;
 		} else if ((!strcmp(a, "--reps") || !strcmp(a, "--cg-ops") ||
-			    !strcmp(a, "--case") || !strcmp(a, "--sample-ms")) && i + 1 < argc) {
+			    !strcmp(a, "--case") || !strcmp(a, "--sample-ms") ||
+			    !strcmp(a, "--html") || !strcmp(a, "--budget")) && i + 1 < argc) {
 			const char *val = argv[++i];
 			if (!strcmp(a, "--case")) {
 				o.only_case = val;
 				continue;
 			}
-			if (!strcmp(a, "--sample-ms")) {
-				char *e;
-				o.min_sample_ms = strtod(val, &e);
-				if (*e || e == val ||
-				    !(o.min_sample_ms > 0 && o.min_sample_ms < 1e5))
+			if (!strcmp(a, "--html")) {
+				if (!*val)
 					goto bad_value;
+				html = val;
+				continue;
+			}
+			if (!strcmp(a, "--sample-ms") || !strcmp(a, "--budget")) {
+				char *e;
+				double d = strtod(val, &e);
+				if (*e || e == val || !(d >= 0 && d < 1e5) ||
+				    (d == 0 && a[2] == 's'))
+					goto bad_value;
+				if (a[2] == 's')
+					o.min_sample_ms = d;
+				else
+					budget = d;
 				continue;
 			}
 			if (parse_u64(val, &v) || !v || v > 100000)
@@ -147,33 +218,67 @@ bad_value:
 		list_suites(cli->out);
 		goto out;
 	}
-	if (!nrun)
+	if (!nrun) {
+		dflt = 1;
 		for (const struct sp_bench_suite *const *p = sp_bench_suites(); *p; p++)
 			if (sp_bench_suite_is_default(*p))
 				run[nrun++] = *p;
+	}
 	if (!nrun) {
 		fprintf(cli->err, "secpath bench: no suite has variants yet\n");
 		rc = SP_EXIT_REJECTED;
 		goto out;
 	}
+	if (budget < 0)
+		budget = dflt && !o.cg_child ? (o.quick ? QUICK_BUDGET_S : DEFAULT_BUDGET_S) : 0;
+	if (!o.cg_child && (html || nrun > 1) && sp_bench_results_new(&res)) {
+		fprintf(cli->err, "secpath bench: out of memory\n");
+		rc = SP_EXIT_REJECTED;
+		goto out;
+	}
+	o.results = res;
+	if (html && !o.cg_child && !(hf = fopen(html, "w"))) {
+		fprintf(cli->err, "secpath bench: cannot write '%s': %s\n", html, strerror(errno));
+		rc = SP_EXIT_REJECTED;
+		goto out;
+	}
+
+	/* Each suite gets an equal share of the budget (the harness cuts its rounds to fit). */
+	size_t nvar = 0;
+	for (size_t i = 0; i < nrun; i++)
+		nvar += has_variants(run[i]);
+	o.budget_s = budget > 0 && nvar ? budget / (double)nvar : 0;
+
 	if (o.cg_child) {
 		o.progress = NULL;
-	} else if (nrun > 1) {
+	} else if (nrun > 1 || budget > 0) {
 		double est = 0;
 		int unknown = 0;
-		fprintf(cli->err, "secpath bench: running");
+		/* Up front, in the report itself (stderr with --json): what runs and how long. */
+		FILE *hdr = o.json ? cli->err : cli->out;
+		fprintf(hdr, "secpath bench: %s:",
+			dflt ? "the default report, every kernel experiment side by side"
+			     : "running");
 		for (size_t i = 0; i < nrun; i++) {
-			double e = sp_bench_estimate(run[i], &o);
-			fprintf(cli->err, " %s%s", run[i]->name,
-				e < 0 ? " (timed after warm-up)" : "");
+			double e = has_variants(run[i]) ? sp_bench_estimate(run[i], &o) : 0;
+			fprintf(hdr, " %s%s", run[i]->name, e < 0 ? " (timed after warm-up)" : "");
 			est += e > 0 ? e : 0;
 			unknown |= e < 0;
 		}
-		fprintf(cli->err, "; estimated %.1f s%s%s\n", est,
+		fprintf(hdr, "\nestimated %.0f s of measurement%s%s", est,
 			unknown ? " plus the suites timed after warm-up" : "",
 			o.cachegrind ? " plus the valgrind re-runs" : "");
+		if (budget > 0)
+			fprintf(hdr, "; budget %.0f s (%.1f s per suite) plus set-up", budget,
+				o.budget_s);
+		if (dflt && !o.cachegrind)
+			fprintf(hdr, ": %s on a 2-core machine",
+				o.quick ? "about 20 s" : "under 3 minutes");
+		fputc('\n', hdr);
+		fflush(hdr);
 	}
 
+	double t0 = now_s();
 	size_t ran = 0, nocase = 0;
 	for (size_t i = 0; i < nrun; i++) {
 		const struct sp_bench_suite *s = run[i];
@@ -183,7 +288,9 @@ bad_value:
 			rc = SP_EXIT_REJECTED;
 			continue;
 		}
-		int err = sp_bench_run(s, &o);
+		/* Several suites: each in its own process, so none inherits another's state. */
+		int err = nrun > 1 && !o.cg_child ? sp_bench_run_isolated(s, &o)
+						   : sp_bench_run(s, &o);
 		if (err == -ENOENT && o.only_case) {
 			nocase++;	/* --case names a case of another suite */
 		} else if (err == -EINVAL && o.cachegrind) {
@@ -198,11 +305,31 @@ bad_value:
 			ran++;
 		}
 	}
+	double wall = now_s() - t0;
 	if (nocase && !ran && rc == SP_EXIT_OK) {
 		fprintf(cli->err, "secpath bench: no suite has a case '%s'\n", o.only_case);
 		rc = SP_EXIT_USAGE;
 	}
+	if (o.cg_child || !ran)
+		goto out;
+	if (!o.json && nrun > 1)
+		sp_bench_summary(cli->out, res);
+	if (!o.json)
+		fprintf(cli->out, "\n%s took %.1f s wall time (%zu suite%s)\n",
+			dflt ? "the default report" : "this run", wall, ran, ran == 1 ? "" : "s");
+	fprintf(cli->err, "secpath bench: finished in %.1f s\n", wall);
+	if (hf) {
+		int hrc = write_html(cli, hf, html, res, wall, argc, argv);
+		hf = NULL;	/* closed by write_html */
+		if (hrc && rc == SP_EXIT_OK)
+			rc = hrc;
+	}
 out:
+	if (hf) {		/* no suite ran: leave no half page behind */
+		fclose(hf);
+		remove(html);
+	}
+	sp_bench_results_free(res);
 	free(run);
 	return rc;
 }

@@ -4,7 +4,9 @@
  *
  * Search semantics (setools 4.4): -s/-t match a rule when the member types of the query's type or
  * attribute intersect those of the rule's (a type's members are itself); -ds/-dt compare names.
- * -c takes a comma list of classes, -p a comma list of permissions (any intersection).
+ * -c takes a comma list of classes, -p a comma list of permissions (any intersection; -ep equal
+ * set, -Sp subset; xperm rules match by their xperm type name), -D a default type (member-type
+ * expansion), -b a comma list of booleans (any in the rule's expression; -eb the exact set).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -147,6 +149,16 @@ struct search {
 	uint8_t *cls;			/* class filter (NULL = any) */
 	uint32_t *perms;		/* per class: mask of -p permissions */
 	int have_perms;
+	int ep, sp;			/* -ep exact permission set, -Sp subset */
+	uint32_t npn;			/* distinct -p names */
+	uint32_t *pfound;		/* per class: how many of them the class has */
+	uint32_t *valid;		/* per class: mask of its defined permissions */
+	int px_ioctl, px_nlmsg;		/* -p names the xperm type (setools matches xperm rules) */
+	uint32_t d;			/* -D default type or attribute (0 = any) */
+	uint8_t *dmatch;
+	uint8_t *bset;			/* -b: per boolean, listed */
+	uint32_t nbq;			/* distinct -b booleans (0 = no criterion) */
+	int eb;				/* -eb: the expression's booleans equal the list */
 	size_t found;
 };
 
@@ -216,6 +228,40 @@ static void print_perms(FILE *f, struct sp_policy *p, uint32_t c, uint32_t mask)
 	fprintf(f, " }");
 }
 
+/* setools TERuleQuery's permission criterion (-p, -ep, -Sp) */
+static int perm_match(const struct search *q, uint16_t kind, const struct sp_avtab_entry *e,
+		      uint32_t perms)
+{
+	if (kind & SP_AVTAB_XPERMS) {	/* the rule's xperm type must be listed */
+		if (q->ep && q->npn > 1)
+			return 0;
+		return e->xperms && e->xperms->kind == 3 ? q->px_nlmsg : q->px_ioctl;
+	}
+	if (!(kind & SP_AVTAB_AV))
+		return 0;
+	uint32_t want = q->perms[e->tclass], have = perms & q->valid[e->tclass];
+	int all_named = q->pfound[e->tclass] == q->npn;
+	if (q->sp)
+		return all_named && (have & want) == want;
+	if (q->ep)
+		return all_named && have == want;
+	return (have & want) != 0;
+}
+
+/* setools' Boolean criterion (-b, -eb): unconditional rules never match */
+static int bool_match(const struct search *q, uint32_t cond)
+{
+	uint32_t bv[256];
+	if (!cond)
+		return 0;
+	size_t nb = sp_policy_cond_bools(q->p, cond, bv, NELEM(bv)), hits = 0;
+	if (nb > NELEM(bv))
+		nb = NELEM(bv);
+	for (size_t i = 0; i < nb; i++)
+		hits += q->bset[bv[i]];
+	return q->eb ? hits == q->nbq && nb == q->nbq : hits > 0;
+}
+
 static int search_entry(void *ud, const struct sp_avtab_entry *e)
 {
 	struct search *q = ud;
@@ -230,7 +276,12 @@ static int search_entry(void *ud, const struct sp_avtab_entry *e)
 	if (q->cls && !q->cls[e->tclass])
 		return 0;
 	uint32_t perms = kind == SP_AVTAB_AUDITDENY ? ~e->data : e->data;
-	if (q->have_perms && (!(kind & SP_AVTAB_AV) || !(perms & q->perms[e->tclass])))
+	if (q->have_perms && !perm_match(q, kind, e, perms))
+		return 0;
+	if (q->d && (!(kind & SP_AVTAB_TYPE) || e->data > sp_policy_type_count(p) ||
+		     !q->dmatch[e->data]))
+		return 0;
+	if (q->nbq && !bool_match(q, e->cond))
 		return 0;
 	FILE *f = q->cli->out;
 	char b1[32], b2[32], b3[32];
@@ -284,13 +335,18 @@ static void search_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: secpath policy search [RULE KINDS] [-s TYPE] [-t TYPE] [-c CLASS[,..]]\n"
-		"                             [-p PERM[,..]] [-ds] [-dt] [--layout L] POLICY\n\n"
+		"                             [-p PERM[,..]] [-ep] [-Sp] [-D TYPE] [-b BOOL[,..]]\n"
+		"                             [-eb] [-ds] [-dt] [--layout L] POLICY\n\n"
 		"List te_avtab and conditional rules like sesearch (setools 4.4).\n"
 		"Rule kinds: -A (allow, allowxperm), --allow, --allowxperm, --auditallow,\n"
 		"  --auditallowxperm, --dontaudit, --dontauditxperm, -T/--type_trans (with\n"
 		"  filename transitions), --type_change, --type_member.\n"
 		"-s/-t match rules whose source/target shares a member type with TYPE (a type or\n"
-		"attribute); -ds/-dt match the name directly.  -p matches any listed permission.\n"
+		"attribute); -ds/-dt match the name directly.  -p matches any listed permission\n"
+		"(-ep: the rule's set equals the list; -Sp: the list is a subset of the rule's;\n"
+		"xperm rules match when their type, ioctl or nlmsg, is listed).  -D matches type\n"
+		"rules whose default type is TYPE or a member of it.  -b matches conditional rules\n"
+		"whose expression uses any listed boolean (-eb: exactly the listed ones).\n"
 		"As in setools, an attribute without member types imposes no criterion.\n"
 		"Conditional rules are followed by their expression and branch.\n");
 }
@@ -318,10 +374,73 @@ static uint8_t *parse_classes(struct sp_cli *cli, struct sp_policy *p, const cha
 	return m;
 }
 
+/* -p: per class the mask of listed permissions, how many distinct names it has, its valid mask */
+static int parse_perms(struct search *q, const char *list)
+{
+	struct sp_policy *p = q->p;
+	uint32_t nc = sp_policy_class_count(p);
+	q->perms = calloc((size_t)nc + 1, sizeof(uint32_t));
+	q->pfound = calloc((size_t)nc + 1, sizeof(uint32_t));
+	q->valid = calloc((size_t)nc + 1, sizeof(uint32_t));
+	char *dup = strdup(list);
+	if (!q->perms || !q->pfound || !q->valid || !dup) {
+		free(dup);
+		return -ENOMEM;
+	}
+	for (uint32_t c = 1; c <= nc; c++)
+		for (unsigned b = 0; b < 32; b++)
+			if (sp_policy_perm_name(p, c, b))
+				q->valid[c] |= 1u << b;
+	const char *seen[64];
+	for (char *save, *tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int dupname = 0;
+		for (uint32_t i = 0; i < q->npn && i < NELEM(seen); i++)
+			dupname |= !strcmp(seen[i], tok);
+		if (dupname)
+			continue;
+		if (q->npn < NELEM(seen))
+			seen[q->npn] = tok;
+		q->npn++;
+		q->px_ioctl |= !strcmp(tok, "ioctl");
+		q->px_nlmsg |= !strcmp(tok, "nlmsg");
+		for (uint32_t c = 1; c <= nc; c++) {
+			unsigned b = sp_policy_perm_lookup(p, c, tok);
+			if (b) {
+				q->perms[c] |= 1u << (b - 1);
+				q->pfound[c]++;
+			}
+		}
+	}
+	free(dup);
+	q->have_perms = 1;
+	return 0;
+}
+
+static int parse_bools(struct sp_cli *cli, struct search *q, const char *list)
+{
+	q->bset = calloc((size_t)sp_policy_bool_count(q->p) + 1, 1);
+	char *dup = strdup(list);
+	int rc = q->bset && dup ? 0 : -ENOMEM;
+	for (char *save, *tok = dup ? strtok_r(dup, ",", &save) : NULL; tok && !rc;
+	     tok = strtok_r(NULL, ",", &save)) {
+		uint32_t b = sp_policy_bool_lookup(q->p, tok);
+		if (!b) {
+			fprintf(cli->err, "%s: no boolean '%s' in the policy\n", cli->prog, tok);
+			rc = -EINVAL;
+		} else if (!q->bset[b]) {
+			q->bset[b] = 1;
+			q->nbq++;
+		}
+	}
+	free(dup);
+	return rc;
+}
+
 static int cmd_search(int argc, char **argv, struct sp_cli *cli)
 {
 	struct search q = { .cli = cli };
 	const char *path = NULL, *sname = NULL, *tnm = NULL, *cls = NULL, *perms = NULL;
+	const char *dname = NULL, *bools = NULL;
 	enum sp_avtab_layout layout = SP_AVTAB_FLAT;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -358,6 +477,16 @@ static int cmd_search(int argc, char **argv, struct sp_cli *cli)
 			cls = argv[++i];
 		} else if ((!strcmp(a, "-p") || !strcmp(a, "--perms")) && more) {
 			perms = argv[++i];
+		} else if ((!strcmp(a, "-D") || !strcmp(a, "--default")) && more) {
+			dname = argv[++i];
+		} else if ((!strcmp(a, "-b") || !strcmp(a, "--bool")) && more) {
+			bools = argv[++i];
+		} else if (!strcmp(a, "-eb")) {
+			q.eb = 1;
+		} else if (!strcmp(a, "-ep")) {
+			q.ep = 1;
+		} else if (!strcmp(a, "-Sp")) {
+			q.sp = 1;
 		} else if (!strcmp(a, "-ds")) {
 			q.ds = 1;
 		} else if (!strcmp(a, "-dt")) {
@@ -407,27 +536,21 @@ static int cmd_search(int argc, char **argv, struct sp_cli *cli)
 		goto out;
 	if (cls && !(q.cls = parse_classes(cli, p, cls)))
 		goto out;
-	if (perms) {
-		uint32_t nc = sp_policy_class_count(p);
-		q.perms = calloc((size_t)nc + 1, sizeof(uint32_t));
-		char *dup = strdup(perms);
-		if (!q.perms || !dup) {
-			free(dup);
-			goto out;
-		}
-		for (char *save, *tok = strtok_r(dup, ",", &save); tok;
-		     tok = strtok_r(NULL, ",", &save))
-			for (uint32_t c = 1; c <= nc; c++) {
-				unsigned b = sp_policy_perm_lookup(p, c, tok);
-				if (b)
-					q.perms[c] |= 1u << (b - 1);
-			}
-		free(dup);
-		q.have_perms = 1;
+	if (dname && !(q.d = sp_policy_type_lookup(p, dname))) {
+		fprintf(cli->err, "%s: no type or attribute '%s' in the policy\n", cli->prog, dname);
+		goto out;
 	}
+	if (q.d && empty_attr(p, q.d))
+		q.d = 0;
+	if (q.d && !(q.dmatch = match_set(p, q.d)))
+		goto out;
+	if (bools && parse_bools(cli, &q, bools))
+		goto out;
+	if (perms && parse_perms(&q, perms))
+		goto out;
 	sp_policy_avtab_foreach(p, 0, search_entry, &q);
 	sp_policy_avtab_foreach(p, 1, search_entry, &q);
-	if (q.want_ft && !q.have_perms) {
+	if (q.want_ft && !q.have_perms && !q.nbq) {
 		size_t n = sp_policy_filename_trans_count(p);
 		for (size_t i = 0; i < n; i++) {
 			const struct sp_filename_trans *ft = sp_policy_filename_trans(p, i);
@@ -436,6 +559,8 @@ static int cmd_search(int argc, char **argv, struct sp_cli *cli)
 			if (q.t && (q.dt ? ft->ttype != q.t : !q.tmatch[ft->ttype]))
 				continue;
 			if (q.cls && !q.cls[ft->tclass])
+				continue;
+			if (q.d && (ft->otype > sp_policy_type_count(p) || !q.dmatch[ft->otype]))
 				continue;
 			char b1[32], b2[32], b3[32];
 			fprintf(cli->out, "type_transition %s %s:%s %s %s;\n",
@@ -450,6 +575,10 @@ out:
 	free(q.tmatch);
 	free(q.cls);
 	free(q.perms);
+	free(q.pfound);
+	free(q.valid);
+	free(q.dmatch);
+	free(q.bset);
 	sp_policy_free(p);
 	return rc;
 }

@@ -171,6 +171,17 @@ static void build_event(struct in *in, struct sp_audit_event *ev, const struct s
 		if (y & 0x10)
 			sp_audit_event_name_set_rdev(ev, i, SP_AUDIT_MKDEV(y & 7, y & 5));
 	}
+	uint32_t t = take(in, 1);
+	if (t & 1) {
+		/* the task list's view: the forking task's pid and credentials */
+		uint32_t tu[4], tg[4], tgr[2] = { consts[take(in, 1) % 20], 100 };
+		for (int i = 0; i < 4; i++) {
+			tu[i] = consts[take(in, 1) % 20];
+			tg[i] = consts[take(in, 1) % 20];
+		}
+		sp_audit_event_set_task_creds(ev, consts[(t >> 1) % 20], tu, tg, tgr, (t >> 6) % 3,
+					      consts[take(in, 1) % 20], consts[take(in, 1) % 20]);
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

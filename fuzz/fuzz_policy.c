@@ -1,7 +1,8 @@
 /*
  * fuzz_policy.c - libFuzzer target for the binary policy reader: any byte string must be
- * rejected with a positioned diagnostic or accepted into a policy on which lookups, decisions,
- * boolean changes and iteration are safe.  The layout is chosen by the input length so all three
+ * rejected with a positioned diagnostic or accepted into a policy on which lookups, decisions
+ * (incl. xperms), boolean changes and iteration are safe, and every iterated entry is found
+ * again by a keyed search.  The layout is chosen by the input length so all three
  * table builders see fuzzed input.  Corpus: the tiny fixtures (every format revision).
  */
 #include <stddef.h>
@@ -13,9 +14,21 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+struct visit {
+	const struct sp_policy *p;
+	int cond;
+	size_t n;
+};
+
+/* every entry a table iterates is found again by a keyed search of its own kind */
 static int count_entry(void *ud, const struct sp_avtab_entry *e)
 {
-	(*(size_t *)ud) += e->source != 0;
+	struct visit *v = ud;
+	uint32_t data;
+	v->n += e->source != 0;
+	if (!sp_policy_avtab_search(v->p, v->cond, e->source, e->target, e->tclass,
+				    e->specified & (uint16_t)~SP_AVTAB_ENABLED, &data))
+		__builtin_trap();
 	return 0;
 }
 
@@ -45,15 +58,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			    a.auditallow != b.auditallow)
 				__builtin_trap();
 			sp_policy_compute_type(p, s, t, c, SP_AVTAB_TRANSITION, "x", &out);
+			struct sp_xperms_decision x;
+			sp_policy_compute_xperms(p, s, t, c, (uint8_t)(s * 16 + t), &x);
 		}
-	size_t n = 0;
-	sp_policy_avtab_foreach(p, 0, count_entry, &n);
-	sp_policy_avtab_foreach(p, 1, count_entry, &n);
+	struct visit v = { p, 0, 0 };
+	sp_policy_avtab_foreach(p, 0, count_entry, &v);
+	v.cond = 1;
+	sp_policy_avtab_foreach(p, 1, count_entry, &v);
 	if (sp_policy_bool_count(p))
 		sp_policy_bool_set(p, 1, !sp_policy_bool_get(p, 1));
 	char buf[256];
-	for (uint32_t i = 1; i <= 4; i++)
+	uint32_t bv[8];
+	for (uint32_t i = 1; i <= 4; i++) {
 		sp_policy_cond_format(p, i, buf, sizeof(buf));
+		sp_policy_cond_bools(p, i, bv, 8);
+	}
 	sp_policy_free(p);
 	return 0;
 }

@@ -1,2 +1,3 @@
-# mk/replay.mk - secpath audit replay reads gzip input through zlib (cli/cmd_audit_replay.c).
-LIBS += -lz
+# mk/replay.mk - `secpath audit replay` reads gzip input through zlib (cli/cmd_audit_replay.c).
+# Only the tool links it; libsecpath itself does not need zlib.
+$(BIN): LIBS += -lz

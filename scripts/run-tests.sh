@@ -68,6 +68,18 @@ p=$(sed -n 's/^examples: \([0-9]*\) passed, [0-9]* failed$/\1/p' "$log"); f=$(se
 [ -n "$p" ] || p=0; [ -n "$f" ] || f=0; if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
 pass=$((pass + p)); fail=$((fail + f)); [ "$f" -eq 0 ] || { failed_names="$failed_names examples"; grep -v ' ok$' "$log" | tail -40; }
 printf '%-36s %4d passed, %d failed\n' "examples" "$p" "$f"
+# The HTML bench report: structure, and a headless Chromium screenshot of it.
+sh scripts/test-html.sh "$out" >"$log" 2>&1; rc=$?
+p=$(sed -n 's/^html: \([0-9]*\) passed, [0-9]* failed$/\1/p' "$log"); f=$(sed -n 's/^html: [0-9]* passed, \([0-9]*\) failed$/\1/p' "$log")
+[ -n "$p" ] || p=0; [ -n "$f" ] || f=0; if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+pass=$((pass + p)); fail=$((fail + f)); [ "$f" -eq 0 ] || { failed_names="$failed_names html"; grep -v '^ok' "$log" | tail -40; }
+printf '%-36s %4d passed, %d failed\n' "html" "$p" "$f"
+# The LD_PRELOAD allocator under real programs (gcc, git, python3, sqlite3, the project's tests).
+sh scripts/test-malloc.sh "$out" >"$log" 2>&1; rc=$?
+p=$(sed -n 's/^malloc: \([0-9]*\) passed, [0-9]* failed$/\1/p' "$log"); f=$(sed -n 's/^malloc: [0-9]* passed, \([0-9]*\) failed$/\1/p' "$log")
+[ -n "$p" ] || p=0; [ -n "$f" ] || f=0; if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+pass=$((pass + p)); fail=$((fail + f)); [ "$f" -eq 0 ] || { failed_names="$failed_names malloc"; tail -40 "$log"; }
+printf '%-36s %4d passed, %d failed\n' "malloc" "$p" "$f"
 [ -z "$failed_names" ] || echo "failed:$failed_names"
 echo "total: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.." || exit 2
 tests=${*:-"test_stress_audit test_stress_avc test_policy_avc test_slab_threads"}
 bins=""
 for t in $tests; do bins="$bins out/tsan/tests/$t"; done
-if ! make --no-print-directory -j2 SAN=tsan $bins >/tmp/sp-tsan-build.$$ 2>&1; then
+if ! make --no-print-directory -j2 SAN=tsan VARIANT=tsan $bins >/tmp/sp-tsan-build.$$ 2>&1; then
 	tail -30 /tmp/sp-tsan-build.$$
 	rm -f /tmp/sp-tsan-build.$$
 	echo "tsan: 0 passed, 1 failed (build)"

@@ -8,8 +8,9 @@
  *    order, first match stops) priced per syscall of the mix, plus lints (rules that can never
  *    match, shadowed and duplicate rules, rules the kernel rejects).
  *  - sp_audit_optimize: a rewritten rule file with the same decision and key for every event
- *    (merged syscall sets, dropped shadowed/duplicate rules, cheaper field order), checked by
- *    differential testing of both rule sets through the reference engine before it is returned.
+ *    (merged syscall sets, dropped shadowed/duplicate rules, rules moved up, cheaper field
+ *    order), checked before it is returned by a per-(arch, syscall) projection of both rule
+ *    lists and by differential testing of both sets through the reference engine.
  *  - sp_audit_trace: run a command under ptrace and emit the audit.log records the kernel would
  *    write for it under the rules (no kernel audit configuration is touched).
  *
@@ -144,6 +145,8 @@ struct sp_audit_optimize_result {
 	double rules_walk_before, rules_walk_after;	/* rules examined per syscall */
 	double ns_before, ns_after;		/* reference engine ns/syscall (0 if skipped) */
 	size_t events_tested;
+	int symbolic;			/* 1: the per-(arch, syscall) projection check proved the
+					 * exit-family rewrite (see secpath-audit-tools(1)) */
 	int equivalent;			/* 1: no difference found; 0: text must not be used */
 	char witness[1024];		/* the distinguishing event and both decisions, if any */
 };

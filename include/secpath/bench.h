@@ -54,6 +54,9 @@ struct sp_bench_suite {
 #define SP_BENCH_NO_PIN	(1u << 0)	/* do not pin to one CPU (the suite runs threads) */
 #define SP_BENCH_NOT_DEFAULT (1u << 1)	/* run only when named (not in the default set) */
 
+/* The kept results of a run (opaque): every case of every suite, for the summary and HTML. */
+struct sp_bench_results;
+
 struct sp_bench_opts {
 	size_t sz;
 	unsigned reps;			/* R rounds (default 11) */
@@ -74,6 +77,13 @@ struct sp_bench_opts {
 	const char *const *reexec_argv;
 	int cg_child;
 	uint64_t cg_ops;
+	/*
+	 * Time budget of this suite in seconds (0 = none): the sample time is scaled down so the
+	 * estimate fits, and after warm-up each case runs only as many rounds (at least 3) as fit
+	 * its share of the budget.
+	 */
+	double budget_s;
+	struct sp_bench_results *results;	/* non-NULL: keep each case (summary, HTML) */
 };
 
 /* The registry of built-in suites (NULL-terminated). */
@@ -87,6 +97,57 @@ SP_API int sp_bench_suite_is_default(const struct sp_bench_suite *s);
 SP_API double sp_bench_estimate(const struct sp_bench_suite *s, const struct sp_bench_opts *o);
 /* Run one suite and print its report.  Returns 0 or -errno. */
 SP_API int sp_bench_run(const struct sp_bench_suite *s, const struct sp_bench_opts *o);
+/*
+ * The same in a fork()ed child process, so suites that change process-wide state (init_on_alloc,
+ * liburcu thread registration, caches) cannot affect the next suite; the report streams are
+ * flushed before the fork (o->out must write to a file descriptor: not a memstream) and the
+ * child's kept cases are appended to o->results as each case ends.  Returns the
+ * suite's 0 or -errno, or -ECHILD when the child died (a progress line says how).
+ */
+SP_API int sp_bench_run_isolated(const struct sp_bench_suite *s, const struct sp_bench_opts *o);
+
+/* Results kept across sp_bench_run calls (opts.results).  new: 0 or -ENOMEM. */
+SP_API int sp_bench_results_new(struct sp_bench_results **out);
+SP_API void sp_bench_results_free(struct sp_bench_results *r);
+/* Number of cases kept. */
+SP_API size_t sp_bench_results_count(const struct sp_bench_results *r);
+
+/*
+ * The summary: one line per suite (experiment) with its headline case and each variant's ratio
+ * of median time per op to the baseline's, e.g.
+ *   "audit        neo23x0/mix: compiled 0.05x of kernel ns/event (kernel-aligned 0.98x, ...)".
+ * Suites that run their own threads use process CPU time (user + sys of all threads).
+ */
+SP_API void sp_bench_summary(FILE *f, const struct sp_bench_results *r);
+
+/* The machine a report was measured on (sp_bench_machine_read fills it from /proc, sysfs,
+ * uname; fields it cannot read stay empty / 0). */
+struct sp_bench_machine {
+	char cpu[128];			/* /proc/cpuinfo "model name" */
+	unsigned cores;			/* online CPUs */
+	unsigned long l1d_size;		/* bytes */
+	unsigned l1d_assoc, l1d_line;
+	char kernel[128];		/* uname -srm */
+};
+SP_API void sp_bench_machine_read(struct sp_bench_machine *m);
+
+/* What the HTML page says besides the results. */
+struct sp_bench_html_info {
+	const struct sp_bench_machine *machine;	/* NULL: not shown */
+	const char *date;		/* e.g. "2026-11-30 09:00 UTC" (NULL: not shown) */
+	const char *command;		/* the command line of the run (NULL: not shown) */
+	double wall_s;			/* measured wall time of the run (<= 0: not shown) */
+};
+
+/*
+ * Write the results as one self-contained HTML page (no scripts, fonts or external URLs): per
+ * suite its description and context, per case an SVG bar chart of median time per op per
+ * variant with min-max whiskers and the ratio to the baseline, and a chart of D1 misses per op
+ * where callgrind measured them (--cachegrind); the summary; machine, date, secpath version.
+ * Returns 0, or -EIO when writing failed.
+ */
+SP_API int sp_bench_html(FILE *f, const struct sp_bench_results *r,
+			 const struct sp_bench_html_info *info);
 
 #ifdef __cplusplus
 }

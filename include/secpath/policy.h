@@ -1,8 +1,8 @@
 /*
  * policy.h - SELinux kernel binary policies: a bounded reader (versions 15..35, MLS and non-MLS),
- * three access-vector-table layouts behind one API, the kernel's TE access decision, new-object
- * type computation, run-time booleans, and an AVC (decision cache) that tolerates policy reloads
- * from another thread (userspace RCU).
+ * three access-vector-table layouts behind one API, the kernel's TE access decision, ioctl
+ * extended-permission decisions, new-object type computation, run-time booleans, and an AVC
+ * (decision cache) that tolerates policy reloads from another thread (userspace RCU).
  *
  * Values follow the policy: types, classes, roles, users and booleans are 1-based (0 = none);
  * permission value v is bit v-1 of an access vector.  Decisions are TE-only: constraints (and so
@@ -129,6 +129,12 @@ SP_API int sp_policy_bool_get(const struct sp_policy *p, uint32_t b);
 SP_API int sp_policy_bool_set(struct sp_policy *p, uint32_t b, int state);
 /* "[ a && ! b ]"-style text of conditional node `cond` (1-based), sesearch's spelling. */
 SP_API int sp_policy_cond_format(const struct sp_policy *p, uint32_t cond, char *buf, size_t len);
+/*
+ * The distinct booleans of conditional node `cond`'s expression, ascending: up to `max` go to
+ * `out`; returns how many there are (0 for a bad node).
+ */
+SP_API size_t sp_policy_cond_bools(const struct sp_policy *p, uint32_t cond, uint32_t *out,
+				   size_t max);
 /* State of conditional node cond (1-based): 1 true, 0 false, -1 undefined expression. */
 SP_API int sp_policy_cond_state(const struct sp_policy *p, uint32_t cond);
 
@@ -177,6 +183,25 @@ SP_API int sp_policy_compute_av_ref(const struct sp_policy *p, uint32_t stype, u
  */
 SP_API int sp_policy_compute_type(const struct sp_policy *p, uint32_t stype, uint32_t ttype,
 				  uint32_t tclass, uint16_t kind, const char *name, uint32_t *out);
+/*
+ * Extended permissions (security_compute_xperms_decision, ioctl): the per-command decision for
+ * ioctl `driver` (the high byte of the command) from allowxperm / auditallowxperm /
+ * dontauditxperm rules of every (source attribute, target attribute) pair, both tables (enabled
+ * conditional rules only).  A driver-kind rule whose driver bitmap holds `driver` sets all 256
+ * bits; a function-kind rule for the same driver ORs its bitmap.  Bit f of allowed[f / 32] is
+ * command (driver << 8 | f).  `used` has SP_XPERMS_USED_* for each kind that matched.  nlmsg
+ * rules (kind 3) are not applied.  Returns 0, -EINVAL (bad value) or -ENOMEM.
+ */
+#define SP_XPERMS_USED_ALLOWED		0x1
+#define SP_XPERMS_USED_AUDITALLOW	0x2
+#define SP_XPERMS_USED_DONTAUDIT	0x4
+struct sp_xperms_decision {
+	uint8_t driver;
+	uint8_t used;
+	uint32_t allowed[8], auditallow[8], dontaudit[8];
+};
+SP_API int sp_policy_compute_xperms(const struct sp_policy *p, uint32_t stype, uint32_t ttype,
+				    uint32_t tclass, uint8_t driver, struct sp_xperms_decision *xd);
 /* Sequence number bumped by every boolean change. */
 SP_API uint32_t sp_policy_seqno(const struct sp_policy *p);
 
@@ -194,8 +219,18 @@ struct sp_avc_stats {		/* selinuxfs avc/cache_stats + hash_stats */
 SP_API int sp_avc_create(struct sp_policy *p, const struct sp_avc_opts *o, struct sp_avc **out);
 SP_API void sp_avc_free(struct sp_avc *a);
 /*
- * Decision through the cache.  Any thread registered with liburcu (rcu_register_thread) may call
- * it while another replaces the policy.  Returns 0 or -EINVAL.
+ * Reader registration: every thread that calls sp_avc_lookup must call sp_avc_reader_register()
+ * first and sp_avc_reader_unregister() before it exits (they wrap liburcu's rcu_register_thread /
+ * rcu_unregister_thread; calls nest per thread, only the outermost pair (un)registers, and an
+ * unbalanced unregister is ignored).  A thread that registered with liburcu directly needs
+ * neither.  Writers (sp_avc_set_policy, sp_avc_set_bool, sp_avc_free) need no registration but
+ * must not be called by a thread while it is inside sp_avc_lookup.
+ */
+SP_API void sp_avc_reader_register(void);
+SP_API void sp_avc_reader_unregister(void);
+/*
+ * Decision through the cache.  Any registered reader thread (sp_avc_reader_register) may call it
+ * while another thread replaces the policy.  Returns 0 or -EINVAL.
  */
 SP_API int sp_avc_lookup(struct sp_avc *a, uint32_t stype, uint32_t ttype, uint32_t tclass,
 			 struct sp_av_decision *avd);

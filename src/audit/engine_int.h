@@ -12,6 +12,7 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include <string.h>
 #include "secpath/audit_filter.h"
 #include "base/compiler.h"
 #include "base/list.h"
@@ -100,48 +101,85 @@ struct audit_walk {
 	uint32_t dev;
 };
 
+/* The first cache line holds what the filters read; the object context (cold) follows. */
 struct audit_name {
 	uint64_t ino;
 	uint32_t dev, rdev;
 	uint32_t mode, uid, gid;
 	uint32_t fs_magic;
-	uint8_t has_octx;
 	uint16_t nwalk, walk_cap;
+	uint8_t has_octx;
 	struct audit_walk *walk;
-	struct lsm_ctx octx;
 	char *path;
-};
+	struct lsm_ctx octx;
+} __attribute__((aligned(64)));
 
+/* gate (see event.c): bits 0-7 kind, bit 8 is_auditd, bit 16 the event has names, bits 24-31 the
+ * compiled engine's candidate table (ABI slot, +3 without names) */
+#define EV_GATE_AUDITD 0x100u
+#define EV_GATE_NAMES 0x10000u
+#define EV_GATE_TAB_SHIFT 24
+
+/*
+ * Cache-line aligned; line 0 holds everything the compiled engine's fast path and its commonest
+ * predicates read (gate, the syscall, perm bits, return, names, uid/loginuid, exe), line 1 the
+ * arguments and the other credentials, the rest is cold (raw values, groups, contexts, the task
+ * list's view).
+ */
 struct sp_audit_event {
-	/* the audit_context as the filters see it (hot: first cache line) */
+	/* line 0 */
+	uint32_t gate;
 	uint32_t kind;
 	uint32_t c_arch;
 	int32_t c_major;		/* syscall number (ctx->major) */
-	uint32_t op;			/* io_uring opcode (ctx->uring_op) */
-	uint64_t c_argv[4];
-	int64_t return_code;		/* after audit_return_fixup */
-	uint32_t return_valid;		/* RET_* */
+	uint32_t nnames;
 	uint32_t perm_bits;		/* see file comment */
-	uint32_t pid, tid, ppid;
-	uint32_t uid, euid, suid, fsuid;
+	uint32_t return_valid;		/* RET_* */
+	uint32_t loginuid;
+	int64_t return_code;		/* after audit_return_fixup */
+	struct audit_name *names;
+	uint32_t uid;
+	uint8_t has_exe, is_auditd, has_sctx, pad0;
+	uint64_t exe_ino;
+	/* line 1 */
+	uint64_t c_argv[4];
+	uint32_t exe_dev;
+	uint32_t euid, suid, fsuid;
 	uint32_t gid, egid, sgid, fsgid;
-	uint32_t loginuid, sessionid, personality;
+	/* line 2 */
+	uint32_t sessionid, personality;
+	uint32_t pid, tid, ppid;
+	uint32_t op;			/* io_uring opcode (ctx->uring_op) */
 	uint32_t msgtype;
 	int32_t saddr_fam;		/* -1: no sockaddr */
-	uint8_t has_exe, is_auditd, has_sctx, pad0;
-	uint32_t exe_dev;
-	uint64_t exe_ino;
+	uint32_t ngroups, groups_cap;
+	uint32_t *groups;
 	uint64_t openat2_flags;
 	/* raw syscall values (kept so kind changes resync c_*) */
 	uint32_t arch;
 	int32_t major;
 	uint64_t argv[4];
-	uint32_t ngroups, groups_cap;
-	uint32_t *groups;
-	uint32_t nnames, names_cap;
-	struct audit_name *names;
+	uint32_t names_cap;
+	uint32_t colour;		/* lines between the allocation and the event (event.c) */
 	struct lsm_ctx sctx;
-};
+	/* the task list's view (audit_alloc at fork): the forking task's tgid and credentials.
+	 * Without sp_audit_event_set_task_creds they mirror the event's (t_pid = ppid) and
+	 * t_groups aliases groups; every setter keeps that true. */
+	uint32_t t_pid;
+	uint32_t t_uid, t_euid, t_suid, t_fsuid;
+	uint32_t t_gid, t_egid, t_sgid, t_fsgid;
+	uint32_t t_loginuid, t_sessionid;
+	uint32_t has_tcred;
+	uint32_t t_ngroups, t_groups_cap;
+	const uint32_t *t_groups;	/* groups, or t_own */
+	uint32_t *t_own;
+} __attribute__((aligned(64)));
+
+/* Candidate-table slot of an audit arch: x86_64 0, i386 1, anything else 2. */
+static inline int audit_slot_of(uint32_t arch)
+{
+	return arch == SP_AUDIT_ARCH_X86_64 ? 0 : arch == SP_AUDIT_ARCH_I386 ? 1 : 2;
+}
 
 static inline const struct lsm_ctx *audit_ev_sctx(const struct sp_audit_event *ev)
 {
@@ -151,8 +189,9 @@ static inline const struct lsm_ctx *audit_name_octx(const struct audit_name *n)
 {
 	return n->has_octx ? &n->octx : audit_lsm_unlabeled();
 }
-/* groups_search() */
+/* groups_search() over the event's supplementary groups, and over the task list's (fork) view */
 int audit_groups_search(const struct sp_audit_event *ev, uint32_t gid);
+int audit_task_groups_search(const struct sp_audit_event *ev, uint32_t gid);
 
 /* ---- kernel-form rules (struct audit_krule) ---- */
 
@@ -264,6 +303,22 @@ static inline uint32_t audit_cred(const struct sp_audit_event *ev, int src)
 	}
 }
 
+/* The same credentials as the task list sees them (the forking task's). */
+static inline uint32_t audit_task_cred(const struct sp_audit_event *ev, int src)
+{
+	switch (src) {
+	case CS_UID: return ev->t_uid;
+	case CS_EUID: return ev->t_euid;
+	case CS_SUID: return ev->t_suid;
+	case CS_FSUID: return ev->t_fsuid;
+	case CS_AUID: return ev->t_loginuid;
+	case CS_GID: return ev->t_gid;
+	case CS_EGID: return ev->t_egid;
+	case CS_SGID: return ev->t_sgid;
+	default: return ev->t_fsgid;
+	}
+}
+
 /* ---- reference engine internals the compiler reads ---- */
 
 struct audit_entry {
@@ -284,15 +339,9 @@ struct sp_audit_ref {
 
 static inline void audit_decision_init(struct sp_audit_decision *d)
 {
-	d->record = 0;
-	d->excluded = 0;
-	d->task = SP_AUDIT_NOMATCH;
-	d->exit = SP_AUDIT_NOMATCH;
-	d->user = SP_AUDIT_NOMATCH;
-	d->context = SP_AUDIT_CTX_ACTIVE;
-	d->key_len = 0;
-	d->has_key = 0;
-	d->fs_hidden = 0;
+	/* record .. fs_hidden are all 0 (NOMATCH, CTX_ACTIVE): one wide store, then the rule ids */
+	_Static_assert(SP_AUDIT_NOMATCH == 0 && SP_AUDIT_CTX_ACTIVE == 0, "zero is the initial state");
+	memset(d, 0, offsetof(struct sp_audit_decision, task_rule));
 	d->task_rule = d->exit_rule = d->user_rule = d->exclude_rule = -1;
 	d->key[0] = 0;
 }

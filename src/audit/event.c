@@ -6,7 +6,8 @@
  * Invariants: c_arch/c_major/c_argv mirror what the audit_context holds for the event kind
  * (kernel/auditsc.c: __audit_syscall_entry fills them; a worker-context io_uring op leaves them
  * as audit_reset_context() left them: 0); return_code is post audit_return_fixup(); perm_bits is
- * recomputed whenever arch, number, arguments or openat2 flags change.
+ * recomputed whenever arch, number, arguments or openat2 flags change; the t_* task-list view
+ * mirrors the event's credentials (t_pid = ppid) unless sp_audit_event_set_task_creds set it.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -142,6 +143,41 @@ SP_API size_t sp_audit_fsview_count(const struct sp_audit_fsview *fs)
 
 /* ---- events ---- */
 
+#define EV_COLOURS 8
+
+_Static_assert(offsetof(struct sp_audit_event, c_argv) == 64, "line 1 starts with the arguments");
+_Static_assert(offsetof(struct sp_audit_event, sessionid) == 128, "line 0 and 1 hold the hot fields");
+_Static_assert(offsetof(struct audit_name, octx) <= 64, "a name's hot fields fit one line");
+
+/* The compiled engine's one-word gate (engine_int.h EV_GATE_*), refreshed by every setter of
+ * kind, arch, is_auditd or the names. */
+static void ev_gate(struct sp_audit_event *ev)
+{
+	uint32_t tab = (uint32_t)audit_slot_of(ev->c_arch) + (ev->nnames ? 0 : 3);
+	ev->gate = (ev->kind & 0xffu) | (ev->is_auditd ? EV_GATE_AUDITD : 0) |
+		   (ev->nnames ? EV_GATE_NAMES : 0) | tab << EV_GATE_TAB_SHIFT;
+}
+
+/* Without explicit task credentials the task list sees the event's own (pid = the parent's). */
+static void ev_tsync(struct sp_audit_event *ev)
+{
+	if (ev->has_tcred)
+		return;
+	ev->t_pid = ev->ppid;
+	ev->t_uid = ev->uid;
+	ev->t_euid = ev->euid;
+	ev->t_suid = ev->suid;
+	ev->t_fsuid = ev->fsuid;
+	ev->t_gid = ev->gid;
+	ev->t_egid = ev->egid;
+	ev->t_sgid = ev->sgid;
+	ev->t_fsgid = ev->fsgid;
+	ev->t_loginuid = ev->loginuid;
+	ev->t_sessionid = ev->sessionid;
+	ev->t_groups = ev->groups;
+	ev->t_ngroups = ev->ngroups;
+}
+
 static void ev_sync(struct sp_audit_event *ev)
 {
 	if (ev->kind == SP_AUDIT_EV_SYSCALL) {
@@ -156,6 +192,7 @@ static void ev_sync(struct sp_audit_event *ev)
 		ev->op = (uint32_t)ev->major;
 	}
 	ev->perm_bits = audit_event_perm_bits(ev);
+	ev_gate(ev);
 }
 
 static void names_release(struct sp_audit_event *ev)
@@ -175,6 +212,7 @@ static void names_release(struct sp_audit_event *ev)
 SP_API void sp_audit_event_reset(struct sp_audit_event *ev)
 {
 	uint32_t *groups = ev->groups, gcap = ev->groups_cap, ncap = ev->names_cap;
+	uint32_t *t_own = ev->t_own, t_cap = ev->t_groups_cap, colour = ev->colour;
 	struct audit_name *names = ev->names;
 	names_release(ev);
 	if (ev->has_sctx)
@@ -184,6 +222,9 @@ SP_API void sp_audit_event_reset(struct sp_audit_event *ev)
 	ev->groups_cap = gcap;
 	ev->names = names;
 	ev->names_cap = ncap;
+	ev->t_own = t_own;
+	ev->t_groups_cap = t_cap;
+	ev->colour = colour;
 	ev->kind = SP_AUDIT_EV_SYSCALL;
 	ev->arch = SP_AUDIT_ARCH_X86_64;
 	ev->loginuid = SP_AUDIT_UNSET;
@@ -191,13 +232,21 @@ SP_API void sp_audit_event_reset(struct sp_audit_event *ev)
 	ev->saddr_fam = -1;
 	ev->return_valid = RET_INVALID;
 	ev_sync(ev);
+	ev_tsync(ev);
 }
 
 SP_API int sp_audit_event_new(struct sp_audit_event **out)
 {
-	struct sp_audit_event *ev = calloc(1, sizeof(*ev));
-	if (!ev)
+	/* Coloured like a slab (mm/slab.c): events allocated back to back would put their hot first
+	 * lines into a few L1 sets; an offset of 0..EV_COLOURS-1 lines, picked from the address,
+	 * spreads them over all sets */
+	char *raw = aligned_alloc(64, sizeof(struct sp_audit_event) + (EV_COLOURS - 1) * 64);
+	if (!raw)
 		return -ENOMEM;
+	uint32_t colour = (uint32_t)((uintptr_t)raw >> 6) * 0x9e3779b1u >> 29;
+	struct sp_audit_event *ev = (struct sp_audit_event *)(void *)(raw + colour * 64);
+	memset(ev, 0, sizeof(*ev));
+	ev->colour = colour;
 	sp_audit_event_reset(ev);
 	*out = ev;
 	return 0;
@@ -214,7 +263,8 @@ SP_API void sp_audit_event_free(struct sp_audit_event *ev)
 		audit_lsm_ctx_release(&ev->sctx);
 	free(ev->names);
 	free(ev->groups);
-	free(ev);
+	free(ev->t_own);
+	free((char *)ev - ev->colour * 64);
 }
 
 SP_API void sp_audit_event_set_kind(struct sp_audit_event *ev, enum sp_audit_event_kind kind)
@@ -262,6 +312,7 @@ SP_API void sp_audit_event_set_pids(struct sp_audit_event *ev, uint32_t pid, uin
 	ev->pid = pid;
 	ev->tid = tid;
 	ev->ppid = ppid;
+	ev_tsync(ev);
 }
 
 SP_API void sp_audit_event_set_uids(struct sp_audit_event *ev, uint32_t uid, uint32_t euid, uint32_t suid,
@@ -271,6 +322,7 @@ SP_API void sp_audit_event_set_uids(struct sp_audit_event *ev, uint32_t uid, uin
 	ev->euid = euid;
 	ev->suid = suid;
 	ev->fsuid = fsuid;
+	ev_tsync(ev);
 }
 
 SP_API void sp_audit_event_set_gids(struct sp_audit_event *ev, uint32_t gid, uint32_t egid, uint32_t sgid,
@@ -280,6 +332,7 @@ SP_API void sp_audit_event_set_gids(struct sp_audit_event *ev, uint32_t gid, uin
 	ev->egid = egid;
 	ev->sgid = sgid;
 	ev->fsgid = fsgid;
+	ev_tsync(ev);
 }
 
 SP_API int sp_audit_event_set_groups(struct sp_audit_event *ev, const uint32_t *groups, size_t n)
@@ -294,7 +347,51 @@ SP_API int sp_audit_event_set_groups(struct sp_audit_event *ev, const uint32_t *
 	if (n)
 		memcpy(ev->groups, groups, n * sizeof(*groups));
 	ev->ngroups = (uint32_t)n;
+	ev_tsync(ev);
 	return 0;
+}
+
+SP_API int sp_audit_event_set_task_creds(struct sp_audit_event *ev, uint32_t pid, const uint32_t uid[4],
+					 const uint32_t gid[4], const uint32_t *groups, size_t ngroups,
+					 uint32_t auid, uint32_t ses)
+{
+	if (!uid || !gid || (ngroups && !groups) || ngroups > UINT32_MAX)
+		return -EINVAL;
+	if (ngroups > ev->t_groups_cap) {
+		uint32_t *g = realloc(ev->t_own, ngroups * sizeof(*g));
+		if (!g)
+			return -ENOMEM;
+		ev->t_own = g;
+		ev->t_groups_cap = (uint32_t)ngroups;
+	}
+	if (ngroups)
+		memcpy(ev->t_own, groups, ngroups * sizeof(*groups));
+	ev->has_tcred = 1;
+	ev->t_pid = pid;
+	ev->t_uid = uid[0];
+	ev->t_euid = uid[1];
+	ev->t_suid = uid[2];
+	ev->t_fsuid = uid[3];
+	ev->t_gid = gid[0];
+	ev->t_egid = gid[1];
+	ev->t_sgid = gid[2];
+	ev->t_fsgid = gid[3];
+	ev->t_loginuid = auid;
+	ev->t_sessionid = ses;
+	ev->t_groups = ev->t_own;
+	ev->t_ngroups = (uint32_t)ngroups;
+	return 0;
+}
+
+SP_API void sp_audit_event_clear_task_creds(struct sp_audit_event *ev)
+{
+	ev->has_tcred = 0;
+	ev_tsync(ev);
+}
+
+SP_API int sp_audit_event_has_task_creds(const struct sp_audit_event *ev)
+{
+	return ev->has_tcred != 0;
 }
 
 /* kernel/groups.c: groups_search() (a linear scan here; the kernel bisects a sorted array). */
@@ -306,14 +403,24 @@ int audit_groups_search(const struct sp_audit_event *ev, uint32_t gid)
 	return 0;
 }
 
+int audit_task_groups_search(const struct sp_audit_event *ev, uint32_t gid)
+{
+	for (uint32_t i = 0; i < ev->t_ngroups; i++)
+		if (ev->t_groups[i] == gid)
+			return 1;
+	return 0;
+}
+
 SP_API void sp_audit_event_set_loginuid(struct sp_audit_event *ev, uint32_t auid)
 {
 	ev->loginuid = auid;
+	ev_tsync(ev);
 }
 
 SP_API void sp_audit_event_set_sessionid(struct sp_audit_event *ev, uint32_t ses)
 {
 	ev->sessionid = ses;
+	ev_tsync(ev);
 }
 
 SP_API void sp_audit_event_set_personality(struct sp_audit_event *ev, uint32_t pers)
@@ -371,6 +478,7 @@ SP_API void sp_audit_event_set_openat2_flags(struct sp_audit_event *ev, uint64_t
 SP_API void sp_audit_event_set_auditd(struct sp_audit_event *ev, int is_auditd)
 {
 	ev->is_auditd = is_auditd != 0;
+	ev_gate(ev);
 }
 
 SP_API int sp_audit_event_add_name(struct sp_audit_event *ev, uint64_t ino, uint32_t dev)
@@ -379,10 +487,13 @@ SP_API int sp_audit_event_add_name(struct sp_audit_event *ev, uint64_t ino, uint
 		return -ENOSPC;
 	if (ev->nnames == ev->names_cap) {
 		uint32_t cap = ev->names_cap ? ev->names_cap * 2 : 4;
-		struct audit_name *n = realloc(ev->names, cap * sizeof(*n));
+		struct audit_name *n = aligned_alloc(64, cap * sizeof(*n));	/* line-aligned names */
 		if (!n)
 			return -ENOMEM;
+		if (ev->names_cap)
+			memcpy(n, ev->names, ev->names_cap * sizeof(*n));
 		memset(n + ev->names_cap, 0, (cap - ev->names_cap) * sizeof(*n));
+		free(ev->names);
 		ev->names = n;
 		ev->names_cap = cap;
 	}
@@ -394,7 +505,9 @@ SP_API int sp_audit_event_add_name(struct sp_audit_event *ev, uint64_t ino, uint
 	n->walk_cap = wcap;
 	n->ino = ino;
 	n->dev = dev;
-	return (int)ev->nnames++;
+	ev->nnames++;
+	ev_gate(ev);
+	return (int)ev->nnames - 1;
 }
 
 static struct audit_name *name_at(struct sp_audit_event *ev, int i)
@@ -483,9 +596,13 @@ SP_API int sp_audit_event_name_add_walked(struct sp_audit_event *ev, int i, uint
 		uint16_t cap = n->walk_cap ? (uint16_t)(n->walk_cap * 2) : 8;
 		if (cap > 4096)
 			return -ENOSPC;
-		struct audit_walk *w = realloc(n->walk, cap * sizeof(*w));
+		/* line-aligned: a walk of up to 4 inodes is one cache line, 8 two */
+		struct audit_walk *w = aligned_alloc(64, cap * sizeof(*w));
 		if (!w)
 			return -ENOMEM;
+		if (n->nwalk)
+			memcpy(w, n->walk, n->nwalk * sizeof(*w));
+		free(n->walk);
 		n->walk = w;
 		n->walk_cap = cap;
 	}

@@ -5,32 +5,42 @@
  *
  * Layout (one cache-line aligned block "hot", one block "cold"):
  *   hot:  crule[]       40 bytes per rule: priority, first predicate, count, action, id, key ref,
- *                       hash key (the inode a watch / inode= rule needs)
+ *                       hash key (the inode a watch / inode= rule needs), perm requirement
  *         cpred[]       8 bytes per predicate: kind (pre-resolved operand), op, aux, constant;
  *                       each rule's predicates contiguous, cheapest and most selective first
  *         cand_off[6][2048]  per ABI slot (x86_64, i386, other) x (event with / without a
  *                       visible name) and syscall: offset of its candidate list in pool
  *                       (0 = empty list; DYN_FLAG = see dyn_off), deduplicated
- *         live[6][32]   bitmap: syscall has a non-empty candidate list (the fast path)
+ *         live[6][32]   bitmap: syscall has candidates or dir-guarded rules (the fast path)
+ *         dlive[3][32]  bitmap: syscall has dir-guarded rules (events with names)
  *         dyn_off       open/openat/openat2/socketcall: one list per value of the event's perm
  *                       bits (ACC_MODE of the flags, SYS_BIND)
  *         pool[]        candidate lists: count, then rule indices in priority order
- *   cold: keys, identities (watch/dir/exe inode+dev), dir roots and their hash, LSM terms,
- *         hash-rule masks.
+ *   cold: keys, identities (watch/dir/exe inode+dev), dir roots and their hash, per-root rule
+ *         lists, the keyed inode-hash table, LSM terms, masks.
  *
  * A candidate list for (slot, nr) holds the exit rules whose mask has nr and whose arch= and
  * perm= predicates are not statically false for that ABI and syscall, and, for events without a
- * visible name, whose predicates do not need one (dir=, inode, obj_*, devmajor...).  dir= roots
- * are looked up once per event from the walked inodes (a bitmap), not per rule.  The task list
- * is compiled with the kernel's "no audit_context" semantics folded in (arch/perm/names...), the
- * user/exclude lists keep their field order with a STOP predicate for the fields audit_filter()
- * does not know.  The inner loop is a switch on the predicate kind: no function pointers.
- * Fast path (sp_audit_matcher_filter): a syscall whose (ABI, syscall) has no candidate and no
- * name reaching the inode hash is decided in ~47 instructions; the common case with candidates
- * skips the task/filesystem/auditd checks when the rule set has none of them.
+ * visible name, whose predicates do not need one (dir=, inode, obj_*, devmajor...).  In the
+ * x86_64 and i386 lists an `arch=` rule is a copy without that (statically true) predicate.
+ * Exit rules with `dir=` are not in the candidate lists: they hang off their root (dir_off), and
+ * only the roots the syscall walked (looked up once per event from the walked inodes) are
+ * visited, highest priority first, merged with the candidates' first match by priority.  The
+ * inode hash is split the same way: rules that need one inode (a resolved watch, inode=) are
+ * found by that inode (hk), the others per bucket.  The task list is compiled with the
+ * kernel's "no audit_context" semantics folded in (arch/perm/names...) and reads the event's
+ * task-list view (t_*: the forking task's pid and credentials), the user/exclude lists keep
+ * their field order with a STOP predicate for the fields audit_filter() does not know.  The
+ * inner loop is a switch on the predicate kind: no function pointers.
+ * Fast path (sp_audit_matcher_filter): one load of the event's gate word (kind, auditd, names,
+ * candidate table) decides whether the event can skip the task/filesystem/auditd checks; a
+ * syscall whose (ABI, syscall) has no candidate and no name reaching the inode hash is decided
+ * in about 35 instructions.
  *
  * Concurrency: a matcher is immutable after sp_audit_matcher_compile; sp_audit_engine publishes
- * matchers with liburcu (rcu_assign_pointer / synchronize_rcu / free); readers never lock.
+ * matchers with liburcu (rcu_assign_pointer / synchronize_rcu / free); readers never lock, and
+ * sp_audit_engine_filter_batch filters a batch under one read-side critical section (one matcher
+ * for the whole batch).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -64,7 +74,8 @@ struct crule {
 	int32_t id;
 	uint32_t key_off;
 	uint16_t key_len;
-	uint16_t has_hkey;	/* hash rules: only names whose (u32)ino == hkey can match */
+	uint8_t has_hkey;	/* hash rules: only names whose (u32)ino == hkey can match */
+	uint8_t permreq;	/* a perm= predicate: the event needs one of these perm bits */
 	uint32_t mask_idx;	/* hash rules: index of its mask in cold masks[] */
 	uint32_t hkey;
 };
@@ -83,7 +94,10 @@ struct sp_audit_matcher {
 	struct crule *rules;
 	struct cpred *preds;
 	uint32_t (*cand_off)[NSYS];	/* [2 * NSLOT][NSYS]: with names, then without names */
-	uint64_t (*live)[NSYS / 64];	/* [2 * NSLOT][32] */
+	uint64_t (*live)[NSYS / 64];	/* [2 * NSLOT][32]: candidates or dir-guarded rules */
+	uint64_t (*dlive)[NSYS / 64];	/* [NSLOT][32]: dir-guarded rules may match (named events) */
+	uint32_t *dir_off;		/* per dir= root: its guarded exit rules (pool list) */
+	uint32_t ndwords;		/* words of dir bits to scan for guarded rules, 0 = no guards */
 	uint32_t *pool;
 	/* open/openat/openat2/socketcall: perm depends on the arguments, so their candidate lists
 	 * are also kept per value of the event's perm bits (ACC_MODE of the flags) */
@@ -94,11 +108,16 @@ struct sp_audit_matcher {
 	uint32_t ndirs, dirhash_mask;
 	uint32_t *dirhash;		/* open addressing: index + 1, 0 = empty */
 	uint32_t hash_nonempty;		/* bit b: inode bucket b has rules */
-	uint32_t hash_off[KA_INODE_BUCKETS];	/* candidate lists in pool, 0 = empty */
+	uint32_t hash_off[KA_INODE_BUCKETS];	/* unkeyed rules of each bucket (pool), 0 = empty */
+	/* keyed hash rules (watch inode, inode=): (u32) inode -> its rules (pool list), open
+	 * addressing; off 0 = empty slot */
+	struct hkslot { uint32_t key, off; } *hk;
+	uint32_t hk_mask;
 	uint32_t task_off, uring_off, user_off, exclude_off;
 	uint32_t pending_off;		/* pending watches (followed by path), 0 = none */
 	uint32_t nfs;
-	uint32_t slow_always;		/* task rules, filesystem rules or no counted rule */
+	uint32_t slow_gate;		/* event gate bits that need filter_slow (EV_GATE_*) */
+	uint32_t hash_any;		/* hash_nonempty | pending_off */
 	struct { uint32_t op, val; } *fs;	/* fstype terms of filesystem `never` rules */
 	uint32_t n_rules;
 	/* cold */
@@ -178,6 +197,8 @@ static sp_noinline void dir_scan(const struct sp_audit_matcher *m, const struct 
 	sc->dir_ready = 1;
 }
 
+#define FCMP_TASK 0x8000u	/* PK_FCMP_CRED on the task list: the forking task's credentials */
+
 /* One predicate: 1 true, 0 false, 2 stop the user/exclude scan. */
 static int eval(const struct sp_audit_matcher *m, const struct cpred *p,
 		const struct sp_audit_event *ev, const struct audit_name *name, uint32_t vis,
@@ -190,14 +211,18 @@ static int eval(const struct sp_audit_matcher *m, const struct cpred *p,
 	case PK_TRUE: return 1;
 	case PK_STOP: return 2;
 	case PK_U32: return audit_comparator(ld32(ev, p->aux), p->op, p->val);
-	case PK_LOGINUID_SET: return audit_comparator(ev->loginuid != SP_AUDIT_UNSET, p->op, p->val);
+	case PK_LOGINUID_SET:
+		return audit_comparator((p->aux ? ev->t_loginuid : ev->loginuid) != SP_AUDIT_UNSET, p->op,
+					p->val);
 	case PK_GIDS: {
-		uint32_t g = p->aux ? ev->egid : ev->gid;
+		/* aux: bit 0 egid, bit 1 the task list's (fork) view */
+		int tc = p->aux & 2;
+		uint32_t g = p->aux & 1 ? (tc ? ev->t_egid : ev->egid) : (tc ? ev->t_gid : ev->gid);
 		r = audit_comparator(g, p->op, p->val);
 		if (p->op == OP_EQ && !r)
-			r = audit_groups_search(ev, p->val);
+			r = tc ? audit_task_groups_search(ev, p->val) : audit_groups_search(ev, p->val);
 		else if (p->op == OP_NE && r)
-			r = !audit_groups_search(ev, p->val);
+			r = !(tc ? audit_task_groups_search(ev, p->val) : audit_groups_search(ev, p->val));
 		return r;
 	}
 	case PK_EXIT:
@@ -209,6 +234,9 @@ static int eval(const struct sp_audit_matcher *m, const struct cpred *p,
 	case PK_SADDR:
 		return ev->saddr_fam >= 0 && audit_comparator((uint32_t)ev->saddr_fam, p->op, p->val);
 	case PK_FCMP_CRED:
+		if (p->aux & FCMP_TASK)
+			return audit_id_comparator(audit_task_cred(ev, p->aux & 0xff), p->op,
+						   audit_task_cred(ev, (p->aux >> 8) & 0x7f));
 		return audit_id_comparator(audit_cred(ev, p->aux & 0xff), p->op, audit_cred(ev, p->aux >> 8));
 	case PK_MSGTYPE: return audit_comparator(msgtype, p->op, p->val);
 	case PK_EXE: {
@@ -377,10 +405,7 @@ static int filter_ue(const struct sp_audit_matcher *m, uint32_t off, const struc
 	return 1;
 }
 
-static inline int slot_of(uint32_t arch)
-{
-	return arch == SP_AUDIT_ARCH_X86_64 ? 0 : arch == SP_AUDIT_ARCH_I386 ? 1 : 2;
-}
+#define slot_of audit_slot_of
 
 static void set_key(struct sp_audit_decision *d, const struct sp_audit_matcher *m, const struct crule *cr)
 {
@@ -389,11 +414,45 @@ static void set_key(struct sp_audit_decision *d, const struct sp_audit_matcher *
 
 static sp_noinline void filter_slow(const struct sp_audit_matcher *m, const struct sp_audit_event *ev,
 				      struct sp_audit_decision *d);
+
+/*
+ * The exit rules guarded by a dir= root (kept out of the candidate lists): only the roots the
+ * syscall walked can match, each root's rules in priority order.  Returns the highest-priority
+ * matching rule among win and them (list order is priority order: the kernel's first match).
+ */
+static sp_noinline const struct crule *dir_guarded(const struct sp_audit_matcher *m,
+						   const struct sp_audit_event *ev, uint32_t vis,
+						   uint32_t major, const struct crule *win)
+{
+	struct scratch sc;
+	uint64_t floor = win ? win->prio : 0;
+	dir_scan(m, ev, vis, &sc);
+	for (uint32_t w = 0; w < m->ndwords; w++)
+		for (uint64_t bits = sc.dir_bits[w]; bits; bits &= bits - 1) {
+			uint32_t r = w * 64 + (uint32_t)__builtin_ctzll(bits);
+			const uint32_t *l = &m->pool[m->dir_off[r]];
+			for (uint32_t k = 1; k <= l[0]; k++) {
+				const struct crule *cr = &m->rules[l[k]];
+				if (cr->prio <= floor)
+					break;
+				if (cr->permreq && !(ev->perm_bits & cr->permreq))
+					continue;	/* its perm= cannot match this syscall */
+				if (!(m->masks[cr->mask_idx][major / 32] >> (major % 32) & 1))
+					continue;
+				if (rule_match(m, cr, ev, NULL, vis, &sc)) {
+					win = cr;
+					floor = cr->prio;
+					break;
+				}
+			}
+		}
+	return win;
+}
 static sp_always_inline void exit_phase(const struct sp_audit_matcher *m, const struct sp_audit_event *ev,
 					struct sp_audit_decision *d, struct cstate *sp, uint32_t vis,
-					struct scratch *scp, int skip_lists);
+					uint32_t tab, int skip_lists);
 static sp_noinline void filter_exit_only(const struct sp_audit_matcher *m, const struct sp_audit_event *ev,
-					 struct sp_audit_decision *d);
+					 struct sp_audit_decision *d, uint32_t tab);
 
 /*
  * The fast path: a syscall event with no task rule, no filesystem rule, audit rules loaded, not
@@ -403,61 +462,127 @@ static sp_noinline void filter_exit_only(const struct sp_audit_matcher *m, const
 SP_API void sp_audit_matcher_filter(const struct sp_audit_matcher *m, const struct sp_audit_event *ev,
 				    struct sp_audit_decision *d)
 {
+	uint32_t g = ev->gate;	/* kind, auditd, has names, candidate table: one load (line 0) */
+
 	audit_decision_init(d);
-	if (likely(!m->slow_always && ev->kind == SP_AUDIT_EV_SYSCALL && !ev->is_auditd)) {
+	if (likely(!(g & m->slow_gate))) {
 		uint32_t major = (uint32_t)ev->c_major;
-		if (major >= NSYS)
+		if (unlikely(major >= NSYS))
 			return;	/* audit_in_mask() fails for every rule, exit list and hash alike */
-		int tab = slot_of(ev->c_arch) + (ev->nnames ? 0 : NSLOT);
-		if (!(m->live[tab][major / 64] >> (major % 64) & 1) &&
-		    (!ev->nnames || !(m->hash_nonempty | m->pending_off)))
+		uint32_t tab = g >> EV_GATE_TAB_SHIFT;
+		if (!(m->live[tab][major / 64] >> (major % 64) & 1) && (!(g & EV_GATE_NAMES) || !m->hash_any))
 			return;
 		/* no task/filesystem list to consult: straight to the exit list and inode hash */
-		filter_exit_only(m, ev, d);
+		filter_exit_only(m, ev, d, tab);
 		return;
 	}
 	filter_slow(m, ev, d);
 }
 
+/* The exclude list on the SYSCALL / URINGOP record about to be written. */
+static sp_noinline void exclude_record(const struct sp_audit_matcher *m, const struct sp_audit_event *ev,
+				       struct sp_audit_decision *d)
+{
+	uint8_t v;
+	uint32_t type = ev->kind == SP_AUDIT_EV_URING ? KA_MSG_URINGOP : KA_MSG_SYSCALL;
+	d->excluded = !filter_ue(m, m->exclude_off, ev, type, 1, &d->exclude_rule, &v);
+}
+
+/* The first rule of list l (priority order) above floor whose mask has major and that matches. */
+static inline const struct crule *first_hash_match(const struct sp_audit_matcher *m, const uint32_t *l,
+						   const struct sp_audit_event *ev,
+						   const struct audit_name *n, uint32_t vis,
+						   uint32_t major, uint64_t floor)
+{
+	for (uint32_t k = 1; k <= l[0]; k++) {
+		const struct crule *cr = &m->rules[l[k]];
+		if (cr->prio <= floor)
+			continue;
+		if (!(m->masks[cr->mask_idx][major / 32] >> (major % 32) & 1))
+			continue;
+		if (rule_match(m, cr, ev, n, vis, NULL))
+			return cr;
+	}
+	return NULL;
+}
+
+/*
+ * audit_filter_inodes(): per visible name, the rules of its bucket (ino & 31) in priority order;
+ * stop at the first name that matched.  A bucket's rules are split into the keyed ones (a watch's
+ * inode, inode=: only a name with that very (u32) inode can match), found through m->hk, and the
+ * rest; the highest priority match of both is the first match of the kernel's bucket walk.
+ */
+static sp_noinline void hash_pass(const struct sp_audit_matcher *m, const struct sp_audit_event *ev,
+				  uint32_t vis, uint32_t major, struct cstate *s)
+{
+	for (uint32_t i = 0; i < ev->nnames; i++) {
+		const struct audit_name *n = &ev->names[i];
+		const struct crule *w = NULL;
+		uint32_t b = (uint32_t)n->ino & (KA_INODE_BUCKETS - 1);
+		if (!(vis >> i & 1))
+			continue;
+		if (m->pending_off && n->path)	/* pending watches follow their path */
+			w = first_hash_match(m, &m->pool[m->pending_off], ev, n, vis, major, s->prio);
+		if (!w && (m->hash_nonempty >> b & 1)) {
+			uint32_t key = (uint32_t)n->ino;
+			for (uint32_t h = (key * 0x9e3779b1u) >> 16 & m->hk_mask; m->hk[h].off;
+			     h = (h + 1) & m->hk_mask)
+				if (m->hk[h].key == key) {
+					w = first_hash_match(m, &m->pool[m->hk[h].off], ev, n, vis, major, s->prio);
+					break;
+				}
+			const struct crule *u = first_hash_match(m, &m->pool[m->hash_off[b]], ev, n, vis, major,
+								 w ? w->prio : s->prio);
+			if (u)
+				w = u;
+		}
+		if (w) {
+			take(s, w);
+			return;
+		}
+	}
+}
+
 /* Out of line so that the fast path above keeps a small frame. */
 static sp_noinline void filter_exit_only(const struct sp_audit_matcher *m, const struct sp_audit_event *ev,
-					 struct sp_audit_decision *d)
+					 struct sp_audit_decision *d, uint32_t tab)
 {
 	struct cstate s = { .prio = 0, .state = STATE_BUILD, .keyrule = NULL, .rule = NULL };
-	struct scratch sc;
-	sc.dir_ready = 0;
-	exit_phase(m, ev, d, &s, ev->nnames >= 32 ? ~0u : (1u << ev->nnames) - 1, &sc, 0);
+	exit_phase(m, ev, d, &s, ev->nnames >= 32 ? ~0u : (1u << ev->nnames) - 1, tab, 0);
 }
 
 /* The exit (or io_uring) list, the inode hash, then key, record and exclude: the part of
- * __audit_syscall_exit / __audit_uring_exit after the context checks.  s holds the context. */
+ * __audit_syscall_exit / __audit_uring_exit after the context checks.  s holds the context;
+ * tab is the candidate table of the event's ABI (+ NSLOT when no name is visible). */
 static sp_always_inline void exit_phase(const struct sp_audit_matcher *m, const struct sp_audit_event *ev,
 					struct sp_audit_decision *d, struct cstate *sp, uint32_t vis,
-					struct scratch *scp, int skip_lists)
+					uint32_t tab, int skip_lists)
 {
 	struct cstate s = *sp;
-#define sc (*scp)
 	if (skip_lists)
 		goto out;
 	uint32_t major = (uint32_t)ev->c_major;
 	if (likely(ev->kind == SP_AUDIT_EV_SYSCALL)) {
 		/* exit list: candidates for (ABI, syscall); every exit rule outranks prio 0 */
-		if (likely(major < NSYS)) {
-			/* events without a visible name use the lists without name-only rules */
-			int slot = slot_of(ev->c_arch) + (vis ? 0 : NSLOT);
-			if (m->live[slot][major / 64] >> (major % 64) & 1) {
-				uint32_t off = m->cand_off[slot][major];
-				if (off & DYN_FLAG)	/* argument-dependent perm: pick by perm bits */
-					off = m->dyn_off[slot][off & 3][ev->perm_bits & 15];
-				const uint32_t *l = &m->pool[off];
-				for (uint32_t i = 1; i <= l[0]; i++) {
-					const struct crule *cr = &m->rules[l[i]];
-					if (rule_match(m, cr, ev, NULL, vis, &sc)) {
-						take(&s, cr);
-						break;
-					}
+		if (likely(major < NSYS) && (m->live[tab][major / 64] >> (major % 64) & 1)) {
+			const struct crule *win = NULL;
+			uint32_t off = m->cand_off[tab][major];
+			if (off & DYN_FLAG)	/* argument-dependent perm: pick by perm bits */
+				off = m->dyn_off[tab][off & 3][ev->perm_bits & 15];
+			/* locals: the out-of-line predicate calls cannot make the compiler reload them */
+			const uint32_t *l = &m->pool[off], *end = l + 1 + l[0];
+			const struct crule *rules = m->rules;
+			for (l++; l < end; l++) {
+				const struct crule *cr = &rules[*l];
+				if (rule_match(m, cr, ev, NULL, vis, NULL)) {
+					win = cr;
+					break;
 				}
 			}
+			if (tab < NSLOT && (m->dlive[tab][major / 64] >> (major % 64) & 1))
+				win = dir_guarded(m, ev, vis, major, win);
+			if (win)
+				take(&s, win);
 		}
 	} else if (m->pool[m->uring_off]) {
 		/* io_uring list, mask indexed by the opcode */
@@ -466,44 +591,15 @@ static sp_always_inline void exit_phase(const struct sp_audit_matcher *m, const 
 		for (uint32_t i = 1; op < NSYS && i <= l[0]; i++) {
 			const struct crule *cr = &m->rules[l[i]];
 			if ((m->masks[cr->mask_idx][op / 32] >> (op % 32) & 1) &&
-			    rule_match(m, cr, ev, NULL, vis, &sc)) {
+			    rule_match(m, cr, ev, NULL, vis, NULL)) {
 				take(&s, cr);
 				break;
 			}
 		}
 	}
 	/* inode hash: per visible name, its bucket; stop at the first name that matched */
-	if ((m->hash_nonempty || m->pending_off) && ev->nnames && major < NSYS) {
-		for (uint32_t i = 0; i < ev->nnames; i++) {
-			const struct audit_name *n = &ev->names[i];
-			uint32_t b = (uint32_t)n->ino & (KA_INODE_BUCKETS - 1);
-			if (!(vis >> i & 1))
-				continue;
-			int hit = 0;
-			for (int pass = m->pending_off && n->path ? 0 : 1; pass < 2 && !hit; pass++) {
-			if (pass == 1 && !(m->hash_nonempty >> b & 1))
-				break;
-			const uint32_t *l = &m->pool[pass ? m->hash_off[b] : m->pending_off];
-			for (uint32_t k = 1; k <= l[0]; k++) {
-				const struct crule *cr = &m->rules[l[k]];
-				/* watch (inode+dev) and inode= rules need this very inode */
-				if (cr->has_hkey && cr->hkey != (uint32_t)n->ino)
-					continue;
-				if (cr->prio <= s.prio)
-					continue;
-				if (!(m->masks[cr->mask_idx][major / 32] >> (major % 32) & 1))
-					continue;
-				if (rule_match(m, cr, ev, n, vis, &sc)) {
-					take(&s, cr);
-					hit = 1;
-					break;
-				}
-			}
-			}
-			if (hit)
-				break;
-		}
-	}
+	if (ev->nnames && m->hash_any && major < NSYS)
+		hash_pass(m, ev, vis, major, &s);
 	if (s.rule) {
 		d->exit = s.rule->action == AA_NEVER ? SP_AUDIT_NEVER : SP_AUDIT_ALWAYS;
 		d->exit_rule = s.rule->id;
@@ -512,23 +608,17 @@ out:
 	if (s.keyrule)
 		set_key(d, m, s.keyrule);
 	d->record = s.state == STATE_RECORD;
-	if (d->record && m->pool[m->exclude_off]) {
-		uint8_t v;
-		uint32_t type = ev->kind == SP_AUDIT_EV_URING ? KA_MSG_URINGOP : KA_MSG_SYSCALL;
-		d->excluded = !filter_ue(m, m->exclude_off, ev, type, 1, &d->exclude_rule, &v);
-	}
-#undef sc
+	if (d->record && m->pool[m->exclude_off])
+		exclude_record(m, ev, d);
 }
 
 static sp_noinline void filter_slow(const struct sp_audit_matcher *m, const struct sp_audit_event *ev,
 				      struct sp_audit_decision *d)
 {
 	struct cstate s;
-	struct scratch sc;
 	const struct crule *task_rule = NULL;
 	uint32_t vis;
 
-	sc.dir_ready = 0;
 	if (unlikely(ev->kind == SP_AUDIT_EV_USER)) {
 		d->context = SP_AUDIT_CTX_USER;
 		d->record = (uint8_t)filter_ue(m, m->user_off, ev, ev->msgtype, 0, &d->user_rule, &d->user);
@@ -587,10 +677,10 @@ static sp_noinline void filter_slow(const struct sp_audit_matcher *m, const stru
 	if (s.prio == ~0ull)
 		goto out;	/* task `always`: no rule outranks it */
 
-	exit_phase(m, ev, d, &s, vis, &sc, 0);
+	exit_phase(m, ev, d, &s, vis, (uint32_t)slot_of(ev->c_arch) + (vis ? 0 : NSLOT), 0);
 	return;
 out:
-	exit_phase(m, ev, d, &s, vis, &sc, 1);
+	exit_phase(m, ev, d, &s, vis, 0, 1);
 }
 
 /* ---- compilation ---- */
@@ -737,7 +827,7 @@ static struct cpred compile_field(struct builder *b, const struct audit_krule *k
 	}
 
 	switch (f->type) {
-	case F_PID: p.kind = PK_U32; p.aux = task ? EVOFF(ppid) : EVOFF(pid); break;
+	case F_PID: p.kind = PK_U32; p.aux = task ? EVOFF(t_pid) : EVOFF(pid); break;
 	case F_PPID: if (!task) { p.kind = PK_U32; p.aux = EVOFF(ppid); } break;
 	case F_EXE:
 		if (task) {
@@ -747,22 +837,24 @@ static struct cpred compile_field(struct builder *b, const struct audit_krule *k
 			p.aux = (uint16_t)add_ident(b, k->exe_ino, k->exe_dev);
 		}
 		break;
-	case F_UID: p.kind = PK_U32; p.aux = EVOFF(uid); break;
-	case F_EUID: p.kind = PK_U32; p.aux = EVOFF(euid); break;
-	case F_SUID: p.kind = PK_U32; p.aux = EVOFF(suid); break;
-	case F_FSUID: p.kind = PK_U32; p.aux = EVOFF(fsuid); break;
+	/* credentials: on the task list the forking task's (the t_* view) */
+#define CRED(f) (task ? EVOFF(t_##f) : EVOFF(f))
+	case F_UID: p.kind = PK_U32; p.aux = CRED(uid); break;
+	case F_EUID: p.kind = PK_U32; p.aux = CRED(euid); break;
+	case F_SUID: p.kind = PK_U32; p.aux = CRED(suid); break;
+	case F_FSUID: p.kind = PK_U32; p.aux = CRED(fsuid); break;
 	case F_GID: case F_EGID:
 		if (f->op == OP_EQ || f->op == OP_NE) {
 			p.kind = PK_GIDS;
-			p.aux = f->type == F_EGID;
+			p.aux = (uint16_t)((f->type == F_EGID) | (task ? 2 : 0));
 		} else {
 			p.kind = PK_U32;
-			p.aux = f->type == F_EGID ? EVOFF(egid) : EVOFF(gid);
+			p.aux = f->type == F_EGID ? CRED(egid) : CRED(gid);
 		}
 		break;
-	case F_SGID: p.kind = PK_U32; p.aux = EVOFF(sgid); break;
-	case F_FSGID: p.kind = PK_U32; p.aux = EVOFF(fsgid); break;
-	case F_SESSIONID: p.kind = PK_U32; p.aux = EVOFF(sessionid); break;
+	case F_SGID: p.kind = PK_U32; p.aux = CRED(sgid); break;
+	case F_FSGID: p.kind = PK_U32; p.aux = CRED(fsgid); break;
+	case F_SESSIONID: p.kind = PK_U32; p.aux = CRED(sessionid); break;
 	case F_PERS: p.kind = PK_U32; p.aux = EVOFF(personality); break;
 	case F_ARCH: if (!task) { p.kind = PK_U32; p.aux = EVOFF(c_arch); } break;
 	case F_EXIT: if (!task) p.kind = PK_EXIT; break;
@@ -797,8 +889,9 @@ static struct cpred compile_field(struct builder *b, const struct audit_krule *k
 			p.val = add_dir(b, k->tree_ino, k->tree_dev);
 		}
 		break;
-	case F_LOGINUID: p.kind = PK_U32; p.aux = EVOFF(loginuid); break;
-	case F_LOGINUID_SET: p.kind = PK_LOGINUID_SET; break;
+	case F_LOGINUID: p.kind = PK_U32; p.aux = CRED(loginuid); break;
+	case F_LOGINUID_SET: p.kind = PK_LOGINUID_SET; p.aux = task; break;
+#undef CRED
 	case F_SADDR_FAM: if (!task) p.kind = PK_SADDR; break;
 	case F_SUBJ_USER: case F_SUBJ_ROLE: case F_SUBJ_TYPE: case F_SUBJ_SEN: case F_SUBJ_CLR:
 		if (f->lsm_rule) {
@@ -838,7 +931,7 @@ static struct cpred compile_field(struct builder *b, const struct audit_krule *k
 			if (obj && task)
 				break;	/* no name, no context: 0 */
 			p.kind = obj ? PK_FCMP_OBJ : PK_FCMP_CRED;
-			p.aux = (uint16_t)(pr[0] | pr[1] << 8);
+			p.aux = (uint16_t)(pr[0] | pr[1] << 8 | (task ? FCMP_TASK : 0));
 		}
 		break;
 	}
@@ -898,6 +991,11 @@ static int64_t compile_rule(struct builder *b, const struct audit_krule *k, enum
 	cr->action = (uint8_t)k->action;
 	cr->id = (int32_t)k->id;
 	cr->mask_idx = UINT32_MAX;
+	for (uint32_t i = 0; i < cr->npred; i++) {
+		const struct cpred *pp = &b->preds[cr->pred + i];
+		if (pp->kind == PK_PERM && pp->op == OP_EQ && pp->val && pp->val <= 15)
+			cr->permreq = (uint8_t)pp->val;
+	}
 	if (k->filterkey) {
 		size_t len = strlen(k->filterkey);
 		GROW(b, b->keys, b->nkeys, b->capkeys, len + 1);
@@ -1082,6 +1180,88 @@ static uint32_t compile_list(struct builder *b, const struct sp_list *head, enum
 	return off;
 }
 
+static int cmp_key_idx(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+	return *x < *y ? -1 : *x > *y;
+}
+
+/* The inode hash: per bucket its unkeyed rules, and the keyed ones by (u32) inode (m->hk). */
+static int compile_hash(struct builder *b, struct sp_audit_matcher *m, const struct sp_audit_ref *r)
+{
+	uint64_t *keyed = NULL;		/* hkey << 32 | rule index (rule order = priority order) */
+	uint32_t *tmp = NULL, nkeyed = 0, capk = 0, ndist = 0;
+	for (int h = 0; h < KA_INODE_BUCKETS && !b->err; h++) {
+		uint32_t off = compile_list(b, &r->inode_hash[h], M_HASH), n = 0;
+		if (b->err || !b->pool[off])
+			continue;
+		m->hash_nonempty |= 1u << h;
+		uint32_t cnt = b->pool[off];
+		uint32_t *t = realloc(tmp, (cnt + 1) * sizeof(*t));
+		if (t)
+			tmp = t;
+		if (t && nkeyed + cnt > capk) {
+			uint64_t *kk = realloc(keyed, 2 * (nkeyed + cnt) * sizeof(*kk));
+			if (kk) {
+				keyed = kk;
+				capk = 2 * (nkeyed + cnt);
+			} else {
+				t = NULL;
+			}
+		}
+		if (!t) {
+			free(tmp);
+			free(keyed);
+			return b->err = -ENOMEM;
+		}
+		for (uint32_t k = 1; k <= cnt; k++) {
+			uint32_t ri = b->pool[off + k];
+			if (b->rules[ri].has_hkey)
+				keyed[nkeyed++] = (uint64_t)b->rules[ri].hkey << 32 | ri;
+			else
+				tmp[n++] = ri;
+		}
+		m->hash_off[h] = add_list(b, tmp, n);
+	}
+	/* rule indices grow with list order, so sorting by (key, index) keeps priority order */
+	if (nkeyed)
+		qsort(keyed, nkeyed, sizeof(*keyed), cmp_key_idx);
+	for (uint32_t i = 0; i < nkeyed; i++)
+		ndist += !i || keyed[i] >> 32 != keyed[i - 1] >> 32;
+	uint32_t cap = 16;
+	while (cap < 2 * ndist + 2)
+		cap *= 2;
+	m->hk = calloc(cap, sizeof(*m->hk));
+	if (nkeyed && m->hk) {	/* one key's list can hold all keyed rules */
+		uint32_t *t = realloc(tmp, (nkeyed + 1) * sizeof(*t));
+		if (t) {
+			tmp = t;
+		} else {
+			free(m->hk);
+			m->hk = NULL;
+		}
+	}
+	if (!m->hk) {
+		free(tmp);
+		free(keyed);
+		return b->err = -ENOMEM;
+	}
+	m->hk_mask = cap - 1;
+	for (uint32_t i = 0; i < nkeyed && !b->err;) {
+		uint32_t key = (uint32_t)(keyed[i] >> 32), n = 0;
+		for (; i < nkeyed && (uint32_t)(keyed[i] >> 32) == key; i++)
+			tmp[n++] = (uint32_t)keyed[i];
+		uint32_t off = add_list(b, tmp, n), h = (key * 0x9e3779b1u) >> 16 & m->hk_mask;
+		while (m->hk[h].off)
+			h = (h + 1) & m->hk_mask;
+		m->hk[h].key = key;
+		m->hk[h].off = off;
+	}
+	free(tmp);
+	free(keyed);
+	return b->err;
+}
+
 static void builder_free(struct builder *b)
 {
 	free(b->rules);
@@ -1110,6 +1290,8 @@ SP_API void sp_audit_matcher_free(struct sp_audit_matcher *m)
 	free(m->idents);
 	free(m->dirs);
 	free(m->dirhash);
+	free(m->dir_off);
+	free(m->hk);
 	free(m->masks);
 	free(m->fs);
 	free(m->pool);
@@ -1123,6 +1305,8 @@ SP_API int sp_audit_matcher_compile(const struct sp_audit_ref *r, struct sp_audi
 	struct sp_audit_matcher *m = calloc(1, sizeof(*m));
 	const struct sp_list *pos;
 	uint32_t exit_first, exit_end, *tmp = NULL;
+	int32_t *gdir = NULL;
+	uint32_t *strip = NULL;		/* exit rule -> its copy without arch= (x86_64/i386 lists) */
 
 	if (!m)
 		return -ENOMEM;
@@ -1139,11 +1323,8 @@ SP_API int sp_audit_matcher_compile(const struct sp_audit_ref *r, struct sp_audi
 	m->user_off = compile_list(&b, &r->lists[AFL_USER], M_UE);
 	m->exclude_off = compile_list(&b, &r->lists[AFL_EXCLUDE], M_UE);
 	m->uring_off = compile_list(&b, &r->lists[AFL_URING], M_EXIT);
-	for (int h = 0; h < KA_INODE_BUCKETS; h++) {
-		m->hash_off[h] = compile_list(&b, &r->inode_hash[h], M_HASH);
-		if (b.pool[m->hash_off[h]])
-			m->hash_nonempty |= 1u << h;
-	}
+	if (compile_hash(&b, m, r))
+		goto fail;
 	m->pending_off = compile_list(&b, &r->inode_hash[KA_INODE_BUCKETS - 1], M_PENDING);
 	/* filesystem list: the fstype terms of never rules */
 	sp_list_for_each(pos, &r->lists[AFL_FS]) {
@@ -1173,13 +1354,55 @@ SP_API int sp_audit_matcher_compile(const struct sp_audit_ref *r, struct sp_audi
 			goto fail;
 	}
 	exit_end = (uint32_t)b.nrules;
-	m->slow_always = b.pool[m->task_off] || m->nfs || !m->n_rules;
+	/* x86_64 / i386 candidate lists hold a copy of each `arch=` rule without that predicate:
+	 * a list of one ABI only holds the rules whose arch= is true for it (static_false) */
+	strip = malloc((exit_end - exit_first + 1) * sizeof(*strip));
+	if (!strip) {
+		b.err = -ENOMEM;
+		goto fail;
+	}
+	for (uint32_t ri = exit_first; ri < exit_end; ri++) {
+		uint32_t narch = 0, other = 0, pred = b.rules[ri].pred, np = b.rules[ri].npred;
+		strip[ri - exit_first] = ri;
+		for (uint32_t pi = 0; pi < np; pi++) {
+			const struct cpred *pp = &b.preds[pred + pi];
+			if (pp->kind == PK_U32 && pp->aux == EVOFF(c_arch)) {
+				if (pp->op == OP_EQ && (pp->val == SP_AUDIT_ARCH_X86_64 || pp->val == SP_AUDIT_ARCH_I386))
+					narch++;
+				else
+					other++;
+			}
+		}
+		if (!narch || other)
+			continue;
+		GROW(&b, b.preds, b.npreds, b.cappreds, np);
+		GROW(&b, b.rules, b.nrules, b.caprules, 1);
+		GROW(&b, b.krules, b.nrules, b.capk, 1);
+		if (b.err)
+			goto fail;
+		struct crule c = b.rules[ri];
+		c.pred = (uint32_t)b.npreds;
+		for (uint32_t pi = 0; pi < np; pi++) {
+			struct cpred pp = b.preds[pred + pi];
+			if (!(pp.kind == PK_U32 && pp.aux == EVOFF(c_arch)))
+				b.preds[b.npreds++] = pp;
+		}
+		c.npred = (uint16_t)(b.npreds - c.pred);
+		b.rules[b.nrules] = c;
+		b.krules[b.nrules] = b.krules[ri];
+		strip[ri - exit_first] = (uint32_t)b.nrules++;
+	}
+	/* the fast path takes syscall events (kind 0) of tasks other than auditd; with filesystem
+	 * rules only those without names (nothing to hide) */
+	m->slow_gate = b.pool[m->task_off] || !m->n_rules ? ~0u
+			: 0xffu | EV_GATE_AUDITD | (m->nfs ? EV_GATE_NAMES : 0);
+	m->hash_any = m->hash_nonempty | m->pending_off;
 
 	/* hot block: rules | preds | cand_off | live (each cache-line aligned) */
 	size_t sz_rules = SP_ALIGN_UP(b.nrules * sizeof(struct crule) + 1, SP_CACHELINE);
 	size_t sz_preds = SP_ALIGN_UP(b.npreds * sizeof(struct cpred) + 1, SP_CACHELINE);
 	size_t sz_cand = 2 * NSLOT * NSYS * sizeof(uint32_t);
-	size_t sz_live = 2 * NSLOT * (NSYS / 64) * sizeof(uint64_t);
+	size_t sz_live = (2 * NSLOT + NSLOT) * (NSYS / 64) * sizeof(uint64_t);	/* live, dlive */
 	m->hot = aligned_alloc(SP_CACHELINE, sz_rules + sz_preds + sz_cand + sz_live);
 	if (!m->hot) {
 		b.err = -ENOMEM;
@@ -1188,15 +1411,52 @@ SP_API int sp_audit_matcher_compile(const struct sp_audit_ref *r, struct sp_audi
 	memset(m->hot, 0, sz_rules + sz_preds + sz_cand + sz_live);
 	m->cand_off = (void *)((char *)m->hot + sz_rules + sz_preds);
 	m->live = (void *)((char *)m->cand_off + sz_cand);
+	m->dlive = (void *)((char *)m->live + 2 * NSLOT * (NSYS / 64) * sizeof(uint64_t));
 	tmp = malloc((exit_end - exit_first + 1) * sizeof(*tmp));
-	if (!tmp) {
+	gdir = malloc((exit_end - exit_first + 1) * sizeof(*gdir));
+	if (!tmp || !gdir) {
 		b.err = -ENOMEM;
 		goto fail;
+	}
+	/* dir= guards: an exit rule with `dir=` (only `=` is accepted) matches only events that
+	 * walked that root; such rules leave the candidate lists for per-root lists */
+	for (uint32_t ri = exit_first; ri < exit_end; ri++) {
+		const struct crule *cr = &b.rules[ri];
+		gdir[ri - exit_first] = -1;
+		for (uint32_t pi = 0; pi < cr->npred && b.ndirs <= DIRBITS_MAX; pi++)
+			if (b.preds[cr->pred + pi].kind == PK_DIR && b.preds[cr->pred + pi].op == OP_EQ)
+				gdir[ri - exit_first] = (int32_t)b.preds[cr->pred + pi].val;
+	}
+	if (b.ndirs && b.ndirs <= DIRBITS_MAX) {
+		m->dir_off = calloc(b.ndirs, sizeof(*m->dir_off));
+		if (!m->dir_off) {
+			b.err = -ENOMEM;
+			goto fail;
+		}
+		for (uint32_t root = 0; root < b.ndirs; root++) {
+			uint32_t n = 0;
+			for (uint32_t ri = exit_first; ri < exit_end; ri++) {
+				if (gdir[ri - exit_first] != (int32_t)root)
+					continue;
+				tmp[n++] = ri;
+				if (b.rules[ri].mask_idx == UINT32_MAX) {
+					GROW(&b, b.masks, b.nmasks, b.capmasks, 1);
+					if (b.err)
+						goto fail;
+					memcpy(b.masks[b.nmasks], b.krules[ri]->mask, sizeof(b.krules[ri]->mask));
+					b.rules[ri].mask_idx = (uint32_t)b.nmasks++;
+				}
+			}
+			m->dir_off[root] = add_list(&b, tmp, n);
+			if (b.err)
+				goto fail;
+		}
+		m->ndwords = (uint32_t)((b.ndirs + 63) / 64);
 	}
 	for (int tab = 0; tab < 2 * NSLOT; tab++) {
 		int slot = tab % NSLOT, nonames = tab >= NSLOT;
 		for (uint32_t nr = 0; nr < NSYS; nr++) {
-			uint32_t n = 0;
+			uint32_t n = 0, ng = 0;
 			for (uint32_t ri = exit_first; ri < exit_end; ri++) {
 				const struct crule *cr = &b.rules[ri];
 				const struct audit_krule *k = b.krules[ri];
@@ -1207,15 +1467,21 @@ SP_API int sp_audit_matcher_compile(const struct sp_audit_ref *r, struct sp_audi
 					const struct cpred *pp = &b.preds[cr->pred + pi];
 					dead = static_false(pp, slot, nr, -1) || (nonames && needs_name(pp));
 				}
-				if (!dead)
-					tmp[n++] = ri;
+				if (dead)
+					continue;
+				if (gdir[ri - exit_first] >= 0)
+					ng++;	/* reached through its root (dir_guarded) */
+				else
+					tmp[n++] = slot < 2 ? strip[ri - exit_first] : ri;
 			}
 			uint32_t off = add_list(&b, tmp, n);
 			if (b.err)
 				goto fail;
 			m->cand_off[tab][nr] = off;
-			if (n)
+			if (n || ng)
 				m->live[tab][nr / 64] |= 1ull << (nr % 64);
+			if (ng)	/* only named tables: dir= needs a name */
+				m->dlive[slot][nr / 64] |= 1ull << (nr % 64);
 		}
 	}
 	/* argument-dependent syscalls: one list per possible perm-bits value */
@@ -1237,13 +1503,13 @@ SP_API int sp_audit_matcher_compile(const struct sp_audit_ref *r, struct sp_audi
 					const struct audit_krule *k2 = b.krules[ri];
 					if (!(k2->mask[nr / 32] >> (nr % 32) & 1))
 						continue;
-					int dead = 0;
+					int dead = gdir[ri - exit_first] >= 0;	/* see dir_guarded */
 					for (uint32_t pi = 0; pi < cr->npred && !dead; pi++) {
 						const struct cpred *pp = &b.preds[cr->pred + pi];
 						dead = static_false(pp, slot, nr, perm) || (nonames && needs_name(pp));
 					}
 					if (!dead)
-						tmp[n++] = ri;
+						tmp[n++] = slot < 2 ? strip[ri - exit_first] : ri;
 				}
 				m->dyn_off[tab][k][perm] = add_list(&b, tmp, n);
 				if (b.err)
@@ -1255,6 +1521,10 @@ SP_API int sp_audit_matcher_compile(const struct sp_audit_ref *r, struct sp_audi
 	}
 	free(tmp);
 	tmp = NULL;
+	free(gdir);
+	gdir = NULL;
+	free(strip);
+	strip = NULL;
 
 	/* move the tables into place */
 	m->rules = (struct crule *)m->hot;
@@ -1299,13 +1569,16 @@ SP_API int sp_audit_matcher_compile(const struct sp_audit_ref *r, struct sp_audi
 	m->npool = b.npool;
 	m->hot_bytes = sz_rules + sz_preds + sz_cand + sz_live + b.npool * sizeof(uint32_t);
 	m->total_bytes = m->hot_bytes + b.nkeys + b.nidents * sizeof(struct cident) +
-			 b.nlsm * sizeof(struct lsm_rule) + b.nmasks * sizeof(*m->masks);
+			 b.nlsm * sizeof(struct lsm_rule) + b.nmasks * sizeof(*m->masks) +
+			 (m->hk_mask + 1) * sizeof(*m->hk) + (m->dir_off ? m->ndirs * sizeof(uint32_t) : 0);
 	/* the pool is hot too, but was grown with realloc: keep it, it is read-only from now */
 	builder_free(&b);
 	*out = m;
 	return 0;
 fail:
 	free(tmp);
+	free(gdir);
+	free(strip);
 	{
 		int err = b.err ? b.err : -ENOMEM;
 		builder_free(&b);
@@ -1396,5 +1669,16 @@ SP_API void sp_audit_engine_filter(struct sp_audit_engine *e, const struct sp_au
 {
 	rcu_read_lock();
 	sp_audit_matcher_filter(rcu_dereference(e->cur), ev, d);
+	rcu_read_unlock();
+}
+
+SP_API void sp_audit_engine_filter_batch(struct sp_audit_engine *e, const struct sp_audit_event *const *evs,
+					 size_t n, struct sp_audit_decision *d)
+{
+	const struct sp_audit_matcher *m;
+	rcu_read_lock();
+	m = rcu_dereference(e->cur);
+	for (size_t i = 0; i < n; i++)
+		sp_audit_matcher_filter(m, evs[i], &d[i]);
 	rcu_read_unlock();
 }

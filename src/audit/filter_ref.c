@@ -300,15 +300,15 @@ static int compare_obj(uint32_t id, int is_gid, const struct audit_name *name, u
 
 /* audit_field_compare() */
 static int field_compare(const struct sp_audit_event *ev, const struct audit_kfield *f,
-			 const struct rctx *ctx, const struct audit_name *name)
+			 const struct rctx *ctx, const struct audit_name *name, int tc)
 {
 	if (f->val < 1 || f->val > KA_MAX_FIELD_COMPARE)
 		return 0;	/* WARN "Missing AUDIT_COMPARE define" */
 	const uint8_t *p = audit_compare_pairs[f->val];
-	uint32_t left = audit_cred(ev, p[0]);
+	uint32_t left = tc ? audit_task_cred(ev, p[0]) : audit_cred(ev, p[0]);
 	if (p[1] == CS_OBJ_UID || p[1] == CS_OBJ_GID)
 		return compare_obj(left, p[1] == CS_OBJ_GID, name, f->op, ctx);
-	return audit_id_comparator(left, f->op, audit_cred(ev, p[1]));
+	return audit_id_comparator(left, f->op, tc ? audit_task_cred(ev, p[1]) : audit_cred(ev, p[1]));
 }
 
 static int filter_rules(const struct sp_audit_event *ev, const struct audit_krule *rule,
@@ -325,7 +325,7 @@ static int filter_rules(const struct sp_audit_event *ev, const struct audit_krul
 		switch (f->type) {
 		case F_PID:
 			/* task_tgid_nr(tsk): at fork the child still shares the parent's signal */
-			result = audit_comparator(task_creation ? ev->ppid : ev->pid, f->op, f->val);
+			result = audit_comparator(task_creation ? ev->t_pid : ev->pid, f->op, f->val);
 			break;
 		case F_PPID:
 			if (ctx)
@@ -336,24 +336,29 @@ static int filter_rules(const struct sp_audit_event *ev, const struct audit_krul
 			if (f->op == OP_NE)
 				result = !result;
 			break;
-		case F_UID: result = audit_id_comparator(ev->uid, f->op, f->val); break;
-		case F_EUID: result = audit_id_comparator(ev->euid, f->op, f->val); break;
-		case F_SUID: result = audit_id_comparator(ev->suid, f->op, f->val); break;
-		case F_FSUID: result = audit_id_comparator(ev->fsuid, f->op, f->val); break;
+		/* cred = the task's: at fork, the forking task's (the t_* view) */
+#define TC(field) (task_creation ? ev->t_##field : ev->field)
+		case F_UID: result = audit_id_comparator(TC(uid), f->op, f->val); break;
+		case F_EUID: result = audit_id_comparator(TC(euid), f->op, f->val); break;
+		case F_SUID: result = audit_id_comparator(TC(suid), f->op, f->val); break;
+		case F_FSUID: result = audit_id_comparator(TC(fsuid), f->op, f->val); break;
 		case F_GID:
-		case F_EGID:
-			result = audit_id_comparator(f->type == F_GID ? ev->gid : ev->egid, f->op, f->val);
+		case F_EGID: {
+			int (*search)(const struct sp_audit_event *, uint32_t) =
+				task_creation ? audit_task_groups_search : audit_groups_search;
+			result = audit_id_comparator(f->type == F_GID ? TC(gid) : TC(egid), f->op, f->val);
 			if (f->op == OP_EQ) {
 				if (!result)
-					result = audit_groups_search(ev, f->val);
+					result = search(ev, f->val);
 			} else if (f->op == OP_NE) {
 				if (result)
-					result = !audit_groups_search(ev, f->val);
+					result = !search(ev, f->val);
 			}
 			break;
-		case F_SGID: result = audit_id_comparator(ev->sgid, f->op, f->val); break;
-		case F_FSGID: result = audit_id_comparator(ev->fsgid, f->op, f->val); break;
-		case F_SESSIONID: result = audit_comparator(ev->sessionid, f->op, f->val); break;
+		}
+		case F_SGID: result = audit_id_comparator(TC(sgid), f->op, f->val); break;
+		case F_FSGID: result = audit_id_comparator(TC(fsgid), f->op, f->val); break;
+		case F_SESSIONID: result = audit_comparator(TC(sessionid), f->op, f->val); break;
 		case F_PERS: result = audit_comparator(ev->personality, f->op, f->val); break;
 		case F_ARCH:
 			if (ctx)
@@ -429,10 +434,11 @@ static int filter_rules(const struct sp_audit_event *ev, const struct audit_krul
 					result = !result;
 			}
 			break;
-		case F_LOGINUID: result = audit_id_comparator(ev->loginuid, f->op, f->val); break;
+		case F_LOGINUID: result = audit_id_comparator(TC(loginuid), f->op, f->val); break;
 		case F_LOGINUID_SET:
-			result = audit_comparator(ev->loginuid != SP_AUDIT_UNSET, f->op, f->val);
+			result = audit_comparator(TC(loginuid) != SP_AUDIT_UNSET, f->op, f->val);
 			break;
+#undef TC
 		case F_SADDR_FAM:
 			if (ctx && ev->saddr_fam >= 0)
 				result = audit_comparator((uint32_t)ev->saddr_fam, f->op, f->val);
@@ -473,7 +479,7 @@ static int filter_rules(const struct sp_audit_event *ev, const struct audit_krul
 				result = !result;
 			break;
 		case F_FIELD_COMPARE:
-			result = field_compare(ev, f, ctx, name);
+			result = field_compare(ev, f, ctx, name, task_creation);
 			break;
 		}
 		if (!result)

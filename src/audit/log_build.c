@@ -40,8 +40,8 @@ SP_API int sp_audit_log_type_is_companion(uint32_t t)
 	}
 }
 
-/* Lexical absolute path of name (relative to cwd) into out (PATHBUF).  0, or -1 when it cannot
- * be made absolute or does not fit. */
+/* Lexical absolute path of name (relative to cwd) into out (PATHBUF).  Its length, or -1 when it
+ * cannot be made absolute or does not fit. */
 static int norm_path(const char *cwd, const char *name, char *out)
 {
 	char tmp[PATHBUF];
@@ -87,25 +87,27 @@ static int norm_path(const char *cwd, const char *name, char *out)
 		n += cl;
 	}
 	out[n] = 0;
-	return 0;
+	return (int)n;
 }
 
 /* Walked inodes: the fs-view identities of path and each ancestor ("/" included). */
 static int add_walked(struct sp_audit_event *ev, int idx, const struct sp_audit_fsview *fs,
-		      char *path)
+		      uint64_t fs_lens, char *path, size_t len)
 {
-	size_t len = strlen(path);
 	uint64_t ino;
 	uint32_t dev;
 	for (;;) {
-		if (!sp_audit_fsview_lookup(fs, path, &ino, &dev, NULL)) {
+		if ((fs_lens & log_len_bit(len)) &&
+		    !sp_audit_fsview_lookup(fs, path, &ino, &dev, NULL)) {
 			int err = sp_audit_event_name_add_walked(ev, idx, ino, dev);
 			if (err)
 				return err == -ENOSPC ? 0 : err;
 		}
 		if (len <= 1)
 			break;
-		char *slash = strrchr(path, '/');
+		char *slash = path + len - 1;
+		while (*slash != '/')
+			slash--;
 		if (slash == path) {
 			path[1] = 0;
 			len = 1;
@@ -132,11 +134,11 @@ static void sort_names(const struct log_name *v, uint32_t n, uint32_t *order)
 SP_API int sp_audit_log_event_build(const struct sp_audit_log_event *e,
 				    const struct sp_audit_fsview *fs, struct sp_audit_event *ev)
 {
-	return audit_log_event_build(e, fs, ev, LOG_NEED_ALL);
+	return audit_log_event_build(e, fs, ~0ull, ev, LOG_NEED_ALL);
 }
 
 int audit_log_event_build(const struct sp_audit_log_event *e, const struct sp_audit_fsview *fs,
-			  struct sp_audit_event *ev, unsigned need)
+			  uint64_t fs_lens, struct sp_audit_event *ev, unsigned need)
 {
 	const struct log_task *tk = &e->task;
 	int cls, err;
@@ -162,7 +164,8 @@ int audit_log_event_build(const struct sp_audit_log_event *e, const struct sp_au
 	if (exe) {
 		uint64_t ino;
 		uint32_t dev;
-		if (fs && exe[0] == '/' && !sp_audit_fsview_lookup(fs, exe, &ino, &dev, NULL))
+		if (fs && exe[0] == '/' && (fs_lens & log_len_bit(strlen(exe))) &&
+		    !sp_audit_fsview_lookup(fs, exe, &ino, &dev, NULL))
 			sp_audit_event_set_exe(ev, ino, dev);
 		else
 			sp_audit_event_set_exe(ev, LOG_EXE_OTHER_INO, LOG_EXE_OTHER_DEV);
@@ -209,8 +212,10 @@ int audit_log_event_build(const struct sp_audit_log_event *e, const struct sp_au
 		if (idx < 0)
 			return idx == -ENOSPC ? cls : idx;
 		const char *name = log_str_at(e, n->name);
-		int have_path =
-			(need & LOG_NEED_PATH) && name && name[0] && !norm_path(cwd, name, path);
+		int plen = -1;
+		if ((need & LOG_NEED_PATH) && name && name[0])
+			plen = norm_path(cwd, name, path);
+		int have_path = plen >= 0;
 		if (have_path && (err = sp_audit_event_name_set_path(ev, idx, path)))
 			return err;
 		sp_audit_event_name_set_rdev(ev, idx, n->rdev);
@@ -219,7 +224,8 @@ int audit_log_event_build(const struct sp_audit_log_event *e, const struct sp_au
 		const char *obj = need & LOG_NEED_LSM ? log_str_at(e, n->obj) : NULL;
 		if (obj && (err = sp_audit_event_name_set_obj_ctx(ev, idx, obj)) == -ENOMEM)
 			return err;
-		if (have_path && walk && (err = add_walked(ev, idx, fs, path)))
+		if (have_path && walk &&
+		    (err = add_walked(ev, idx, fs, fs_lens, path, (size_t)plen)))
 			return err;
 	}
 	return cls;

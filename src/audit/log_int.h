@@ -55,6 +55,7 @@ struct sp_audit_log_event {
 	struct log_str node;
 	uint64_t seq;			/* arrival order of the first record */
 	int open;
+	unsigned need;			/* LOG_NEED_*: the parts of bodies decoded */
 	char *arena;
 	size_t alen, acap;
 	struct sp_audit_log_rec *rec;
@@ -98,6 +99,16 @@ static inline int log_type_is_daemon(uint32_t t)
 #define LOG_NEED_PATH	0x2u	/* name paths (watches, dir rules) */
 #define LOG_NEED_ALL	0x3u
 int audit_log_event_build(const struct sp_audit_log_event *e, const struct sp_audit_fsview *fs,
-			  struct sp_audit_event *ev, unsigned need);
+			  uint64_t fs_lens, struct sp_audit_event *ev, unsigned need);
+/* Bit min(strlen(path), 63) of an fs view's path lengths: a path whose bit is clear is not in
+ * the view (the build skips the lookup).  ~0 = unknown. */
+static inline uint64_t log_len_bit(size_t len)
+{
+	return 1ull << (len < 63 ? len : 63);
+}
+/* Decode only the parts `need` names (LOG_NEED_*) from now on (default LOG_NEED_ALL): subj=
+ * and obj= are skipped without LOG_NEED_LSM, PATH name= without LOG_NEED_PATH.  The events'
+ * filter inputs then lack them; records and counts are unchanged. */
+void audit_log_set_need(struct sp_audit_log *l, unsigned need);
 
 #endif

@@ -10,6 +10,16 @@
  *  - an event closes when a last-of-event type arrives (PROCTITLE, EOE, user-space and auditd
  *    messages), when it is `timeout` seconds older than the newest record, when the window is
  *    full (oldest first), when it grows past LOG_EVENT_MAX_RECS/BYTES, or at finish.
+ *
+ * Speed (docs/RECORD.md, "Reader speed"): every shortcut gives exactly what the generic parsing
+ * gives, and falls back to it at the first byte it does not expect:
+ *  - the stamp text "SEC.MSEC:SERIAL)" of the previous line is kept; a line repeating it byte
+ *    for byte (the other records of the same event) reuses its numbers;
+ *  - the common record types are matched by length and bytes before the name cache;
+ *  - SYSCALL bodies in the kernel's field order are read left to right without tokenizing up
+ *    to exe=; the rest goes through the tokenizer;
+ *  - with audit_log_set_need(), subj=/obj= and PATH name= are skipped unless the rules can
+ *    look at them (validation is unchanged: a bad line is malformed either way).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -44,6 +54,13 @@ struct sp_audit_log {
 	size_t clen, ccap;
 	int overlong;			/* the carried line passed max_line: drop until '\n' */
 	int stop;			/* the callback's non-zero return */
+	unsigned need;			/* LOG_NEED_*: the bodies' parts to decode */
+	/* the last header's stamp text "SEC.MSEC:SERIAL)" and what it parsed to: the records of
+	 * one event repeat it byte for byte, so a match skips the number parsing */
+	uint8_t hlen;			/* 0 = none */
+	char htext[40];
+	uint64_t hsec;
+	uint32_t hmsec, hserial;
 	struct type_slot types[TYPE_CACHE];
 };
 
@@ -54,21 +71,28 @@ static int parse_u64(const char *p, const char *end, int base, uint64_t *out)
 	uint64_t v = 0;
 	if (p == end)
 		return -1;
+	if (base == 10 && end - p <= 19) {	/* cannot overflow: no checks per digit */
+		for (; p < end; p++) {
+			unsigned d = (unsigned)(*p - '0');
+			if (d > 9)
+				return -1;
+			v = v * 10 + d;
+		}
+		*out = v;
+		return 0;
+	}
 	for (; p < end; p++) {
-		unsigned d;
-		if (*p >= '0' && *p <= '9')
-			d = (unsigned)(*p - '0');
-		else if (base == 16 && *p >= 'a' && *p <= 'f')
-			d = (unsigned)(*p - 'a' + 10);
-		else if (base == 16 && *p >= 'A' && *p <= 'F')
-			d = (unsigned)(*p - 'A' + 10);
-		else
+		unsigned d = (unsigned)(*p - '0');
+		if (d > 9) {
+			d = (unsigned)((*p | 0x20) - 'a');
+			if (base != 16 || d > 5)
+				return -1;
+			d += 10;
+		} else if (d >= (unsigned)base) {
 			return -1;
-		if (d >= (unsigned)base)
+		}
+		if (__builtin_mul_overflow(v, (uint64_t)base, &v) || __builtin_add_overflow(v, d, &v))
 			return -1;
-		if (v > (UINT64_MAX - d) / (unsigned)base)
-			return -1;
-		v = v * (unsigned)base + d;
 	}
 	*out = v;
 	return 0;
@@ -120,9 +144,42 @@ struct kv {
 	char quote;		/* '"', '\'' or 0 */
 };
 
+/* ---- word-at-a-time scans (8 bytes per step while 8 remain; exact bytes otherwise) ---- */
+
+#define ONES 0x0101010101010101ull
+#define HIGHS 0x8080808080808080ull
+
+/* High bit set in each byte of x that is zero (the lowest such byte is exact). */
+static inline uint64_t zero_bytes(uint64_t x)
+{
+	return (x - ONES) & ~x & HIGHS;
+}
+
+static inline uint64_t load64(const char *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;	/* little-endian: byte i is bits 8i..8i+7 */
+}
+
+/* The first byte in [p, end) equal to a or b, or end. */
+static inline const char *scan2(const char *p, const char *end, char a, char b)
+{
+	const uint64_t ma = ONES * (uint8_t)a, mb = ONES * (uint8_t)b;
+	while (end - p >= 8) {
+		uint64_t v = load64(p), z = zero_bytes(v ^ ma) | zero_bytes(v ^ mb);
+		if (z)
+			return p + (__builtin_ctzll(z) >> 3);
+		p += 8;
+	}
+	while (p < end && *p != a && *p != b)
+		p++;
+	return p;
+}
+
 /* Next token of [*p, end).  1 = token (a bare word has v == NULL), 0 = end, -1 = unterminated
  * quote. */
-static int next_kv(const char **pp, const char *end, struct kv *t)
+static inline int next_kv(const char **pp, const char *end, struct kv *t)
 {
 	const char *p = *pp;
 	while (p < end && *p == ' ')
@@ -130,8 +187,7 @@ static int next_kv(const char **pp, const char *end, struct kv *t)
 	if (p == end)
 		return 0;
 	t->k = p;
-	while (p < end && *p != '=' && *p != ' ')
-		p++;
+	p = scan2(p, end, '=', ' ');
 	t->klen = (size_t)(p - t->k);
 	t->v = NULL;
 	t->vlen = 0;
@@ -147,9 +203,8 @@ static int next_kv(const char **pp, const char *end, struct kv *t)
 			t->vlen = (size_t)(q - p - 1);
 			p = q + 1;
 		} else {
-			const char *sp = memchr(p, ' ', (size_t)(end - p));
-			t->v = p;
-			p = sp ? sp : end;
+			t->v = p;	/* bare values are short: inline beats a memchr call */
+			p = scan2(p, end, ' ', ' ');
 			t->vlen = (size_t)(p - t->v);
 		}
 	}
@@ -309,7 +364,7 @@ static int task_field(struct sp_audit_log_event *e, struct log_task *tk, const s
 	if (t->klen == 3 && !memcmp(t->k, "exe", 3))
 		return put_untrusted(e, t, &tk->exe) ?: 1;
 	if (t->klen == 4 && !memcmp(t->k, "subj", 4))
-		return put_raw(e, t, &tk->subj) ?: 1;
+		return e->need & LOG_NEED_LSM ? put_raw(e, t, &tk->subj) ?: 1 : 1;
 	return 0;
 }
 
@@ -374,6 +429,64 @@ static inline const char *fp_num(const char *p, const char *end, int hex, uint64
 		dst = (uint32_t)v_;                                                                \
 	} while (0)
 
+/* A value at p ("text" or a bare word): the position after it and its ' ', or NULL. */
+static inline const char *fp_skip_value(const char *p, const char *end, struct kv *t)
+{
+	const char *q;
+	t->quote = 0;
+	if (p < end && *p == '\'')
+		return NULL;	/* 'text': the generic tokenizer's */
+	if (p < end && *p == '"') {
+		q = memchr(p + 1, '"', (size_t)(end - p - 1));
+		if (!q || (q + 1 < end && q[1] != ' '))
+			return NULL;
+		t->quote = '"';
+		t->v = p + 1;
+		t->vlen = (size_t)(q - p - 1);
+		return q + 1 < end ? q + 2 : q + 1;
+	}
+	q = memchr(p, ' ', (size_t)(end - p));
+	t->v = p;
+	t->vlen = (size_t)((q ? q : end) - p);
+	return q ? q + 1 : end;
+}
+
+/* After fsgid=: "tty= ses= comm= exe=" as the kernel writes them.  Parses what matches and
+ * returns where the generic loop continues (at the first deviation, or subj=/key=). */
+static const char *syscall_fast_tail(struct sp_audit_log_event *e, const char *p, const char *end,
+				     struct log_task *tk)
+{
+	const char *q;
+	struct kv t;
+	uint64_t v;
+	if ((q = fp_key(p, end, "tty", 3))) {
+		if (*q == '"' || !(q = fp_skip_value(q, end, &t)))
+			return p;
+		p = q;
+	}
+	if ((q = fp_key(p, end, "ses", 3))) {
+		if (!(q = fp_num(q, end, 0, &v)) || v > UINT32_MAX)
+			return p;
+		tk->ses = (uint32_t)v;
+		p = q;
+	}
+	if ((q = fp_key(p, end, "comm", 4))) {
+		if (!(q = fp_skip_value(q, end, &t)))
+			return p;
+		p = q;
+	}
+	if ((q = fp_key(p, end, "exe", 3))) {
+		if (!(q = fp_skip_value(q, end, &t)))
+			return p;
+		t.k = p;
+		t.klen = 3;
+		if (put_untrusted(e, &t, &tk->exe))
+			return NULL;	/* out of memory: the generic path reports it */
+		p = q;
+	}
+	return p;
+}
+
 /*
  * The numeric prefix of a kernel SYSCALL body, "arch= syscall= [per=] [success= exit=] a0= a1=
  * a2= a3= items= ppid= pid= auid= uid= gid= euid= suid= fsuid= egid= sgid= fsgid=", parsed
@@ -430,7 +543,7 @@ static const char *syscall_fast(struct sp_audit_log_event *e, const char *p, con
 	FP_ID("egid", tk->egid);
 	FP_ID("sgid", tk->sgid);
 	FP_ID("fsgid", tk->fsgid);
-	return p;
+	return syscall_fast_tail(e, p, end, tk);
 }
 
 static int body_syscall(struct sp_audit_log_event *e, const char *p, const char *end, int uring,
@@ -522,6 +635,63 @@ static int parse_dev(const struct kv *t, uint32_t *dev)
 	return 0;
 }
 
+/* p at "key=value ": t holds the value and the position after it, or NULL. */
+static inline const char *fp_tok(const char *p, const char *end, const char *key, size_t klen,
+				 struct kv *t)
+{
+	const char *q = fp_key(p, end, key, klen);
+	if (!q)
+		return NULL;
+	t->k = p;
+	t->klen = klen;
+	return fp_skip_value(q, end, t);
+}
+
+#define FP_TOK(key) (q = fp_tok(p, end, key, sizeof(key) - 1, &t))
+
+/*
+ * The prefix of a kernel PATH body, "item= name= [inode= dev= mode= ouid= ogid= rdev=]", token
+ * by token: each token it takes is parsed as the generic loop parses it; at the first one it
+ * does not take (other order, other spacing, a value the generic loop would reject) it returns
+ * where the generic loop continues.
+ */
+static const char *path_fast(struct sp_audit_log_event *e, const char *p, const char *end,
+			     struct log_name *n, int *have_item)
+{
+	const char *q;
+	struct kv t;
+	uint32_t v;
+	if (!FP_TOK("item") || parse_u32(t.v, t.v + t.vlen, 10, &v) || v > INT32_MAX)
+		return p;
+	n->item = (int32_t)v;
+	*have_item = 1;
+	p = q;
+	if (!FP_TOK("name"))
+		return p;
+	if ((e->need & LOG_NEED_PATH) && put_untrusted(e, &t, &n->name))
+		return p;	/* out of memory: the generic loop reports it */
+	p = q;
+	if (!FP_TOK("inode") || parse_u64(t.v, t.v + t.vlen, 10, &n->ino))
+		return p;
+	n->has_ino = 1;
+	p = q;
+	if (!FP_TOK("dev") || parse_dev(&t, &n->dev))
+		return p;
+	p = q;
+	if (!FP_TOK("mode") || parse_u32(t.v, t.v + t.vlen, 8, &n->mode))
+		return p;
+	p = q;
+	if (!FP_TOK("ouid") || parse_u32(t.v, t.v + t.vlen, 10, &n->uid))
+		return p;
+	p = q;
+	if (!FP_TOK("ogid") || parse_u32(t.v, t.v + t.vlen, 10, &n->gid))
+		return p;
+	p = q;
+	if (!FP_TOK("rdev") || parse_dev(&t, &n->rdev))
+		return p;
+	return q;
+}
+
 static int body_path(struct sp_audit_log_event *e, const char *p, const char *end, struct why *w)
 {
 	struct log_name n;
@@ -530,6 +700,7 @@ static int body_path(struct sp_audit_log_event *e, const char *p, const char *en
 	memset(&n, 0, sizeof(n));
 	n.name = LOG_STR_NONE;
 	n.obj = LOG_STR_NONE;
+	p = path_fast(e, p, end, &n, &have_item);
 	while ((r = next_kv(&p, end, &t)) > 0) {
 		if (!t.v || t.klen > 5)
 			continue;	/* nametype=, cap_*=: not filter inputs */
@@ -540,7 +711,7 @@ static int body_path(struct sp_audit_log_event *e, const char *p, const char *en
 			n.item = (int32_t)v;
 			have_item = 1;
 		} else if (key_is(&t, "name")) {
-			int err = put_untrusted(e, &t, &n.name);
+			int err = e->need & LOG_NEED_PATH ? put_untrusted(e, &t, &n.name) : 0;
 			if (err)
 				return err;
 		} else if (key_is(&t, "inode")) {
@@ -557,7 +728,7 @@ static int body_path(struct sp_audit_log_event *e, const char *p, const char *en
 		} else if (key_is(&t, "ogid")) {
 			bad = parse_u32(t.v, t.v + t.vlen, 10, &n.gid);
 		} else if (key_is(&t, "obj")) {
-			int err = put_raw(e, &t, &n.obj);
+			int err = e->need & LOG_NEED_LSM ? put_raw(e, &t, &n.obj) : 0;
 			if (err)
 				return err;
 		}
@@ -740,6 +911,7 @@ SP_API int sp_audit_log_new(const struct sp_audit_log_opts *o, struct sp_audit_l
 		l->freev[i] = (uint32_t)(l->o.window - 1 - i);
 	for (size_t i = 0; i < TYPE_CACHE; i++)
 		l->types[i].len = 0xff;
+	l->need = LOG_NEED_ALL;
 	*out = l;
 	return 0;
 }
@@ -758,6 +930,11 @@ SP_API void sp_audit_log_free(struct sp_audit_log *l)
 	free(l->freev);
 	free(l->carry);
 	free(l);
+}
+
+void audit_log_set_need(struct sp_audit_log *l, unsigned need)
+{
+	l->need = need;
 }
 
 SP_API void sp_audit_log_get_stats(const struct sp_audit_log *l, struct sp_audit_log_stats *st)
@@ -829,9 +1006,36 @@ static int close_event(struct sp_audit_log *l, size_t slot)
 	return rc;
 }
 
+/* The record types of almost every line, by length and bytes (fixed-size compares). */
+static inline int type_common(const char *p, size_t n, uint32_t *type)
+{
+	switch (n) {
+	case 3:
+		if (!memcmp(p, "CWD", 3))
+			return *type = LT_CWD, 1;
+		if (!memcmp(p, "EOE", 3))
+			return *type = LT_EOE, 1;
+		return 0;
+	case 4:
+		return !memcmp(p, "PATH", 4) ? (*type = LT_PATH, 1) : 0;
+	case 6:
+		return !memcmp(p, "EXECVE", 6) ? (*type = LT_EXECVE, 1) : 0;
+	case 7:
+		return !memcmp(p, "SYSCALL", 7) ? (*type = LT_SYSCALL, 1) : 0;
+	case 8:
+		return !memcmp(p, "SOCKADDR", 8) ? (*type = LT_SOCKADDR, 1) : 0;
+	case 9:
+		return !memcmp(p, "PROCTITLE", 9) ? (*type = LT_PROCTITLE, 1) : 0;
+	default:
+		return 0;
+	}
+}
+
 static int type_lookup(struct sp_audit_log *l, const char *p, size_t n, uint32_t *type)
 {
 	char name[64];
+	if (type_common(p, n, type))
+		return 0;
 	if (n >= 9 && !memcmp(p, "UNKNOWN[", 8) && p[n - 1] == ']')
 		return parse_u32(p + 8, p + n - 1, 10, type) ? -1 : 0;
 	if (n >= sizeof(name))
@@ -915,6 +1119,7 @@ static size_t find_or_open(struct sp_audit_log *l, uint64_t sec, uint32_t msec, 
 	slot = l->freev[w - l->nopen - 1];
 	e = &l->ev[slot];
 	e->open = 1;
+	e->need = l->need;
 	e->sec = sec;
 	e->msec = msec;
 	e->serial = serial;
@@ -989,23 +1194,41 @@ static int do_line(struct sp_audit_log *l, const char *line, size_t len)
 	if (end - p < 11 || memcmp(p, "msg=audit(", 10))
 		return malformed(l, "missing msg=audit(...)");
 	p += 10;
-	q = p;
-	while (q < end && *q >= '0' && *q <= '9')
-		q++;
-	if (q == end || *q != '.' || parse_u64(p, q, 10, &sec))
-		return malformed(l, "bad timestamp seconds");
-	p = q + 1;
-	if (end - p < 4 || p[3] != ':' || parse_u32(p, p + 3, 10, &msec))
-		return malformed(l, "bad timestamp milliseconds");
-	p += 4;
-	q = p;
-	while (q < end && *q >= '0' && *q <= '9')
-		q++;
-	if (q == p || parse_u32(p, q, 10, &serial)) {
-		return malformed(l, "bad serial (not a 32-bit number)");
+	if (l->hlen && (size_t)(end - p) >= l->hlen && !memcmp(p, l->htext, l->hlen)) {
+		/* the previous record's stamp, ')' included */
+		sec = l->hsec;
+		msec = l->hmsec;
+		serial = l->hserial;
+		q = p + l->hlen - 1;
+	} else {
+		const char *h = p;
+		q = p;
+		while (q < end && *q >= '0' && *q <= '9')
+			q++;
+		if (q == end || *q != '.' || parse_u64(p, q, 10, &sec))
+			return malformed(l, "bad timestamp seconds");
+		p = q + 1;
+		if (end - p < 4 || p[3] != ':' || parse_u32(p, p + 3, 10, &msec))
+			return malformed(l, "bad timestamp milliseconds");
+		p += 4;
+		q = p;
+		while (q < end && *q >= '0' && *q <= '9')
+			q++;
+		if (q == p || parse_u32(p, q, 10, &serial))
+			return malformed(l, "bad serial (not a 32-bit number)");
+		if (q == end || q[0] != ')')
+			return malformed(l, "missing ')' after the serial");
+		l->hlen = 0;
+		if ((size_t)(q + 1 - h) <= sizeof(l->htext)) {
+			memcpy(l->htext, h, (size_t)(q + 1 - h));
+			l->hlen = (uint8_t)(q + 1 - h);
+			l->hsec = sec;
+			l->hmsec = msec;
+			l->hserial = serial;
+		}
 	}
 	/* auditd writes "): " except in a few of its own records ("DAEMON_CONFIG ...) config") */
-	if (q == end || q[0] != ')' || (q + 1 < end && q[1] != ':' && q[1] != ' '))
+	if (q + 1 < end && q[1] != ':' && q[1] != ' ')
 		return malformed(l, "missing ')' after the serial");
 	p = q + 1 + (q + 1 < end && q[1] == ':');
 	if (p < end && *p == ' ')

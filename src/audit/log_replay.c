@@ -28,6 +28,9 @@
 #include "secpath/audit_record.h"
 
 #define OBUF_SIZE (256u * 1024u)
+
+/* --output holds one format: log lines (audit.log inputs) or a stream (recorded inputs). */
+enum { OUT_NONE, OUT_LOG, OUT_STREAM };
 #define SYNTH_DEV SP_AUDIT_MKDEV(4094, 1)
 
 struct rrule {
@@ -52,6 +55,11 @@ struct sp_audit_replay {
 	struct sp_audit_ref *ref, *xref;
 	struct sp_audit_matcher *m, *xm;
 	int has_exclude;
+	/* record types an exclude rule can match: rules with `msgtype=T` match only T; a rule
+	 * without one makes every type possible (xany).  Other types skip the exclude matcher. */
+	uint32_t xtypes[16];
+	size_t nxtypes;
+	int xany;
 	struct rrule *rules;
 	size_t nrules;
 	struct key_ent *keys;		/* first-seen order */
@@ -63,8 +71,11 @@ struct sp_audit_replay {
 	struct sp_audit_replay_stats st;
 	char *obuf;
 	size_t olen;
+	int out_kind;			/* OUT_*: what out_fd receives */
+	struct sp_audit_record_writer *ow;	/* OUT_STREAM: kept events of recorded streams */
 	int err;			/* first error from the callback path */
 	unsigned need;			/* LOG_NEED_*: what the loaded rules can look at */
+	uint64_t fs_lens;		/* log_len_bit() of every fs-view path */
 	uint64_t next_ino;
 };
 
@@ -74,6 +85,7 @@ static int fs_add_once(struct sp_audit_replay *r, const char *path, uint32_t mod
 {
 	if (!sp_audit_fsview_lookup(r->fs, path, NULL, NULL, NULL))
 		return 0;
+	r->fs_lens |= log_len_bit(strlen(path));
 	return sp_audit_fsview_add(r->fs, path, r->next_ino++, SYNTH_DEV, mode);
 }
 
@@ -116,6 +128,32 @@ static int fs_add_path(struct sp_audit_replay *r, const char *str, size_t len, u
 	return err;
 }
 
+static void note_exclude_types(struct sp_audit_replay *r, const struct sp_audit_rule *rule)
+{
+	for (uint32_t f = 0; f < rule->field_count; f++) {
+		const struct sp_audit_field *fl = &rule->fields[f];
+		if (fl->id == 12 && fl->op == SP_AUDIT_OP_EQ) {	/* msgtype= */
+			if (r->nxtypes == SP_ARRAY_SIZE(r->xtypes))
+				r->xany = 1;
+			else
+				r->xtypes[r->nxtypes++] = fl->value;
+			return;
+		}
+	}
+	r->xany = 1;
+}
+
+/* 0 when no exclude rule can match a record of type t (the list then keeps it). */
+static inline int exclude_may_match(const struct sp_audit_replay *r, uint32_t t)
+{
+	if (r->xany)
+		return 1;
+	for (size_t i = 0; i < r->nxtypes; i++)
+		if (r->xtypes[i] == t)
+			return 1;
+	return 0;
+}
+
 /* The fs view: every rule's dir and exe path with its ancestors, and watch ancestors. */
 static int build_fs(struct sp_audit_replay *r)
 {
@@ -132,8 +170,11 @@ static int build_fs(struct sp_audit_replay *r)
 			if (it.kind != SP_AUDIT_ITEM_ADD ||
 			    sp_audit_rule_decode(it.blob, it.blob_len, 0, rule, NULL, NULL))
 				continue;
-			if (pass == 0)
+			if (pass == 0) {
 				r->rules[i].list = rule->list;
+				if (rule->list == 5)
+					note_exclude_types(r, rule);
+			}
 			for (uint32_t f = 0; f < rule->field_count && !err; f++) {
 				const struct sp_audit_field *fl = &rule->fields[f];
 				if ((fl->id >= 13 && fl->id <= 17) ||
@@ -347,7 +388,7 @@ static int on_event(void *ud, const struct sp_audit_log_event *lev)
 	struct sp_audit_replay *r = ud;
 	struct sp_audit_decision d;
 	size_t n = lev->nrec, kept = 0;
-	int cls = audit_log_event_build(lev, r->fs, r->ev, r->need);
+	int cls = audit_log_event_build(lev, r->fs, r->fs_lens, r->ev, r->need);
 	int sys_rec = 0, user_rec = 0, err;
 	struct xcache { uint32_t type; int8_t ex; } cache[8];
 	size_t ncache = 0;
@@ -380,7 +421,7 @@ static int on_event(void *ud, const struct sp_audit_log_event *lev)
 			keep = user_rec;
 		else
 			keep = 1;
-		if (keep && r->has_exclude) {
+		if (keep && r->has_exclude && exclude_may_match(r, t)) {
 			size_t c = 0;
 			while (c < ncache && cache[c].type != t)
 				c++;
@@ -458,6 +499,7 @@ SP_API int sp_audit_replay_new(const char *text, size_t len, const char *file,
 	err = sp_audit_log_new(&lo, &r->log);
 	if (err)
 		goto fail;
+	audit_log_set_need(r->log, r->need);
 	*out = r;
 	return 0;
 fail:
@@ -469,6 +511,8 @@ SP_API void sp_audit_replay_free(struct sp_audit_replay *r)
 {
 	if (!r)
 		return;
+	if (r->ow)
+		sp_audit_record_writer_finish(r->ow);
 	sp_audit_log_free(r->log);
 	sp_audit_event_free(r->ev);
 	sp_audit_matcher_free(r->m);
@@ -485,10 +529,28 @@ SP_API void sp_audit_replay_free(struct sp_audit_replay *r)
 	free(r);
 }
 
+/* The output takes the format of the first input; a second format is refused. */
+static int out_claim(struct sp_audit_replay *r, int kind, const char *file)
+{
+	if (r->o.out_fd <= 0 || r->out_kind == kind)
+		return 0;
+	if (r->out_kind == OUT_NONE) {
+		r->out_kind = kind;
+		return kind == OUT_STREAM ? sp_audit_record_writer_new(r->o.out_fd, &r->ow) : 0;
+	}
+	if (r->o.diags)
+		sp_diags_add(r->o.diags, SP_SEV_ERROR, -EINVAL, file, 0, 0, 0,
+			     "output: audit.log and stream inputs cannot share one output");
+	return -EINVAL;
+}
+
 SP_API int sp_audit_replay_feed(struct sp_audit_replay *r, const char *file, const void *buf,
 				size_t len)
 {
-	int rc = sp_audit_log_feed(r->log, file, buf, len);
+	int rc = out_claim(r, OUT_LOG, file);
+	if (rc)
+		return rc;
+	rc = sp_audit_log_feed(r->log, file, buf, len);
 	return rc ? (r->err ? r->err : rc) : 0;
 }
 
@@ -498,7 +560,10 @@ SP_API int sp_audit_replay_stream(struct sp_audit_replay *r, const char *file, c
 	struct sp_audit_record_reader *rd;
 	struct sp_audit_decision d;
 	struct sp_diags local, *dg = r->o.diags;
-	int rc = sp_audit_record_reader_new(buf, len, &rd);
+	int rc = out_claim(r, OUT_STREAM, file);
+	if (rc)
+		return rc;
+	rc = sp_audit_record_reader_new(buf, len, &rd);
 	if (rc) {
 		if (dg)
 			sp_diags_add_offset(dg, SP_SEV_ERROR, rc, file, 0,
@@ -518,6 +583,8 @@ SP_API int sp_audit_replay_stream(struct sp_audit_replay *r, const char *file, c
 			r->st.kept++;
 			if ((rc = count_keys(r, &d)))
 				break;
+			if (r->ow && (rc = sp_audit_record_write(r->ow, r->ev)))
+				break;
 		} else {
 			r->st.dropped++;
 		}
@@ -535,6 +602,11 @@ SP_API int sp_audit_replay_finish(struct sp_audit_replay *r)
 	int rc = sp_audit_log_finish(r->log);
 	if (rc)
 		return r->err ? r->err : rc;
+	if (r->ow) {
+		rc = sp_audit_record_writer_finish(r->ow);	/* flushes and frees */
+		r->ow = NULL;
+		return rc;
+	}
 	return r->o.out_fd > 0 ? oflush(r) : 0;
 }
 

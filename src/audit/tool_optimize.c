@@ -17,8 +17,9 @@
  *  6. optionally (SP_AUDIT_TOOLS_HOT_NEVER) prepend one `never` rule per arch for the hot
  *     syscalls of the mix that no rule of the set can match.
  * Other lists keep their rules and order; a set with io_uring rules is left as loaded (their
- * priorities interleave with the exit list's).  The text is then parsed back and compared with
- * the original through the reference engine (tool_equiv); ->equivalent says whether it held.
+ * priorities interleave with the exit list's).  The text is then parsed back and checked twice:
+ * symbolically, projected onto every (arch, syscall) (symbolic_check below), and differentially
+ * through the reference engine (tool_equiv); ->equivalent says whether both held.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -313,6 +314,188 @@ static int hot_never(struct tool_set *s, const struct sp_audit_mix *mix, const c
 	return err;
 }
 
+/* ---- the symbolic check ----
+ *
+ * Project both sets onto every (arch, syscall): the exit-family rules whose mask holds the
+ * syscall and whose arch fields accept the arch, in priority order.  The original's projection
+ * loses its dead rules (never matching, or implied by an earlier rule: tool_implies) and rules
+ * with the same body as an earlier rule of the projection (identical conditions there).  Then
+ * the optimized projection must be the same rules (by body, fields in any order) in an order
+ * where every inverted pair is disjoint on that syscall or has the same action and key; with
+ * hot never rules, an extra `never` rule is allowed where no original rule can match.  Syscalls
+ * with the same projections are checked once.
+ */
+struct proj {
+	const struct tool_set *s;
+	const uint8_t *dead;
+	size_t words;
+};
+
+static int proj_allowed(const struct tool_rule *r, uint32_t arch, int32_t nr)
+{
+	if (!(r->k.mask[nr / 32] >> (nr % 32) & 1))
+		return 0;
+	for (uint32_t j = 0; j < r->k.field_count; j++)
+		if (r->k.fields[j].type == F_ARCH &&
+		    !audit_comparator(arch, r->k.fields[j].op, r->k.fields[j].val))
+			return 0;
+	return 1;
+}
+
+static int check_projection(const struct tool_set *o, const uint8_t *dead, const struct tool_set *p,
+			    uint32_t arch, int32_t nr, int hot, char *why, size_t len)
+{
+	size_t *oi = malloc((o->nexit + 1) * sizeof(*oi)), *pi = malloc((p->nexit + 1) * sizeof(*pi));
+	size_t *match = malloc((p->nexit + 1) * sizeof(*match));
+	uint8_t *used = calloc(o->nexit + 1, 1);
+	size_t no = 0, np = 0;
+	int ok = 0;
+	uint32_t only[KA_BITMASK_WORDS] = { 0 };
+	const char *an = sp_audit_arch_name(arch);
+
+	only[nr / 32] = 1u << (nr % 32);
+	if (!oi || !pi || !match || !used) {
+		snprintf(why, len, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < o->nexit; i++) {
+		if (dead[i] || !proj_allowed(&o->v[i], arch, nr))
+			continue;
+		int dup = 0;
+		for (size_t k = 0; k < no && !dup; k++)
+			dup = tool_same_body_unordered(&o->v[oi[k]], &o->v[i]);
+		if (!dup)
+			oi[no++] = i;
+	}
+	for (size_t i = 0; i < p->nexit; i++)
+		if (proj_allowed(&p->v[i], arch, nr))
+			pi[np++] = i;
+	for (size_t k = 0; k < np; k++) {
+		const struct tool_rule *r = &p->v[pi[k]];
+		match[k] = SIZE_MAX;
+		for (size_t m = 0; m < no && match[k] == SIZE_MAX; m++)
+			if (!used[m] && tool_same_body_unordered(&o->v[oi[m]], r)) {
+				used[m] = 1;
+				match[k] = m;
+			}
+		if (match[k] != SIZE_MAX)
+			continue;
+		int may = 0;
+		for (size_t m = 0; m < no && !may; m++)
+			may = rule_may_match(&o->v[oi[m]], arch, nr);
+		if (!hot || r->action != AA_NEVER || may) {
+			snprintf(why, len, "the rule of line %u has no counterpart for %s syscall %d",
+				 r->line, an ? an : "?", nr);
+			goto out;
+		}
+	}
+	for (size_t m = 0; m < no; m++)
+		if (!used[m]) {
+			snprintf(why, len, "the rule of line %u is lost for %s syscall %d",
+				 o->v[oi[m]].line, an ? an : "?", nr);
+			goto out;
+		}
+	for (size_t a = 0; a < np; a++)
+		for (size_t b = a + 1; b < np; b++) {
+			if (match[a] == SIZE_MAX || match[b] == SIZE_MAX || match[a] < match[b])
+				continue;
+			const struct tool_rule *x = &o->v[oi[match[a]]], *y = &o->v[oi[match[b]]];
+			if (!tool_same_effect(x, y) && !tool_disjoint(x, y, only)) {
+				snprintf(why, len, "the rules of lines %u and %u overlap on %s syscall %d "
+					 "and were swapped", y->line, x->line, an ? an : "?", nr);
+				goto out;
+			}
+		}
+	ok = 1;
+out:
+	free(oi);
+	free(pi);
+	free(match);
+	free(used);
+	return ok;
+}
+
+/* 1 proved, 0 not (why written), -ENOMEM. */
+static int symbolic_check(const struct tool_set *o, const struct tool_set *p, int hot, char *why,
+			  size_t len)
+{
+	uint32_t arches[16] = { SP_AUDIT_ARCH_X86_64, SP_AUDIT_ARCH_I386, 0x7fff0000u };
+	size_t narch = 3, nsig = 0, capsig = 0, words = (o->nexit + p->nexit + 63) / 64 + 1;
+	uint8_t *dead = calloc(o->nexit + 1, 1);
+	uint64_t *sigs = NULL, *cur = calloc(words, sizeof(uint64_t));
+	char tmp[160];
+	int result = 1;
+
+	if (!dead || !cur) {
+		free(dead);
+		free(cur);
+		return -ENOMEM;
+	}
+	for (int t = 0; t < 2; t++) {
+		const struct tool_set *s = t ? p : o;
+		for (size_t i = 0; i < s->nexit; i++)
+			for (uint32_t j = 0; j < s->v[i].k.field_count; j++) {
+				uint32_t v = s->v[i].k.fields[j].val;
+				int have = 0;
+				if (s->v[i].k.fields[j].type != F_ARCH)
+					continue;
+				for (size_t k = 0; k < narch; k++)
+					have |= arches[k] == v;
+				if (!have && narch < SP_ARRAY_SIZE(arches))
+					arches[narch++] = v;
+			}
+	}
+	for (size_t i = 0; i < o->nexit; i++) {
+		dead[i] = (uint8_t)tool_never_matches(&o->v[i], tmp, sizeof(tmp));
+		for (size_t j = 0; j < i && !dead[i]; j++)
+			dead[i] = (uint8_t)tool_implies(&o->v[i], &o->v[j]);
+	}
+	for (size_t a = 0; a < narch && result == 1; a++)
+		for (int32_t nr = 0; nr < KA_BITMASK_WORDS * 32 && result == 1; nr++) {
+			/* the signature: which rules of either set the projection holds */
+			memset(cur, 0, words * sizeof(uint64_t));
+			int any = 0;
+			for (size_t i = 0; i < o->nexit; i++)
+				if (proj_allowed(&o->v[i], arches[a], nr)) {
+					cur[i / 64] |= 1ull << (i % 64);
+					any = 1;
+				}
+			for (size_t i = 0; i < p->nexit; i++)
+				if (proj_allowed(&p->v[i], arches[a], nr)) {
+					size_t b = o->nexit + i;
+					cur[b / 64] |= 1ull << (b % 64);
+					any = 1;
+				}
+			if (!any && !hot)
+				continue;
+			int seen = 0;
+			for (size_t k = 0; k < nsig && !seen; k++)
+				seen = !memcmp(&sigs[k * words], cur, words * sizeof(uint64_t));
+			/* hot never rules depend on the syscall itself: no sharing then */
+			if (seen && !hot)
+				continue;
+			if (!hot) {
+				if (nsig == capsig) {
+					size_t nc = capsig ? capsig * 2 : 64;
+					uint64_t *ns = realloc(sigs, nc * words * sizeof(uint64_t));
+					if (!ns) {
+						result = -ENOMEM;
+						break;
+					}
+					sigs = ns;
+					capsig = nc;
+				}
+				memcpy(&sigs[nsig++ * words], cur, words * sizeof(uint64_t));
+			}
+			if (!check_projection(o, dead, p, arches[a], nr, hot, why, len))
+				result = 0;
+		}
+	free(sigs);
+	free(cur);
+	free(dead);
+	return result;
+}
+
 SP_API int sp_audit_optimize(const struct sp_audit_ruleset *rs, const struct sp_audit_tools_opts *o,
 			     struct sp_audit_optimize_result **out)
 {
@@ -378,6 +561,28 @@ SP_API int sp_audit_optimize(const struct sp_audit_ruleset *rs, const struct sp_
 	err = tool_set_load(&s2, outrs, fs, machine);
 	if (err)
 		goto fail_fs;
+	if (!has_uring && res->equivalent) {
+		struct tool_set so;
+		char why[512];
+		err = tool_set_load(&so, rs, fs, machine);
+		if (err) {
+			tool_set_release(&s2);
+			goto fail_fs;
+		}
+		int rc = symbolic_check(&so, &s2, o && (o->flags & SP_AUDIT_TOOLS_HOT_NEVER), why,
+					sizeof(why));
+		tool_set_release(&so);
+		if (rc < 0) {
+			tool_set_release(&s2);
+			err = rc;
+			goto fail_fs;
+		}
+		res->symbolic = rc;
+		if (!rc) {
+			res->equivalent = 0;
+			snprintf(res->witness, sizeof(res->witness), "symbolic check: %s", why);
+		}
+	}
 	res->rules_after = s2.nexit;
 	tool_mix_cost(&s2, mix, &res->rules_walk_after, &res->checks_after);
 	tool_set_release(&s2);

@@ -662,6 +662,25 @@ int tool_same_body(const struct tool_rule *a, const struct tool_rule *b)
 	return 1;
 }
 
+int tool_same_body_unordered(const struct tool_rule *a, const struct tool_rule *b)
+{
+	uint64_t used = 0;
+	if (a->list != b->list || a->action != b->action || a->k.field_count != b->k.field_count ||
+	    a->hash != b->hash || !key_equal(a, b))
+		return 0;
+	for (uint32_t i = 0; i < a->k.field_count; i++) {
+		int found = 0;
+		for (uint32_t j = 0; j < b->k.field_count && !found; j++)
+			if (!(used >> j & 1) && kfield_equal(a, &a->k.fields[i], b, &b->k.fields[j])) {
+				used |= 1ull << j;
+				found = 1;
+			}
+		if (!found)
+			return 0;
+	}
+	return 1;
+}
+
 int tool_implies(const struct tool_rule *a, const struct tool_rule *b)
 {
 	struct rule_facts fa, fb;

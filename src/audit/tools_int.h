@@ -9,8 +9,9 @@
  * its wire form (decoded, for printing) and its kernel form (struct audit_krule: class bits
  * expanded, auid=-1 turned into loginuid_set), which is what the analyses read.
  *
- * Invariants: every rule in a set was accepted by sp_audit_ref_add over tool_set.fs; the wire
- * field i and the kernel field i describe the same field.
+ * Invariants: every rule in a set was accepted by sp_audit_ref_add over tool_set.fs (or is a
+ * generated hot `never` rule); the wire field i and the kernel field i describe the same field
+ * (optimize permutes and widens both together; blob keeps the bytes the rule was loaded from).
  */
 #ifndef SP_AUDIT_TOOLS_INT_H
 #define SP_AUDIT_TOOLS_INT_H
@@ -89,6 +90,8 @@ int tool_field_always(const struct audit_kfield *f);
 int tool_never_matches(const struct tool_rule *r, char *why, size_t len);
 /* All non-mask parts equal (fields in order, action, list, key). */
 int tool_same_body(const struct tool_rule *a, const struct tool_rule *b);
+/* The same, fields in any order. */
+int tool_same_body_unordered(const struct tool_rule *a, const struct tool_rule *b);
 
 /* ---- cost model ---- */
 

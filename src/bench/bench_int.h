@@ -141,4 +141,56 @@ void bench_json_num(FILE *f, double x);
 
 #define BENCH_NOISY_PCT 3.0		/* flag pstdev/mean above this */
 
+/* ---- kept results (report.c): what the summary and the HTML page need of one case ---- */
+
+struct bench_kept_var {
+	const char *name;		/* the suite's variant name (static) */
+	int err;			/* -errno of a skipped variant; the rest is then NAN */
+	double med, min, max;		/* wall ns per op over the rounds */
+	double cpu_med, cpu_min, cpu_max;	/* process CPU ns per op over the rounds */
+	double ratio, rmin, rmax;	/* median ratio to the baseline; per-round ratio range */
+	double cpu_ratio;		/* the same for process CPU time */
+	double cg_d1, cg_ir;		/* callgrind D1 misses and Ir per op (NAN: not measured) */
+};
+
+struct bench_kept_case {
+	const struct sp_bench_suite *s;
+	const char *name;		/* the case name (static) */
+	unsigned reps;
+	int pinned;			/* 0: the suite runs its own threads (CPU time matters) */
+	char cg_err[160];		/* why callgrind figures are missing, or "" */
+	char cg_geom[80];		/* "" without --cachegrind */
+	char *context;			/* the suite's context when the case ran (NULL: none) */
+	size_t nv;
+	struct bench_kept_var *v;
+};
+
+struct sp_bench_results {
+	struct bench_kept_case *c;
+	size_t n, cap;
+	int stream_fd;			/* > 0: each case added is also sent there at once */
+};
+
+/* Keep the figures of case r.  0 or -ENOMEM. */
+int bench_results_add(struct sp_bench_results *res, const struct bench_case_res *r);
+/*
+ * Send kept cases and then a status over fd / receive them, appended to res, with that status.
+ * Only between a process and its fork() child: records carry pointers into the program image
+ * (suite, case and variant names).  send_case: one case (what bench_results_add does when
+ * stream_fd is set); send_end: the status.  recv: 0, -EPIPE when the stream ends without the
+ * status (the child died), -ENOMEM or -EIO.  Add returns send_case's -EIO too.
+ */
+int bench_results_send_case(const struct bench_kept_case *k, int fd);
+int bench_results_send_end(int fd, int status);
+int bench_results_recv(struct sp_bench_results *res, int fd, int *status);
+/* The case the summary quotes for suite s (its headline case, else its last kept case), and
+ * the variant it names first (the headline variant, else the fastest non-baseline). */
+const struct bench_kept_case *bench_results_headline(const struct sp_bench_results *res,
+						     const struct sp_bench_suite *s, size_t *vi);
+/* One summary line for suite s (no newline printed when s has no kept case: returns 0). */
+int bench_summary_line(FILE *f, const struct sp_bench_results *res, const struct sp_bench_suite *s);
+/* The suite's headline (case, variant) named in registry.c, or NULLs. */
+void bench_registry_headline(const struct sp_bench_suite *s, const char **case_name,
+			     const char **variant);
+
 #endif

@@ -12,12 +12,18 @@
  * With --cachegrind the case is then re-run under callgrind (callgrind.c) for exact Ir and
  * D1 misses per op.  In the callgrind child (opts->cg_child) each variant runs once between
  * CALLGRIND_ZERO_STATS and CALLGRIND_DUMP_STATS_AT and nothing is reported.
+ * A budget (opts->budget_s) scales the sample time so the estimated rounds fit 70 % of it and,
+ * after warm-up, cuts each case to the rounds (>= 3) that fit its equal part of the budget.
+ * sp_bench_run_isolated runs a suite in a fork()ed child that streams each kept case back over a
+ * pipe (report.c), so one suite's process-wide state never reaches the next.
  */
 #include <errno.h>
 #include <math.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
 #include <valgrind/callgrind.h>
 
 #include "base/compiler.h"
@@ -116,8 +122,8 @@ static void run_case_cg_child(const struct sp_bench_suite *s, const struct sp_be
 }
 
 static int run_case(const struct sp_bench_suite *s, size_t ci, const struct sp_bench_opts *o,
-		    unsigned reps, double target_ns, struct bench_counters *ctr, int cpu,
-		    const char *geom, FILE *prog)
+		    unsigned reps, double target_ns, double budget_ns, struct bench_counters *ctr,
+		    int cpu, const char *geom, FILE *prog)
 {
 	const struct sp_bench_case *c = &s->cases[ci];
 	const size_t nv = s->nvariants;
@@ -161,6 +167,12 @@ static int run_case(const struct sp_bench_suite *s, size_t ci, const struct sp_b
 		uint64_t t0 = bench_now_ns();
 		vr->v->run(vr->state, vr->ops);
 		round_ns += (double)(bench_now_ns() - t0);
+	}
+	/* Over its share of the budget: fewer rounds (never fewer than 3, so a median exists). */
+	if (budget_ns > 0 && round_ns * reps > budget_ns) {
+		double fit = budget_ns / (round_ns > 1 ? round_ns : 1);
+		reps = fit < 3 ? 3 : (unsigned)fit;
+		r.reps = reps;
 	}
 	if (prog) {
 		fprintf(prog, "bench %s [%s]: %u rounds (~%.1f s), ops/sample", s->name, c->name,
@@ -223,13 +235,14 @@ static int run_case(const struct sp_bench_suite *s, size_t ci, const struct sp_b
 		if (r.cg_err && o->json && prog)
 			fprintf(prog, "bench %s [%s]: callgrind: %s\n", s->name, c->name, r.cg_err);
 	}
+	int rc = o->results ? bench_results_add(o->results, &r) : 0;
 	if (o->json)
 		bench_report_json(o->out, &r);
 	else
 		bench_report_table(o->out, &r);
 	fflush(o->out);
 	free_case(&r, nv);
-	return 0;
+	return rc;
 }
 
 static unsigned eff_reps(const struct sp_bench_opts *o)
@@ -237,9 +250,35 @@ static unsigned eff_reps(const struct sp_bench_opts *o)
 	return o->reps ? o->reps : o->quick ? 5 : 11;
 }
 
-static double eff_sample_ms(const struct sp_bench_opts *o)
+static size_t n_selected(const struct sp_bench_suite *s, const struct sp_bench_opts *o)
 {
-	return o->min_sample_ms > 0 ? o->min_sample_ms : o->quick ? 1 : 5;
+	size_t nsel = 0;
+	for (size_t ci = 0; ci < s->ncases; ci++)
+		nsel += case_selected(&s->cases[ci], o);
+	return nsel;
+}
+
+/* Seconds of timed rounds plus calibration and warm-up (about 3 samples per variant). */
+static double rounds_s(const struct sp_bench_suite *s, const struct sp_bench_opts *o, double ms)
+{
+	return (double)n_selected(s, o) * (double)s->nvariants * (eff_reps(o) + 3) * ms / 1000.0;
+}
+
+/*
+ * The sample time: --sample-ms, else 5 ms (1 ms quick), scaled down (to >= 0.2 ms) so the rounds
+ * take at most 70 % of a budget; the rest is left for setup, which the estimate cannot see.
+ */
+static double eff_sample_ms(const struct sp_bench_suite *s, const struct sp_bench_opts *o)
+{
+	double ms = o->min_sample_ms > 0 ? o->min_sample_ms : o->quick ? 1 : 5;
+	if (o->budget_s > 0 && !s->fixed_ops) {
+		double est = rounds_s(s, o, ms), cap = 0.7 * o->budget_s;
+		if (est > cap)
+			ms *= cap / est;
+		if (ms < 0.2)
+			ms = 0.2;
+	}
+	return ms;
 }
 
 double sp_bench_estimate(const struct sp_bench_suite *s, const struct sp_bench_opts *o)
@@ -247,13 +286,11 @@ double sp_bench_estimate(const struct sp_bench_suite *s, const struct sp_bench_o
 	struct sp_bench_opts def = { .sz = sizeof(def) };
 	if (!o)
 		o = &def;
-	if (!s || s->fixed_ops)
+	if (!s)
 		return -1;
-	size_t nsel = 0;
-	for (size_t ci = 0; ci < s->ncases; ci++)
-		nsel += case_selected(&s->cases[ci], o);
-	/* calibration + warm-up cost about 3 samples per variant */
-	return (double)nsel * (double)s->nvariants * (eff_reps(o) + 3) * eff_sample_ms(o) / 1000.0;
+	if (s->fixed_ops)
+		return o->budget_s > 0 ? o->budget_s : -1;	/* rounds are cut to fit */
+	return rounds_s(s, o, eff_sample_ms(s, o));
 }
 
 int sp_bench_run(const struct sp_bench_suite *s, const struct sp_bench_opts *o)
@@ -269,9 +306,7 @@ int sp_bench_run(const struct sp_bench_suite *s, const struct sp_bench_opts *o)
 		if (!s->variants[vi].setup || !s->variants[vi].run)
 			return -EINVAL;
 
-	size_t nsel = 0;
-	for (size_t ci = 0; ci < s->ncases; ci++)
-		nsel += case_selected(&s->cases[ci], o);
+	size_t nsel = n_selected(s, o);
 	if (!nsel)
 		return -ENOENT;
 
@@ -286,7 +321,8 @@ int sp_bench_run(const struct sp_bench_suite *s, const struct sp_bench_opts *o)
 	if (!eff.out)
 		eff.out = stdout;
 	unsigned reps = eff_reps(o);
-	double ms = eff_sample_ms(o);
+	double ms = eff_sample_ms(s, o);
+	double case_budget_ns = o->budget_s > 0 ? o->budget_s * 1e9 / (double)nsel : 0;
 	FILE *prog = o->progress;
 
 	char geombuf[80];
@@ -302,8 +338,9 @@ int sp_bench_run(const struct sp_bench_suite *s, const struct sp_bench_opts *o)
 		double est = sp_bench_estimate(s, o);
 		if (s->fixed_ops)
 			fprintf(prog, "bench %s: %zu case(s) x %zu variants x %u rounds of %llu %s "
-				"(time depends on the machine)%s\n", s->name, nsel, s->nvariants,
-				reps, (unsigned long long)s->fixed_ops, s->unit,
+				"(%s)%s\n", s->name, nsel, s->nvariants, reps,
+				(unsigned long long)s->fixed_ops, s->unit, o->budget_s > 0
+				? "rounds cut if over the budget" : "time depends on the machine",
 				geom ? "; --cachegrind re-runs each case under valgrind" : "");
 		else
 			fprintf(prog, "bench %s: %zu case(s) x %zu variants x %u rounds, "
@@ -320,9 +357,70 @@ int sp_bench_run(const struct sp_bench_suite *s, const struct sp_bench_opts *o)
 	int rc = 0;
 	for (size_t ci = 0; ci < s->ncases && !rc; ci++)
 		if (case_selected(&s->cases[ci], o))
-			rc = run_case(s, ci, &eff, reps, ms * 1e6, &ctr, cpu, geom, prog);
+			rc = run_case(s, ci, &eff, reps, ms * 1e6, case_budget_ns, &ctr, cpu,
+				      geom, prog);
 	bench_counters_close(&ctr);
 	if (cpu >= 0)
 		sched_setaffinity(0, sizeof(saved), &saved);
 	return rc;
+}
+
+int sp_bench_run_isolated(const struct sp_bench_suite *s, const struct sp_bench_opts *o)
+{
+	struct sp_bench_opts def = { .sz = sizeof(def) };
+	int fd[2], status = 0;
+
+	if (!o)
+		o = &def;
+	FILE *out = o->out ? o->out : stdout;
+	fflush(out);
+	if (o->progress)
+		fflush(o->progress);
+	if (pipe(fd))
+		return -errno;
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = -errno;
+		close(fd[0]);
+		close(fd[1]);
+		return e;
+	}
+	if (!pid) {
+		/* The child: run (sending each kept case), flush, send the status, and leave
+		 * without running the parent's atexit handlers or flushing its copies of other
+		 * streams. */
+		struct sp_bench_results *mine = NULL;
+		struct sp_bench_opts co = *o;
+		close(fd[0]);
+		int rc = o->results ? sp_bench_results_new(&mine) : 0;
+		if (mine)
+			mine->stream_fd = fd[1];	/* each case goes out as it ends */
+		co.results = mine;
+		if (!rc)
+			rc = sp_bench_run(s, &co);
+		fflush(out);
+		if (o->progress)
+			fflush(o->progress);
+		int sent = bench_results_send_end(fd[1], rc);
+		sp_bench_results_free(mine);
+		_exit(sent ? 1 : 0);
+	}
+	close(fd[1]);
+	int rc = 0;
+	int got = o->results ? bench_results_recv(o->results, fd[0], &rc)
+			     : bench_results_recv(&(struct sp_bench_results){ 0 }, fd[0], &rc);
+	close(fd[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!got)
+		return rc;
+	if (o->progress) {
+		if (WIFSIGNALED(status))
+			fprintf(o->progress, "bench %s: the suite's process died by signal %d "
+				"(%s)\n", s->name, WTERMSIG(status), strsignal(WTERMSIG(status)));
+		else
+			fprintf(o->progress, "bench %s: the suite's process ended without results "
+				"(exit status %d)\n", s->name, WEXITSTATUS(status));
+	}
+	return -ECHILD;
 }

@@ -7,10 +7,16 @@
  * exact Ir and D1 misses per op.  A '!' marks pstdev/mean > 3 %.
  * JSON Lines: one object per variant x metric with the statistics and the raw per-round samples;
  * every object is complete on its own line, so output of several suites concatenates.
+ * Kept results (sp_bench_results) hold what the summary and the HTML page need of each case:
+ * medians, ranges and ratios of wall and CPU time, callgrind figures, a copy of the context.  They
+ * cross fork() as raw records (pointers into the program image stay valid in a child).  The
+ * summary prints one line per suite: its headline case and variant (registry.c).
  */
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench/bench_int.h"
 
@@ -293,5 +299,315 @@ void bench_report_json(FILE *f, const struct bench_case_res *r)
 				fputs("]}\n", f);
 			}
 		}
+	}
+}
+
+/* ---- kept results and the summary ---- */
+
+int sp_bench_results_new(struct sp_bench_results **out)
+{
+	*out = calloc(1, sizeof(**out));
+	return *out ? 0 : -ENOMEM;
+}
+
+void sp_bench_results_free(struct sp_bench_results *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->n; i++) {
+		free(r->c[i].v);
+		free(r->c[i].context);
+	}
+	free(r->c);
+	free(r);
+}
+
+size_t sp_bench_results_count(const struct sp_bench_results *r)
+{
+	return r ? r->n : 0;
+}
+
+int bench_results_add(struct sp_bench_results *res, const struct bench_case_res *r)
+{
+	const struct sp_bench_suite *s = r->s;
+	const struct bench_var_res *b = baseline(r);
+
+	if (res->n == res->cap) {
+		size_t cap = res->cap ? 2 * res->cap : 16;
+		struct bench_kept_case *c = realloc(res->c, cap * sizeof(*c));
+		if (!c)
+			return -ENOMEM;
+		res->c = c;
+		res->cap = cap;
+	}
+	struct bench_kept_case *k = &res->c[res->n];
+	memset(k, 0, sizeof(*k));
+	k->v = calloc(s->nvariants, sizeof(*k->v));
+	if (!k->v)
+		return -ENOMEM;
+	k->s = s;
+	k->name = r->c->name;
+	k->reps = r->reps;
+	k->pinned = r->cpu >= 0;
+	if (r->cg_err)
+		snprintf(k->cg_err, sizeof(k->cg_err), "%s", r->cg_err);
+	if (s->context && !(k->context = strdup(s->context))) {
+		free(k->v);
+		return -ENOMEM;
+	}
+	if (r->cg_geom)
+		snprintf(k->cg_geom, sizeof(k->cg_geom), "%s", r->cg_geom);
+	k->nv = s->nvariants;
+	for (size_t vi = 0; vi < s->nvariants; vi++) {
+		const struct bench_var_res *vr = &r->vr[vi];
+		struct bench_kept_var *kv = &k->v[vi];
+		struct bench_stats st;
+		struct bench_ratio q = { NAN, NAN, NAN }, qc = { NAN, NAN, NAN };
+
+		kv->name = vr->v->name;
+		kv->err = vr->err;
+		kv->med = kv->min = kv->max = kv->cpu_med = kv->cpu_min = kv->cpu_max = NAN;
+		kv->ratio = kv->rmin = kv->rmax = kv->cpu_ratio = NAN;
+		kv->cg_d1 = kv->cg_ir = NAN;
+		if (vr->err)
+			continue;
+		bench_stats_compute(vr->m[BENCH_M_NS], r->reps, &st);
+		kv->med = st.median;
+		kv->min = st.min;
+		kv->max = st.max;
+		bench_stats_compute(vr->m[BENCH_M_CPU], r->reps, &st);
+		kv->cpu_med = st.median;
+		kv->cpu_min = st.min;
+		kv->cpu_max = st.max;
+		if (b) {
+			bench_ratio_compute(vr->m[BENCH_M_NS], b->m[BENCH_M_NS], r->reps, &q);
+			bench_ratio_compute(vr->m[BENCH_M_CPU], b->m[BENCH_M_CPU], r->reps, &qc);
+		}
+		kv->ratio = q.median;
+		kv->rmin = q.min;
+		kv->rmax = q.max;
+		kv->cpu_ratio = qc.median;
+		kv->cg_d1 = vr->cg_d1;
+		kv->cg_ir = vr->cg_ir;
+	}
+	res->n++;
+	return res->stream_fd > 0 ? bench_results_send_case(k, res->stream_fd) : 0;
+}
+
+const struct bench_kept_case *bench_results_headline(const struct sp_bench_results *res,
+						     const struct sp_bench_suite *s, size_t *vi)
+{
+	const char *hc = NULL, *hv = NULL;
+	const struct bench_kept_case *k = NULL, *last = NULL;
+
+	bench_registry_headline(s, &hc, &hv);
+	for (size_t i = 0; res && i < res->n; i++) {
+		if (res->c[i].s != s)
+			continue;
+		last = &res->c[i];
+		if (hc && !strcmp(last->name, hc))
+			k = last;
+	}
+	if (!k)
+		k = last;	/* no headline case kept: the last case */
+	if (!k)
+		return NULL;
+	*vi = 0;
+	double best = NAN;
+	for (size_t j = 1; j < k->nv; j++) {
+		const struct bench_kept_var *v = &k->v[j];
+		double q = k->pinned ? v->ratio : v->cpu_ratio;	/* the metric summarised */
+		if (v->err || !isfinite(q))
+			continue;
+		if (hv && !strcmp(v->name, hv)) {
+			*vi = j;
+			break;
+		}
+		if (!*vi || q < best) {
+			*vi = j;
+			best = q;
+		}
+	}
+	return k;
+}
+
+/* About 3 significant digits without an exponent: 0.512, 12.3, 951, 1234. */
+static void fmt_sig(char *buf, size_t len, double x)
+{
+	double a = fabs(x);
+	snprintf(buf, len, "%.*f", a >= 100 || !isfinite(x) ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : 3, x);
+}
+
+int bench_summary_line(FILE *f, const struct sp_bench_results *res, const struct sp_bench_suite *s)
+{
+	size_t hv;
+	const struct bench_kept_case *k = bench_results_headline(res, s, &hv);
+	if (!k)
+		return 0;
+	const struct bench_kept_var *b = &k->v[0];
+	const char *unit = s->unit ? s->unit : "op";
+	const char *what = k->pinned ? "ns" : "cpu-ns";
+
+	fprintf(f, "  %-12s %s: ", s->name, k->name);
+	if (b->err || !hv) {
+		fprintf(f, "n/a (%s)\n", b->err ? "baseline skipped" : "no variant measured");
+		return 1;
+	}
+	const struct bench_kept_var *h = &k->v[hv];
+	double bv = k->pinned ? b->med : b->cpu_med, hvv = k->pinned ? h->med : h->cpu_med;
+	double q = k->pinned ? h->ratio : h->cpu_ratio;
+	const char *tu;
+	double sc = time_scale(bv, &tu);
+	char hs[24], bs[24];
+	fmt_sig(hs, sizeof(hs), hvv / sc);
+	fmt_sig(bs, sizeof(bs), bv / sc);
+	fprintf(f, "%s %.3gx of %s %s/%s (%s vs %s %s)", h->name, q, b->name, what, unit, hs, bs,
+		tu);
+	int first = 1;
+	for (size_t j = 1; j < k->nv; j++) {
+		if (j == hv)
+			continue;
+		const struct bench_kept_var *v = &k->v[j];
+		double vq = k->pinned ? v->ratio : v->cpu_ratio;
+		fprintf(f, "%s%s ", first ? "; " : ", ", v->name);
+		if (v->err || !isfinite(vq))
+			fputs("n/a", f);
+		else
+			fprintf(f, "%.3gx", vq);
+		first = 0;
+	}
+	if (isfinite(h->cg_d1) && isfinite(b->cg_d1))
+		fprintf(f, "; D1 misses/%s %.3g vs %.3g", unit, h->cg_d1, b->cg_d1);
+	fputc('\n', f);
+	return 1;
+}
+
+void sp_bench_summary(FILE *f, const struct sp_bench_results *r)
+{
+	const struct sp_bench_suite *seen[64];
+	size_t nseen = 0;
+
+	if (!r || !r->n)
+		return;
+	fprintf(f, "\nsummary: headline case per experiment; ratio = median time per op / the "
+		"baseline's (< 1 is faster), cpu-ns for suites running their own threads\n");
+	for (size_t i = 0; i < r->n; i++) {
+		const struct sp_bench_suite *s = r->c[i].s;
+		size_t j;
+		for (j = 0; j < nseen && seen[j] != s; j++)
+			;
+		if (j < nseen)
+			continue;
+		if (nseen < sizeof(seen) / sizeof(seen[0]))
+			seen[nseen++] = s;
+		bench_summary_line(f, r, s);
+	}
+}
+
+/* ---- kept results across fork(): a child runs a suite, the parent keeps its cases ---- */
+
+enum { KEPT_CASE = 0x4b435345, KEPT_END = 0x4b454e44 };	/* "KCSE", "KEND" */
+
+static int write_all(int fd, const void *p, size_t n)
+{
+	for (const char *c = p; n;) {
+		ssize_t w = write(fd, c, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -EIO;
+		c += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* 0, or -EPIPE at end of stream (also mid-record), -EIO on error. */
+static int read_all(int fd, void *p, size_t n)
+{
+	for (char *c = p; n;) {
+		ssize_t r = read(fd, c, n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -EIO;
+		if (!r)
+			return -EPIPE;
+		c += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+int bench_results_send_case(const struct bench_kept_case *k, int fd)
+{
+	uint32_t tag = KEPT_CASE;
+	uint64_t clen = k->context ? strlen(k->context) : UINT64_MAX;
+	int rc = write_all(fd, &tag, sizeof(tag));
+	rc = rc ? rc : write_all(fd, k, sizeof(*k));
+	rc = rc ? rc : write_all(fd, k->v, k->nv * sizeof(*k->v));
+	rc = rc ? rc : write_all(fd, &clen, sizeof(clen));
+	return rc || !k->context ? rc : write_all(fd, k->context, clen);
+}
+
+int bench_results_send_end(int fd, int status)
+{
+	uint32_t tag = KEPT_END;
+	int32_t st = status;
+	int rc = write_all(fd, &tag, sizeof(tag));
+	return rc ? rc : write_all(fd, &st, sizeof(st));
+}
+
+int bench_results_recv(struct sp_bench_results *res, int fd, int *status)
+{
+	for (;;) {
+		uint32_t tag;
+		int rc = read_all(fd, &tag, sizeof(tag));
+		if (rc)
+			return rc;
+		if (tag == KEPT_END) {
+			int32_t st;
+			if ((rc = read_all(fd, &st, sizeof(st))))
+				return rc;
+			*status = st;
+			return 0;
+		}
+		if (tag != KEPT_CASE)
+			return -EIO;
+		struct bench_kept_case k;
+		uint64_t clen;
+		if ((rc = read_all(fd, &k, sizeof(k))))
+			return rc;
+		k.v = NULL;
+		k.context = NULL;
+		if (k.nv > 4096)
+			return -EIO;
+		k.v = malloc(k.nv * sizeof(*k.v) + 1);
+		if (!k.v)
+			return -ENOMEM;
+		rc = read_all(fd, k.v, k.nv * sizeof(*k.v));
+		rc = rc ? rc : read_all(fd, &clen, sizeof(clen));
+		if (!rc && clen != UINT64_MAX) {
+			k.context = clen < (1u << 20) ? malloc(clen + 1) : NULL;
+			rc = k.context ? read_all(fd, k.context, clen) : -ENOMEM;
+			if (!rc)
+				k.context[clen] = 0;
+		}
+		if (!rc && res->n == res->cap) {
+			size_t cap = res->cap ? 2 * res->cap : 16;
+			struct bench_kept_case *c = realloc(res->c, cap * sizeof(*c));
+			if (c) {
+				res->c = c;
+				res->cap = cap;
+			} else {
+				rc = -ENOMEM;
+			}
+		}
+		if (rc) {
+			free(k.v);
+			free(k.context);
+			return rc;
+		}
+		res->c[res->n++] = k;
 	}
 }

@@ -238,9 +238,12 @@ static const struct sp_bench_case malloc_cases[] = {
 	{ "git", &p_git, 0 },
 };
 
-#define V(i) { malloc_vars[i].name, setup_##i, run_var, teardown_var }
+/* Names repeated as literals: an initializer must be a constant expression (clang rejects
+ * malloc_vars[i].name); keep them in the order and spelling of malloc_vars[]. */
+#define V(i, n) { n, setup_##i, run_var, teardown_var }
 static const struct sp_bench_variant malloc_variants[] = {
-	V(0), V(1), V(2), V(3), V(4), V(5), V(6), V(7),
+	V(0, "glibc"), V(1, "glibc-perturb"), V(2, "mimalloc"), V(3, "jemalloc"), V(4, "secpath"),
+	V(5, "secpath-alloc"), V(6, "secpath-free"), V(7, "secpath-free-optout"),
 };
 
 const struct sp_bench_suite bench_suite_malloc = {

@@ -25,7 +25,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <urcu.h>
 #include <valgrind/valgrind.h>
 
 #include <sepol/policydb/policydb.h>
@@ -61,7 +60,6 @@ static struct {
 } in;
 
 static char context_buf[1400];
-static int rcu_registered;
 static size_t decide_bytes;
 static size_t mem_bytes[5], idx_bytes[4], acct_bytes[4];	/* per variant (0 libsepol) */
 
@@ -333,12 +331,10 @@ static int setup(const void *param, void **state, int variant)
 		mem_bytes[variant] = after - before;
 	note_context();
 	if (s->kc == C_AVC) {
-		if (!rcu_registered) {	/* once per process: the harness runs on one thread */
-			rcu_register_thread();
-			rcu_registered = 1;
-		}
+		sp_avc_reader_register();	/* nests: the harness runs on one thread */
 		struct sp_avc_opts ao = { .sz = sizeof(ao) };
 		if ((rc = sp_avc_create(s->p, &ao, &s->avc))) {
+			sp_avc_reader_unregister();
 			sp_policy_free(s->p);
 			free(s);
 			return rc;
@@ -357,8 +353,10 @@ static int setup_flat(const void *p, void **st) { return setup(p, st, 3); }
 static void teardown(void *state)
 {
 	struct pstate *s = state;
-	if (s->avc)
+	if (s->avc) {
 		sp_avc_free(s->avc);
+		sp_avc_reader_unregister();
+	}
 	sp_policy_free(s->p);
 	if (s->sdb)
 		sepol.db_free(s->sdb);

@@ -11,7 +11,8 @@
  * one; a boolean change shares the old policy's immutable core (only the conditional state is
  * rebuilt), as the kernel's security_set_bools duplicates only the conditional part.
  *
- * Threads calling sp_avc_lookup must be registered with liburcu (rcu_register_thread).
+ * Threads calling sp_avc_lookup must be registered with liburcu: sp_avc_reader_register() wraps
+ * rcu_register_thread() with a per-thread nesting count (only the outermost call registers).
  * Statistics are relaxed atomics, the counterpart of the kernel's per-CPU counters.
  */
 #include <errno.h>
@@ -24,6 +25,21 @@
 #include "policy/policy_int.h"
 
 #define AVC_RECLAIM 16
+
+/* per-thread nesting of sp_avc_reader_register (the registration itself is liburcu's) */
+static _Thread_local unsigned avc_reader_depth;
+
+SP_API void sp_avc_reader_register(void)
+{
+	if (!avc_reader_depth++)
+		rcu_register_thread();
+}
+
+SP_API void sp_avc_reader_unregister(void)
+{
+	if (avc_reader_depth && !--avc_reader_depth)
+		rcu_unregister_thread();
+}
 
 struct avc_node {
 	struct cds_hlist_node h;

@@ -395,6 +395,31 @@ static char *cf_join(const struct sp_allocator *a, const char *const *parts, int
 	return s;
 }
 
+SP_API size_t sp_policy_cond_bools(const struct sp_policy *p, uint32_t cond, uint32_t *out,
+				   size_t max)
+{
+	const struct policy_core *k = p->core;
+	if (!cond || cond > k->ncnode)
+		return 0;
+	const struct policy_cond_node *n = &k->cnode[cond - 1];
+	size_t cnt = 0;
+	/* distinct booleans in ascending order: repeated minimum extraction (expressions are short) */
+	for (uint32_t last = 0;;) {
+		uint32_t next = UINT32_MAX;
+		for (uint32_t j = 0; j < n->nexpr; j++) {
+			const struct policy_cond_expr *e = &k->cexpr[n->expr_off + j];
+			if (e->type == 1 && e->boolv > last && e->boolv < next)
+				next = e->boolv;
+		}
+		if (next == UINT32_MAX)
+			return cnt;
+		if (cnt < max)
+			out[cnt] = next;
+		cnt++;
+		last = next;
+	}
+}
+
 SP_API int sp_policy_cond_format(const struct sp_policy *p, uint32_t cond, char *buf, size_t len)
 {
 	const struct policy_core *k = p->core;
@@ -515,6 +540,76 @@ SP_API int sp_policy_compute_av(const struct sp_policy *p, uint32_t s, uint32_t 
 	avd->allowed = av[0], avd->auditallow = av[1], avd->auditdeny = av[2];
 	avd->flags = (k->type_flags[s] & 2) ? SP_AVD_FLAGS_PERMISSIVE : 0;
 	avd->seqno = p->seqno;
+	return 0;
+}
+
+/* services_compute_xperms_decision: fold one xperm entry into xd */
+static void xperms_fold(const struct sp_avtab_entry *e, struct sp_xperms_decision *xd)
+{
+	const struct sp_avtab_xperms *x = e->xperms;
+	int all;
+	if (x->kind == 2)
+		all = 1;
+	else if (x->kind == 1 && x->driver == xd->driver)
+		all = 0;
+	else
+		return;
+	if (all && !(x->perms[xd->driver >> 5] >> (xd->driver & 31) & 1))
+		return;
+	uint32_t *dst;
+	switch (e->specified & SP_AVTAB_XPERMS) {
+	case SP_AVTAB_XPERMS_ALLOWED:
+		xd->used |= SP_XPERMS_USED_ALLOWED, dst = xd->allowed;
+		break;
+	case SP_AVTAB_XPERMS_AUDITALLOW:
+		xd->used |= SP_XPERMS_USED_AUDITALLOW, dst = xd->auditallow;
+		break;
+	default:
+		xd->used |= SP_XPERMS_USED_DONTAUDIT, dst = xd->dontaudit;
+		break;
+	}
+	for (int i = 0; i < 8; i++)
+		dst[i] |= all ? ~0u : x->perms[i];
+}
+
+/* every xperm entry of (s, t, c) in table t (conditional: enabled ones) into xd */
+static int xperms_table(const struct policy_avtab *t, int cond, uint16_t s, uint16_t tt,
+			uint16_t c, struct sp_xperms_decision *xd)
+{
+	struct sp_avtab_entry buf[16], *e = buf;
+	size_t n = policy_avtab_lookup(t, s, tt, c, SP_AVTAB_XPERMS, buf, SP_ARRAY_SIZE(buf));
+	if (n > SP_ARRAY_SIZE(buf)) {
+		if (!(e = malloc(n * sizeof(*e))))
+			return -ENOMEM;
+		n = policy_avtab_lookup(t, s, tt, c, SP_AVTAB_XPERMS, e, n);
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!cond || (e[i].specified & SP_AVTAB_ENABLED))
+			xperms_fold(&e[i], xd);
+	if (e != buf)
+		free(e);
+	return 0;
+}
+
+SP_API int sp_policy_compute_xperms(const struct sp_policy *p, uint32_t s, uint32_t t, uint32_t c,
+				    uint8_t driver, struct sp_xperms_decision *xd)
+{
+	const struct policy_core *k = p->core;
+	if (check_args(k, s, t, c))
+		return -EINVAL;
+	memset(xd, 0, sizeof(*xd));
+	xd->driver = driver;
+	if (!k->nxperms)		/* no xperm rule in either table */
+		return 0;
+	for (uint32_t i = k->attr_off[s]; i < k->attr_off[s + 1]; i++)
+		for (uint32_t j = k->attr_off[t]; j < k->attr_off[t + 1]; j++) {
+			uint16_t a = (uint16_t)k->attr_v[i], b = (uint16_t)k->attr_v[j];
+			int rc = xperms_table(&k->te_tab, 0, a, b, (uint16_t)c, xd);
+			if (!rc)
+				rc = xperms_table(&p->cs.tab, 1, a, b, (uint16_t)c, xd);
+			if (rc)
+				return rc;
+		}
 	return 0;
 }
 

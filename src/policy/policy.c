@@ -360,7 +360,8 @@ SP_API size_t sp_policy_avtab_lookup(const struct sp_policy *p, int cond, uint16
 SP_API int sp_policy_avtab_search(const struct sp_policy *p, int cond, uint16_t s, uint16_t t,
 				  uint16_t c, uint16_t mask, uint32_t *data)
 {
-	return policy_avtab_search(cond ? &p->cs.tab : &p->core->te_tab, s, t, c, mask, data);
+	const struct policy_avtab *tab = cond ? &p->cs.tab : &p->core->te_tab;
+	return tab->search(tab, s, t, c, mask & (uint16_t)~SP_AVTAB_ENABLED, data);
 }
 
 SP_API size_t sp_policy_avtab_count(const struct sp_policy *p, int cond)

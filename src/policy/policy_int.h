@@ -43,12 +43,13 @@ struct array_node {
 };
 
 /*
- * flat: one 64-byte bucket holds six entries, keys and data side by side (struct of arrays
- * inside the line), the six 4-bit kind codes, the count and an overflow bit in `meta`.
- * A key's home bucket is fastrange(hash(s,t,c)); all entries of a triple share the home bucket
- * or, when it is full, the following buckets (linear probing over buckets).  `meta` bits 28-31
- * hold the largest displacement of any key whose home is this bucket (<= 15; the build grows the
- * table otherwise), so a lookup scans exactly home..home+disp: one line for most hits and misses.
+ * flat, wide form (the fallback; flatc_bucket below is the usual form): one 64-byte bucket holds
+ * six entries, keys and data side by side (struct of arrays inside the line), the six 4-bit kind
+ * codes and the count in `meta`.  A key's home bucket is fastrange(hash(s,t,c)); all entries of a
+ * triple share the home bucket or, when it is full, the following buckets (linear probing over
+ * buckets).  `meta` bits 28-31 hold the largest displacement of any key whose home is this bucket
+ * (saturating at 15: the scan then runs to the first non-full bucket), so a lookup scans
+ * home..home+disp.
  */
 #define FLAT_SLOTS 6
 struct flat_bucket {
@@ -58,6 +59,23 @@ struct flat_bucket {
 } sp_cacheline_aligned;
 #define FLAT_DISP_SHIFT 28
 #define FLAT_DISP_MAX 15
+
+/*
+ * flat, compact form (used whenever the table's value ranges allow it, which every real policy
+ * does): the triple packed into one u32, k = (s * nt + t) * nc + c with the table's radices
+ * (nt, nc = largest target / class + 1; 0 = empty slot, since s >= 1), so a bucket holds seven
+ * entries and one 32-bit compare per lane decides a match.  Home = fastrange of the upper half of
+ * k * 2^64/phi (one multiply, no division).  `ovf` is a 32-bit filter of the keys homed here that
+ * were placed in a later bucket (bit = top five bits of the product's lower half): a lookup whose
+ * bit is clear stops after the home line, hit or miss.  meta: bits 0-27 kind codes, 28-31 disp.
+ */
+#define FLATC_SLOTS 7
+struct flatc_bucket {
+	uint32_t key[FLATC_SLOTS];
+	uint32_t data[FLATC_SLOTS];
+	uint32_t meta;
+	uint32_t ovf;
+} sp_cacheline_aligned;
 
 struct policy_avtab {
 	enum sp_avtab_layout layout;
@@ -74,12 +92,21 @@ struct policy_avtab {
 			struct array_node *nodes;
 		} ar;
 		struct {
-			struct flat_bucket *b;
+			union {
+				struct flat_bucket *b;
+				struct flatc_bucket *cb;	/* compact != 0 */
+			};
 			uint8_t *enabled;	/* cond tables: per bucket, bit i = slot i enabled */
+			int compact;
+			uint32_t ns, nt, nc;	/* compact radices: largest value + 1 */
 		} fl;
 	} u;
 	size_t bytes;
 	const struct sp_allocator *alloc;
+	/* the layout's avtab_search (mask without SP_AVTAB_ENABLED), set by policy_avtab_build:
+	 * the public lookup calls it directly, one predicted indirect call instead of a dispatch */
+	int (*search)(const struct policy_avtab *t, uint16_t s, uint16_t tt, uint16_t c,
+		      uint16_t mask, uint32_t *data);
 };
 
 /* Build a table from rules (cond: rules carry no enabled bit; `enabled` gives it, may be NULL). */

@@ -1199,15 +1199,15 @@ void policy_core_put(struct policy_core *k)
 		FREE_N(k->attr_off, nt + 2);
 	}
 	if (k->rev_off) {
-		FREE_N(k->rev_v, k->rev_off[nt + 1]);
+		FREE_N(k->rev_v, (size_t)k->rev_off[nt + 1] + 1);
 		FREE_N(k->rev_off, nt + 2);
 	}
 	if (k->src_off) {
-		FREE_N(k->src_v, k->src_off[nt + 1]);
+		FREE_N(k->src_v, (size_t)k->src_off[nt + 1] + 1);
 		FREE_N(k->src_off, nt + 2);
 	}
 	if (k->tgt_off) {
-		FREE_N(k->tgt_v, k->tgt_off[nt + 1]);
+		FREE_N(k->tgt_v, (size_t)k->tgt_off[nt + 1] + 1);
 		FREE_N(k->tgt_off, nt + 2);
 	}
 	sp_free(k->alloc, k->bloom, (size_t)k->bloom_words * 8);

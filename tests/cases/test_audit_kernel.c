@@ -519,6 +519,49 @@ static int saddr_family(const char *sc, const char *args)
 	return -1;
 }
 
+/*
+ * The task column "pid,uid,euid,suid,fsuid,gid,egid,sgid,fsgid,groups,auid,ses" (groups "-" or
+ * comma-separated, so they are the fields between the 9 first and the 2 last) as the event's
+ * task-list view.  Returns 1, or 0 when the column is missing or malformed.
+ */
+static int set_task_creds(struct sp_audit_event *ev, const char *col)
+{
+	uint32_t v[64 + 11], groups[64], uid[4], gid[4];
+	size_t n = 0, ng = 0;
+	const char *s = col;
+
+	if (!*col || !strcmp(col, "-"))
+		return 0;
+	for (;;) {
+		char *e;
+		if (n == sizeof(v) / sizeof(v[0]))
+			return 0;
+		if (*s == '-' && (s[1] == ',' || !s[1])) {
+			v[n++] = UINT32_MAX;	/* "-": no groups (only valid at index 9) */
+			e = (char *)s + 1;
+		} else {
+			unsigned long x = strtoul(s, &e, 10);
+			if (e == s)
+				return 0;
+			v[n++] = (uint32_t)x;
+		}
+		if (!*e)
+			break;
+		if (*e != ',')
+			return 0;
+		s = e + 1;
+	}
+	if (n < 12)
+		return 0;
+	memcpy(uid, &v[1], sizeof(uid));
+	memcpy(gid, &v[5], sizeof(gid));
+	if (!(n == 12 && v[9] == UINT32_MAX))
+		for (size_t i = 9; i < n - 2; i++)
+			groups[ng++] = v[i];
+	assert_int_equal(sp_audit_event_set_task_creds(ev, v[0], uid, gid, groups, ng, v[n - 2], v[n - 1]), 0);
+	return 1;
+}
+
 /* Build the event of one step. Returns NULL, or a skip reason when the model cannot express it. */
 static const char *build_event(struct sp_audit_event *ev, const struct fstab *t, char **c, int has_task)
 {
@@ -574,13 +617,9 @@ static const char *build_event(struct sp_audit_event *ev, const struct fstab *t,
 	add_names(ev, t, c, ret >= 0 || ret < -4095);
 
 	if (has_task) {
-		/* the task list ran at fork on the forking task's credentials: equal to ours? */
-		char want[640];
-		strfmt(want, sizeof(want), "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s", c[C_PPID], c[C_UID],
-			 c[C_EUID], c[C_SUID], c[C_FSUID], c[C_GID], c[C_EGID], c[C_SGID], c[C_FSGID],
-			 c[C_GROUPS], c[C_AUID], c[C_SES]);
-		if (strcmp(want, c[C_TASK]))
-			return "task list: credentials at fork differ from the syscall's (no event input)";
+		/* the task list ran at fork on the forking task's pid and credentials */
+		if (!set_task_creds(ev, c[C_TASK]))
+			return "task list: no credentials of the forking task recorded";
 	}
 	return NULL;
 }

@@ -93,6 +93,7 @@ static void optimize_dir(const char *dir, const struct sp_audit_mix *mix, size_t
 			fprintf(stderr, "%s: not equivalent\n%s\n--- text ---\n%s\n", path,
 				res->witness, res->text);
 		assert_true(res->equivalent);
+		assert_int_equal(res->symbolic, 1);	/* the projection proof held too */
 		assert_true(res->events_tested >= events);
 		assert_true(res->rules_after <= res->rules_before);
 		assert_true(res->checks_after <= res->checks_before + 1e-9);

@@ -2,7 +2,8 @@
  * test_policy_search.c - `secpath policy search` against setools (Debian package setools, the
  * library behind sesearch) on random queries over real policies: an embedded Python script draws
  * queries from random rules (source/target as the rule's type or attribute, a member type, or
- * direct -ds/-dt; class and permission filters; every rule kind) and prints setools'
+ * direct -ds/-dt; class and permission filters with -ep/-Sp; -b/-eb booleans; -D defaults;
+ * every rule kind) and prints setools'
  * TERuleQuery results, which is exactly what sesearch prints; the test runs the secpath binary
  * of its own build variant with the same arguments and compares the sorted lines.
  * Skipped with a message when /usr/bin/python3 cannot import setools.
@@ -32,6 +33,7 @@ static const char script[] =
 	"         (['--auditallowxperm'], ['auditallowxperm']),\n"
 	"         (['--dontauditxperm'], ['dontauditxperm'])]\n"
 	"rules = list(pol.terules())\n"
+	"allbools = list(pol.bools()) or ['']\n"
 	"def pick(x):\n"
 	"    r = rnd.random()\n"
 	"    if r < 0.4 or not isinstance(x, setools.policyrep.TypeAttribute):\n"
@@ -51,7 +53,19 @@ static const char script[] =
 	"    if rnd.random() < 0.6:\n"
 	"        c = str(r.tclass); args += ['-c', c]; kw['tclass'] = [c]\n"
 	"    if rnd.random() < 0.3 and r.ruletype.name in ('allow', 'dontaudit', 'auditallow'):\n"
-	"        ps = sorted(r.perms)[:2]; args += ['-p', ','.join(ps)]; kw['perms'] = set(ps)\n"
+	"        ps = sorted(r.perms)[:2]; x = rnd.random()\n"
+	"        if x < 0.25: ps = sorted(r.perms); args.append('-ep'); kw['perms_equal'] = True\n"
+	"        elif x < 0.45: args.append('-Sp'); kw['perms_subset'] = True\n"
+	"        args += ['-p', ','.join(ps)]; kw['perms'] = set(ps)\n"
+	"    try: cb = sorted(str(b) for b in r.conditional.booleans)\n"
+	"    except Exception: cb = []\n"
+	"    if (cb and rnd.random() < 0.5) or rnd.random() < 0.05:\n"
+	"        bs = cb or [str(rnd.choice(allbools))]\n"
+	"        if rnd.random() < 0.4: args.append('-eb'); kw['boolean_equal'] = True\n"
+	"        elif len(bs) > 1: bs = rnd.sample(bs, 1 + rnd.randrange(len(bs)))\n"
+	"        args += ['-b', ','.join(bs)]; kw['boolean'] = bs\n"
+	"    if rnd.random() < 0.3 and r.ruletype.name in ('type_transition', 'type_change', 'type_member'):\n"
+	"        d = pick(r.default); args += ['-D', d]; kw['default'] = d\n"
 	"    if '-s' not in args and '-t' not in args:\n"
 	"        s = str(r.source); args += ['-s', s, '-ds']; kw['source'] = s; kw['source_indirect'] = False\n"
 	"    q = setools.TERuleQuery(pol, **kw)\n"

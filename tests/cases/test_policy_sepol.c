@@ -379,6 +379,108 @@ static void check_type_rules(struct sp_policy *const *p, const struct oracle *o)
 	}
 }
 
+static int row_has(const uint32_t *row, uint32_t v)
+{
+	for (; *row; row++)
+		if (*row == v)
+			return 1;
+	return 0;
+}
+
+/* the oracle for sp_policy_compute_xperms: a linear scan of libsepol's xperm entries (both
+ * tables, enabled conditional ones), expanded through libsepol's type_attr_map */
+static void oracle_xperms(const struct oracle *o, uint32_t s, uint32_t t, uint32_t c,
+			  uint8_t driver, struct sp_xperms_decision *xd)
+{
+	memset(xd, 0, sizeof(*xd));
+	xd->driver = driver;
+	for (int tab = 0; tab < 2; tab++) {
+		const struct oracle_ent *v = tab ? o->cond : o->te;
+		size_t n = tab ? o->ncond : o->nte;
+		for (size_t i = 0; i < n; i++) {
+			const struct oracle_ent *e = &v[i];
+			if (!(e->spec & AVTAB_XPERMS) || e->c != c || (tab && !e->enabled) ||
+			    !row_has(o->attrs[s], e->s) || !row_has(o->attrs[t], e->t))
+				continue;
+			int all = e->xkind == AVTAB_XPERMS_IOCTLDRIVER;
+			if (all ? !(e->xp[driver >> 5] >> (driver & 31) & 1)
+				: (e->xkind != AVTAB_XPERMS_IOCTLFUNCTION || e->xdriver != driver))
+				continue;
+			uint32_t *dst = e->spec == AVTAB_XPERMS_ALLOWED ? xd->allowed
+					: e->spec == AVTAB_XPERMS_AUDITALLOW ? xd->auditallow
+									    : xd->dontaudit;
+			xd->used |= e->spec == AVTAB_XPERMS_ALLOWED ? SP_XPERMS_USED_ALLOWED
+				    : e->spec == AVTAB_XPERMS_AUDITALLOW ? SP_XPERMS_USED_AUDITALLOW
+									  : SP_XPERMS_USED_DONTAUDIT;
+			for (int k = 0; k < 8; k++)
+				dst[k] |= all ? ~0u : e->xp[k];
+		}
+	}
+}
+
+/*
+ * xperm decisions of every layout against the oracle: every type pair for each class and driver
+ * that occurs in an xperm rule (plus driver 0 and a random class), and random queries.
+ * Returns the number of queries whose decision was not empty.
+ */
+static size_t check_xperms(struct sp_policy *p[3], const struct oracle *o, int nrand)
+{
+	uint8_t drivers[256] = { 0 };
+	uint8_t classes[1024] = { 0 };
+	uint32_t nc = o->db->p_classes.nprim;
+	drivers[0] = 1;
+	for (int tab = 0; tab < 2; tab++) {
+		const struct oracle_ent *v = tab ? o->cond : o->te;
+		size_t n = tab ? o->ncond : o->nte;
+		for (size_t i = 0; i < n; i++) {
+			if (!(v[i].spec & AVTAB_XPERMS))
+				continue;
+			classes[v[i].c < 1024 ? v[i].c : 0] = 1;
+			if (v[i].xkind == AVTAB_XPERMS_IOCTLFUNCTION)
+				drivers[v[i].xdriver] = 1;
+			else
+				for (int d = 0; d < 256; d++)
+					drivers[d] |= (uint8_t)(v[i].xp[d >> 5] >> (d & 31) & 1);
+		}
+	}
+	unsigned long long seed = 4242;
+	classes[1 + tp_rand(&seed) % nc] = 1;
+	size_t nonempty = 0;
+	struct sp_xperms_decision want, got;
+	for (uint32_t c = 1; c <= nc && c < 1024; c++) {
+		if (!classes[c])
+			continue;
+		for (int d = 0; d < 256; d++) {
+			if (!drivers[d])
+				continue;
+			uint32_t step = o->ntypes > 64 ? o->ntypes / 64 : 1;
+			for (uint32_t s = 1; s <= o->ntypes; s += step)
+				for (uint32_t t = 1; t <= o->ntypes; t += step) {
+					oracle_xperms(o, s, t, c, (uint8_t)d, &want);
+					nonempty += want.used != 0;
+					for (int l = 0; l < 3; l++) {
+						assert_int_equal(sp_policy_compute_xperms(p[l], s, t, c,
+											  (uint8_t)d, &got), 0);
+						assert_memory_equal(&got, &want, sizeof(got));
+					}
+				}
+		}
+	}
+	for (int i = 0; i < nrand; i++) {
+		uint32_t s = (uint32_t)(1 + tp_rand(&seed) % o->ntypes);
+		uint32_t t = (uint32_t)(1 + tp_rand(&seed) % o->ntypes);
+		uint32_t c = (uint32_t)(1 + tp_rand(&seed) % nc);
+		uint8_t d = (uint8_t)tp_rand(&seed);
+		oracle_xperms(o, s, t, c, d, &want);
+		for (int l = 0; l < 3; l++) {
+			assert_int_equal(sp_policy_compute_xperms(p[l], s, t, c, d, &got), 0);
+			assert_memory_equal(&got, &want, sizeof(got));
+		}
+	}
+	assert_int_equal(sp_policy_compute_xperms(p[0], 0, 1, 1, 0, &got), -EINVAL);
+	return nonempty;
+}
+
 static void run_policy(const char *path, int nq)
 {
 	unsigned char *buf = NULL;
@@ -405,6 +507,9 @@ static void run_policy(const char *path, int nq)
 	check_layouts_agree(p, &o);
 	check_decisions(p, &o, nq, 7);
 	check_type_rules(p, &o);
+	size_t xp_nonempty = check_xperms(p, &o, 200);
+	if (strstr(path, "tiny.3"))	/* tiny.conf's allowxperm/auditallowxperm/dontauditxperm */
+		assert_true(xp_nonempty >= 3);
 
 	/* flip booleans, on both sides, and decide again */
 	uint32_t nb = sp_policy_bool_count(p[0]);
@@ -431,9 +536,42 @@ static void run_policy(const char *path, int nq)
 	free(buf);
 }
 
+/* tiny.conf's xperm rules, by hand: a full-driver range becomes a driver rule (all 256 bits),
+ * single commands function rules, attributes expand (tty_t is a dev_type) */
+static void check_tiny_xperms(void)
+{
+	unsigned char *buf = NULL;
+	size_t len = 0;
+	assert_int_equal(tp_read("tests/data/policy/tiny.33", &buf, &len), 0);
+	struct sp_policy *p;
+	assert_int_equal(sp_policy_read(buf, len, NULL, &p), 0);
+	uint32_t app = sp_policy_type_lookup(p, "app_t"), tty = sp_policy_type_lookup(p, "tty_t");
+	uint32_t unt = sp_policy_type_lookup(p, "untrusted_t");
+	uint32_t chr = sp_policy_class_lookup(p, "chr_file");
+	struct sp_xperms_decision x;
+	assert_int_equal(sp_policy_compute_xperms(p, app, tty, chr, 0x54, &x), 0);
+	assert_int_equal(x.used, SP_XPERMS_USED_ALLOWED | SP_XPERMS_USED_AUDITALLOW);
+	for (int i = 0; i < 8; i++)
+		assert_int_equal(x.allowed[i], ~0u);
+	assert_int_equal(x.auditallow[0], 1u << 1);
+	assert_int_equal(x.dontaudit[0], 0);
+	assert_int_equal(sp_policy_compute_xperms(p, app, tty, chr, 0x89, &x), 0);
+	assert_int_equal(x.used, SP_XPERMS_USED_ALLOWED);
+	assert_int_equal(x.allowed[0x27 >> 5], 1u << (0x27 & 31));
+	assert_int_equal(x.allowed[0], 0);
+	assert_int_equal(sp_policy_compute_xperms(p, unt, tty, chr, 0x54, &x), 0);
+	assert_int_equal(x.used, SP_XPERMS_USED_DONTAUDIT);
+	assert_int_equal(x.dontaudit[0], 3u << 1);
+	assert_int_equal(sp_policy_compute_xperms(p, app, tty, chr, 0x55, &x), 0);
+	assert_int_equal(x.used, 0);
+	sp_policy_free(p);
+	free(buf);
+}
+
 static void test_policy_sepol__tiny(void **st)
 {
 	(void)st;
+	check_tiny_xperms();
 	run_policy("tests/data/policy/tiny.33", 2000);
 	run_policy("tests/data/policy/tiny.30", 500);
 	run_policy("tests/data/policy/compat.20", 500);

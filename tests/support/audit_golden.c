@@ -845,4 +845,15 @@ void tsupport_random_event(struct tsupport_rng *g, const struct tsupport_pool *p
 		if (rnd(g, 8) == 0)
 			sp_audit_event_name_add_walked(ev, i, 1000 + rnd(g, 64), SP_AUDIT_MKDEV(8, 1));
 	}
+	if (rnd(g, 3) == 0) {
+		/* the task list's view: the forking task had other credentials */
+		uint32_t tu[4], tg[4], tgr[2] = { pick_const(g, p), 1000 };
+		for (int i = 0; i < 4; i++) {
+			tu[i] = rnd(g, 2) ? ids[i] : rnd(g, 2) ? 1000 : pick_const(g, p);
+			tg[i] = rnd(g, 2) ? ids[3 - i] : pick_const(g, p);
+		}
+		sp_audit_event_set_task_creds(ev, rnd(g, 2) ? 1 : pick_const(g, p), tu, tg, tgr, rnd(g, 3),
+					      rnd(g, 3) == 0 ? 4294967295u : rnd(g, 2) ? 1000 : pick_const(g, p),
+					      rnd(g, 2) ? 4294967295u : pick_const(g, p));
+	}
 }

@@ -245,6 +245,103 @@ static void test_audit_filter__task_and_dummy(void **st)
 	sp_audit_ref_free(r);
 }
 
+/* The task list runs at fork on the forking task's pid and credentials (set_task_creds). */
+static void test_audit_filter__task_creds(void **st)
+{
+	(void)st;
+	struct sp_audit_ref *r;
+	struct sp_audit_event *ev;
+	struct sp_audit_decision d;
+	struct tsupport_rule a;
+	const uint32_t root[4] = { 0, 0, 0, 0 }, u1001[4] = { 1001, 1001, 1001, 1001 };
+	const uint32_t g27[1] = { 27 };
+
+	assert_int_equal(sp_audit_ref_new(NULL, &r), 0);
+	assert_int_equal(sp_audit_event_new(&ev), 0);
+	sp_audit_event_set_syscall(ev, SP_AUDIT_ARCH_X86_64, 39);
+	/* -a never,task -F uid=1001; -a always,task -F gid=27 -F auid=5 -C euid!=suid;
+	 * -a always,task -F pid=6000 -F sessionid=3; -a always,exit -S all */
+	tsupport_rule_init(&a, 1, 0);
+	tsupport_rule_field(&a, 1, EQ, 1001);
+	assert_int_equal(sp_audit_ref_add(r, a.buf, a.len, 1), 0);
+	tsupport_rule_init(&a, 1, 2);
+	tsupport_rule_field(&a, 5, EQ, 27);
+	tsupport_rule_field(&a, 9, EQ, 5);
+	tsupport_rule_field(&a, 111, NE, 17);	/* AUDIT_COMPARE_EUID_TO_SUID */
+	assert_int_equal(sp_audit_ref_add(r, a.buf, a.len, 2), 0);
+	tsupport_rule_init(&a, 1, 2);
+	tsupport_rule_field(&a, 0, EQ, 6000);
+	tsupport_rule_field(&a, 25, EQ, 3);
+	assert_int_equal(sp_audit_ref_add(r, a.buf, a.len, 3), 0);
+	tsupport_rule_init(&a, 4, 0);
+	tsupport_rule_syscall(&a, -1);
+	assert_int_equal(sp_audit_ref_add(r, a.buf, a.len, 4), 0);
+
+	/* default view: the event's credentials, pid = ppid */
+	sp_audit_event_set_uids(ev, 1001, 1001, 1001, 1001);
+	assert_int_equal(sp_audit_event_has_task_creds(ev), 0);
+	decide(r, ev, &d);
+	assert_int_equal(d.task, SP_AUDIT_NEVER);
+	assert_int_equal(d.task_rule, 1);
+	/* the task was forked by root before it became 1001: the task list never saw 1001 */
+	assert_int_equal(sp_audit_event_set_task_creds(ev, 1, root, root, NULL, 0, SP_AUDIT_UNSET,
+						       SP_AUDIT_UNSET), 0);
+	assert_int_equal(sp_audit_event_has_task_creds(ev), 1);
+	decide(r, ev, &d);
+	assert_int_equal(d.task, SP_AUDIT_NOMATCH);
+	assert_int_equal(d.exit, SP_AUDIT_NEVER);
+	/* the event's own setters no longer move the task view */
+	sp_audit_event_set_uids(ev, 0, 0, 0, 0);
+	sp_audit_event_set_pids(ev, 10, 10, 6000);
+	sp_audit_event_set_sessionid(ev, 3);
+	decide(r, ev, &d);
+	assert_int_equal(d.task, SP_AUDIT_NOMATCH);
+	/* and the reverse: now uid 0, but forked as 1001 */
+	assert_int_equal(sp_audit_event_set_task_creds(ev, 1, u1001, root, NULL, 0, SP_AUDIT_UNSET,
+						       SP_AUDIT_UNSET), 0);
+	decide(r, ev, &d);
+	assert_int_equal(d.task, SP_AUDIT_NEVER);
+	assert_int_equal(d.context, SP_AUDIT_CTX_NONE);
+	/* supplementary groups, loginuid and a cred-cred comparison from the task view */
+	{
+		const uint32_t u[4] = { 7, 8, 9, 7 };
+		assert_int_equal(sp_audit_event_set_task_creds(ev, 1, u, root, g27, 1, 5, 1), 0);
+		decide(r, ev, &d);
+		assert_int_equal(d.task, SP_AUDIT_ALWAYS);
+		assert_int_equal(d.task_rule, 2);
+		assert_int_equal(d.record, 1);
+		const uint32_t u2[4] = { 7, 8, 8, 7 };	/* euid == suid */
+		assert_int_equal(sp_audit_event_set_task_creds(ev, 1, u2, root, g27, 1, 5, 1), 0);
+		decide(r, ev, &d);
+		assert_int_equal(d.task, SP_AUDIT_NOMATCH);
+		assert_int_equal(sp_audit_event_set_task_creds(ev, 1, u, root, NULL, 0, 5, 1), 0);
+		decide(r, ev, &d);
+		assert_int_equal(d.task, SP_AUDIT_NOMATCH);	/* no group 27 */
+	}
+	/* pid and session of the forking task */
+	assert_int_equal(sp_audit_event_set_task_creds(ev, 6000, root, root, NULL, 0, SP_AUDIT_UNSET, 3), 0);
+	decide(r, ev, &d);
+	assert_int_equal(d.task, SP_AUDIT_ALWAYS);
+	assert_int_equal(d.task_rule, 3);
+	/* clear: back to the event's view (pid = ppid 6000, ses 3, uid 0) */
+	sp_audit_event_clear_task_creds(ev);
+	assert_int_equal(sp_audit_event_has_task_creds(ev), 0);
+	sp_audit_event_set_pids(ev, 10, 10, 6001);
+	decide(r, ev, &d);
+	assert_int_equal(d.task, SP_AUDIT_NOMATCH);
+	sp_audit_event_set_pids(ev, 10, 10, 6000);
+	decide(r, ev, &d);
+	assert_int_equal(d.task, SP_AUDIT_ALWAYS);
+	/* reset clears the view too; bad arguments */
+	assert_int_equal(sp_audit_event_set_task_creds(ev, 1, u1001, root, NULL, 0, 1, 1), 0);
+	sp_audit_event_reset(ev);
+	assert_int_equal(sp_audit_event_has_task_creds(ev), 0);
+	assert_int_equal(sp_audit_event_set_task_creds(ev, 1, NULL, root, NULL, 0, 1, 1), -EINVAL);
+	assert_int_equal(sp_audit_event_set_task_creds(ev, 1, root, root, NULL, 2, 1, 1), -EINVAL);
+	sp_audit_event_free(ev);
+	sp_audit_ref_free(r);
+}
+
 static size_t golden_set(const char *path)
 {
 	struct tsupport_blobset s = { 0 };
@@ -368,6 +465,7 @@ int main(void)
 		cmocka_unit_test(test_audit_filter__storage),
 		cmocka_unit_test(test_audit_filter__priorities_and_keys),
 		cmocka_unit_test(test_audit_filter__task_and_dummy),
+		cmocka_unit_test(test_audit_filter__task_creds),
 		cmocka_unit_test(test_audit_filter__golden_sets_load),
 		cmocka_unit_test(test_audit_filter__unlabeled_identities),
 		cmocka_unit_test(test_audit_filter__io_uring),

@@ -6,8 +6,9 @@
  *    variants (slab-aligned entries, unswitched walk) and the compiled matcher must agree;
  *  - random rule sets (fields, operators and constants drawn from the real rule files, plus
  *    invalid ones, prepends and deletions) x random events, same check;
- *  - RCU: 2 filtering threads and 1 thread replacing the matcher (two rule sets, alternating) for
- *    a bounded time; every decision equals the decision of one of the two sets.
+ *  - RCU: 2 filtering threads (one per event, one with sp_audit_engine_filter_batch) and 1 thread
+ *    replacing the matcher (two rule sets, alternating) for a bounded time; every decision equals
+ *    the decision of one of the two sets, and all decisions of one batch come from the same set.
  *
  * Event counts: SECPATH_DIFF_EVENTS (per variant; default 200000, 50000 under ASan).
  */
@@ -238,6 +239,40 @@ static void *reader(void *arg)
 	return NULL;
 }
 
+/* The batch read side: every decision of one batch comes from the same rule set. */
+#define BATCH 16
+_Static_assert(NEV % BATCH == 0, "batches do not wrap");
+static void *reader_batch(void *arg)
+{
+	struct stress *s = arg;
+	struct sp_audit_decision d[BATCH];
+	unsigned long long n = 0, bad = 0, saw[2] = { 0, 0 };
+	sp_audit_reader_register();
+	for (unsigned i = 0; !atomic_load_explicit(&s->stop, memory_order_relaxed); i = (i + BATCH) % NEV) {
+		int set = -1;
+		sp_audit_engine_filter_batch(s->e, (const struct sp_audit_event *const *)&s->ev[i], BATCH, d);
+		for (unsigned k = 0; k < BATCH; k++) {
+			int a = sp_audit_decision_equal(&d[k], &s->want[0][i + k]);
+			int b = sp_audit_decision_equal(&d[k], &s->want[1][i + k]);
+			if (!a && !b)
+				bad++;
+			if (a != b) {
+				saw[b]++;
+				if (set >= 0 && set != b)
+					bad++;	/* two rule sets inside one read-side critical section */
+				set = b;
+			}
+			n++;
+		}
+	}
+	sp_audit_reader_unregister();
+	atomic_fetch_add(&s->checked, n);
+	atomic_fetch_add(&s->bad, bad);
+	atomic_fetch_add(&s->saw[0], saw[0]);
+	atomic_fetch_add(&s->saw[1], saw[1]);
+	return NULL;
+}
+
 static void test_audit_filter_diff__rcu_stress(void **st)
 {
 	(void)st;
@@ -280,7 +315,7 @@ static void test_audit_filter_diff__rcu_stress(void **st)
 		assert_int_equal(sp_audit_engine_publish(s.e, m0), 0);
 	}
 	for (int i = 0; i < 2; i++)
-		assert_int_equal(pthread_create(&th[i], NULL, reader, &s), 0);
+		assert_int_equal(pthread_create(&th[i], NULL, i ? reader_batch : reader, &s), 0);
 	sp_audit_reader_register();
 	double end = now_s() + STRESS_SECONDS;
 	while (now_s() < end) {

@@ -321,6 +321,181 @@ static void test_audit_log__stream_round_trip(void **st)
 	free(log);
 }
 
+/* The reader's shortcuts give what the generic parsing gives: a stamp that is a prefix of the
+ * previous one ("1.000:5)" after "1.000:50)") is its own event; a SYSCALL body that leaves the
+ * kernel's field order after any field (extra spaces, '?' session, 'quoted' comm) decides as the
+ * in-order body. */
+static void test_audit_log__fast_paths_agree(void **st)
+{
+	(void)st;
+	struct outcome a, b;
+	static const char rules[] =
+		"-a always,exit -F arch=b64 -S openat -F sessionid=5 -k s5\n"
+		"-a always,exit -F arch=b64 -S openat -F exe=/usr/bin/cat -k cat\n"
+		"-a always,exit -F arch=b64 -S openat -F subj_type=sshd_t -k ssh\n"
+		"-a always,exit -F arch=b64 -S openat -F success=0 -k fail\n";
+	/* SYSCALL: serial, success, exit, a separator before tty=, ses, comm, exe */
+#define B1 "type=SYSCALL msg=audit(20.000:%s): arch=c000003e syscall=257 success=%s exit=%s " \
+	"a0=ffffff9c a1=1 a2=0 a3=0 items=0 ppid=1 pid=7 auid=1000 uid=0 gid=0 euid=0 suid=0 " \
+	"fsuid=0 egid=0 sgid=0 fsgid=0%stty=pts0 ses=%s comm=%s exe=%s " \
+	"subj=system_u:system_r:sshd_t:s0 key=(null)\n"
+	char in_order[2048], deviating[2048];
+	snprintf(in_order, sizeof(in_order),
+		 B1 B1 B1 "type=EOE msg=audit(20.000:5):\n",
+		 "50", "yes", "3", " ", "5", "\"cat\"", "\"/usr/bin/cat\"",
+		 "5", "no", "-13", " ", "4", "\"x y\"", "2F7573722F62696E2F636174",
+		 "6", "yes", "0", " ", "5", "\"sh\"", "\"/bin/sh\"");
+	snprintf(deviating, sizeof(deviating),
+		 B1 B1 B1 "type=EOE msg=audit(20.000:5):\n",
+		 "50", "yes", "3", "  ", "5", "\"cat\"", "\"/usr/bin/cat\"",
+		 "5", "no", "-13", " ", "4", "'x y'", "2F7573722F62696E2F636174",
+		 "6", "yes", "0", " ", "?", "\"sh\"", "\"/bin/sh\"");
+#undef B1
+	replay_text(rules, in_order, &a);
+	replay_text(rules, deviating, &b);
+	assert_int_equal(a.st.malformed, 0);
+	assert_int_equal(b.st.malformed, 0);
+	/* serial 50, 5 (SYSCALL + EOE) and 6: three events, not two */
+	assert_int_equal(a.st.events, 3);
+	assert_int_equal(a.st.records, 4);
+	/* one key per event (the first matching rule): 5 closes first (EOE), then 50 and 6 */
+	assert_string_equal(a.keys, "cat=1 s5=2 ");
+	assert_int_equal(b.st.events, 3);
+	/* the '?' session stays unset: event 6 falls through to the subj_type rule */
+	assert_string_equal(b.keys, "cat=1 s5=1 ssh=1 ");
+}
+
+static int cmp_fd(int fd, const char *want, size_t n)
+{
+	char buf[4096];
+	off_t len = lseek(fd, 0, SEEK_END);
+	if (len != (off_t)n || n > sizeof(buf) || pread(fd, buf, n, 0) != (ssize_t)n)
+		return -1;
+	return memcmp(buf, want, n);
+}
+
+/* --output of a recorded stream is a stream of the kept events: replaying it keeps them all
+ * with the same keys; a log after a stream (or the reverse) in one output is refused. */
+static void test_audit_log__stream_output(void **st)
+{
+	(void)st;
+	static const char rules[] =
+		"-a always,exit -F arch=b64 -S openat -F success=0 -k fail\n";
+	static const char log[] =
+		SC("1", "30", "257", "success=no exit=-13")
+		SC("2", "30", "257", "success=yes exit=3")
+		SC("3", "30", "257", "success=no exit=-2");
+	struct sp_audit_parse_opts po = { .sz = sizeof(po), .machine = "x86_64" };
+	FILE *f1 = tmpfile(), *f2 = tmpfile(), *f3 = tmpfile();
+	struct sp_audit_replay *r;
+	struct sp_audit_replay_stats rs;
+	struct sp_diags d;
+	sp_diags_init(&d, NULL);
+
+	/* the log's events as a stream (all three), through a writer */
+	void *ctx[2];
+	struct sp_audit_record_writer *w;
+	struct sp_audit_event *ev;
+	struct sp_audit_log *l;
+	assert_int_equal(sp_audit_event_new(&ev), 0);
+	assert_int_equal(sp_audit_record_writer_new(fileno(f1), &w), 0);
+	ctx[0] = w;
+	ctx[1] = ev;
+	struct sp_audit_log_opts lo = { .sz = sizeof(lo), .on_event = to_stream, .ud = ctx };
+	assert_int_equal(sp_audit_log_new(&lo, &l), 0);
+	assert_int_equal(sp_audit_log_feed(l, "t", log, strlen(log)), 0);
+	assert_int_equal(sp_audit_log_finish(l), 0);
+	assert_int_equal(sp_audit_record_writer_finish(w), 0);
+	sp_audit_log_free(l);
+	sp_audit_event_free(ev);
+	off_t n1 = lseek(fileno(f1), 0, SEEK_END);
+	char *s1 = malloc((size_t)n1), *s2;
+	assert_int_equal(pread(fileno(f1), s1, (size_t)n1, 0), n1);
+
+	/* replay it with --output: events 1 and 3 kept, written as a stream */
+	struct sp_audit_replay_opts o = { .sz = sizeof(o), .parse = &po, .out_fd = fileno(f2),
+					  .diags = &d };
+	assert_int_equal(sp_audit_replay_new(rules, strlen(rules), "t.rules", &o, &r), 0);
+	assert_int_equal(sp_audit_replay_stream(r, "a.rec", s1, (size_t)n1), 0);
+	/* a log after a stream in the same output: refused */
+	assert_int_equal(sp_audit_replay_feed(r, "b.log", log, strlen(log)), -EINVAL);
+	assert_int_equal(d.nerrors, 1);
+	assert_int_equal(sp_audit_replay_finish(r), 0);
+	sp_audit_replay_get_stats(r, &rs);
+	assert_int_equal(rs.kept, 2);
+	assert_int_equal(rs.dropped, 1);
+	sp_audit_replay_free(r);
+	off_t n2 = lseek(fileno(f2), 0, SEEK_END);
+	assert_true(n2 > 16 && n2 < n1);
+	s2 = malloc((size_t)n2);
+	assert_int_equal(pread(fileno(f2), s2, (size_t)n2, 0), n2);
+	assert_int_equal(sp_audit_record_is_stream(s2, (size_t)n2), 1);
+
+	/* the written stream replays to the same two kept events; written again, same bytes */
+	o.out_fd = fileno(f3);
+	o.diags = NULL;
+	assert_int_equal(sp_audit_replay_new(rules, strlen(rules), "t.rules", &o, &r), 0);
+	assert_int_equal(sp_audit_replay_stream(r, "b.rec", s2, (size_t)n2), 0);
+	assert_int_equal(sp_audit_replay_finish(r), 0);
+	sp_audit_replay_get_stats(r, &rs);
+	assert_int_equal(rs.events, 2);
+	assert_int_equal(rs.kept, 2);
+	const char *k;
+	uint64_t cnt;
+	assert_int_equal(sp_audit_replay_key(r, 0, &k, &cnt), 0);
+	assert_string_equal(k, "fail");
+	assert_int_equal(cnt, 2);
+	sp_audit_replay_free(r);
+	assert_int_equal(cmp_fd(fileno(f3), s2, (size_t)n2), 0);
+
+	/* a stream after a log in one output: refused */
+	FILE *f4 = tmpfile();
+	o.out_fd = fileno(f4);
+	assert_int_equal(sp_audit_replay_new(rules, strlen(rules), "t.rules", &o, &r), 0);
+	assert_int_equal(sp_audit_replay_feed(r, "b.log", log, strlen(log)), 0);
+	assert_int_equal(sp_audit_replay_stream(r, "a.rec", s1, (size_t)n1), -EINVAL);
+	assert_int_equal(sp_audit_replay_finish(r), 0);
+	sp_audit_replay_free(r);
+	fclose(f4);
+
+	sp_diags_release(&d);
+	free(s1);
+	free(s2);
+	fclose(f1);
+	fclose(f2);
+	fclose(f3);
+}
+
+/* The exclude list sees only the record types its rules can match (msgtype=T rules), or every
+ * type once a rule has no msgtype=: the records kept are the kernel's either way. */
+static void test_audit_log__exclude_types(void **st)
+{
+	(void)st;
+	struct outcome a, b;
+	static const char log[] =
+		SC("1", "40", "257", "success=yes exit=3")
+		"type=CWD msg=audit(40.000:1): cwd=\"/\"\n"
+		"type=PATH msg=audit(40.000:1): item=0 name=\"/etc/x\" inode=5 dev=fd:00 "
+		"mode=0100644 ouid=0 ogid=0 rdev=00:00 nametype=NORMAL\n"
+		"type=PROCTITLE msg=audit(40.000:1): proctitle=\"x\"\n"
+		"type=LOGIN msg=audit(40.000:2): pid=7 uid=0 old-auid=4294967295 auid=1000 "
+		"tty=(none) old-ses=4294967295 ses=1 res=1\n";
+	replay_text("-a always,exit -F arch=b64 -S openat -k o\n"
+		    "-a always,exclude -F msgtype=CWD\n", log, &a);
+	assert_int_equal(a.st.malformed, 0);
+	assert_int_equal(a.st.events, 2);
+	assert_int_equal(a.st.kept, 2);
+	assert_int_equal(a.st.records_kept, 4);		/* all but CWD */
+	assert_int_equal(a.st.records_dropped, 1);
+	/* a rule without msgtype= (pid=7 matches every record of the task) */
+	replay_text("-a always,exit -F arch=b64 -S openat -k o\n"
+		    "-a always,exclude -F msgtype=CWD\n"
+		    "-a always,exclude -F pid=7\n", log, &b);
+	assert_int_equal(b.st.events, 2);
+	assert_int_equal(b.st.kept, 0);
+	assert_int_equal(b.st.records_dropped, 5);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -330,6 +505,9 @@ int main(void)
 		cmocka_unit_test(test_audit_log__callback_error_sticks),
 		cmocka_unit_test(test_audit_log__field_mapping),
 		cmocka_unit_test(test_audit_log__stream_round_trip),
+		cmocka_unit_test(test_audit_log__fast_paths_agree),
+		cmocka_unit_test(test_audit_log__stream_output),
+		cmocka_unit_test(test_audit_log__exclude_types),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

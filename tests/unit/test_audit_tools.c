@@ -172,6 +172,7 @@ static struct sp_audit_optimize_result *optimize(const char *text, const struct 
 	if (!res->equivalent)
 		fprintf(stderr, "%s\n%s\n", res->witness, res->text);
 	assert_true(res->equivalent);
+	assert_int_equal(res->symbolic, 1);
 	sp_audit_ruleset_free(rs);
 	return res;
 }

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -494,6 +495,116 @@ static void test_bench__only_case_and_registry(void **st)
 	assert_false(sp_bench_suite_is_default(&hidden));
 }
 
+static void test_bench__budget_scales_samples_and_cuts_rounds(void **st)
+{
+	(void)st;
+	/* Calibrated suite: 2 cases x 4 variants x (11 + 3) samples of 5 ms = 0.56 s; a 0.4 s
+	 * budget scales the samples so the rounds take 70 % of it, never below 0.2 ms. */
+	struct sp_bench_opts e = { .sz = sizeof(e), .reps = 11, .min_sample_ms = 5 };
+	assert_true(fabs(sp_bench_estimate(&t_suite, &e) - 0.56) < 1e-9);
+	e.budget_s = 0.4;
+	assert_true(fabs(sp_bench_estimate(&t_suite, &e) - 0.28) < 1e-9);
+	e.budget_s = 1e-6;
+	assert_true(fabs(sp_bench_estimate(&t_suite, &e) - 2 * 4 * 14 * 0.2 / 1000) < 1e-9);
+	e.budget_s = 100;
+	assert_true(fabs(sp_bench_estimate(&t_suite, &e) - 0.56) < 1e-9);
+	/* Fixed ops: the budget bounds it (rounds are cut to fit). */
+	assert_true(sp_bench_estimate(&t_fixed, &e) == 100);
+
+	/* A budget far below one round: 3 rounds instead of 11 (warm-up 012, then 012 120 201). */
+	struct sp_bench_opts o = { .sz = sizeof(o), .reps = 11, .budget_s = 1e-9 };
+	int rc;
+	char *out = run_suite(&t_fixed, &o, &rc);
+	assert_int_equal(rc, 0);
+	assert_int_equal(ncalls, 3 + 3 * 3);
+	assert_non_null(strstr(out, "3 rounds, variants interleaved"));
+	free(out);
+	/* A generous budget changes nothing. */
+	o.budget_s = 1000;
+	out = run_suite(&t_fixed, &o, &rc);
+	assert_int_equal(ncalls, 3 + 11 * 3);
+	free(out);
+}
+
+static int t_setup_kill(const void *p, void **st)
+{
+	if (*(const unsigned *)p == 3)
+		raise(SIGKILL);	/* uncatchable: cmocka's handlers must not run in the child */
+	return t_setup_common(p, st, 3, 1);
+}
+
+static const struct sp_bench_variant t_kill_variants[] = {
+	{ "base", t_setup0, t_run, t_teardown },
+	{ "killer", t_setup_kill, t_run, t_teardown },
+};
+static const struct sp_bench_suite t_kill = {
+	.name = "test-kill", .desc = "dies in case big", .unit = "step",
+	.cases = t_cases, .ncases = 2, .variants = t_kill_variants, .nvariants = 2,
+};
+
+static char *slurp(FILE *f)
+{
+	long n = ftell(f);
+	char *buf = calloc(1, (size_t)n + 1);
+	assert_non_null(buf);
+	rewind(f);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	return buf;
+}
+
+static void test_bench__isolated_run_keeps_results(void **st)
+{
+	(void)st;
+	struct sp_bench_results *res;
+	assert_int_equal(sp_bench_results_new(&res), 0);
+	FILE *out = tmpfile(), *prog = tmpfile();
+	assert_non_null(out);
+	assert_non_null(prog);
+	struct sp_bench_opts o = { .sz = sizeof(o), .reps = 3, .min_sample_ms = 0.1, .out = out,
+				   .progress = prog, .results = res };
+	ncalls = 0;
+	assert_int_equal(sp_bench_run_isolated(&t_suite, &o), 0);
+	assert_int_equal(ncalls, 0);		/* the variants ran in the child */
+	assert_int_equal(sp_bench_results_count(res), 2);
+	const struct bench_kept_case *k = &res->c[0];
+	assert_ptr_equal(k->s, &t_suite);
+	assert_string_equal(k->name, "small");
+	assert_string_equal(res->c[1].name, "big");
+	assert_int_equal(k->nv, 4);
+	assert_string_equal(k->v[2].name, "half");
+	assert_int_equal(k->v[3].err, -ENOTSUP);
+	assert_true(k->v[0].ratio == 1 && isfinite(k->v[1].med) && k->v[1].min <= k->v[1].max);
+	assert_string_equal(k->context, "test context line");
+
+	/* The child dies in case big: case small is kept, the run reports -ECHILD. */
+	assert_int_equal(sp_bench_run_isolated(&t_kill, &o), -ECHILD);
+	assert_int_equal(sp_bench_results_count(res), 3);
+	assert_ptr_equal(res->c[2].s, &t_kill);
+	assert_string_equal(res->c[2].name, "small");
+
+	/* The summary quotes both suites, one line each, from their last kept case. */
+	char *sum = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&sum, &len);
+	sp_bench_summary(f, res);
+	fclose(f);
+	assert_non_null(strstr(sum, "  test         big: "));
+	assert_non_null(strstr(sum, "x of base ns/step ("));
+	assert_non_null(strstr(sum, "  test-kill    small: killer "));
+	free(sum);
+	sp_bench_results_free(res);
+
+	char *text = slurp(out), *ptext = slurp(prog);
+	assert_non_null(strstr(text, "test [small]"));
+	assert_non_null(strstr(text, "test [big]"));
+	assert_non_null(strstr(text, "test-kill [small]"));
+	assert_null(strstr(text, "test-kill [big]"));
+	assert_non_null(strstr(ptext, "bench test-kill: the suite's process died by signal 9"));
+	free(text);
+	free(ptext);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -508,6 +619,8 @@ int main(void)
 		cmocka_unit_test(test_bench__e2e_fixed_ops_rotation),
 		cmocka_unit_test(test_bench__e2e_json_lines_valid),
 		cmocka_unit_test(test_bench__only_case_and_registry),
+		cmocka_unit_test(test_bench__budget_scales_samples_and_cuts_rounds),
+		cmocka_unit_test(test_bench__isolated_run_keeps_results),
 	};
 	return cmocka_run_group_tests_name("bench", tests, NULL, NULL);
 }

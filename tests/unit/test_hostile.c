@@ -427,20 +427,26 @@ static void test_hostile__blob_odd_and_short(void **st)
 	free(p);
 }
 
-/* Run the CLI built next to this test (out/<variant>/secpath) on `input`; stderr into err. */
-static int run_cli_decode(const char *input, size_t len, char *err, size_t errcap)
+/* The CLI built next to this test (out/<variant>/secpath), or skip the test. */
+static void cli_path(char *cli, size_t cap)
 {
-	char self[4096], cli[4200];
+	char self[4096];
 	ssize_t k = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	assert_true(k > 0);
 	self[k] = 0;
 	char *slash = strrchr(self, '/');
 	assert_non_null(slash);
 	*slash = 0;	/* out/<variant>/tests */
-	snprintf(cli, sizeof(cli), "%s/../secpath", self);
+	snprintf(cli, cap, "%s/../secpath", self);
 	if (access(cli, X_OK)) {
+		fprintf(stderr, "%s not built: skipped\n", cli);
 		skip();
 	}
+}
+
+/* Run `cli audit decode` on `input`; its stderr goes into err.  Returns the exit status. */
+static int run_cli_decode(const char *cli, const char *input, size_t len, char *err, size_t errcap)
+{
 	char in[] = "/tmp/sp-hostile-hex-XXXXXX";
 	int fd = mkstemp(in);
 	assert_true(fd >= 0);
@@ -461,6 +467,8 @@ static int run_cli_decode(const char *input, size_t len, char *err, size_t errca
 static void test_hostile__hex_odd_length(void **st)
 {
 	(void)st;
+	char cli[4200], err[4096];
+	cli_path(cli, sizeof(cli));	/* before any allocation: skip() does not return */
 	unsigned char blob[4096];
 	size_t n = good_blob(blob, sizeof(blob));
 	char *hex = malloc(2 * n + 8);
@@ -468,12 +476,11 @@ static void test_hostile__hex_odd_length(void **st)
 	for (size_t i = 0; i < n; i++)
 		snprintf(hex + 2 * i, 3, "%02x", blob[i]);
 	hex[2 * n] = '\n';
-	char err[4096];
 	/* the well-formed hex decodes */
-	assert_int_equal(run_cli_decode(hex, 2 * n + 1, err, sizeof(err)), 0);
+	assert_int_equal(run_cli_decode(cli, hex, 2 * n + 1, err, sizeof(err)), 0);
 	/* drop one digit: odd length, the line is rejected with its number */
 	hex[2 * n - 1] = '\n';
-	assert_int_equal(run_cli_decode(hex, 2 * n, err, sizeof(err)), 1);
+	assert_int_equal(run_cli_decode(cli, hex, 2 * n, err, sizeof(err)), 1);
 	if (!strstr(err, "line 1"))
 		fail_msg("no position in: %s", err);
 	/* odd hex on line 2 after a good line */
@@ -484,11 +491,11 @@ static void test_hostile__hex_odd_length(void **st)
 	two[2 * n] = '\n';
 	memcpy(two + 2 * n + 1, hex, 2 * n - 1);
 	two[4 * n] = '\n';
-	assert_int_equal(run_cli_decode(two, 4 * n + 1, err, sizeof(err)), 1);
+	assert_int_equal(run_cli_decode(cli, two, 4 * n + 1, err, sizeof(err)), 1);
 	if (!strstr(err, "line 2"))
 		fail_msg("no position in: %s", err);
 	/* a single digit */
-	assert_int_equal(run_cli_decode("a\n", 2, err, sizeof(err)), 1);
+	assert_int_equal(run_cli_decode(cli, "a\n", 2, err, sizeof(err)), 1);
 	free(two);
 	free(hex);
 }

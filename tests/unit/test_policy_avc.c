@@ -13,7 +13,6 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
-#include <urcu.h>
 
 #include "secpath/policy.h"
 #include "test_policy_util.h"
@@ -33,7 +32,7 @@ static struct sp_policy *load(const char *path, enum sp_avtab_layout l)
 static void test_policy_avc__stats_and_reclaim(void **st)
 {
 	(void)st;
-	rcu_register_thread();
+	sp_avc_reader_register();
 	struct sp_policy *ref = load("tests/data/policy/tiny.33", SP_AVTAB_FLAT);
 	struct sp_avc *a;
 	struct sp_avc_opts o = { .sz = sizeof(o), .nbuckets = 16, .threshold = 40 };
@@ -74,13 +73,13 @@ static void test_policy_avc__stats_and_reclaim(void **st)
 	assert_int_equal(sp_avc_lookup(a, 0, 1, 1, &x), -EINVAL);
 	sp_avc_free(a);
 	sp_policy_free(ref);
-	rcu_unregister_thread();
+	sp_avc_reader_unregister();
 }
 
 static void test_policy_avc__bool_flushes(void **st)
 {
 	(void)st;
-	rcu_register_thread();
+	sp_avc_reader_register();
 	struct sp_policy *p = load("tests/data/policy/tiny.33", SP_AVTAB_FLAT);
 	uint32_t app = sp_policy_type_lookup(p, "app_t"), etc = sp_policy_type_lookup(p, "etc_t");
 	uint32_t file = sp_policy_class_lookup(p, "file"), b = sp_policy_bool_lookup(p, "allow_app_write");
@@ -102,7 +101,7 @@ static void test_policy_avc__bool_flushes(void **st)
 	sp_avc_get_stats(a, &s);
 	assert_int_equal(s.misses, 3);
 	sp_avc_free(a);
-	rcu_unregister_thread();
+	sp_avc_reader_unregister();
 }
 
 struct reader {
@@ -116,7 +115,11 @@ struct reader {
 static void *reader_main(void *arg)
 {
 	struct reader *r = arg;
-	rcu_register_thread();
+	/* nested registration: the inner pair must leave the thread registered, so the writer's
+	 * grace periods still wait for this reader (a freed policy here fails under ASan) */
+	sp_avc_reader_register();
+	sp_avc_reader_register();
+	sp_avc_reader_unregister();
 	while (!atomic_load(r->stop)) {
 		struct sp_av_decision x;
 		sp_avc_lookup(r->a, r->app, r->etc, r->file, &x);
@@ -127,14 +130,14 @@ static void *reader_main(void *arg)
 			sp_avc_lookup(r->a, s, r->etc, r->file, &x);
 		atomic_fetch_add(&r->n, 1);
 	}
-	rcu_unregister_thread();
+	sp_avc_reader_unregister();
 	return NULL;
 }
 
 static void test_policy_avc__concurrent_reload(void **st)
 {
 	(void)st;
-	rcu_register_thread();
+	sp_avc_reader_register();
 	struct sp_policy *p = load("tests/data/policy/tiny.33", SP_AVTAB_FLAT);
 	struct reader r[2];
 	atomic_int stop = 0;
@@ -170,7 +173,7 @@ static void test_policy_avc__concurrent_reload(void **st)
 		assert_true(atomic_load(&r[i].n) >= 120);
 	}
 	sp_avc_free(a);
-	rcu_unregister_thread();
+	sp_avc_reader_unregister();
 }
 
 int main(void)

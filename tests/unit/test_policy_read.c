@@ -517,6 +517,64 @@ static void test_policy__duplicate_heavy_tables(void **st)
 	free(r);
 }
 
+/* flat's two forms (compact u32 keys when the value ranges fit in 32 bits, the wide 16-bit
+ * fields otherwise) answer every lookup like the chained table, hits and misses */
+static void test_policy__flat_forms_agree(void **st)
+{
+	(void)st;
+	enum { N = 5000 };
+	struct policy_rule *r = calloc(N, sizeof(*r));
+	struct sp_avtab_entry e1[8], e2[8];
+	for (int wide = 0; wide < 2; wide++) {
+		unsigned long long seed = 77 + (unsigned long long)wide;
+		uint32_t range = wide ? 65535 : 3000;
+		for (uint32_t i = 0; i < N; i++) {
+			static const uint16_t kinds[] = { SP_AVTAB_ALLOWED, SP_AVTAB_AUDITALLOW,
+							  SP_AVTAB_AUDITDENY, SP_AVTAB_TRANSITION };
+			uint16_t k = kinds[i % 4];
+			if (i % 4 && i > 4) {	/* a second kind on an earlier triple */
+				r[i] = r[i - 1];
+			} else {
+				r[i].s = (uint16_t)(1 + tp_rand(&seed) % range);
+				r[i].t = (uint16_t)(1 + tp_rand(&seed) % range);
+				r[i].c = (uint16_t)(1 + tp_rand(&seed) % (wide ? 400 : 130));
+			}
+			r[i].spec = k;
+			r[i].data = (uint32_t)tp_rand(&seed);
+			r[i].xp = POLICY_NO_XP;
+		}
+		struct policy_avtab ch, fl;
+		assert_int_equal(policy_avtab_build(&ch, SP_AVTAB_CHAINED, 0, r, N, N, NULL, NULL, NULL), 0);
+		assert_int_equal(policy_avtab_build(&fl, SP_AVTAB_FLAT, 0, r, N, N, NULL, NULL, NULL), 0);
+		assert_int_equal(fl.u.fl.compact, !wide);
+		for (uint32_t i = 0; i < 4 * N; i++) {
+			uint16_t s, t, c;
+			if (i < N) {
+				s = r[i].s, t = r[i].t, c = r[i].c;
+			} else {	/* mostly misses, some out of the table's ranges */
+				s = (uint16_t)tp_rand(&seed), t = (uint16_t)tp_rand(&seed);
+				c = (uint16_t)(tp_rand(&seed) % 500);
+			}
+			size_t n1 = policy_avtab_lookup(&ch, s, t, c, 0xffff, e1, 8);
+			size_t n2 = policy_avtab_lookup(&fl, s, t, c, 0xffff, e2, 8);
+			assert_int_equal(n1, n2);
+			if (i < N)
+				assert_true(n1 >= 1);
+			uint32_t d1 = 0, d2 = 0;
+			assert_int_equal(policy_avtab_search(&ch, s, t, c, SP_AVTAB_AUDITDENY, &d1),
+					 policy_avtab_search(&fl, s, t, c, SP_AVTAB_AUDITDENY, &d2));
+			assert_int_equal(d1, d2);
+			uint32_t a1[3] = { 0, 0, ~0u }, a2[3] = { 0, 0, ~0u };
+			policy_avtab_fold(&ch, s, t, c, a1);
+			policy_avtab_fold(&fl, s, t, c, a2);
+			assert_memory_equal(a1, a2, sizeof(a1));
+		}
+		policy_avtab_destroy(&ch);
+		policy_avtab_destroy(&fl);
+	}
+	free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -530,6 +588,7 @@ int main(void)
 		cmocka_unit_test(test_policy__header_and_counts),
 		cmocka_unit_test(test_policy__avtab_truncation_message),
 		cmocka_unit_test(test_policy__duplicate_heavy_tables),
+		cmocka_unit_test(test_policy__flat_forms_agree),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,44 @@
+#!/bin/sh
+# get-audit-tools.sh - fetch ausearch/aureport for `secpath bench replay` without installing the
+# Debian auditd package (its postinst would enable and start the audit daemon).
+#
+# `apt-get download` auditd and the shared libraries it needs that are not installed (checked
+# with dpkg), then `dpkg -x` them into a cache directory outside the repository:
+#   $SECPATH_AUDIT_TOOLS (default /var/tmp/secpath-audit-tools)/root/sbin/{ausearch,aureport}
+# The bench suite looks there and runs the binaries with LD_LIBRARY_PATH set to the extracted
+# library directories.  Idempotent: does nothing when the binaries are already extracted.
+# Exit status: 0 ok, 1 the packages could not be downloaded (no network or apt source).
+set -eu
+
+dir=${SECPATH_AUDIT_TOOLS:-/var/tmp/secpath-audit-tools}
+root=$dir/root
+
+if [ -x "$root/sbin/ausearch" ] && [ -x "$root/sbin/aureport" ]; then
+	echo "get-audit-tools: $root/sbin/ausearch and aureport present"
+	exit 0
+fi
+
+mkdir -p "$dir/debs" "$root"
+cd "$dir/debs"
+
+pkgs=auditd
+# libraries auditd links that may be missing (libaudit1 is a secpath test dependency)
+for lib in libauparse0 libaudit1 libcap-ng0 libwrap0 libgssapi-krb5-2 libkrb5-3; do
+	if ! dpkg-query -W -f='${Status}\n' "$lib" 2>/dev/null | grep -q '^install ok installed'; then
+		pkgs="$pkgs $lib"
+	fi
+done
+
+echo "get-audit-tools: apt-get download $pkgs (into $dir/debs)"
+if ! apt-get download $pkgs; then
+	echo "get-audit-tools: apt-get download failed (run apt-get update, check the network)" >&2
+	exit 1
+fi
+for deb in ./*.deb; do
+	dpkg -x "$deb" "$root"
+done
+if [ ! -x "$root/sbin/ausearch" ] || [ ! -x "$root/sbin/aureport" ]; then
+	echo "get-audit-tools: the auditd package has no sbin/ausearch or sbin/aureport" >&2
+	exit 1
+fi
+echo "get-audit-tools: extracted to $root (run with LD_LIBRARY_PATH=$root/lib/x86_64-linux-gnu:$root/usr/lib/x86_64-linux-gnu)"
