@@ -11,6 +11,7 @@
 
 #include <stdio.h>
 #include "secpath/secpath.h"
+#include "secpath/audit.h"
 
 enum { SP_EXIT_OK = 0, SP_EXIT_REJECTED = 1, SP_EXIT_USAGE = 2 };
 
@@ -38,6 +39,19 @@ void cli_print_diags(struct sp_cli *cli, const struct sp_diags *d,
 		     const char *(*source_of)(void *ud, const char *file, uint32_t line), void *ud);
 /* Read a whole file (or "-" for stdin) into a NUL-terminated malloc'd buffer. 0 or -errno. */
 int cli_read_file(const char *path, char **buf, size_t *len);
+/* The rule-set options shared by `audit run|cost|optimize`: -R/--rules FILE, --machine M,
+ * --passwd F, --group F, --dirs F, -c/--continue. */
+struct cli_rules_args {
+	const char *rules;
+	struct sp_audit_parse_opts po;	/* machine defaults to x86_64 */
+	int keep_going;
+};
+void cli_rules_args_init(struct cli_rules_args *ra);
+/* If argv[*i] is one of those options, consume it (and its value) and return 1; else 0. */
+int cli_rules_arg(int argc, char **argv, int *i, struct cli_rules_args *ra);
+/* Parse a whole unsigned decimal/0x-hex number or a finite non-negative double; 0 or -EINVAL. */
+int cli_parse_u64(const char *s, unsigned long long *v);
+int cli_parse_double(const char *s, double *v);
 /* True if argv[i] is -h or --help. */
 int cli_is_help(const char *arg);
 /* Print a JSON string literal (escaped) to f. */

@@ -40,7 +40,7 @@ static void usage(FILE *f)
 	      "  --dirs F             -w paths that are directories (one per line) instead of stat()\n"
 	      "  --features N         kernel audit feature bitmap (default 0x7f, kernel 6.1)\n"
 	      "  --kernel             decode: also apply the kernel's per-field checks\n"
-	      "  --json               machine-readable report (check, list, decode)\n",
+	      "  --json               machine-readable report (check, compile, list, decode)\n",
 	      f);
 }
 
@@ -271,7 +271,32 @@ static int cmd_compile(struct sp_cli *cli, struct audit_cli_opts *o)
 		return SP_EXIT_REJECTED;
 	}
 	size_t n = sp_audit_ruleset_count(rs);
-	if (fmt == 0) {
+	if (o->json) {
+		/* {"file":F,"records":[{"line":N,"kind":"ADD|DEL","hex":H}|{"line":N,"kind":"CTRL",
+		 * "text":T}...],"diagnostics":[...]}: the same content as the tsv format */
+		fputs("{\"file\":", cli->out);
+		cli_json_str(cli->out, o->files[0]);
+		fputs(",\"records\":[", cli->out);
+		for (size_t k = 0; k < n; k++) {
+			struct sp_audit_item it;
+			sp_audit_ruleset_item(rs, k, &it);
+			const char *kind = it.kind == SP_AUDIT_ITEM_ADD ? "ADD"
+					   : it.kind == SP_AUDIT_ITEM_DEL ? "DEL" : "CTRL";
+			fprintf(cli->out, "%s{\"line\":%u,\"kind\":\"%s\",", k ? "," : "", it.line, kind);
+			if (it.kind == SP_AUDIT_ITEM_CTRL) {
+				fputs("\"text\":", cli->out);
+				cli_json_str(cli->out, it.ctrl);
+			} else {
+				fputs("\"hex\":\"", cli->out);
+				print_hex(cli->out, it.blob, it.blob_len);
+				fputc('"', cli->out);
+			}
+			fputc('}', cli->out);
+		}
+		fputs("],\"diagnostics\":", cli->out);
+		json_diags(cli->out, &d);
+		fputs("}\n", cli->out);
+	} else if (fmt == 0) {
 		size_t ii = 0, di = 0;
 		while (ii < n || di < d.n) {
 			struct sp_audit_item it;

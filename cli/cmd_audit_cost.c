@@ -131,9 +131,9 @@ static void source_line(const char *text, uint32_t line, char *out, size_t len)
 
 int cmd_audit_cost(int argc, char **argv, struct sp_cli *cli)
 {
-	const char *rules = NULL, *machine = "x86_64", *mixargs[16];
-	const char *passwd = NULL, *group = NULL, *dirs = NULL;
-	int keep_going = 0;
+	const char *mixargs[16];
+	struct cli_rules_args ra;
+	cli_rules_args_init(&ra);
 	size_t nmixargs = 0, top = 10;
 	double time_ms = 20;
 	int json = 0, rc = SP_EXIT_REJECTED;
@@ -145,30 +145,33 @@ int cmd_audit_cost(int argc, char **argv, struct sp_cli *cli)
 			return SP_EXIT_OK;
 		} else if (!strcmp(a, "--json")) {
 			json = 1;
-		} else if (i + 1 < argc && (!strcmp(a, "-R") || !strcmp(a, "--rules"))) {
-			rules = argv[++i];
+		} else if (cli_rules_arg(argc, argv, &i, &ra)) {
+			;
 		} else if (i + 1 < argc && !strcmp(a, "--mix") && nmixargs < 16) {
 			mixargs[nmixargs++] = argv[++i];
-		} else if (i + 1 < argc && !strcmp(a, "--machine")) {
-			machine = argv[++i];
-		} else if (i + 1 < argc && !strcmp(a, "--passwd")) {
-			passwd = argv[++i];
-		} else if (i + 1 < argc && !strcmp(a, "--group")) {
-			group = argv[++i];
-		} else if (i + 1 < argc && !strcmp(a, "--dirs")) {
-			dirs = argv[++i];
-		} else if (!strcmp(a, "-c") || !strcmp(a, "--continue")) {
-			keep_going = 1;
 		} else if (i + 1 < argc && !strcmp(a, "--top")) {
-			top = strtoul(argv[++i], NULL, 10);
+			unsigned long long v;
+			if (cli_parse_u64(argv[++i], &v)) {
+			fprintf(cli->err, "%s audit cost: --top needs a number, not '%s'\n", cli->prog,
+				argv[i]);
+			return SP_EXIT_USAGE;
+		}
+			top = (size_t)v;
 		} else if (i + 1 < argc && !strcmp(a, "--time-ms")) {
-			time_ms = strtod(argv[++i], NULL);
+			if (cli_parse_double(argv[++i], &time_ms)) {
+			fprintf(cli->err, "%s audit cost: --time-ms needs a number, not '%s'\n", cli->prog,
+				argv[i]);
+			return SP_EXIT_USAGE;
+		}
 		} else {
 			fprintf(cli->err, "%s audit cost: unexpected argument '%s'\n", cli->prog, a);
 			usage(cli->err);
 			return SP_EXIT_USAGE;
 		}
 	}
+	const char *rules = ra.rules;
+	const char *machine = ra.po.machine;
+	int keep_going = ra.keep_going;
 	if (!rules) {
 		usage(cli->err);
 		return SP_EXIT_USAGE;
@@ -226,8 +229,7 @@ int cmd_audit_cost(int argc, char **argv, struct sp_cli *cli)
 		fprintf(cli->err, "%s: cannot read '%s': %s\n", cli->prog, rules, strerror(-err));
 		goto done;
 	}
-	struct sp_audit_parse_opts po = { .sz = sizeof(po), .machine = machine, .passwd_file = passwd,
-					   .group_file = group, .dirs_file = dirs };
+	struct sp_audit_parse_opts po = ra.po;
 	struct sp_diags d;
 	sp_diags_init(&d, NULL);
 	err = sp_audit_ruleset_parse(text, len, rules, &po, &rs, &d);

@@ -43,9 +43,9 @@ static void usage(FILE *f)
 
 int cmd_audit_optimize(int argc, char **argv, struct sp_cli *cli)
 {
-	const char *rules = NULL, *out = NULL, *machine = "x86_64", *mixarg = NULL;
-	const char *passwd = NULL, *group = NULL, *dirs = NULL;
-	int keep_going = 0;
+	const char *out = NULL, *mixarg = NULL;
+	struct cli_rules_args ra;
+	cli_rules_args_init(&ra);
 	struct sp_audit_tools_opts o = { .sz = sizeof(o), .time_budget_ms = 20 };
 	int json = 0, rc = SP_EXIT_REJECTED;
 
@@ -60,28 +60,34 @@ int cmd_audit_optimize(int argc, char **argv, struct sp_cli *cli)
 			o.flags |= SP_AUDIT_TOOLS_HOT_NEVER;
 		} else if (!strcmp(a, "--keep-field-order")) {
 			o.flags |= SP_AUDIT_TOOLS_KEEP_FIELDS;
-		} else if (i + 1 < argc && (!strcmp(a, "-R") || !strcmp(a, "--rules"))) {
-			rules = argv[++i];
+		} else if (cli_rules_arg(argc, argv, &i, &ra)) {
+			;
 		} else if (i + 1 < argc && (!strcmp(a, "-o") || !strcmp(a, "--output"))) {
 			out = argv[++i];
 		} else if (i + 1 < argc && !strcmp(a, "--mix")) {
 			mixarg = argv[++i];
-		} else if (i + 1 < argc && !strcmp(a, "--machine")) {
-			machine = argv[++i];
-		} else if (i + 1 < argc && !strcmp(a, "--passwd")) {
-			passwd = argv[++i];
-		} else if (i + 1 < argc && !strcmp(a, "--group")) {
-			group = argv[++i];
-		} else if (i + 1 < argc && !strcmp(a, "--dirs")) {
-			dirs = argv[++i];
-		} else if (!strcmp(a, "-c") || !strcmp(a, "--continue")) {
-			keep_going = 1;
 		} else if (i + 1 < argc && !strcmp(a, "--events")) {
-			o.diff_events = strtoul(argv[++i], NULL, 10);
+			unsigned long long v;
+			if (cli_parse_u64(argv[++i], &v)) {
+				fprintf(cli->err, "%s audit optimize: --events needs a number, not '%s'\n",
+					cli->prog, argv[i]);
+				return SP_EXIT_USAGE;
+			}
+			o.diff_events = (size_t)v;
 		} else if (i + 1 < argc && !strcmp(a, "--seed")) {
-			o.seed = strtoull(argv[++i], NULL, 0);
+			unsigned long long v;
+			if (cli_parse_u64(argv[++i], &v)) {
+				fprintf(cli->err, "%s audit optimize: --seed needs a number, not '%s'\n",
+					cli->prog, argv[i]);
+				return SP_EXIT_USAGE;
+			}
+			o.seed = v;
 		} else if (i + 1 < argc && !strcmp(a, "--time-ms")) {
-			o.time_budget_ms = strtod(argv[++i], NULL);
+			if (cli_parse_double(argv[++i], &o.time_budget_ms)) {
+				fprintf(cli->err, "%s audit optimize: --time-ms needs a number, not '%s'\n",
+					cli->prog, argv[i]);
+				return SP_EXIT_USAGE;
+			}
 			if (o.time_budget_ms <= 0)
 				o.time_budget_ms = -1;
 		} else {
@@ -90,6 +96,9 @@ int cmd_audit_optimize(int argc, char **argv, struct sp_cli *cli)
 			return SP_EXIT_USAGE;
 		}
 	}
+	const char *rules = ra.rules;
+	const char *machine = ra.po.machine;
+	int keep_going = ra.keep_going;
 	if (!rules || !out) {
 		usage(cli->err);
 		return SP_EXIT_USAGE;
@@ -132,8 +141,7 @@ int cmd_audit_optimize(int argc, char **argv, struct sp_cli *cli)
 		fprintf(cli->err, "%s: cannot read '%s': %s\n", cli->prog, rules, strerror(-err));
 		goto done;
 	}
-	struct sp_audit_parse_opts po = { .sz = sizeof(po), .machine = machine, .passwd_file = passwd,
-					   .group_file = group, .dirs_file = dirs };
+	struct sp_audit_parse_opts po = ra.po;
 	err = sp_audit_ruleset_parse(text, len, rules, &po, &rs, &d);
 	cli_print_diags(cli, &d, NULL, NULL);
 	if (err || (d.nerrors && !keep_going))

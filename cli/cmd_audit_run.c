@@ -46,9 +46,9 @@ static void emit_line(void *ud, const char *line, size_t len)
 
 int cmd_audit_run(int argc, char **argv, struct sp_cli *cli)
 {
-	const char *rules = NULL, *record = NULL, *output = NULL, *machine = "x86_64";
-	const char *passwd = NULL, *group = NULL, *dirs = NULL;
-	int keep_going = 0;
+	const char *record = NULL, *output = NULL;
+	struct cli_rules_args ra;
+	cli_rules_args_init(&ra);
 	int json = 0, i, rc = SP_EXIT_REJECTED;
 
 	for (i = 1; i < argc; i++) {
@@ -61,22 +61,12 @@ int cmd_audit_run(int argc, char **argv, struct sp_cli *cli)
 			break;
 		} else if (!strcmp(a, "--json")) {
 			json = 1;
-		} else if (i + 1 < argc && (!strcmp(a, "-R") || !strcmp(a, "--rules"))) {
-			rules = argv[++i];
+		} else if (cli_rules_arg(argc, argv, &i, &ra)) {
+			;
 		} else if (i + 1 < argc && !strcmp(a, "--record")) {
 			record = argv[++i];
 		} else if (i + 1 < argc && !strcmp(a, "--output")) {
 			output = argv[++i];
-		} else if (i + 1 < argc && !strcmp(a, "--machine")) {
-			machine = argv[++i];
-		} else if (i + 1 < argc && !strcmp(a, "--passwd")) {
-			passwd = argv[++i];
-		} else if (i + 1 < argc && !strcmp(a, "--group")) {
-			group = argv[++i];
-		} else if (i + 1 < argc && !strcmp(a, "--dirs")) {
-			dirs = argv[++i];
-		} else if (!strcmp(a, "-c") || !strcmp(a, "--continue")) {
-			keep_going = 1;
 		} else if (a[0] == '-') {
 			fprintf(cli->err, "%s audit run: unknown option '%s'\n", cli->prog, a);
 			usage(cli->err);
@@ -85,6 +75,8 @@ int cmd_audit_run(int argc, char **argv, struct sp_cli *cli)
 			break;
 		}
 	}
+	const char *rules = ra.rules;
+	int keep_going = ra.keep_going;
 	if (!rules || i >= argc) {
 		usage(cli->err);
 		return SP_EXIT_USAGE;
@@ -97,8 +89,7 @@ int cmd_audit_run(int argc, char **argv, struct sp_cli *cli)
 		fprintf(cli->err, "%s: cannot read '%s': %s\n", cli->prog, rules, strerror(-err));
 		return SP_EXIT_REJECTED;
 	}
-	struct sp_audit_parse_opts po = { .sz = sizeof(po), .machine = machine, .passwd_file = passwd,
-					   .group_file = group, .dirs_file = dirs };
+	struct sp_audit_parse_opts po = ra.po;
 	struct sp_audit_ruleset *rs = NULL;
 	struct sp_diags d;
 	sp_diags_init(&d, NULL);

@@ -76,6 +76,33 @@ static void list_suites(FILE *f)
 	}
 }
 
+/* --list --json: one object per suite (JSON Lines, like the report). */
+static void list_suites_json(FILE *f)
+{
+	for (const struct sp_bench_suite *const *p = sp_bench_suites(); *p; p++) {
+		const struct sp_bench_suite *s = *p;
+		fputs("{\"suite\":", f);
+		cli_json_str(f, s->name);
+		fputs(",\"desc\":", f);
+		cli_json_str(f, s->desc ? s->desc : "");
+		fputs(",\"unit\":", f);
+		cli_json_str(f, s->unit ? s->unit : "op");
+		fprintf(f, ",\"runnable\":%s,\"default\":%s,\"cases\":[",
+			has_variants(s) ? "true" : "false",
+			has_variants(s) && sp_bench_suite_is_default(s) ? "true" : "false");
+		for (size_t i = 0; i < s->ncases; i++) {
+			fputs(i ? "," : "", f);
+			cli_json_str(f, s->cases[i].name);
+		}
+		fputs("],\"variants\":[", f);
+		for (size_t i = 0; i < s->nvariants; i++) {
+			fputs(i ? "," : "", f);
+			cli_json_str(f, s->variants[i].name);
+		}
+		fputs("]}\n", f);
+	}
+}
+
 static int parse_u64(const char *s, uint64_t *v)
 {
 	char *e;
@@ -215,7 +242,10 @@ bad_value:
 		}
 	}
 	if (list) {
-		list_suites(cli->out);
+		if (o.json)
+			list_suites_json(cli->out);
+		else
+			list_suites(cli->out);
 		goto out;
 	}
 	if (!nrun) {

@@ -2,6 +2,7 @@
  * util.c - helpers shared by the command groups: diagnostics printing, file reading, JSON strings.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,4 +87,57 @@ void cli_json_str(FILE *f, const char *s)
 			fputc(*p, f);
 	}
 	fputc('"', f);
+}
+
+void cli_rules_args_init(struct cli_rules_args *ra)
+{
+	memset(ra, 0, sizeof(*ra));
+	ra->po.sz = sizeof(ra->po);
+	ra->po.machine = "x86_64";
+}
+
+int cli_rules_arg(int argc, char **argv, int *i, struct cli_rules_args *ra)
+{
+	const char *a = argv[*i];
+	if (!strcmp(a, "-c") || !strcmp(a, "--continue")) {
+		ra->keep_going = 1;
+		return 1;
+	}
+	if (*i + 1 >= argc)
+		return 0;
+	const char **slot = !strcmp(a, "-R") || !strcmp(a, "--rules") ? &ra->rules
+			    : !strcmp(a, "--machine") ? &ra->po.machine
+			    : !strcmp(a, "--passwd") ? &ra->po.passwd_file
+			    : !strcmp(a, "--group") ? &ra->po.group_file
+			    : !strcmp(a, "--dirs") ? &ra->po.dirs_file : NULL;
+	if (!slot)
+		return 0;
+	*slot = argv[++*i];
+	return 1;
+}
+
+int cli_parse_u64(const char *s, unsigned long long *v)
+{
+	char *e;
+	errno = 0;
+	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
+		return -EINVAL;
+	unsigned long long x = strtoull(s, &e, 0);
+	if (errno || *e)
+		return -EINVAL;
+	*v = x;
+	return 0;
+}
+
+int cli_parse_double(const char *s, double *v)
+{
+	char *e;
+	errno = 0;
+	if (!s || !*s)
+		return -EINVAL;
+	double x = strtod(s, &e);
+	if (errno || *e || !isfinite(x) || x < 0)
+		return -EINVAL;
+	*v = x;
+	return 0;
 }
