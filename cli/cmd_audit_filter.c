@@ -27,7 +27,7 @@ static void usage(FILE *f)
 		"Decide each event of EVENTS against RULES the way the Linux 6.1 audit filter does:\n"
 		"the task list verdict, whether the SYSCALL record is written and with which key\n"
 		"(exit list and inode hash), the exclude list, the user list, hidden names.\n"
-		"RULES: auditctl rules text, or a .tsv of rule blobs. EVENTS: 'fs' and 'event' lines.\n"
+		"RULES: auditctl rules text, or a .tsv of rule blobs. EVENTS: 'fs', 'event' and 'load' lines; anything else is an error.\n"
 		"  --engine E   ref (kernel-faithful lists) or compiled (default)\n"
 		"  --json       one JSON object per event in an array\n"
 		"  --machine M  syscall table for names (default x86_64)\n"
@@ -43,11 +43,27 @@ struct fctx {
 	const char *events_path;
 	struct sp_audit_fsview *fs;
 	struct sp_audit_event *ev;
+	const char *bad;	/* first value of the current line that is not a number */
 };
 
-static uint32_t num(const char *v)
+/* A whole number (decimal, 0x-hex, 0-octal, or negative); anything else is remembered in c->bad
+ * and reported with the line by build_event(). */
+static uint64_t num64(struct fctx *c, const char *v)
 {
-	return (uint32_t)(*v == '-' ? (unsigned long long)strtoll(v, NULL, 0) : strtoull(v, NULL, 0));
+	char *e;
+	errno = 0;
+	unsigned long long x = *v == '-' ? (unsigned long long)strtoll(v, &e, 0) : strtoull(v, &e, 0);
+	if (!*v || *e || errno) {
+		if (!c->bad)
+			c->bad = v;
+		return 0;
+	}
+	return x;
+}
+
+static uint32_t num(struct fctx *c, const char *v)
+{
+	return (uint32_t)num64(c, v);
 }
 
 static uint32_t mkdev(const char *v)
@@ -85,6 +101,7 @@ static int build_event(struct fctx *c, char **tok, int n, int lineno)
 	uint64_t a[4] = { 0, 0, 0, 0 };
 	int last = -1, err = 0;
 
+	c->bad = NULL;
 	sp_audit_event_reset(ev);
 	sp_audit_event_set_return(ev, 0);
 	for (int i = 0; i < n && !err; i++) {
@@ -106,41 +123,43 @@ static int build_event(struct fctx *c, char **tok, int n, int lineno)
 				arch = SP_AUDIT_ARCH_X86_64;
 				machine = "x86_64";
 			} else {
-				arch = num(v);
+				arch = num(c, v);
 			}
 		} else if (!strcmp(k, "sc")) {
 			sc = v;
 		} else if (k[0] == 'a' && k[1] >= '0' && k[1] <= '3' && !k[2]) {
-			a[k[1] - '0'] = strtoull(v, NULL, 0);
+			a[k[1] - '0'] = num64(c, v);
 		} else if (!strcmp(k, "ret")) {
 			if (!strcmp(v, "none"))
 				sp_audit_event_clear_return(ev);
 			else
-				sp_audit_event_set_return(ev, strtoll(v, NULL, 0));
+				sp_audit_event_set_return(ev, (int64_t)num64(c, v));
 		} else if (!strcmp(k, "pid")) {
-			pids[0] = num(v);
+			pids[0] = num(c, v);
 		} else if (!strcmp(k, "tid")) {
-			pids[1] = num(v);
+			pids[1] = num(c, v);
 		} else if (!strcmp(k, "ppid")) {
-			pids[2] = num(v);
+			pids[2] = num(c, v);
 		} else if (!strcmp(k, "ids")) {
 			for (int q = 0; q < 8; q++)
-				cred[q] = num(v);
+				cred[q] = num(c, v);
 		} else if (cred_index(k) >= 0) {
-			cred[cred_index(k)] = num(v);
+			cred[cred_index(k)] = num(c, v);
 		} else if (!strcmp(k, "auid")) {
-			sp_audit_event_set_loginuid(ev, !strcmp(v, "unset") ? SP_AUDIT_UNSET : num(v));
+			sp_audit_event_set_loginuid(ev, !strcmp(v, "unset") ? SP_AUDIT_UNSET : num(c, v));
 		} else if (!strcmp(k, "ses")) {
-			sp_audit_event_set_sessionid(ev, !strcmp(v, "unset") ? SP_AUDIT_UNSET : num(v));
+			sp_audit_event_set_sessionid(ev, !strcmp(v, "unset") ? SP_AUDIT_UNSET : num(c, v));
 		} else if (!strcmp(k, "pers")) {
-			sp_audit_event_set_personality(ev, num(v));
+			sp_audit_event_set_personality(ev, num(c, v));
 		} else if (!strcmp(k, "groups")) {
 			uint32_t g[64];
 			size_t ng = 0;
 			char buf[512];
 			snprintf(buf, sizeof(buf), "%s", v);
 			for (char *s = strtok(buf, ","); s && ng < 64; s = strtok(NULL, ","))
-				g[ng++] = num(s);
+				g[ng++] = num(c, s);
+			if (c->bad)
+				c->bad = v;	/* not the strtok copy, which goes out of scope */
 			err = sp_audit_event_set_groups(ev, g, ng);
 		} else if (!strcmp(k, "subj")) {
 			err = sp_audit_event_set_subj_ctx(ev, v);
@@ -152,14 +171,14 @@ static int build_event(struct fctx *c, char **tok, int n, int lineno)
 			else
 				err = -ENOENT;
 		} else if (!strcmp(k, "saddr")) {
-			sp_audit_event_set_saddr_fam(ev, (int)num(v));
+			sp_audit_event_set_saddr_fam(ev, (int)num(c, v));
 		} else if (!strcmp(k, "msgtype")) {
 			int t = sp_audit_msgtype_lookup(v);
-			sp_audit_event_set_msgtype(ev, t >= 0 ? (uint32_t)t : num(v));
+			sp_audit_event_set_msgtype(ev, t >= 0 ? (uint32_t)t : num(c, v));
 		} else if (!strcmp(k, "o2flags")) {
-			sp_audit_event_set_openat2_flags(ev, strtoull(v, NULL, 0));
+			sp_audit_event_set_openat2_flags(ev, num64(c, v));
 		} else if (!strcmp(k, "auditd")) {
-			sp_audit_event_set_auditd(ev, (int)num(v));
+			sp_audit_event_set_auditd(ev, (int)num(c, v));
 		} else if (!strcmp(k, "path")) {
 			last = sp_audit_event_add_path(ev, c->fs, v);
 			err = last < 0 ? last : 0;
@@ -180,8 +199,8 @@ static int build_event(struct fctx *c, char **tok, int n, int lineno)
 			uint32_t g = 0;
 			for (int j = i + 1; j < n && strncmp(tok[j], "path=", 5) && strncmp(tok[j], "rawname=", 8); j++)
 				if (!strncmp(tok[j], "ogid=", 5))
-					g = num(tok[j] + 5);
-			err = sp_audit_event_name_set_owner(ev, last, num(v), g);
+					g = num(c, tok[j] + 5);
+			err = sp_audit_event_name_set_owner(ev, last, num(c, v), g);
 		} else if (last >= 0 && !strcmp(k, "ogid")) {
 			/* read together with ouid= */
 		} else if (last >= 0 && !strcmp(k, "rdev")) {
@@ -190,7 +209,7 @@ static int build_event(struct fctx *c, char **tok, int n, int lineno)
 			err = sp_audit_event_name_set_obj_ctx(ev, last, v);
 		} else if (last >= 0 && !strcmp(k, "magic")) {
 			err = sp_audit_event_name_set_fs_magic(ev, last, !strcmp(v, "tracefs") ? 0x74726163u
-							       : !strcmp(v, "debugfs") ? 0x64626720u : num(v));
+							       : !strcmp(v, "debugfs") ? 0x64626720u : num(c, v));
 		} else {
 			fprintf(c->cli->err, "%s:%d: unknown event token '%s'\n", c->events_path, lineno, k);
 			*eq = '=';
@@ -199,6 +218,12 @@ static int build_event(struct fctx *c, char **tok, int n, int lineno)
 		if (err) {
 			fprintf(c->cli->err, "%s:%d: bad value '%s' for %s (%s)\n", c->events_path, lineno,
 				v, k, strerror(-err));
+			*eq = '=';
+			return -EINVAL;
+		}
+		if (c->bad) {
+			fprintf(c->cli->err, "%s:%d: bad value '%s' for %s (not a number)\n",
+				c->events_path, lineno, c->bad, k);
 			*eq = '=';
 			return -EINVAL;
 		}
@@ -245,9 +270,9 @@ static int check_expect(struct fctx *c, const struct sp_audit_decision *d, char 
 		*eq = 0;
 		const char *k = tok[i], *v = eq + 1;
 		int good = 1;
-		int32_t rid = strcmp(v, "-") ? (int32_t)num(v) : -1;
-		if (!strcmp(k, "record")) good = d->record == num(v);
-		else if (!strcmp(k, "excluded")) good = d->excluded == num(v);
+		int32_t rid = strcmp(v, "-") ? (int32_t)num(c, v) : -1;
+		if (!strcmp(k, "record")) good = d->record == num(c, v);
+		else if (!strcmp(k, "excluded")) good = d->excluded == num(c, v);
 		else if (!strcmp(k, "key")) {
 			char want[SP_AUDIT_KEY_MAXLEN + 1];
 			size_t o = 0;
@@ -269,7 +294,7 @@ static int check_expect(struct fctx *c, const struct sp_audit_decision *d, char 
 		else if (!strcmp(k, "trule")) good = d->task_rule == rid;
 		else if (!strcmp(k, "urule")) good = d->user_rule == rid;
 		else if (!strcmp(k, "xrule")) good = d->exclude_rule == rid;
-		else if (!strcmp(k, "hidden")) good = d->fs_hidden == num(v);
+		else if (!strcmp(k, "hidden")) good = d->fs_hidden == num(c, v);
 		else if (!strcmp(k, "ctx")) good = !strcmp(ctx_name(d->context), v);
 		if (!good) {
 			fprintf(c->cli->err, "%s:%d: expected %s=%s\n", c->events_path, lineno, k, v);
@@ -277,6 +302,7 @@ static int check_expect(struct fctx *c, const struct sp_audit_decision *d, char 
 		}
 		*eq = '=';
 	}
+	c->bad = NULL;	/* a non-numeric expectation is a mismatch, not a malformed event */
 	return bad;
 }
 
@@ -471,20 +497,32 @@ static int cmd_filter(int argc, char **argv, struct sp_cli *cli)
 	for (char *p = text; *p; lineno++) {
 		char *nl = strchr(p, '\n'), line[4200];
 		size_t l = nl ? (size_t)(nl - p) : strlen(p);
-		snprintf(line, sizeof(line), "%.*s", (int)l, p);
 		p += l + (nl ? 1 : 0);
+		if (l >= sizeof(line)) {
+			if (l >= 2 && !strncmp(p - l - (nl ? 1 : 0), "fs", 2)) {
+				fprintf(cli->err, "%s:%d: fs line longer than %zu bytes\n", events,
+					lineno + 1, sizeof(line) - 1);
+				status = SP_EXIT_REJECTED;
+			}
+			continue;
+		}
+		memcpy(line, p - l - (nl ? 1 : 0), l);
+		line[l] = 0;
 		char *save, *t0 = strtok_r(line, " \t\r", &save);
 		if (!t0 || strcmp(t0, "fs"))
 			continue;
 		char *path = strtok_r(NULL, " \t\r", &save);
 		uint64_t ino = 0;
 		uint32_t dev = SP_AUDIT_MKDEV(8, 1), mode = 0100644;
+		int bad = 0;
+		c.bad = NULL;
 		for (char *t; (t = strtok_r(NULL, " \t\r", &save));) {
-			if (!strncmp(t, "ino=", 4)) ino = strtoull(t + 4, NULL, 0);
+			if (!strncmp(t, "ino=", 4)) ino = num64(&c, t + 4);
 			else if (!strncmp(t, "dev=", 4)) dev = mkdev(t + 4);
 			else if (!strncmp(t, "mode=", 5)) mode = mode_of(t + 5);
+			else bad = 1;
 		}
-		if (!path || sp_audit_fsview_add(c.fs, path, ino, dev, mode)) {
+		if (!path || bad || c.bad || sp_audit_fsview_add(c.fs, path, ino, dev, mode)) {
 			fprintf(cli->err, "%s:%d: bad fs line\n", events, lineno + 1);
 			status = SP_EXIT_REJECTED;
 		}
@@ -523,9 +561,18 @@ static int cmd_filter(int argc, char **argv, struct sp_cli *cli)
 		lineno++;
 		if (!line)
 			break;
-		for (char *t = strtok_r(line, " \t\r", &save); t && n < 256; t = strtok_r(NULL, " \t\r", &save))
+		char *t = strtok_r(line, " \t\r", &save);
+		for (; t && n < 256; t = strtok_r(NULL, " \t\r", &save))
 			tok[n++] = t;
-		if (n && !strcmp(tok[0], "event")) {
+		if (t) {
+			fprintf(cli->err, "%s:%d: more than 256 tokens\n", c.events_path, lineno);
+			status = SP_EXIT_REJECTED;
+		} else if (n && tok[0][0] != '#' && strcmp(tok[0], "event") && strcmp(tok[0], "fs") &&
+			   strcmp(tok[0], "load")) {
+			fprintf(cli->err, "%s:%d: expected an 'event', 'fs' or 'load' line or a '#' "
+				"comment, not '%s'\n", c.events_path, lineno, tok[0]);
+			status = SP_EXIT_REJECTED;
+		} else if (n && !strcmp(tok[0], "event")) {
 			for (int i = 1; i < n; i++)
 				if (!strcmp(tok[i], "=>"))
 					arrow = i;

@@ -61,6 +61,14 @@ head -c 1000 tests/data/policy/tiny.33 >"$tmp/cut.pol" 2>/dev/null || true
 expect 1 "$B" policy info "$tmp/cut.pol"
 if grep -q "+0x" "$tmp/e"; then ok; else bad "policy info: no byte offset in '$(head -1 "$tmp/e")'"; fi
 
+# audit filter: the case tables through the tool; malformed event lines rejected with their line
+expect 0 "$B" audit filter tests/cases/audit/01-operators.rules tests/cases/audit/01-operators.events
+printf 'event sc=getpid uid=abc\nevnt sc=getpid\n# comment\n\nevent sc=getpid groups=1,x\n' >"$tmp/bad.events"
+expect 1 "$B" audit filter tests/cases/audit/01-operators.rules "$tmp/bad.events"
+for want in "bad.events:1: bad value 'abc' for uid" "bad.events:2: expected" "bad.events:5: bad value '1,x'"; do
+	if grep -q "$want" "$tmp/e"; then ok; else bad "audit filter: no '$want' in: $(cat "$tmp/e")"; fi
+done
+
 # --json everywhere a command reports
 json "$B" slab stats --json
 json "$B" audit check --json "$R"
@@ -74,6 +82,7 @@ json "$B" policy info --json "$P"
 json "$B" policy decide --json "$P" passwd_t shadow_t file read write
 json "$B" policy search --json "$P" --allow -s passwd_t -t shadow_t -c file
 json "$B" bench --list --json
+json "$B" audit filter --json tests/cases/audit/02-exit.rules tests/cases/audit/02-exit.events
 
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
