@@ -336,8 +336,9 @@ static void search_usage(FILE *f)
 	fprintf(f,
 		"usage: secpath policy search [RULE KINDS] [-s TYPE] [-t TYPE] [-c CLASS[,..]]\n"
 		"                             [-p PERM[,..]] [-ep] [-Sp] [-D TYPE] [-b BOOL[,..]]\n"
-		"                             [-eb] [-ds] [-dt] [--layout L] POLICY\n\n"
-		"List te_avtab and conditional rules like sesearch (setools 4.4).\n"
+		"                             [-eb] [-ds] [-dt] [--layout L] [--json] POLICY\n\n"
+		"List te_avtab and conditional rules like sesearch (setools 4.4); --json prints\n"
+		"{\"file\": POLICY, \"rules\": [the same lines]}.\n"
 		"Rule kinds: -A (allow, allowxperm), --allow, --allowxperm, --auditallow,\n"
 		"  --auditallowxperm, --dontaudit, --dontauditxperm, -T/--type_trans (with\n"
 		"  filename transitions), --type_change, --type_member.\n"
@@ -436,8 +437,34 @@ static int parse_bools(struct sp_cli *cli, struct search *q, const char *list)
 	return rc;
 }
 
+/* --json: the rule lines, as sesearch prints them, in one object. */
+static void search_json(FILE *f, const char *path, const char *text, size_t len)
+{
+	fputs("{\"file\":", f);
+	cli_json_str(f, path);
+	fputs(",\"rules\":[", f);
+	int first = 1;
+	for (const char *p = text, *end = text + len; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		char *line = strndup(p, l);
+		if (line) {
+			fputs(first ? "" : ",", f);
+			cli_json_str(f, line);
+			first = 0;
+			free(line);
+		}
+		p += l + 1;
+	}
+	fputs("]}\n", f);
+}
+
 static int cmd_search(int argc, char **argv, struct sp_cli *cli)
 {
+	struct sp_cli jcli = *cli;	/* with --json, rule lines go to a memory stream first */
+	char *jbuf = NULL;
+	size_t jlen = 0;
+	int json = 0;
 	struct search q = { .cli = cli };
 	const char *path = NULL, *sname = NULL, *tnm = NULL, *cls = NULL, *perms = NULL;
 	const char *dname = NULL, *bools = NULL;
@@ -487,6 +514,8 @@ static int cmd_search(int argc, char **argv, struct sp_cli *cli)
 			q.ep = 1;
 		} else if (!strcmp(a, "-Sp")) {
 			q.sp = 1;
+		} else if (!strcmp(a, "--json")) {
+			json = 1;
 		} else if (!strcmp(a, "-ds")) {
 			q.ds = 1;
 		} else if (!strcmp(a, "-dt")) {
@@ -548,6 +577,13 @@ static int cmd_search(int argc, char **argv, struct sp_cli *cli)
 		goto out;
 	if (perms && parse_perms(&q, perms))
 		goto out;
+	if (json) {
+		if (!(jcli.out = open_memstream(&jbuf, &jlen))) {
+			fprintf(cli->err, "%s: %s\n", cli->prog, strerror(errno));
+			goto out;
+		}
+		q.cli = &jcli;
+	}
 	sp_policy_avtab_foreach(p, 0, search_entry, &q);
 	sp_policy_avtab_foreach(p, 1, search_entry, &q);
 	if (q.want_ft && !q.have_perms && !q.nbq) {
@@ -563,14 +599,22 @@ static int cmd_search(int argc, char **argv, struct sp_cli *cli)
 			if (q.d && (ft->otype > sp_policy_type_count(p) || !q.dmatch[ft->otype]))
 				continue;
 			char b1[32], b2[32], b3[32];
-			fprintf(cli->out, "type_transition %s %s:%s %s %s;\n",
+			fprintf(q.cli->out, "type_transition %s %s:%s %s %s;\n",
 				tname(p, ft->stype, b1, sizeof(b1)), tname(p, ft->ttype, b2, sizeof(b2)),
 				sp_policy_class_name(p, ft->tclass), tname(p, ft->otype, b3, sizeof(b3)),
 				ft->name);
 		}
 	}
 	rc = SP_EXIT_OK;
+	if (json) {
+		fclose(jcli.out);
+		jcli.out = NULL;
+		search_json(cli->out, path, jbuf, jlen);
+	}
 out:
+	if (jcli.out != cli->out && jcli.out)
+		fclose(jcli.out);
+	free(jbuf);
 	free(q.smatch);
 	free(q.tmatch);
 	free(q.cls);

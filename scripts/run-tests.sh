@@ -80,6 +80,12 @@ p=$(sed -n 's/^malloc: \([0-9]*\) passed, [0-9]* failed$/\1/p' "$log"); f=$(sed 
 [ -n "$p" ] || p=0; [ -n "$f" ] || f=0; if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
 pass=$((pass + p)); fail=$((fail + f)); [ "$f" -eq 0 ] || { failed_names="$failed_names malloc"; tail -40 "$log"; }
 printf '%-36s %4d passed, %d failed\n' "malloc" "$p" "$f"
+# The tool's contract: --help, exit codes, no prefix matching, positioned errors, --json.
+sh tests/cli/test-cli.sh "$out" >"$log" 2>&1; rc=$?
+p=$(sed -n 's/^cli: \([0-9]*\) passed, [0-9]* failed$/\1/p' "$log"); f=$(sed -n 's/^cli: [0-9]* passed, \([0-9]*\) failed$/\1/p' "$log")
+[ -n "$p" ] || p=0; [ -n "$f" ] || f=0; if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+pass=$((pass + p)); fail=$((fail + f)); [ "$f" -eq 0 ] || { failed_names="$failed_names cli"; grep FAIL "$log" | tail -40; }
+printf '%-36s %4d passed, %d failed\n' "cli" "$p" "$f"
 [ -z "$failed_names" ] || echo "failed:$failed_names"
 echo "total: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -6,8 +6,14 @@
  * libsepol is never linked into libsecpath), chained (kernel), array (2023 patches), flat.
  * Cases (one op each):
  *   load      read the policy from memory (sepol_policydb_read / sp_policy_read);
- *   hit       te_avtab lookup of an existing key, keys in shuffled order (fixed seed);
- *   miss      lookup of a uniform random absent (s,t,c);
+ *   hit       te_avtab lookup of an existing triple (any kind: mask SP_AVTAB_AV | _TYPE |
+ *             _XPERMS, libsepol's AVTAB_AV | AVTAB_TYPE | AVTAB_XPERMS), triples drawn from the
+ *             entries in shuffled order (fixed seed), read from a stream of 4-byte keys packed in
+ *             mixed radix ((s * NT + t) * NC + c) and unpacked with two multiply-shift
+ *             divisions: the stream costs 1/16 line per op, the same for every variant;
+ *   miss      lookup of a uniform random absent (s,t,c), generated in the loop from the op
+ *             index (a counter hash; setup picks a salt whose NKEYS keys all miss), so no key
+ *             stream is read at all;
  *   decide    TE decision on rule-derived queries (a random allow rule, attributes replaced by
  *             random member types): libsepol = the kernel's literal double loop over libsepol's
  *             tables (avtab_search_node/next semantics, walked in libsepol's own nodes), secpath
@@ -15,7 +21,9 @@
  *   uniform   the same on uniform random type pairs and classes;
  *   avc       decisions through an sp_avc (512 buckets) over a working set of 256 triples.
  * libsepol's internal lookup functions are not exported by libsepol.so.2, so its lookup is the
- * avtab_search algorithm (same hash, mask, sorted chains) run over libsepol's in-memory table.
+ * avtab_search algorithm (same hash, mask, sorted chains) run over libsepol's in-memory table,
+ * inline in the loop; flat's compact search is inline in the loop too (policy/flat.h), so
+ * neither pays a call (chained and array go through sp_policy_avtab_search).
  * Memory (heap bytes a load keeps, mallinfo2) and the index bytes per layout are measured in
  * setup and printed under the table.  The load case is not re-run under callgrind.
  */
@@ -34,13 +42,17 @@
 #include "secpath/policy.h"
 #include "base/compiler.h"
 #include "bench/suites.h"
-#include "policy/policy_int.h"
+#include "policy/flat.h"
 
 #define NKEYS (1u << 16)
 #define NQ 4096
 #define NAVC 256
 
 enum pcase { C_LOAD, C_HIT, C_MISS, C_DECIDE, C_UNIFORM, C_AVC };
+
+#define HIT_MASK (SP_AVTAB_AV | SP_AVTAB_TYPE | SP_AVTAB_XPERMS)
+
+__extension__ typedef unsigned __int128 pol_u128;
 
 struct pol_key {
 	uint16_t s, t, c, spec;
@@ -54,7 +66,10 @@ static struct {
 	int ready, err;
 	unsigned char *buf;
 	size_t len;
-	struct pol_key *hit, *miss;
+	uint32_t *hit;			/* packed (s * nt + t) * nc + c */
+	uint32_t nt, nc;		/* hit radices (largest value + 1); miss ranges 1..nt-1 */
+	uint64_t mt, mc;		/* fastdiv multipliers: 2^64 / radix, rounded up */
+	uint64_t miss_salt;
 	struct pol_q *dec, *uni, *avc;
 	struct sp_policy *ref;		/* flat, for rows and membership */
 } in;
@@ -81,6 +96,24 @@ static uint64_t rnd(uint64_t *s)
 	*s ^= *s << 25;
 	*s ^= *s >> 27;
 	return *s * 0x2545f4914f6cdd1dull;
+}
+
+/* x / d for any 32-bit x, m = UINT64_MAX / d + 1 (Lemire et al., "Faster remainder by direct
+ * computation"): one 64x64->128 multiply */
+static inline uint32_t fastdiv(uint32_t x, uint64_t m)
+{
+	return (uint32_t)(((pol_u128)m * x) >> 64);
+}
+
+/* the miss key of op i: a counter hash mapped onto 1..nt-1, 1..nt-1, 1..nc-1 (fastrange) */
+static inline void miss_key(uint64_t i, uint64_t salt, uint16_t *s, uint16_t *t, uint16_t *c)
+{
+	uint64_t z = (i + salt) * 0x9e3779b97f4a7c15ull;
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z ^= z >> 31;
+	*s = (uint16_t)(1 + (((z & 0xffffffffu) * (in.nt - 1)) >> 32));
+	*t = (uint16_t)(1 + (((z >> 32) * (in.nt - 1)) >> 32));
+	*c = (uint16_t)(1 + ((((z * 0x2545f4914f6cdd1dull) >> 32) * (in.nc - 1)) >> 32));
 }
 
 static int read_policy(void)
@@ -170,22 +203,32 @@ static int prepare(void)
 	if ((in.err = sp_policy_avtab_foreach(in.ref, 0, collect_key, &c)))
 		return in.err;
 	in.hit = malloc(NKEYS * sizeof(*in.hit));
-	in.miss = malloc(NKEYS * sizeof(*in.miss));
 	in.dec = malloc(NQ * sizeof(*in.dec));
 	in.uni = malloc(NQ * sizeof(*in.uni));
 	in.avc = malloc(NAVC * sizeof(*in.avc));
-	if (!in.hit || !in.miss || !in.dec || !in.uni || !in.avc || !c.n)
+	if (!in.hit || !in.dec || !in.uni || !in.avc || !c.n)
 		return in.err = -ENOMEM;
-	uint64_t seed = 0x9e3779b97f4a7c15ull;
-	for (size_t i = 0; i < NKEYS; i++)
-		in.hit[i] = c.v[rnd(&seed) % c.n];
 	uint32_t nt = sp_policy_type_count(in.ref), nc = sp_policy_class_count(in.ref);
+	in.nt = nt + 1, in.nc = nc + 1;
+	if ((uint64_t)in.nt * in.nt * in.nc > (1ull << 32))
+		return in.err = -ERANGE;	/* the 4-byte hit keys cannot hold this policy's triples */
+	in.mt = UINT64_MAX / in.nt + 1, in.mc = UINT64_MAX / in.nc + 1;
+	uint64_t seed = 0x9e3779b97f4a7c15ull;
+	for (size_t i = 0; i < NKEYS; i++) {
+		const struct pol_key *k = &c.v[rnd(&seed) % c.n];
+		in.hit[i] = ((uint32_t)k->s * in.nt + k->t) * in.nc + k->c;
+	}
+	/* the first salt whose NKEYS miss keys all miss (a random triple hits with p ~ 4e-5) */
 	struct sp_avtab_entry e;
-	for (size_t i = 0; i < NKEYS;) {
-		struct pol_key k = { (uint16_t)(1 + rnd(&seed) % nt), (uint16_t)(1 + rnd(&seed) % nt),
-				     (uint16_t)(1 + rnd(&seed) % nc), SP_AVTAB_ALLOWED };
-		if (!sp_policy_avtab_lookup(in.ref, 0, k.s, k.t, k.c, 0xffff, &e, 1))
-			in.miss[i++] = k;
+	for (in.miss_salt = 1;; in.miss_salt += NKEYS) {
+		size_t i = 0;
+		for (uint16_t ks, kt, kc; i < NKEYS; i++) {
+			miss_key(i, in.miss_salt, &ks, &kt, &kc);
+			if (sp_policy_avtab_lookup(in.ref, 0, ks, kt, kc, 0xffff, &e, 1))
+				break;
+		}
+		if (i == NKEYS)
+			break;
 	}
 	size_t na = 0;
 	for (size_t i = 0; i < c.n; i++)
@@ -251,6 +294,7 @@ struct pstate {
 	struct sp_policy *p;
 	sepol_policydb_t *sdb;
 	struct sp_avc *avc;
+	const struct policy_avtab *flat;	/* flat variant, compact te table: inline search */
 	uint64_t i;
 	uint32_t sink;
 };
@@ -318,6 +362,9 @@ static int setup(const void *param, void **state, int variant)
 			struct sp_policy_info pi;
 			sp_policy_get_info(s->p, &pi);
 			idx_bytes[variant] = pi.te_bytes;
+			const struct policy_avtab *te = &s->p->core->te_tab;
+			if (te->layout == SP_AVTAB_FLAT && te->u.fl.compact)
+				s->flat = te;
 			acct_bytes[variant] = pi.total_bytes;
 			decide_bytes = pi.decide_bytes;
 		}
@@ -457,13 +504,25 @@ static sp_noinline void run(void *state, uint64_t n)
 			break;
 		case C_HIT:
 		case C_MISS: {
-			const struct pol_key *x = &(s->kc == C_HIT ? in.hit : in.miss)[s->i & (NKEYS - 1)];
+			uint16_t ks, kt, kc, mask = HIT_MASK;
+			if (s->kc == C_HIT) {
+				uint32_t x = in.hit[s->i & (NKEYS - 1)], q = fastdiv(x, in.mc);
+				kc = (uint16_t)(x - q * in.nc);
+				ks = (uint16_t)fastdiv(q, in.mt);
+				kt = (uint16_t)(q - ks * in.nt);
+			} else {
+				miss_key(s->i & (NKEYS - 1), in.miss_salt, &ks, &kt, &kc);
+				mask = SP_AVTAB_ALLOWED;
+			}
 			if (s->sdb) {
-				avtab_ptr_t nd = sepol_first(&s->sdb->p.te_avtab, x->s, x->t, x->c, x->spec);
+				avtab_ptr_t nd = sepol_first(&s->sdb->p.te_avtab, ks, kt, kc, mask);
 				sink += nd ? nd->datum.data : 1;
 			} else {
 				uint32_t dv = 1;
-				sp_policy_avtab_search(s->p, 0, x->s, x->t, x->c, x->spec, &dv);
+				if (s->flat)
+					policy_flatc_search(s->flat, ks, kt, kc, mask, &dv);
+				else
+					sp_policy_avtab_search(s->p, 0, ks, kt, kc, mask, &dv);
 				sink += dv;
 			}
 			break;

@@ -10,18 +10,19 @@
  *           of 16-byte nodes linked by u32 indices; the conditional table is sized by its own
  *           count.
  *  flat     secpath's: one array of 64-byte buckets (64-byte aligned), keys and data in the same
- *           line, Robin Hood placement over buckets with each home's maximum displacement in
- *           its bucket.  Two forms:
+ *           line, linear probing over buckets with each home's maximum displacement in its
+ *           bucket.  Two forms:
  *           compact (every real policy): the triple packed into one u32 (mixed radix from the
  *             table's largest values), seven slots per line, home = fastrange of a 64-bit
  *             multiply (no division), two SSE2 compares decide the match, and a 32-bit filter
  *             per bucket of keys placed past it, so hits and misses read the home line only
- *             unless the key's filter bit is set.  0.65 load: 1.44 MB for debian-default,
- *             1.03 lines per hit and 0.99 per miss (callgrind; previous six-slot form: 1.17 and
- *             1.26), ~61 instructions in the hit path.
+ *             unless the key's filter bit is set.  Home-first placement (an entry at home is
+ *             never moved) at 0.63 load: 1.49 MB for debian-default, 3.7 % of entries away from
+ *             home (Robin Hood at 0.65: 6.0 %), ~1.02 lines per hit and ~0.98 per miss
+ *             (callgrind, D1 48k12), the hit path inline (flat.h).
  *           wide (fallback when the ranges do not fit 32 bits or s == 0): six slots of three
- *             u16 keys, one SSE2 compare of the sources; 0.75 load; a lookup scans
- *             home..home+disp.
+ *             u16 keys, one SSE2 compare of the sources, Robin Hood placement; 0.75 load; a
+ *             lookup scans home..home+disp.
  *           A triple's entries (allow, auditallow, dontaudit, type rules, xperms) are separate
  *           slots found by the same scan.
  *
@@ -38,13 +39,13 @@
 #endif
 
 #include "secpath/slab.h"
-#include "policy/policy_int.h"
+#include "policy/flat.h"
 
 /* both flat forms share one bucket array (allocation, accounting, 64-byte alignment) */
 _Static_assert(sizeof(struct flatc_bucket) == 64 && sizeof(struct flat_bucket) == 64,
 	       "flat buckets are one cache line");
 
-#define FLATC_PCT 65	/* compact load, percent: 1.44 MB for debian-default's 102,340 rules */
+#define FLATC_PCT 63	/* compact load, percent: 1.49 MB for debian-default's 102,340 rules */
 
 /* ---- the node cache (the kernel's avtab_node_cachep: one process-wide slab cache) ---- */
 
@@ -291,7 +292,7 @@ static void array_entry(const struct policy_avtab *t, uint32_t i, struct sp_avta
 
 /* ---- flat ---- */
 
-static const uint16_t code_spec[16] = {
+const uint16_t policy_flat_code_spec[16] = {
 	0, SP_AVTAB_ALLOWED, SP_AVTAB_AUDITALLOW, SP_AVTAB_AUDITDENY, SP_AVTAB_TRANSITION,
 	SP_AVTAB_MEMBER, SP_AVTAB_CHANGE, SP_AVTAB_XPERMS_ALLOWED, SP_AVTAB_XPERMS_AUDITALLOW,
 	SP_AVTAB_XPERMS_DONTAUDIT,
@@ -300,7 +301,7 @@ static const uint16_t code_spec[16] = {
 static inline unsigned spec_code(uint16_t spec)
 {
 	for (unsigned i = 1; i < 10; i++)
-		if (code_spec[i] == spec)
+		if (policy_flat_code_spec[i] == spec)
 			return i;
 	return 0;
 }
@@ -489,58 +490,6 @@ static int flat_fill(struct policy_avtab *t, const struct policy_rule *r, uint32
 
 /* ---- flat, compact form (policy_int.h: one u32 key per slot, seven slots per line) ---- */
 
-/*
- * The packed key of (s, t, c), or 0 when a value lies outside the table's ranges.  Either way no
- * entry can match wrongly: stored keys have s >= 1, so they are >= nt * nc, while s == 0 gives a
- * key below that (0 itself, the empty-slot marker, only for (0, 0, 0), which callers reject).
- */
-static inline uint32_t flatc_key(const struct policy_avtab *t, uint16_t s, uint16_t tt, uint16_t c)
-{
-	/* each difference has bit 31 set iff the value is below its radix (values < 2^16) */
-	if (unlikely(!((((uint32_t)s - t->u.fl.ns) & ((uint32_t)tt - t->u.fl.nt) &
-			((uint32_t)c - t->u.fl.nc)) >> 31)))
-		return 0;
-	return ((uint32_t)s * t->u.fl.nt + tt) * t->u.fl.nc + c;
-}
-
-static inline uint64_t flatc_mix(uint32_t k)
-{
-	return (uint64_t)k * 0x9e3779b97f4a7c15ull;
-}
-
-static inline uint32_t flatc_home(const struct policy_avtab *t, uint64_t h)
-{
-	return (uint32_t)(((h >> 32) * t->nslot) >> 32);
-}
-
-static inline uint32_t flatc_fbit(uint64_t h)
-{
-	return 1u << ((uint32_t)h >> 27);
-}
-
-/* Lanes of bk holding key k: two 16-byte compares over key[0..7] (lane 7 is data[0], masked). */
-static inline unsigned flatc_match(const struct flatc_bucket *bk, uint32_t k)
-{
-#if defined(__SSE2__)
-	__m128i q = _mm_set1_epi32((int)k);
-	__m128i lo = _mm_cmpeq_epi32(_mm_load_si128((const __m128i *)(const void *)bk->key), q);
-	__m128i hi = _mm_cmpeq_epi32(_mm_load_si128((const __m128i *)(const void *)&bk->key[4]), q);
-	unsigned m = (unsigned)_mm_movemask_ps(_mm_castsi128_ps(lo)) |
-		     (unsigned)_mm_movemask_ps(_mm_castsi128_ps(hi)) << 4;
-	return m & 0x7f;
-#else
-	unsigned bits = 0;
-	for (unsigned j = 0; j < FLATC_SLOTS; j++)
-		bits |= (unsigned)(bk->key[j] == k) << j;
-	return bits;
-#endif
-}
-
-static inline unsigned flatc_kind(uint32_t meta, unsigned j)
-{
-	return (meta >> (4 * j)) & 15;
-}
-
 static inline unsigned flatc_count(const struct flatc_bucket *bk)
 {
 	unsigned n = 0;
@@ -576,7 +525,7 @@ static inline void flatc_note(struct policy_avtab *t, uint32_t home, uint64_t h,
 	struct flatc_bucket *hb = &t->u.fl.cb[home];
 	if (!d)
 		return;
-	hb->ovf |= flatc_fbit(h);
+	hb->ovf |= policy_flatc_fbit(h);
 	if (d > FLAT_DISP_MAX)
 		d = FLAT_DISP_MAX;
 	if (d > flat_disp(hb->meta))
@@ -594,11 +543,20 @@ static inline void flatc_set(struct policy_avtab *t, uint32_t b, unsigned j, uin
 		t->u.fl.enabled[b] = (uint8_t)((t->u.fl.enabled[b] & ~(1u << j)) | (en ? 1u << j : 0));
 }
 
-/* Robin Hood placement over buckets, as flat_place. */
-static int flatc_place(struct policy_avtab *t, uint32_t k, unsigned code, unsigned en, uint32_t data)
+/*
+ * Home-first placement over buckets (linear probing): an entry in its home line is never moved;
+ * a newcomer whose home is full takes the slot of the least displaced entry there that is not
+ * at home, which moves on.  Each line so keeps min(7, entries homed there) of its own entries,
+ * the fewest possible second-line reads for hits (debian-default at 0.63 load: 3.7 % of entries
+ * away from home, against 6.0 % with Robin Hood's fairest-displacement rule).  Buckets only ever
+ * fill, so a home's entries lie between it and the first non-full bucket, and disp (the max over
+ * a home's entries, saturating) only grows.
+ */
+static int flatc_place(struct policy_avtab *t, uint32_t k, unsigned code, unsigned en,
+		       uint32_t data)
 {
-	uint64_t h = flatc_mix(k);
-	uint32_t home = flatc_home(t, h), b = home;
+	uint64_t h = policy_flatc_mix(k);
+	uint32_t home = policy_flatc_home(t, h), b = home;
 	unsigned d = 0;
 	for (;;) {
 		if (d > t->nslot)
@@ -611,20 +569,20 @@ static int flatc_place(struct policy_avtab *t, uint32_t k, unsigned code, unsign
 			return 0;
 		}
 		unsigned jmin = 0, dmin = ~0u;
-		for (unsigned j = 0; j < FLATC_SLOTS; j++) {
-			unsigned dj = flat_dist(t, flatc_home(t, flatc_mix(bk->key[j])), b);
-			if (dj < dmin)
+		for (unsigned j = 0; !d && j < FLATC_SLOTS; j++) {
+			uint32_t hj = policy_flatc_home(t, policy_flatc_mix(bk->key[j]));
+			unsigned dj = flat_dist(t, hj, b);
+			if (dj && dj < dmin)
 				dmin = dj, jmin = j;
 		}
-		if (dmin < d) {
+		if (dmin != ~0u) {
 			uint32_t ok = bk->key[jmin], odata = bk->data[jmin];
-			unsigned ocode = flatc_kind(bk->meta, jmin);
+			unsigned ocode = policy_flatc_kind(bk->meta, jmin);
 			unsigned oen = t->u.fl.enabled ? t->u.fl.enabled[b] >> jmin & 1 : 0;
 			flatc_set(t, b, jmin, k, code, en, data);
-			flatc_note(t, home, h, d);
 			k = ok, code = ocode, en = oen, data = odata;
-			h = flatc_mix(k);
-			home = flatc_home(t, h);
+			h = policy_flatc_mix(k);
+			home = policy_flatc_home(t, h);
 			d = dmin;
 		}
 		b = b + 1 == t->nslot ? 0 : b + 1;
@@ -639,16 +597,16 @@ static int flatc_fill(struct policy_avtab *t, const struct policy_rule *r, uint3
 	for (uint32_t i = 0; i < n; i++) {
 		const struct policy_rule *x = &r[i];
 		unsigned code = spec_code(x->spec);
-		uint32_t k = flatc_key(t, x->s, x->t, x->c);
+		uint32_t k = policy_flatc_key(t, x->s, x->t, x->c);
 		if (merge || (!t->cond && !(x->spec & SP_AVTAB_XPERMS))) {
-			uint32_t b = flatc_home(t, flatc_mix(k));
+			uint32_t b = policy_flatc_home(t, policy_flatc_mix(k));
 			int done = 0;
 			unsigned dmax = flat_disp(t->u.fl.cb[b].meta);
 			for (unsigned d = 0; !done; d++) {
 				struct flatc_bucket *bk = &t->u.fl.cb[b];
-				for (unsigned m = flatc_match(bk, k); m; m &= m - 1) {
+				for (unsigned m = policy_flatc_match(bk, k); m; m &= m - 1) {
 					unsigned j = (unsigned)__builtin_ctz(m);
-					if (flatc_kind(bk->meta, j) != code)
+					if (policy_flatc_kind(bk->meta, j) != code)
 						continue;
 					if (!merge)
 						return -EEXIST;
@@ -710,14 +668,14 @@ struct flatc_it {
 static inline const struct flatc_bucket *flatc_first(const struct policy_avtab *t, uint16_t s,
 						     uint16_t tt, uint16_t c, struct flatc_it *it)
 {
-	if (!(it->k = flatc_key(t, s, tt, c)))	/* nslot >= 1 for flat tables */
+	if (!(it->k = policy_flatc_key(t, s, tt, c)))	/* nslot >= 1 for flat tables */
 		return NULL;
-	uint64_t h = flatc_mix(it->k);
-	it->b = flatc_home(t, h);
+	uint64_t h = policy_flatc_mix(it->k);
+	it->b = policy_flatc_home(t, h);
 	const struct flatc_bucket *hb = &t->u.fl.cb[it->b];
 	it->d = 0;
 	it->dmax = flat_disp(hb->meta);
-	it->more = (hb->ovf & flatc_fbit(h)) != 0;
+	it->more = (hb->ovf & policy_flatc_fbit(h)) != 0;
 	return hb;
 }
 
@@ -790,7 +748,7 @@ static sp_noinline int flat_search(const struct policy_avtab *t, uint16_t s, uin
 		const struct flat_bucket *bk = &t->u.fl.b[b];
 		for (unsigned m = flat_match(bk, s, tt, c); m; m &= m - 1) {
 			unsigned j = (unsigned)__builtin_ctz(m);
-			if (code_spec[flat_kind(bk->meta, j)] & mask) {
+			if (policy_flat_code_spec[flat_kind(bk->meta, j)] & mask) {
 				*data = bk->data[j];
 				return 1;
 			}
@@ -802,19 +760,19 @@ static sp_noinline int flat_search(const struct policy_avtab *t, uint16_t s, uin
 
 /*
  * The rest of a compact search once the home line missed and its filter bit is set (rare:
- * entries placed past their home).  It recomputes the home from the key, so the hot path below
- * keeps few values live and tail-calls it (measured: no callee-saved registers then).
+ * entries placed past their home).  It recomputes the home from the key, so the inline hot path
+ * (flat.h) keeps few values live and tail-calls it (measured: no callee-saved registers then).
  */
-static sp_noinline int flatc_search_far(const struct policy_avtab *t, uint32_t k, uint32_t mask,
+sp_noinline int policy_flatc_search_far(const struct policy_avtab *t, uint32_t k, uint32_t mask,
 					uint32_t *data)
 {
-	uint32_t b = flatc_home(t, flatc_mix(k));
+	uint32_t b = policy_flatc_home(t, policy_flatc_mix(k));
 	unsigned dmax = flat_disp(t->u.fl.cb[b].meta);
 	for (unsigned d = 0; flatc_more(t, &b, d, dmax); d++) {
 		const struct flatc_bucket *bk = &t->u.fl.cb[b];
-		for (unsigned m = flatc_match(bk, k); m; m &= m - 1) {
+		for (unsigned m = policy_flatc_match(bk, k); m; m &= m - 1) {
 			unsigned j = (unsigned)__builtin_ctz(m);
-			if (code_spec[flatc_kind(bk->meta, j)] & mask) {
+			if (policy_flat_code_spec[policy_flatc_kind(bk->meta, j)] & mask) {
 				*data = bk->data[j];
 				return 1;
 			}
@@ -823,25 +781,11 @@ static sp_noinline int flatc_search_far(const struct policy_avtab *t, uint32_t k
 	return 0;
 }
 
-/* The hot path: the home line only; hit or miss ends there unless the filter bit says more. */
+/* The layout's search for the public entry point: the inline hot path of flat.h. */
 static sp_noinline int flatc_search(const struct policy_avtab *t, uint16_t s, uint16_t tt,
 				    uint16_t c, uint16_t mask, uint32_t *data)
 {
-	uint32_t k = flatc_key(t, s, tt, c);
-	if (unlikely(!k))
-		return 0;
-	uint64_t h = flatc_mix(k);
-	const struct flatc_bucket *bk = &t->u.fl.cb[flatc_home(t, h)];
-	for (unsigned m = flatc_match(bk, k); m; m &= m - 1) {
-		unsigned j = (unsigned)__builtin_ctz(m);
-		if (code_spec[flatc_kind(bk->meta, j)] & mask) {
-			*data = bk->data[j];
-			return 1;
-		}
-	}
-	if (likely(!(bk->ovf & flatc_fbit(h))))
-		return 0;
-	return flatc_search_far(t, k, mask, data);
+	return policy_flatc_search(t, s, tt, c, mask, data);
 }
 
 /* ---- one API ---- */
@@ -928,9 +872,10 @@ size_t policy_avtab_lookup(const struct policy_avtab *t, uint16_t s, uint16_t tt
 			struct flatc_it it;
 			for (const struct flatc_bucket *bk = flatc_first(t, s, tt, c, &it); bk;
 			     bk = flatc_next(t, &it))
-				for (unsigned m = flatc_match(bk, it.k); m; m &= m - 1) {
+				for (unsigned m = policy_flatc_match(bk, it.k); m; m &= m - 1) {
 					unsigned j = (unsigned)__builtin_ctz(m);
-					uint16_t sp = code_spec[flatc_kind(bk->meta, j)];
+					unsigned kd = policy_flatc_kind(bk->meta, j);
+					uint16_t sp = policy_flat_code_spec[kd];
 					if (!(sp & mask))
 						continue;
 					if (n < max) {
@@ -956,7 +901,7 @@ size_t policy_avtab_lookup(const struct policy_avtab *t, uint16_t s, uint16_t tt
 			const struct flat_bucket *bk = &t->u.fl.b[b];
 			for (unsigned m = flat_match(bk, s, tt, c); m; m &= m - 1) {
 				unsigned j = (unsigned)__builtin_ctz(m);
-				uint16_t sp = code_spec[flat_kind(bk->meta, j)];
+				uint16_t sp = policy_flat_code_spec[flat_kind(bk->meta, j)];
 				if (!(sp & mask))
 					continue;
 				if (n < max) {
@@ -1020,7 +965,7 @@ int policy_avtab_foreach(const struct policy_avtab *t,
 			for (unsigned j = 0; j < FLATC_SLOTS && bk->key[j]; j++) {
 				memset(&e, 0, sizeof(e));
 				flatc_unpack(t, bk->key[j], &e.source, &e.target, &e.tclass);
-				e.specified = code_spec[flatc_kind(bk->meta, j)];
+				e.specified = policy_flat_code_spec[policy_flatc_kind(bk->meta, j)];
 				if (t->u.fl.enabled && (t->u.fl.enabled[b] >> j & 1))
 					e.specified |= SP_AVTAB_ENABLED;
 				e.data = bk->data[j];
@@ -1035,7 +980,7 @@ int policy_avtab_foreach(const struct policy_avtab *t,
 			for (unsigned j = 0; j < (bk->meta & 7); j++) {
 				memset(&e, 0, sizeof(e));
 				e.source = bk->s[j], e.target = bk->t[j], e.tclass = bk->c[j];
-				e.specified = code_spec[flat_kind(bk->meta, j)];
+				e.specified = policy_flat_code_spec[flat_kind(bk->meta, j)];
 				if (t->u.fl.enabled && (t->u.fl.enabled[b] >> j & 1))
 					e.specified |= SP_AVTAB_ENABLED;
 				e.data = bk->data[j];
@@ -1077,12 +1022,12 @@ void policy_avtab_fold(const struct policy_avtab *t, uint16_t s, uint16_t tt, ui
 			struct flatc_it it;
 			for (const struct flatc_bucket *bk = flatc_first(t, s, tt, c, &it); bk;
 			     bk = flatc_next(t, &it))
-				for (unsigned m = flatc_match(bk, it.k); m; m &= m - 1) {
+				for (unsigned m = policy_flatc_match(bk, it.k); m; m &= m - 1) {
 					unsigned j = (unsigned)__builtin_ctz(m);
-					unsigned k = flatc_kind(bk->meta, j);
+					unsigned k = policy_flatc_kind(bk->meta, j);
 					if (k > 3 || (need_en && !(t->u.fl.enabled[it.b] >> j & 1)))
 						continue;
-					fold_one(code_spec[k], bk->data[j], av);
+					fold_one(policy_flat_code_spec[k], bk->data[j], av);
 				}
 			break;
 		}
@@ -1098,7 +1043,7 @@ void policy_avtab_fold(const struct policy_avtab *t, uint16_t s, uint16_t tt, ui
 				unsigned k = flat_kind(meta, j);
 				if (k > 3 || (need_en && !(t->u.fl.enabled[b] >> j & 1)))
 					continue;
-				fold_one(code_spec[k], bk->data[j], av);
+				fold_one(policy_flat_code_spec[k], bk->data[j], av);
 			}
 			if (!flat_more(t, &b, d, dmax))
 				break;

@@ -68,6 +68,7 @@ struct flat_bucket {
  * k * 2^64/phi (one multiply, no division).  `ovf` is a 32-bit filter of the keys homed here that
  * were placed in a later bucket (bit = top five bits of the product's lower half): a lookup whose
  * bit is clear stops after the home line, hit or miss.  meta: bits 0-27 kind codes, 28-31 disp.
+ * The hot lookup is inline in policy/flat.h.
  */
 #define FLATC_SLOTS 7
 struct flatc_bucket {

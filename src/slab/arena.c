@@ -8,6 +8,10 @@
  * page, also NORESERVE) records the size of the slab covering each page, so any pointer maps to
  * its slab header without knowing its cache (sp_kfree, wrong-cache diagnosis).
  *
+ * The arena is aligned to its own (power-of-two) size, so (p & (size - 1)) | base maps any
+ * address into the arena: the free fast path finds a slab header to read without a range check
+ * (a pointer outside the arena then fails the header's owner or boundary check).
+ *
  * Under ASan the used part of the arena is a LeakSanitizer root region (see arena_lsan_cover).
  *
  * Invariants: a slab handed out is zero-filled (fresh pages, or MADV_DONTNEED on release); the
@@ -58,16 +62,22 @@ int slab_arena_init(void)
 	const int prot = PROT_READ | PROT_WRITE;
 	const int fl = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
 	for (uint64_t size = SLAB_ARENA_MAX; size >= SLAB_ARENA_MIN; size >>= 1) {
-		void *raw = mmap(NULL, size + (1u << SLAB_MAX_SHIFT), prot, fl, -1, 0);
+		/* Twice the size, then trim to a size-aligned window (see the header comment). */
+		void *raw = mmap(NULL, 2 * size, prot, fl, -1, 0);
 		if (raw == MAP_FAILED)
 			continue;
 		void *tab = mmap(NULL, size >> SLAB_MIN_SHIFT, prot, fl, -1, 0);
 		if (tab == MAP_FAILED) {
-			munmap(raw, size + (1u << SLAB_MAX_SHIFT));
+			munmap(raw, 2 * size);
 			continue;
 		}
+		uintptr_t lo = (uintptr_t)raw, base = SP_ALIGN_UP(lo, (uintptr_t)size);
+		if (base > lo)
+			munmap(raw, base - lo);
+		if (lo + 2 * size > base + size)
+			munmap((void *)(base + size), lo + 2 * size - (base + size));
 		slab_page_shift = tab;
-		slab_arena_base = SP_ALIGN_UP((uintptr_t)raw, (uintptr_t)1 << SLAB_MAX_SHIFT);
+		slab_arena_base = base;
 		arena_bump = slab_arena_base;
 		slab_arena_size = size;
 		slab_arena_base1 = slab_arena_base + 1;

@@ -34,7 +34,7 @@ unsigned slab_policy;
 
 static struct sp_slab_cache slab_pool[SLAB_MAX_CACHES];
 static uint8_t slab_pool_used[SLAB_MAX_CACHES];
-static uint32_t slab_gen_next;
+static uint64_t slab_gen_next;
 static pthread_mutex_t slab_registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t slab_once = PTHREAD_ONCE_INIT;
 static pthread_key_t slab_key;
@@ -46,6 +46,10 @@ static void slab_thread_exit(void *arg);
 _Static_assert(offsetof(struct slab_tc, gc) == 0 && offsetof(struct slab_tc, ent_b) == 8 &&
 		       offsetof(struct slab_tc, frees) == 16,
 	       "slab_tcf_* asm offsets");
+_Static_assert(2 * SLAB_TC_MAX == 1u << SLAB_TC_GEN_SHIFT,
+	       "gc: bias + count <= SLAB_TC_MAX fits below the gen, full is bit SLAB_TC_MAX");
+_Static_assert(offsetof(struct sp_slab_cache, objs_fast) + 8 <= SLAB_LINE,
+	       "fast path fields of a cache share its first line");
 
 /* Offset of a static TLS object from the thread pointer (the same in every thread). */
 static uintptr_t slab_tls_offset(const void *p)
@@ -116,7 +120,7 @@ static void cache_refresh(struct sp_slab_cache *c, unsigned pol)
 	__atomic_store_n(&c->hot_alloc, a, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->hot_free, f, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->gc_alloc_fast, c->gc_alloc + (a ? 1ull << 63 : 0), __ATOMIC_RELAXED);
-	__atomic_store_n(&c->span_fast, f ? 0 : c->span, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->objs_fast, f ? 0 : (uint64_t)c->objs_per_slab, __ATOMIC_RELAXED);
 }
 
 void slab_policy_refresh(void)
@@ -240,6 +244,8 @@ static int cache_layout(struct sp_slab_cache *c, size_t size, size_t align, unsi
 		return -EINVAL;
 	c->slab_shift = best_shift;
 	c->slab_mask = ~(((uintptr_t)1 << best_shift) - 1);
+	c->slab_amask = c->slab_mask & (slab_arena_size - 1);
+	c->arena_base = slab_arena_base;
 	c->objs_per_slab = best_n;
 	c->first = best_first;
 	c->span = best_n * stride;
@@ -247,7 +253,11 @@ static int cache_layout(struct sp_slab_cache *c, size_t size, size_t align, unsi
 	c->colours = 1;
 	if ((flags & SP_SLAB_COLOUR) && c->left_over / c->colour_off > 1)
 		c->colours = c->left_over / c->colour_off;
-	c->div_magic = UINT64_MAX / stride + 1;
+	c->div_shift = (uint32_t)__builtin_ctz(stride);
+	uint64_t d = stride >> c->div_shift, inv = d;	/* d * d == 1 mod 8: 3 bits to start */
+	for (int it = 0; it < 5; it++)			/* Newton: 6, 12, 24, 48, 96 bits */
+		inv *= 2 - d * inv;
+	c->div_inv = inv;
 
 	/* Thread list bound and refill batch (the old SLAB's enable_cpucache, more generous). */
 	c->tc_limit = stride <= 256	 ? 256
@@ -289,9 +299,14 @@ SP_API int sp_slab_cache_create(const char *name, size_t size, size_t align, uns
 		return -ENOMEM;
 	}
 	slab_pool_used[id] = 1;
-	if (++slab_gen_next >= 1u << 31)	/* gen < 2^31: gc_alloc + 2^63 never matches */
-		slab_gen_next = 1;
-	uint32_t gen = slab_gen_next;
+	/* Generations only grow (the fast paths rely on it, see struct slab_tc): 2^54 creates
+	 * would take centuries; refuse rather than wrap. */
+	if (slab_gen_next >= (1ull << (63 - SLAB_TC_GEN_SHIFT)) - 1) {
+		slab_pool_used[id] = 0;
+		pthread_mutex_unlock(&slab_registry_lock);
+		return -ENOMEM;
+	}
+	uint64_t gen = ++slab_gen_next;
 	pthread_mutex_unlock(&slab_registry_lock);
 
 	struct sp_slab_cache *c = &slab_pool[id];
@@ -323,7 +338,7 @@ SP_API int sp_slab_cache_create(const char *name, size_t size, size_t align, uns
 	pthread_mutex_init(&c->lock, NULL);
 	sp_list_init(&c->partial);
 	sp_list_init(&c->full);
-	c->gc_base = (uint64_t)gen << 32;
+	c->gc_base = gen << SLAB_TC_GEN_SHIFT;
 	c->gc_alloc = c->gc_base + c->tc_bias + 1;
 	c->tls_off = slab_tls_offset(&slab_tls[id]);
 	pthread_mutex_lock(&slab_registry_lock);
@@ -376,7 +391,7 @@ SP_API int sp_slab_cache_destroy(struct sp_slab_cache *c)
 	}
 	pthread_mutex_lock(&slab_registry_lock);
 	__atomic_store_n(&c->gen, 0, __ATOMIC_RELAXED);	/* every thread array of c is now stale */
-	c->gc_base = 0;
+	c->gc_base = UINT64_MAX;		/* no slot reaches it: frees take the slow path */
 	c->gc_alloc = 0;
 	c->gc_alloc_fast = 1ull << 63;
 	pthread_mutex_unlock(&slab_registry_lock);

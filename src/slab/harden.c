@@ -163,13 +163,18 @@ void *slab_alloc_hooked(struct sp_slab_cache *c, uintptr_t obj, uint8_t *st, int
 }
 
 /*
- * The free the fast path routed here (span_fast 0: the cache has free hooks, or the range check
- * failed): the full checks, then the hooks (init_on_free alone: one memset), then the push.
+ * The free the fast path routed here (objs_fast 0: the cache has free hooks; or the owner or
+ * boundary check failed, a pointer outside the arena included): the full checks, then the hooks
+ * (init_on_free alone: one memset), then the push.
  */
 void slab_free_other(struct sp_slab_cache *c, void *p)
 {
 	uintptr_t obj = (uintptr_t)p;
-	struct slab *s = slab_of(c, obj);	/* p is in the arena (the caller checked) */
+	if (!slab_in_arena(obj)) {	/* the fast path maps every pointer into the arena */
+		slab_bad_free(c, p);	/* NULL returns from there */
+		return;
+	}
+	struct slab *s = slab_of(c, obj);
 	uint64_t off = obj - s->objs;
 	if (s->cache != c || off >= c->span || off % c->stride) {
 		slab_bad_free(c, p);

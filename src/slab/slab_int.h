@@ -5,7 +5,8 @@
  * MAP_NORESERVE and carved into slabs aligned to their own size (4 KiB .. 1 MiB).  A pointer p
  * is "ours" iff p - slab_arena_base < slab_arena_size; its slab header sits at
  * p & cache->slab_mask.  Unused arena pages read as zero, so a header with cache == NULL means
- * "not a live slab" and any arena pointer may be read safely.
+ * "not a live slab" and any arena pointer may be read safely.  The arena is aligned to its own
+ * size: (p & cache->slab_amask) | slab_arena_base is an arena slab header for every p.
  *
  * Slab layout:  [struct slab | state[objs] | pad to align | colour | obj 0 | obj 1 | ... | left]
  * state[i] is one byte per object (SLAB_ST_*).  Bytes are written with relaxed atomics only:
@@ -31,8 +32,9 @@
  * pointer to its state byte) in a per-thread mmap'd block, outside every object, so a write after
  * free cannot forge an entry.  alloc
  * is an index decrement plus one state store, free the validation plus an index increment: no
- * locks, no atomics, no free pointer written.  tc->gc packs (gen << 32) | count: one compare
- * against cache->gc_base checks "entry of this cache generation" and "count in range" at once.
+ * locks, no atomics, no free pointer written.  tc->gc packs (gen << 9) | count, and generations
+ * only grow (64-bit, never reused), so a slot's gen is never above its cache's: one compare
+ * against cache->gc_alloc_fast checks "array of this cache generation" and "not empty" at once.
  * A full array flushes its older half to the owning slabs under the cache lock (that is where
  * frees from other threads reach their slab); an empty one refills a batch from the partial
  * slabs.  Ids are recycled: an entry whose gen differs from cache->gen is dropped without
@@ -113,17 +115,21 @@ struct slab {
 };
 
 #define SLAB_TC_MAX 256			/* largest per-thread array (entries) */
+#define SLAB_TC_GEN_SHIFT 9		/* gc: gen above bias + count (<= SLAB_TC_MAX) */
 /* A thread's arrays of one cache: objs[SLAB_TC_MAX] then sts[SLAB_TC_MAX] (state byte pointers). */
 #define SLAB_TC_STS (SLAB_TC_MAX * sizeof(uintptr_t))
 #define SLAB_TC_BYTES (2 * SLAB_TC_STS)
 
 /*
- * A thread's array of one cache.  gc = (gen << 32) | (bias + count) with bias = SLAB_TC_MAX -
- * tc_limit, so "count < tc_limit" is "low half < SLAB_TC_MAX" for every cache: the free check is
- * gc - cache->gc_base < SLAB_TC_MAX and the alloc check gc - cache->gc_alloc_fast < SLAB_TC_MAX,
- * one subtract and one compare with a constant each, generation included.  ent_b is the objs
- * array minus (gc_base + bias) words, wrapping: objs[k] sits at ent_b + 8 * (gc_base + bias + k),
- * so the fast paths index it with gc itself (one addressing mode, no extension or shift).
+ * A thread's array of one cache.  gc = (gen << SLAB_TC_GEN_SHIFT) | (bias + count) with bias =
+ * SLAB_TC_MAX - tc_limit, so "count < tc_limit" is "bit 8 clear" for every cache.  Generations
+ * come from one 64-bit counter that never wraps in practice (2^54 creates) and a slot is only
+ * ever stamped with its id's current generation, so a stale slot's gc is below its cache's
+ * gc_base.  Hence the alloc check is the single compare gc >= cache->gc_alloc_fast
+ * (= gc_base + bias + 1: this generation and not empty; + 2^63 never matches) and the free check
+ * gc >= cache->gc_base plus a bit test (not full).  ent_b is the objs array minus (gc_base + bias)
+ * words, wrapping: objs[k] sits at ent_b + 8 * (gc_base + bias + k), so the fast paths index it
+ * with gc itself (one addressing mode, no extension or shift).
  */
 struct slab_tc {
 	uint64_t gc;			/* offset 0 (the fast paths' asm relies on the layout) */
@@ -132,27 +138,35 @@ struct slab_tc {
 };
 
 struct sp_slab_cache {
-	/* Read by the fast paths: one cache line, read-only after create. */
-	uint32_t id;			/* index into slab_tls[] and the cache pool */
-	uint32_t gen;			/* generation of this id; 0 = dead */
-	uint32_t offset;		/* free pointer offset in the object */
-	uint32_t tc_limit;		/* max objects on a thread array (<= SLAB_TC_MAX) */
-	uint64_t gc_base;		/* (uint64_t)gen << 32 (0 when dead); gen < 2^31 */
-	uint64_t gc_alloc;		/* gc_base + tc_bias + 1 */
-	/* gc_alloc, or gc_alloc + 2^63 (never matches) when allocs need hooks or zeroing. */
+	/* Read by the fast paths: the first cache line, read-only after create (except the
+	 * *_fast fields, rewritten when the policy changes). */
+	uint64_t gc_base;		/* gen << SLAB_TC_GEN_SHIFT (UINT64_MAX when dead) */
+	/* gc_alloc, or gc_alloc + 2^63 (never reached) when allocs need hooks or zeroing. */
 	uint64_t gc_alloc_fast;
 	uintptr_t tls_off;		/* &slab_tls[id] - thread pointer (static TLS: same in all) */
+	uintptr_t slab_amask;		/* ~(slab_size - 1) & (arena size - 1) */
+	uintptr_t arena_base;		/* slab_arena_base (aligned to the arena size) */
+	uint64_t div_inv;		/* inverse of stride's odd part mod 2^64 (see slab_obj_index) */
+	uint32_t div_shift;		/* stride = odd part << div_shift */
+	uint32_t id;			/* index into slab_tls[] and the cache pool */
+	/* objs_per_slab, or 0 (every free takes slab_free_other); 64-bit: one compare with the
+	 * 64-bit index, straight from memory. */
+	uint64_t objs_fast;
+
+	uint64_t gen;			/* generation of this id; 0 = dead; < 2^54 */
+
+	uint32_t offset;		/* free pointer offset in the object */
+	uint32_t tc_limit;		/* max objects on a thread array (<= SLAB_TC_MAX) */
+	uint64_t gc_alloc;		/* gc_base + tc_bias + 1 */
 	uintptr_t slab_mask;		/* ~(slab_size - 1) */
 	uintptr_t random;		/* freelist key */
-	uint64_t div_magic;		/* UINT64_MAX / stride + 1 (Lemire fastdiv/divisibility) */
 	uint32_t stride;
 	uint32_t span;			/* objs_per_slab * stride */
-	uint32_t span_fast;		/* span, or 0 (every free takes slab_free_other) with hooks */
 	uint32_t object_size;
 	uint32_t init_mask;		/* SLAB_INIT_* bits the process policy applies here */
 	/* != 0: allocs run hooks (flag bits, SLAB_INIT_ALLOC: zero it all); frees run hooks (flag
 	 * bits, SLAB_INIT_FREE).  Recomputed when the process policy changes, with gc_alloc_fast
-	 * and span_fast, which route the fast paths to the hooks without a branch of their own. */
+	 * and objs_fast, which route the fast paths to the hooks without a branch of their own. */
 	uint32_t hot_alloc;
 	uint32_t hot_free;
 	uint32_t tc_off;		/* id * sizeof(struct slab_tc): offset in slab_tls */
@@ -292,15 +306,39 @@ static sp_always_inline int slab_in_arena(uintptr_t p)
 	return p - slab_arena_base < slab_arena_size;
 }
 
-/* Object index from an offset below span: (off * magic) >> 64, exact for off < 2^32. */
-static sp_always_inline uint32_t slab_idx(const struct sp_slab_cache *c, uint64_t off)
+/*
+ * Object index of slab offset off, or >= objs_per_slab if off is not an object start below span:
+ * ror(off * div_inv, div_shift) (Granlund-Montgomery exact division, Hacker's Delight 10-17).
+ * With stride = d << k (d odd) and inv = d^-1 mod 2^64, j * stride maps to j for every j below
+ * 2^(64-k); multiplying by an odd number and rotating are both bijections of 64-bit words, so no
+ * other off (a misaligned one, one past span, or a "negative" one) maps below objs_per_slab.
+ * One multiply, one rotate and one compare check the boundary and the range at once.
+ */
+static sp_always_inline uint64_t slab_obj_index(const struct sp_slab_cache *c, uint64_t off)
 {
-	return (uint32_t)(((unsigned __int128)off * c->div_magic) >> 64);
+	uint64_t y = off * c->div_inv;
+	unsigned k = c->div_shift;
+	return (y >> k) | (y << (-k & 63));
 }
 
 static sp_always_inline unsigned slab_state_get(const struct slab *s, uint32_t i)
 {
 	return __atomic_load_n(&s->state[i], __ATOMIC_RELAXED);
+}
+
+/*
+ * *st != v, a relaxed atomic load and compare.  x86-64 (non-ASan) builds compare straight from
+ * memory (cmpb + jcc through an asm flag output), which gcc does not do for an atomic load.
+ */
+static sp_always_inline int slab_state_ne(const uint8_t *st, unsigned v)
+{
+#if defined(__x86_64__) && !SP_HAVE_ASAN && defined(__GCC_ASM_FLAG_OUTPUTS__)
+	int ne;
+	__asm__("cmpb %2, %1" : "=@ccne"(ne) : "m"(*st), "i"(v));
+	return ne;
+#else
+	return __atomic_load_n(st, __ATOMIC_RELAXED) != v;
+#endif
 }
 
 static sp_always_inline void slab_state_set(struct slab *s, uint32_t i, unsigned v)
@@ -316,49 +354,81 @@ static sp_always_inline struct slab_tc *slab_tc_of(const struct sp_slab_cache *c
 /*
  * The fast paths reach their TLS slot as %fs:tls_off (x86-64 static TLS, the same offset in every
  * thread): no thread pointer load, no address computation.  ISO C has no named address spaces,
- * so these are three volatile asm accesses (stores clobber memory: the slow paths read the slot
- * through its generic address).  Elsewhere, plain accesses through slab_tc_of().
+ * so these are volatile asm accesses (stores clobber memory: the slow paths read the slot
+ * through its generic address).  A fast path loads its slot reference (slab_tcr) once and
+ * passes it on, so the entry stores in between do not force a reload of c->tls_off.
+ * Elsewhere, plain accesses through slab_tc_of().
  */
 #if defined(__x86_64__) && !SP_HAVE_ASAN
 #define SLAB_TC_SEG 1
-static sp_always_inline uint64_t slab_tcf_get(const struct sp_slab_cache *c, unsigned field)
+typedef uintptr_t slab_tcref_t;		/* %fs offset of the slot */
+
+static sp_always_inline slab_tcref_t slab_tcr(const struct sp_slab_cache *c)
+{
+	return c->tls_off;
+}
+
+static sp_always_inline uint64_t slab_tcf_get(slab_tcref_t r, unsigned field)
 {
 	uint64_t v;
 	(void)field;
 	if (field == 0)
-		__asm__ volatile("movq %%fs:(%1), %0" : "=r"(v) : "r"(c->tls_off));
+		__asm__ volatile("movq %%fs:(%1), %0" : "=r"(v) : "r"(r));
 	else
-		__asm__ volatile("movq %%fs:8(%1), %0" : "=r"(v) : "r"(c->tls_off));
+		__asm__ volatile("movq %%fs:8(%1), %0" : "=r"(v) : "r"(r));
 	return v;
 }
 
-static sp_always_inline void slab_tcf_set_gc(const struct sp_slab_cache *c, uint64_t v)
+static sp_always_inline void slab_tcf_set_gc(slab_tcref_t r, uint64_t v)
 {
-	__asm__ volatile("movq %0, %%fs:(%1)" : : "r"(v), "r"(c->tls_off) : "memory");
+	__asm__ volatile("movq %0, %%fs:(%1)" : : "r"(v), "r"(r) : "memory");
 }
 
-/* gc = v and frees++, one asm so the slot offset is read once. */
-static sp_always_inline void slab_tcf_set_gc_count(const struct sp_slab_cache *c, uint64_t v)
+/* gc = v and frees++ in one asm. */
+static sp_always_inline void slab_tcf_set_gc_count(slab_tcref_t r, uint64_t v)
 {
-	__asm__ volatile("movq %0, %%fs:(%1)\n\taddq $1, %%fs:16(%1)"
-			 : : "r"(v), "r"(c->tls_off) : "memory");
+	__asm__ volatile("movq %0, %%fs:(%1)\n\taddq $1, %%fs:16(%1)" : : "r"(v), "r"(r) : "memory");
+}
+
+/*
+ * Entry v of an array (objs[] and sts[] at ent_b + 8 * v and SLAB_TC_STS further): both accesses
+ * in one base + index * 8 addressing mode each, where gcc would spend an lea on the shared address.
+ */
+static sp_always_inline void slab_tc_ent_get(uintptr_t ent_b, uint64_t v, uintptr_t *obj,
+					     uint8_t **st)
+{
+	/* st first (early clobber), obj last: obj may reuse v's register (the return register) */
+	__asm__ volatile("movq %c4(%2,%3,8), %1\n\tmovq (%2,%3,8), %0"
+			 : "=r"(*obj), "=&r"(*st)
+			 : "r"(ent_b), "r"(v), "i"(SLAB_TC_STS)
+			 : "memory");
+}
+
+static sp_always_inline void slab_tc_ent_set(uintptr_t ent_b, uint64_t v, uintptr_t obj,
+					     uint8_t *st)
+{
+	__asm__ volatile("movq %0, (%2,%3,8)\n\tmovq %1, %c4(%2,%3,8)"
+			 : : "r"(obj), "r"(st), "r"(ent_b), "r"(v), "i"(SLAB_TC_STS)
+			 : "memory");
 }
 #else
 #define SLAB_TC_SEG 0
-static sp_always_inline uint64_t slab_tcf_get(const struct sp_slab_cache *c, unsigned field)
+typedef struct slab_tc *slab_tcref_t;
+
+static sp_always_inline slab_tcref_t slab_tcr(const struct sp_slab_cache *c)
 {
-	const struct slab_tc *tc = slab_tc_of(c);
+	return slab_tc_of(c);
+}
+
+static sp_always_inline uint64_t slab_tcf_get(slab_tcref_t tc, unsigned field)
+{
 	return field == 0 ? tc->gc : tc->ent_b;
 }
 
-static sp_always_inline void slab_tcf_set_gc(const struct sp_slab_cache *c, uint64_t v)
-{
-	slab_tc_of(c)->gc = v;
-}
+static sp_always_inline void slab_tcf_set_gc(slab_tcref_t tc, uint64_t v) { tc->gc = v; }
 
-static sp_always_inline void slab_tcf_set_gc_count(const struct sp_slab_cache *c, uint64_t v)
+static sp_always_inline void slab_tcf_set_gc_count(slab_tcref_t tc, uint64_t v)
 {
-	struct slab_tc *tc = slab_tc_of(c);
 	tc->gc = v;
 	tc->frees++;
 }
@@ -376,12 +446,31 @@ static sp_always_inline uint8_t **slab_tc_stp(uintptr_t ent_b, uint64_t v)
 	return (uint8_t **)(ent_b + v * sizeof(uintptr_t) + SLAB_TC_STS);
 }
 
-static inline uint32_t slab_tc_gen(const struct slab_tc *tc) { return (uint32_t)(tc->gc >> 32); }
+#if !SLAB_TC_SEG
+static sp_always_inline void slab_tc_ent_get(uintptr_t ent_b, uint64_t v, uintptr_t *obj,
+					     uint8_t **st)
+{
+	*obj = *slab_tc_objp(ent_b, v);
+	*st = *slab_tc_stp(ent_b, v);
+}
+
+static sp_always_inline void slab_tc_ent_set(uintptr_t ent_b, uint64_t v, uintptr_t obj,
+					     uint8_t *st)
+{
+	*slab_tc_objp(ent_b, v) = obj;
+	*slab_tc_stp(ent_b, v) = st;
+}
+#endif
+
+static inline uint64_t slab_tc_gen(const struct slab_tc *tc)
+{
+	return tc->gc >> SLAB_TC_GEN_SHIFT;
+}
 
 /* Objects on a valid array of c. */
 static inline uint32_t slab_tc_count(const struct sp_slab_cache *c, const struct slab_tc *tc)
 {
-	return (uint32_t)tc->gc - c->tc_bias;
+	return (uint32_t)(tc->gc & ((1u << SLAB_TC_GEN_SHIFT) - 1)) - c->tc_bias;
 }
 
 /* objs[0] of a valid array of c (sts[0] is SLAB_TC_MAX words further). */
@@ -427,22 +516,28 @@ static sp_always_inline void slab_track_alloc(const struct sp_slab_cache *c, uin
  * zeroing" (gc_alloc_fast); the entry was validated when it was pushed (free) or refilled (under
  * the lock), so the pop only marks the state byte.  zalloc (calloc) pops the same way and
  * zeroes unless the slot is known zero (FRESH, FREE_ZERO); ctor caches take the hooked path.
- * Cost (gcc 12 -O2, x86-64, callgrind): alloc is 14 instructions, free 36 (20 of them checks);
- * `secpath bench slab` hot-64 measures 65 per alloc+free iteration (loop, calls and the object
- * write included), against 103 for the earlier per-thread linked list and 139 for glibc.
+ * Cost (gcc 12 -O2, x86-64, objdump/callgrind): alloc is 11 instructions (ret included), free
+ * 28; `secpath bench slab` hot-64 measures 52.6 per alloc+free iteration (loop, calls and the
+ * object write included), against 64.6 before the single-compare gc checks, the arena mask, the
+ * exact-division index and the asm entry accesses, 103 for the earlier per-thread linked list and
+ * 139 for glibc.  On this Zen 4 VM (~3.9 GHz) the pair costs ~2.7 ns (old code ~3.0 in the same
+ * window); of that, the per-free stats counter (addq on tc->frees, a load-add-store chain through
+ * memory from one free to the next) is ~0.3 ns: a build without it measures ~2.4 ns.
  */
 static sp_always_inline void *slab_alloc_fast(struct sp_slab_cache *c, int zero)
 {
 	if (SP_CONFIG_PASSTHROUGH)
 		return slab_passthrough_alloc(c, zero);
-	uint64_t v = slab_tcf_get(c, SLAB_TCF_GC);
-	if (unlikely(v - c->gc_alloc_fast >= SLAB_TC_MAX || (zero && c->ctor)))
+	slab_tcref_t r = slab_tcr(c);
+	uint64_t v = slab_tcf_get(r, SLAB_TCF_GC);
+	if (unlikely(v < c->gc_alloc_fast || (zero && c->ctor)))
 		return slab_alloc_slow(c, zero);
 	v--;
-	uintptr_t ent_b = slab_tcf_get(c, SLAB_TCF_ENT);
-	uintptr_t obj = *slab_tc_objp(ent_b, v);
-	uint8_t *st = *slab_tc_stp(ent_b, v);
-	slab_tcf_set_gc(c, v);
+	uintptr_t ent_b = slab_tcf_get(r, SLAB_TCF_ENT);
+	uintptr_t obj;
+	uint8_t *st;
+	slab_tcf_set_gc(r, v);
+	slab_tc_ent_get(ent_b, v, &obj, &st);
 	if (zero) {	/* zalloc / calloc: no memset for a slot known to be zero */
 		unsigned old = __atomic_load_n(st, __ATOMIC_RELAXED);
 		slab_track_alloc(c, obj, old);
@@ -463,9 +558,14 @@ static sp_always_inline void *slab_alloc_fast(struct sp_slab_cache *c, int zero)
 static sp_always_inline void slab_free_push(struct sp_slab_cache *c, uintptr_t obj, uint8_t *st);
 
 /*
- * Free: validate (arena range, owner, object boundary by one 64x64 multiply, allocated state),
- * mark the state, push the thread array.  Every check is a compare on data the free needs anyway;
- * caches with free hooks have span_fast 0, so the range check sends them to slab_free_other.
+ * Free: validate (owner, object boundary and range by one multiply and rotate, allocated state),
+ * mark the state, push the thread array.  The arena is aligned to its size, so
+ * (obj & slab_amask) | arena_base is a slab header for any obj, in the arena or not, and always
+ * safe to read: a pointer outside the arena cannot be an object start of that in-arena slab, so
+ * the owner and boundary checks also do the arena range check (slab_free_other diagnoses; NULL
+ * returns there).  ASan builds keep the explicit range check: the mapped header could sit in a
+ * poisoned object.
+ * Caches with free hooks have objs_fast 0, so the range check sends them to slab_free_other.
  */
 static sp_always_inline void slab_free_fast(struct sp_slab_cache *c, void *p)
 {
@@ -474,20 +574,18 @@ static sp_always_inline void slab_free_fast(struct sp_slab_cache *c, void *p)
 		return;
 	}
 	uintptr_t obj = (uintptr_t)p;
-	if (unlikely(!slab_in_arena(obj))) {
+	if (SP_HAVE_ASAN && unlikely(!slab_in_arena(obj))) {
 		slab_bad_free(c, p);		/* NULL returns from there */
 		return;
 	}
-	struct slab *s = slab_of(c, obj);
-	uint64_t off = obj - s->objs;
-	if (unlikely(s->cache != c || off >= c->span_fast)) {
+	struct slab *s = (struct slab *)((obj & c->slab_amask) | c->arena_base);
+	uint64_t i = slab_obj_index(c, obj - s->objs);
+	if (unlikely(s->cache != c || i >= c->objs_fast)) {
 		slab_free_other(c, p);
 		return;
 	}
-	unsigned __int128 m = (unsigned __int128)off * c->div_magic;
-	uint8_t *st = &s->state[(uint32_t)(m >> 64)];
-	if (unlikely((uint64_t)m >= c->div_magic ||
-		     __atomic_load_n(st, __ATOMIC_RELAXED) != SLAB_ST_ALLOC)) {
+	uint8_t *st = &s->state[i];
+	if (unlikely(slab_state_ne(st, SLAB_ST_ALLOC))) {
 		slab_bad_free(c, p);
 		return;
 	}
@@ -498,17 +596,17 @@ static sp_always_inline void slab_free_fast(struct sp_slab_cache *c, void *p)
 /* Push a validated free object (its state already set) on the thread array. */
 static sp_always_inline void slab_free_push(struct sp_slab_cache *c, uintptr_t obj, uint8_t *st)
 {
-	uint64_t v = slab_tcf_get(c, SLAB_TCF_GC);
-	if (unlikely(v - c->gc_base >= SLAB_TC_MAX)) {
+	slab_tcref_t r = slab_tcr(c);
+	uint64_t v = slab_tcf_get(r, SLAB_TCF_GC);
+	if (unlikely(v < c->gc_base || (v & SLAB_TC_MAX))) {	/* stale, or full */
 		slab_free_slow(c, obj, st);
 		return;
 	}
 	if (!(c->flags & SP_SLAB_TYPESAFE_BY_RCU))	/* RCU readers may still look (as KASAN) */
 		sp_track_poison((void *)obj, c->object_size);
-	uintptr_t ent_b = slab_tcf_get(c, SLAB_TCF_ENT);
-	*slab_tc_objp(ent_b, v) = obj;
-	*slab_tc_stp(ent_b, v) = st;
-	slab_tcf_set_gc_count(c, v + 1);
+	uintptr_t ent_b = slab_tcf_get(r, SLAB_TCF_ENT);
+	slab_tc_ent_set(ent_b, v, obj, st);
+	slab_tcf_set_gc_count(r, v + 1);
 }
 
 #endif

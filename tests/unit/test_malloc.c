@@ -59,16 +59,18 @@ static void test_malloc__sizes_and_alignment(void **st)
 	free(NULL);
 	assert_int_equal(malloc_usable_size(NULL), 0);
 	/* every size up to 70000: the block covers it; under the shim a slab class wastes at most
-	 * 1/8 beyond the 16-byte granule; a large block is page-rounded, or a cached one at most twice
-	 * as big */
+	 * 1/8 beyond the 16-byte granule up to 2 KiB (eight classes per power of two), 1/4 above
+	 * (four); a large block is page-rounded, or a cached one at most twice as big */
 	const char *shim = getenv("SECPATH_MALLOC_EXPECT");
 	for (size_t sz = 0; sz <= 70000; sz += sz < 4096 ? 1 : 61) {
 		unsigned char *p = malloc(sz);
 		assert_non_null(p);
 		size_t u = malloc_usable_size(p);
 		assert_true(u >= sz);
-		if (shim && shim[0] == '1' && sz > 128 && sz <= 16384)
-			assert_true(u - sz <= sz / 8 + 16);	/* slab classes */
+		if (shim && shim[0] == '1' && sz > 128 && sz <= 2048)
+			assert_true(u - sz <= sz / 8 + 16);	/* fine slab classes */
+		else if (shim && shim[0] == '1' && sz > 2048 && sz <= 16384)
+			assert_true(u - sz <= sz / 4 && u % 128 == 0);	/* coarse slab classes */
 		else if (shim && shim[0] == '1' && sz > 16384)
 			assert_true(u < 2 * sz + 4096);	/* a large block, maybe a reused one */
 		if (sz)
@@ -101,6 +103,41 @@ static void test_malloc__calloc_zero_and_overflow(void **st)
 	assert_null(calloc(big, 3));
 	assert_int_equal(errno, ENOMEM);
 	assert_null(reallocarray(NULL, big, 3));
+}
+
+/*
+ * Large blocks freed in bulk (more than the shim keeps resident, so the oldest lose their pages
+ * and return to its cache as zero blocks), then taken again by calloc: every byte must read as
+ * zero, and a malloc'd one must be fully writable and hold its contents.
+ */
+static void test_malloc__large_reuse(void **st)
+{
+	(void)st;
+	enum { N = 48 };
+	unsigned char *v[N];
+	for (int round = 0; round < 3; round++) {
+		for (int i = 0; i < N; i++) {
+			size_t n = 20000 + (size_t)((i * 7919) % 40) * 6000;	/* 20 KB .. 254 KB */
+			v[i] = malloc(n);
+			assert_non_null(v[i]);
+			memset(v[i], 0xc3, n);
+		}
+		for (int i = 0; i < N; i++)
+			free(v[i]);
+		for (int i = 0; i < N; i++) {
+			size_t n = 17000 + (size_t)((i * 104729) % 40) * 6000;
+			v[i] = calloc(1, n);
+			assert_non_null(v[i]);
+			assert_true(all_zero(v[i], n));
+			memset(v[i], i, n);
+		}
+		for (int i = 0; i < N; i++) {
+			size_t n = 17000 + (size_t)((i * 104729) % 40) * 6000;
+			assert_int_equal(v[i][0], (unsigned char)i);
+			assert_int_equal(v[i][n - 1], (unsigned char)i);
+			free(v[i]);
+		}
+	}
 }
 
 static void test_malloc__realloc(void **st)
@@ -265,6 +302,7 @@ int main(void)
 		cmocka_unit_test(test_malloc__which),
 		cmocka_unit_test(test_malloc__sizes_and_alignment),
 		cmocka_unit_test(test_malloc__calloc_zero_and_overflow),
+		cmocka_unit_test(test_malloc__large_reuse),
 		cmocka_unit_test(test_malloc__realloc),
 		cmocka_unit_test(test_malloc__aligned),
 		cmocka_unit_test(test_malloc__threads),

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "secpath/policy.h"
-#include "policy/policy_int.h"
+#include "policy/flat.h"
 #include "test_policy_util.h"
 
 #define TDIR "tests/data/policy/"
@@ -575,6 +575,103 @@ static void test_policy__flat_forms_agree(void **st)
 	free(r);
 }
 
+/*
+ * The compact flat table's placement invariants, on random tables (with duplicate-kind triples)
+ * and the real debian-default te_avtab: an entry d > 0 buckets past its home lies behind full
+ * buckets only, its home's disp covers d and its home's overflow filter has its bit (else the
+ * inline search would stop at the home line); home-first: a bucket holding a foreign entry has
+ * none of its own entries elsewhere.  Every entry is found by the inline search.
+ */
+static void check_flatc_layout(const struct policy_avtab *t, uint32_t *away_out)
+{
+	uint32_t nb = t->nslot, away = 0;
+	uint8_t *foreign = calloc(nb, 1), *own_away = calloc(nb, 1);
+	assert_true(t->layout == SP_AVTAB_FLAT && t->u.fl.compact);
+	for (uint32_t b = 0; b < nb; b++) {
+		const struct flatc_bucket *bk = &t->u.fl.cb[b];
+		for (unsigned j = 0; j < FLATC_SLOTS && bk->key[j]; j++) {
+			uint64_t h = policy_flatc_mix(bk->key[j]);
+			uint32_t home = policy_flatc_home(t, h), d = b >= home ? b - home : b + nb - home;
+			const struct flatc_bucket *hb = &t->u.fl.cb[home];
+			if (!d)
+				continue;
+			away++;
+			foreign[b] = own_away[home] = 1;
+			assert_true(hb->ovf & policy_flatc_fbit(h));
+			assert_true((hb->meta >> FLAT_DISP_SHIFT) >= (d < FLAT_DISP_MAX ? d : FLAT_DISP_MAX));
+			for (uint32_t x = home; x != b; x = x + 1 == nb ? 0 : x + 1)
+				assert_true(t->u.fl.cb[x].key[FLATC_SLOTS - 1] != 0);
+		}
+	}
+	for (uint32_t b = 0; b < nb; b++)
+		assert_false(foreign[b] && own_away[b]);
+	free(foreign);
+	free(own_away);
+	*away_out = away;
+}
+
+struct flatc_walk {
+	const struct policy_avtab *t;
+	uint32_t n;
+};
+
+static int flatc_find(void *ud, const struct sp_avtab_entry *e)
+{
+	struct flatc_walk *w = ud;
+	uint32_t d = ~0u;
+	assert_int_equal(policy_flatc_search(w->t, e->source, e->target, e->tclass,
+					     e->specified & (uint16_t)~SP_AVTAB_ENABLED, &d), 1);
+	w->n++;
+	return 0;
+}
+
+static void test_policy__flat_home_first(void **st)
+{
+	(void)st;
+	enum { N = 20000 };
+	struct policy_rule *r = calloc(N, sizeof(*r));
+	unsigned long long seed = 4242;
+	for (uint32_t i = 0; i < N; i++) {
+		if (i % 5 == 4) {	/* a dontaudit beside an earlier allow: same home */
+			r[i] = r[i - 1];
+			r[i].spec = SP_AVTAB_AUDITDENY;
+		} else {
+			r[i].s = (uint16_t)(1 + tp_rand(&seed) % 2000);
+			r[i].t = (uint16_t)(1 + tp_rand(&seed) % 2000);
+			r[i].c = (uint16_t)(1 + tp_rand(&seed) % 100);
+			r[i].spec = SP_AVTAB_ALLOWED;
+		}
+		r[i].data = (uint32_t)i;
+		r[i].xp = POLICY_NO_XP;
+	}
+	struct policy_avtab t;
+	uint32_t away;
+	assert_int_equal(policy_avtab_build(&t, SP_AVTAB_FLAT, 0, r, N, N, NULL, NULL, NULL), 0);
+	check_flatc_layout(&t, &away);
+	assert_true(away > 0 && away < N / 10);	/* 0.63 load: a few percent leave home */
+	for (uint32_t i = 0; i < N; i++) {
+		uint32_t d = ~0u;
+		assert_int_equal(policy_flatc_search(&t, r[i].s, r[i].t, r[i].c, r[i].spec, &d), 1);
+		assert_int_equal(d, i);
+	}
+	policy_avtab_destroy(&t);
+	free(r);
+
+	unsigned char *buf = NULL;
+	size_t len = 0;
+	assert_int_equal(tp_read("data/policy/debian-default.policy.33.xz", &buf, &len), 0);
+	struct sp_policy_opts o = { .sz = sizeof(o), .layout = SP_AVTAB_FLAT };
+	struct sp_policy *p;
+	assert_int_equal(sp_policy_read(buf, len, &o, &p), 0);
+	free(buf);
+	check_flatc_layout(&p->core->te_tab, &away);
+	assert_true(away > 0 && away < p->core->te_tab.nel / 20);
+	struct flatc_walk w = { &p->core->te_tab, 0 };
+	assert_int_equal(sp_policy_avtab_foreach(p, 0, flatc_find, &w), 0);
+	assert_int_equal(w.n, p->core->te_tab.nel);
+	sp_policy_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -589,6 +686,7 @@ int main(void)
 		cmocka_unit_test(test_policy__avtab_truncation_message),
 		cmocka_unit_test(test_policy__duplicate_heavy_tables),
 		cmocka_unit_test(test_policy__flat_forms_agree),
+		cmocka_unit_test(test_policy__flat_home_first),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

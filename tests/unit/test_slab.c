@@ -618,6 +618,48 @@ static void test_slab__many_caches_reuse_ids(void **st)
 	}
 }
 
+/*
+ * The free fast path's boundary check: slab_obj_index(off) < objs_per_slab exactly for the
+ * object starts below span (and then it is off / stride), for every 64-bit off: all offsets up
+ * to two strides past span, "negative" ones (a pointer below objs) and pseudo-random words.
+ */
+static void test_slab__obj_index_exact(void **st)
+{
+	(void)st;
+	static const size_t sizes[] = { 8, 24, 40, 56, 64, 72, 100, 192, 320, 448, 1000, 1024, 3000,
+					4096, 12000, 65536 };
+	static const size_t aligns[] = { 0, 64 };
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	for (size_t a = 0; a < SP_ARRAY_SIZE(aligns); a++) {
+		for (size_t k = 0; k < SP_ARRAY_SIZE(sizes); k++) {
+			struct sp_slab_cache *c = mk("index", sizes[k], aligns[a], 0, NULL);
+			uint64_t d = c->stride, n = c->objs_per_slab;
+			for (uint64_t off = 0; off < c->span + 2 * d; off++) {
+				uint64_t i = slab_obj_index(c, off);
+				if (off % d == 0 && off < c->span)
+					assert_int_equal(i, off / d);
+				else
+					assert_true(i >= n);
+			}
+			for (uint64_t j = 1; j < 4096; j++)
+				assert_true(slab_obj_index(c, (uint64_t)0 - j) >= n);
+			for (int r = 0; r < 100000; r++) {
+				x ^= x << 13;
+				x ^= x >> 7;
+				x ^= x << 17;
+				uint64_t i = slab_obj_index(c, x);
+				assert_true(i >= n || (x == i * d && i < n));
+				/* shifted by the arena alias distance of slab_alias_free */
+				assert_true(slab_obj_index(c, (x % c->span) + ((uint64_t)1 << 46)) >= n);
+			}
+			assert_int_equal(sp_slab_cache_destroy(c), 0);
+		}
+	}
+	/* The arena is aligned to its size: masking maps any address to one of its slabs. */
+	assert_int_equal(slab_arena_base & (slab_arena_size - 1), 0);
+	assert_int_equal(slab_arena_size & (slab_arena_size - 1), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -638,6 +680,7 @@ int main(void)
 		cmocka_unit_test(test_slab__empty_slabs_released),
 		cmocka_unit_test(test_slab__allocator_adapter),
 		cmocka_unit_test(test_slab__many_caches_reuse_ids),
+		cmocka_unit_test(test_slab__obj_index_exact),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,23 +5,30 @@
  * builds it together with src/slab/{arena,cache,harden}.c and src/base/base.c, all hidden, so the
  * only exported symbols are the glibc allocation interface below.
  *
- * Sizes.  0..16 KiB go to 64 slab caches ("malloc-16" .. "malloc-16k": steps of 16 up to 128,
- * then eight classes per power of two), 16-byte aligned, so the slack per object stays under
- * 12.5 % (a glibc chunk pays 8-16 bytes of header instead).  Bigger classes were tried (up to
- * 64 KiB): they hold more resident memory (a few big objects per class and thread stay cached,
- * and classes do not share pages), for no measurable speed-up over the large path's cache.  Aligned requests (memalign & co) with an
- * alignment of 32..4096 take a power-of-two class cache with natural alignment ("malloc-a64" ...)
+ * Sizes.  0..16 KiB go to 48 slab caches ("malloc-16" .. "malloc-16k": steps of 16 up to 128,
+ * then eight classes per power of two up to 2 KiB and from 4 to 8 KiB, four in 2..4 KiB and
+ * 8..16 KiB), 16-byte aligned, so the slack per object stays under 12.5 % (25 % in the coarse
+ * ranges; a glibc chunk pays 8-16 bytes of header instead).  Every class is a cost in resident
+ * memory of its own (partly used slabs, a thread array, its slab headers), so rarely used sizes
+ * share coarse classes; 4..8 KiB keeps fine ones for "page plus header" blocks (sqlite's page
+ * cache entries are 4104 and 4368 bytes).  Classes above 1 KiB are multiples of 128: one table
+ * lookup maps a size to its class.  Bigger classes were tried (up to 64 KiB): they hold more
+ * resident memory for no measurable speed-up over the large path's cache.  Aligned requests
+ * (memalign & co) with an alignment of 32..4096 take a power-of-two class cache with natural
+ * alignment ("malloc-a64" ...)
  * when the size fits 4 KiB.  Everything else is "large": its own mmap, page aligned, with a
  * PROT_NONE guard page after it, registered in an open-addressing table (so a free of anything
  * else dies with a fixed message); up to LARGE_CACHE_MAX freed mappings of <= 4 MiB are kept for
- * reuse, the rest munmap'd at once.
+ * reuse (the oldest leave first), the rest munmap'd at once.  Of the cached blocks, the most
+ * recently freed ones up to LARGE_HOT_BYTES keep their pages; older ones are MADV_DONTNEED'd.
  *
  * Hardening: the slab part's (double free, foreign / interior / wrong-cache free, encoded slab
  * free pointers), SECPATH_INIT_ON_ALLOC=1 / SECPATH_INIT_ON_FREE=1 (the kernel's rules, large
  * blocks included: init_on_free drops their pages with MADV_DONTNEED), SECPATH_MALLOC_VERIFY=1
  * (zero-on-free plus the write-after-free check on reuse), SECPATH_MALLOC_NO_INIT=SIZE[,SIZE..]
  * (per-class opt-out, beyond mainline), SECPATH_MALLOC_STATS=1 (per-class statistics to stderr at
- * exit).  Messages: "secpath: slab: ..." for slab objects, "secpath: malloc: ..." for the rest.
+ * exit, with each class's resident bytes from mincore).  Messages: "secpath: slab: ..." for
+ * slab objects, "secpath: malloc: ..." for the rest.
  *
  * Early calls.  The first malloc initialises under init_lock; a call made by that same thread
  * while it initialises (pthread_atfork, getenv, ... in libc) is served from a static bump area
@@ -44,21 +51,32 @@
 
 #define EXPORT __attribute__((visibility("default")))
 #define PAGE 4096ul
-#define SMALL_MAX 16384ul		/* largest slab class */
-#define NCLASS 64
+#ifndef SMALL_SHIFT
+#define SMALL_SHIFT 14
+#endif
+#define SMALL_MAX (1ul << SMALL_SHIFT)	/* largest slab class */
+#ifndef CLASS_COARSE
+#define CLASS_COARSE 2048u		/* from here on 4 classes per power of two, not 8 */
+#endif
+#define NCLASS (8 + 8 * (SMALL_SHIFT - 7))	/* at most: 16 .. 128 by 16, then 8 per power of two */
 #define NALIGN 8			/* aligned classes 32 .. 4096 */
 #define BOOT_SIZE (256u << 10)
 #define LARGE_CACHE_MAX 32
 #define LARGE_CACHE_BYTES (4ul << 20)	/* largest mapping kept for reuse */
 #define LARGE_HOT_MAX (256ul << 10)	/* kept with its pages up to this size ... */
-#define LARGE_HOT_BYTES (2ul << 20)	/* ... and this total; the rest MADV_DONTNEED first */
+#ifndef LARGE_HOT_BYTES
+#define LARGE_HOT_BYTES (256ul << 10)	/* ... and this total; the rest MADV_DONTNEED first */
+#endif
+#define LARGE_EVICT_MAX 8		/* hot blocks one free may demote */
 
 #define MSG_FOREIGN "malloc: free of foreign pointer"
 #define MSG_INIT "malloc: initialisation failed"
 
 static struct sp_slab_cache *class_cache[NCLASS];
 static uint32_t class_size[NCLASS];
+static uint32_t nclass;			/* classes in use (<= NCLASS) */
 static uint8_t class_small[65];		/* (size + 15) / 16 -> class, size <= 1024 */
+static uint8_t class_big[SMALL_MAX >> 7];	/* (size - 1) / 128 -> class, 1024 < size */
 static struct sp_slab_cache *align_cache[NALIGN];
 static char class_name[NCLASS + NALIGN][16];
 static int malloc_ready;
@@ -108,7 +126,9 @@ static struct {
 	size_t usable;
 	int zero;			/* known zero (MADV_DONTNEED'd or cleared by init_on_free) */
 	int hot;			/* pages resident: counted in large_hot_bytes */
+	uint64_t seq;			/* free order: the oldest leave first */
 } large_cache[LARGE_CACHE_MAX];
+static uint64_t large_seq;
 static unsigned large_ncache;
 static size_t large_hot_bytes;		/* cached bytes whose pages are still resident */
 static uint64_t large_allocs, large_frees, large_bytes, large_peak;
@@ -232,9 +252,62 @@ static void *large_alloc(size_t size, size_t align, int zero)
 	return (void *)p;
 }
 
+/* Index of the oldest cached block (hot ones only if hot_only), or LARGE_CACHE_MAX. */
+static unsigned large_cache_oldest(int hot_only)
+{
+	unsigned v = LARGE_CACHE_MAX;
+	for (unsigned i = 0; i < large_ncache; i++)
+		if ((!hot_only || large_cache[i].hot) &&
+		    (v == LARGE_CACHE_MAX || large_cache[i].seq < large_cache[v].seq))
+			v = i;
+	return v;
+}
+
+/*
+ * Cache a freed block (under large_lock).  A full cache gives up its oldest block for it: the
+ * block to unmap is returned through *out_p / *out_u (*out_p 0: none).
+ */
+static void large_cache_put(uintptr_t p, size_t usable, int zero, int hot, uint64_t seq,
+			    uintptr_t *out_p, size_t *out_u)
+{
+	unsigned i = large_ncache;
+	*out_p = 0;
+	if (i == LARGE_CACHE_MAX) {
+		i = large_cache_oldest(0);
+		if (large_cache[i].seq > seq) {	/* the new block is the oldest: drop it */
+			*out_p = p;
+			*out_u = usable;
+			if (hot)
+				large_hot_bytes -= usable;
+			return;
+		}
+		*out_p = large_cache[i].ptr;
+		*out_u = large_cache[i].usable;
+		if (large_cache[i].hot)
+			large_hot_bytes -= large_cache[i].usable;
+	} else {
+		large_ncache++;
+	}
+	large_cache[i].ptr = p;
+	large_cache[i].usable = usable;
+	large_cache[i].zero = zero;
+	large_cache[i].hot = hot;
+	large_cache[i].seq = seq;
+}
+
+/*
+ * Free a large block.  Blocks up to LARGE_HOT_MAX stay resident in the cache, the most recently
+ * freed first: when LARGE_HOT_BYTES would be exceeded, the oldest hot blocks leave the cache,
+ * lose their pages (MADV_DONTNEED, outside the lock) and come back as cold (zero) blocks.  A
+ * program reusing one buffer size (git's 32 KiB zlib window) keeps it hot whatever else it freed
+ * before, and stale blocks stop holding pages.
+ */
 static sp_noinline void large_free(void *ptr)
 {
-	uintptr_t p = (uintptr_t)ptr;
+	uintptr_t p = (uintptr_t)ptr, vp;
+	size_t vu;
+	struct { uintptr_t ptr; size_t usable; uint64_t seq; } cold[LARGE_EVICT_MAX];
+	unsigned ncold = 0;
 	pthread_mutex_lock(&large_lock);
 	struct large *l = large_find(p);
 	if (!l) {
@@ -246,38 +319,52 @@ static sp_noinline void large_free(void *ptr)
 	large_live--;
 	large_frees++;
 	large_bytes -= usable;
-	int keep = usable <= LARGE_CACHE_BYTES && large_ncache < LARGE_CACHE_MAX;
+	uint64_t seq = ++large_seq;
+	int keep = usable <= LARGE_CACHE_BYTES;
 	/* Resident reuse only for small blocks (glibc keeps those in its heap too); the pages of
 	 * bigger ones go back to the system at once, as glibc's munmap does. */
-	int hot = keep && usable <= LARGE_HOT_MAX && large_hot_bytes + usable <= LARGE_HOT_BYTES;
+	int hot = keep && usable <= LARGE_HOT_MAX;
+	while (hot && large_hot_bytes + usable > LARGE_HOT_BYTES && ncold < LARGE_EVICT_MAX) {
+		unsigned v = large_cache_oldest(1);
+		if (v == LARGE_CACHE_MAX)
+			break;
+		cold[ncold].ptr = large_cache[v].ptr;
+		cold[ncold].usable = large_cache[v].usable;
+		cold[ncold++].seq = large_cache[v].seq;
+		large_hot_bytes -= large_cache[v].usable;
+		large_cache[v] = large_cache[--large_ncache];
+	}
+	if (hot && large_hot_bytes + usable > LARGE_HOT_BYTES)
+		hot = 0;
 	if (hot)
 		large_hot_bytes += usable;	/* reserved now, under the lock */
 	pthread_mutex_unlock(&large_lock);
+	for (unsigned i = 0; i < ncold; i++)
+		madvise((void *)cold[i].ptr, cold[i].usable, MADV_DONTNEED);
+	int zero = !hot;
 	if (!keep) {
 		large_unmap(p, usable);
-		return;
-	}
-	int zero = !hot;
-	if (!hot) {	/* a big block: the pages read as zero from now on */
+		p = 0;
+	} else if (!hot) {	/* a big block: the pages read as zero from now on */
 		madvise(ptr, usable, MADV_DONTNEED);
 	} else if (slab_policy_get() & SLAB_INIT_FREE) {
 		memset(ptr, 0, usable);	/* init_on_free: cheaper than re-faulting a small block */
 		zero = 1;
 	}
-	pthread_mutex_lock(&large_lock);
-	if (large_ncache < LARGE_CACHE_MAX) {
-		large_cache[large_ncache].ptr = p;
-		large_cache[large_ncache].usable = usable;
-		large_cache[large_ncache].zero = zero;
-		large_cache[large_ncache].hot = hot;
-		large_ncache++;
-		p = 0;
-	} else if (hot) {
-		large_hot_bytes -= usable;
+	for (unsigned i = 0; i <= ncold; i++) {
+		uintptr_t bp = i < ncold ? cold[i].ptr : p;
+		size_t bu = i < ncold ? cold[i].usable : usable;
+		if (!bp)
+			continue;
+		pthread_mutex_lock(&large_lock);
+		if (i < ncold)
+			large_cache_put(bp, bu, 1, 0, cold[i].seq, &vp, &vu);
+		else
+			large_cache_put(bp, bu, zero, hot, seq, &vp, &vu);
+		pthread_mutex_unlock(&large_lock);
+		if (vp)
+			large_unmap(vp, vu);
 	}
-	pthread_mutex_unlock(&large_lock);
-	if (p)
-		large_unmap(p, usable);
 }
 
 static size_t large_usable(const void *ptr)
@@ -389,11 +476,14 @@ static int malloc_do_init(void)
 	uint32_t n = 0;
 	for (uint32_t sz = 16; sz <= 128; sz += 16)
 		class_size[n++] = sz;
-	for (uint32_t base = 128; base < SMALL_MAX; base *= 2)	/* 128 .. 16k */
-		for (uint32_t k = 1; k <= 8; k++)
-			class_size[n++] = base + k * (base / 8);
-	SP_ASSERT(n == NCLASS && class_size[NCLASS - 1] == SMALL_MAX);
-	for (uint32_t i = 0; i < NCLASS; i++) {
+	for (uint32_t base = 128; base < SMALL_MAX; base *= 2) {	/* 128 .. SMALL_MAX */
+		uint32_t steps = base < CLASS_COARSE || base == 4096 ? 8 : 4;
+		for (uint32_t k = 1; k <= steps; k++)
+			class_size[n++] = base + k * (base / steps);
+	}
+	SP_ASSERT(n <= NCLASS && class_size[n - 1] == SMALL_MAX);
+	nclass = n;
+	for (uint32_t i = 0; i < nclass; i++) {
 		unsigned fl = extra;
 		if (class_opted_out(optout, class_size[i]))
 			fl |= SP_SLAB_NO_INIT_ON_ALLOC | SP_SLAB_NO_INIT_ON_FREE;
@@ -405,6 +495,11 @@ static int malloc_do_init(void)
 		while (class_size[i] < (s ? s : 1))
 			i++;
 		class_small[s / 16] = (uint8_t)i;
+	}
+	for (uint32_t j = 1024 >> 7, i = 0; j < SMALL_MAX >> 7; j++) {	/* sizes up to (j+1)*128 */
+		while (class_size[i] < (j + 1) * 128)
+			i++;
+		class_big[j] = (uint8_t)i;
 	}
 	for (uint32_t a = 0; a < NALIGN; a++) {
 		uint32_t sz = 32u << a;
@@ -440,9 +535,7 @@ static sp_always_inline uint32_t size_class(size_t size)
 {
 	if (size <= 1024)
 		return class_small[(size + 15) >> 4];
-	size_t s = size - 1;
-	unsigned k = 63u - (unsigned)__builtin_clzll(s);	/* 10 .. 13 */
-	return 32 + (k - 10) * 8 + (uint32_t)((s >> (k - 3)) & 7);
+	return class_big[(size - 1) >> 7];	/* classes above 1 KiB are multiples of 128 */
 }
 
 /* ---- the interface ------------------------------------------------------------------------ */
@@ -613,7 +706,7 @@ EXPORT int malloc_trim(size_t pad)
 	(void)pad;
 	if (!__atomic_load_n(&malloc_ready, __ATOMIC_ACQUIRE))
 		return 0;
-	for (uint32_t i = 0; i < NCLASS; i++)
+	for (uint32_t i = 0; i < nclass; i++)
 		sp_slab_cache_flush_thread(class_cache[i]);
 	for (uint32_t i = 0; i < NALIGN; i++)
 		sp_slab_cache_flush_thread(align_cache[i]);
@@ -693,12 +786,33 @@ EXPORT int malloc_info(int options, FILE *fp)
 	return 0;
 }
 
+/* Resident bytes of c's slabs (mincore over each slab on its lists), for the statistics. */
+static size_t class_resident(struct sp_slab_cache *c)
+{
+	static unsigned char vec[(1u << SLAB_MAX_SHIFT) / PAGE];
+	size_t res = 0, len = (size_t)1 << c->slab_shift;
+	struct sp_list *heads[2] = { &c->partial, &c->full }, *pos;
+	pthread_mutex_lock(&c->lock);
+	for (unsigned h = 0; h < 2; h++) {
+		sp_list_for_each(pos, heads[h]) {
+			struct slab *s = sp_list_entry(pos, struct slab, node);
+			if (mincore(s, len, vec))
+				continue;
+			for (size_t i = 0; i < len / PAGE; i++)
+				res += (vec[i] & 1) * PAGE;
+		}
+	}
+	pthread_mutex_unlock(&c->lock);
+	return res;
+}
+
 static void malloc_print_stats(void)
 {
 	char buf[160];
 	struct sp_slab_stats st;
-	int n = snprintf(buf, sizeof(buf), "secpath-malloc: %-14s %12s %12s %8s %12s\n", "class",
-			 "allocs", "frees", "slabs", "bytes");
+	size_t res_total = 0;
+	int n = snprintf(buf, sizeof(buf), "secpath-malloc: %-14s %12s %12s %8s %12s %12s\n",
+			 "class", "allocs", "frees", "slabs", "bytes", "resident");
 	if (write(2, buf, (size_t)n) < 0)
 		return;
 	for (uint32_t i = 0; i < NCLASS + NALIGN; i++) {
@@ -708,17 +822,20 @@ static void malloc_print_stats(void)
 		sp_slab_cache_stats(c, &st);
 		if (!st.allocs && !st.nr_slabs)
 			continue;
-		n = snprintf(buf, sizeof(buf), "secpath-malloc: %-14s %12llu %12llu %8zu %12zu\n",
+		size_t res = class_resident(c);
+		res_total += res;
+		n = snprintf(buf, sizeof(buf), "secpath-malloc: %-14s %12llu %12llu %8zu %12zu %12zu\n",
 			     st.name, (unsigned long long)st.allocs, (unsigned long long)st.frees,
-			     st.nr_slabs, st.bytes);
+			     st.nr_slabs, st.bytes, res);
 		if (write(2, buf, (size_t)n) < 0)
 			return;
 	}
 	n = snprintf(buf, sizeof(buf),
-		     "secpath-malloc: large %llu allocs %llu frees, peak %llu bytes; init_on_alloc %d "
-		     "init_on_free %d\n",
-		     (unsigned long long)large_allocs, (unsigned long long)large_frees,
-		     (unsigned long long)large_peak, sp_slab_init_on_alloc(), sp_slab_init_on_free());
+		     "secpath-malloc: slabs resident %zu bytes; large %llu allocs %llu frees, live %zu "
+		     "peak %llu bytes, cached %u (%zu resident); init_on_alloc %d init_on_free %d\n",
+		     res_total, (unsigned long long)large_allocs, (unsigned long long)large_frees,
+		     large_bytes, (unsigned long long)large_peak, large_ncache, large_hot_bytes,
+		     sp_slab_init_on_alloc(), sp_slab_init_on_free());
 	if (write(2, buf, (size_t)n) < 0)
 		return;
 }
