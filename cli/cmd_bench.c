@@ -33,7 +33,7 @@ static void usage(FILE *f)
 		"and prints time per op as min/avg/median/max/pstdev with each variant's\n"
 		"ratio to the baseline (variant 0).  Without SUITE: the default report, every\n"
 		"kernel experiment side by side in under 3 minutes, ending with a summary.\n\n"
-		"  --list              list the suites, their cases and variants\n"
+		"  --list              list the suites, their cases and variants (--json: JSON Lines)\n"
 		"  --reps R            rounds per case (default 11, 5 with --quick)\n"
 		"  --quick             fewer rounds, 1 ms samples, the suites' small cases\n"
 		"                      (the default report in about 20 s)\n"
