@@ -687,6 +687,9 @@ static int cmd_decide(int argc, char **argv, struct sp_cli *cli)
 			return SP_EXIT_USAGE;
 		} else if (npos < 64) {
 			pos[npos++] = argv[i];
+		} else {
+			fprintf(cli->err, "%s: more than 60 permissions\n", cli->prog);
+			return SP_EXIT_USAGE;
 		}
 	}
 	if (npos < 4) {

@@ -395,6 +395,18 @@ struct flat_ent {
  * Displacements stay short at high load; each home's `disp` is the max over its entries (an
  * entry only ever moves away from home, so the max only grows; it saturates at FLAT_DISP_MAX).
  */
+/* A duplicate key met while merging tables: allow/auditallow masks are OR'ed, the inverted
+ * auditdeny mask AND'ed, a type datum replaced. */
+static void merge_datum(uint32_t *d, uint16_t spec, uint32_t data)
+{
+	if (spec & (SP_AVTAB_ALLOWED | SP_AVTAB_AUDITALLOW))
+		*d |= data;
+	else if (spec & SP_AVTAB_AUDITDENY)
+		*d &= data;
+	else
+		*d = data;
+}
+
 static int flat_place(struct policy_avtab *t, struct flat_ent cur)
 {
 	uint32_t home = flat_home(t, cur.s, cur.t, cur.c), b = home;
@@ -463,12 +475,7 @@ static int flat_fill(struct policy_avtab *t, const struct policy_rule *r, uint32
 						continue;
 					if (!merge)
 						return -EEXIST;
-					if (x->spec & (SP_AVTAB_ALLOWED | SP_AVTAB_AUDITALLOW))
-						bk->data[j] |= x->data;
-					else if (x->spec & SP_AVTAB_AUDITDENY)
-						bk->data[j] &= x->data;
-					else
-						bk->data[j] = x->data;
+					merge_datum(&bk->data[j], x->spec, x->data);
 					done = 1;
 					break;
 				}
@@ -610,12 +617,7 @@ static int flatc_fill(struct policy_avtab *t, const struct policy_rule *r, uint3
 						continue;
 					if (!merge)
 						return -EEXIST;
-					if (x->spec & (SP_AVTAB_ALLOWED | SP_AVTAB_AUDITALLOW))
-						bk->data[j] |= x->data;
-					else if (x->spec & SP_AVTAB_AUDITDENY)
-						bk->data[j] &= x->data;
-					else
-						bk->data[j] = x->data;
+					merge_datum(&bk->data[j], x->spec, x->data);
 					done = 1;
 					break;
 				}
