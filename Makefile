@@ -21,7 +21,11 @@ VARIANT ?= debug
 else
 VARIANT ?= release
 endif
-OUT := out/$(VARIANT)
+# URCU_LGPL=1: inline liburcu's read side (_LGPL_SOURCE) in the units that use RCU.  liburcu's
+# README allows that only for LGPL/GPL-compatible code; secpath has no licence yet, so it is off by
+# default and builds into its own directory (out/<variant>-lgpl).  See docs/DESIGN.md (RCU).
+URCU_LGPL ?= 0
+OUT := out/$(VARIANT)$(if $(filter 1,$(URCU_LGPL)),-lgpl)
 
 CC ?= cc
 OPT ?= -O2
@@ -31,7 +35,7 @@ WARN := -Wall -Wextra -Wshadow -Wpointer-arith -Wwrite-strings -Wstrict-prototyp
 ifeq ($(WERROR),1)
 WARN += -Werror
 endif
-CPPFLAGS_ALL := -Iinclude -Isrc -DSP_DEBUG=$(DEBUG) $(EXTRA_CPPFLAGS)
+CPPFLAGS_ALL := -Iinclude -Isrc -DSP_DEBUG=$(DEBUG) -DSP_URCU_LGPL=$(URCU_LGPL) $(EXTRA_CPPFLAGS)
 CFLAGS_ALL := $(CSTD) $(OPT) -g -fno-strict-aliasing -fstack-protector-strong -MMD -MP $(WARN) $(EXTRA_CFLAGS)
 LDFLAGS_ALL := $(EXTRA_LDFLAGS)
 ifeq ($(SAN),asan)

@@ -66,20 +66,55 @@ static uint32_t num(struct fctx *c, const char *v)
 	return (uint32_t)num64(c, v);
 }
 
-static uint32_t mkdev(const char *v)
+/* Up to `max` unsigned decimal numbers separated by ':' (at least one); 0, or -1 after
+ * remembering v in c->bad. */
+static int colon_nums(struct fctx *c, const char *v, unsigned long long *out, int max)
 {
-	unsigned ma = 0, mi = 0;
-	if (sscanf(v, "%u:%u", &ma, &mi) < 1)
-		return 0;
-	return SP_AUDIT_MKDEV(ma, mi);
+	const char *p = v;
+	int k = 0;
+	for (;;) {
+		char *e;
+		if (k == max || !(*p >= '0' && *p <= '9'))
+			break;
+		errno = 0;
+		out[k++] = strtoull(p, &e, 10);
+		if (errno)
+			break;
+		p = e;
+		if (!*p)
+			return 0;
+		if (*p++ != ':')
+			break;
+	}
+	if (!c->bad)
+		c->bad = v;
+	return -1;
 }
 
-static uint32_t mode_of(const char *v)
+/* MAJOR[:MINOR] */
+static uint32_t mkdev(struct fctx *c, const char *v)
+{
+	unsigned long long d[2] = { 0, 0 };
+	if (colon_nums(c, v, d, 2) || d[0] > 0xfff || d[1] > 0xfffff) {
+		if (!c->bad)
+			c->bad = v;
+		return 0;
+	}
+	return SP_AUDIT_MKDEV((unsigned)d[0], (unsigned)d[1]);
+}
+
+static uint32_t mode_of(struct fctx *c, const char *v)
 {
 	if (!strcmp(v, "file")) return 0100644;
 	if (!strcmp(v, "dir")) return 040755;
 	if (!strcmp(v, "chr")) return 020666;
 	if (!strcmp(v, "sock")) return 0140777;
+	size_t n = strlen(v);
+	if (!n || n > 7 || strspn(v, "01234567") != n) {
+		if (!c->bad)
+			c->bad = v;
+		return 0;
+	}
 	return (uint32_t)strtoul(v, NULL, 8);
 }
 
@@ -183,18 +218,26 @@ static int build_event(struct fctx *c, char **tok, int n, int lineno)
 			last = sp_audit_event_add_path(ev, c->fs, v);
 			err = last < 0 ? last : 0;
 		} else if (!strcmp(k, "rawname")) {
-			unsigned long long ino = 0;
-			unsigned ma = 0, mi = 0;
-			if (!strncmp(v, "unset", 5)) {
+			/* INO[:MAJOR[:MINOR]] or unset[:MAJOR[:MINOR]] */
+			unsigned long long ino = 0, x[3] = { 0, 0, 0 };
+			const char *dv = NULL;
+			if (!strncmp(v, "unset", 5) && (!v[5] || v[5] == ':')) {
 				ino = SP_AUDIT_INO_UNSET;
-				sscanf(v, "unset:%u:%u", &ma, &mi);
-			} else {
-				sscanf(v, "%llu:%u:%u", &ino, &ma, &mi);
+				dv = v[5] ? v + 6 : NULL;
+			} else if (!colon_nums(c, v, x, 3)) {
+				ino = x[0];
 			}
-			last = sp_audit_event_add_name(ev, ino, SP_AUDIT_MKDEV(ma, mi));
+			uint32_t dev = 0;
+			if (dv)
+				dev = mkdev(c, dv);
+			else if (!c->bad && (x[1] > 0xfff || x[2] > 0xfffff))
+				c->bad = v;
+			else
+				dev = SP_AUDIT_MKDEV((unsigned)x[1], (unsigned)x[2]);
+			last = sp_audit_event_add_name(ev, ino, dev);
 			err = last < 0 ? last : 0;
 		} else if (last >= 0 && !strcmp(k, "mode")) {
-			err = sp_audit_event_name_set_mode(ev, last, mode_of(v));
+			err = sp_audit_event_name_set_mode(ev, last, mode_of(c, v));
 		} else if (last >= 0 && !strcmp(k, "ouid")) {
 			uint32_t g = 0;
 			for (int j = i + 1; j < n && strncmp(tok[j], "path=", 5) && strncmp(tok[j], "rawname=", 8); j++)
@@ -204,7 +247,7 @@ static int build_event(struct fctx *c, char **tok, int n, int lineno)
 		} else if (last >= 0 && !strcmp(k, "ogid")) {
 			/* read together with ouid= */
 		} else if (last >= 0 && !strcmp(k, "rdev")) {
-			err = sp_audit_event_name_set_rdev(ev, last, mkdev(v));
+			err = sp_audit_event_name_set_rdev(ev, last, mkdev(c, v));
 		} else if (last >= 0 && !strcmp(k, "obj")) {
 			err = sp_audit_event_name_set_obj_ctx(ev, last, v);
 		} else if (last >= 0 && !strcmp(k, "magic")) {
@@ -518,12 +561,16 @@ static int cmd_filter(int argc, char **argv, struct sp_cli *cli)
 		c.bad = NULL;
 		for (char *t; (t = strtok_r(NULL, " \t\r", &save));) {
 			if (!strncmp(t, "ino=", 4)) ino = num64(&c, t + 4);
-			else if (!strncmp(t, "dev=", 4)) dev = mkdev(t + 4);
-			else if (!strncmp(t, "mode=", 5)) mode = mode_of(t + 5);
+			else if (!strncmp(t, "dev=", 4)) dev = mkdev(&c, t + 4);
+			else if (!strncmp(t, "mode=", 5)) mode = mode_of(&c, t + 5);
 			else bad = 1;
 		}
 		if (!path || bad || c.bad || sp_audit_fsview_add(c.fs, path, ino, dev, mode)) {
-			fprintf(cli->err, "%s:%d: bad fs line\n", events, lineno + 1);
+			if (c.bad)
+				fprintf(cli->err, "%s:%d: bad fs line: '%s' is not a valid value\n", events,
+					lineno + 1, c.bad);
+			else
+				fprintf(cli->err, "%s:%d: bad fs line\n", events, lineno + 1);
 			status = SP_EXIT_REJECTED;
 		}
 	}

@@ -35,17 +35,29 @@
  * Fast path (sp_audit_matcher_filter): one load of the event's gate word (kind, auditd, names,
  * candidate table) decides whether the event can skip the task/filesystem/auditd checks; a
  * syscall whose (ABI, syscall) has no candidate and no name reaching the inode hash is decided
- * in about 35 instructions.
+ * in about 35 instructions.  filter_exit_only() then keeps the exit winner, the hash winner and
+ * the key rule in registers; dir= roots are found through a 256-bit bloom of their inodes before
+ * the hash probe (most walked directories are not roots).
  *
  * Concurrency: a matcher is immutable after sp_audit_matcher_compile; sp_audit_engine publishes
  * matchers with liburcu (rcu_assign_pointer / synchronize_rcu / free); readers never lock, and
  * sp_audit_engine_filter_batch filters a batch under one read-side critical section (one matcher
- * for the whole batch).
+ * for the whole batch).  sp_audit_engine_filter first asks the engine's seqcount gate (a copy of
+ * the current matcher's fast-path inputs, see struct sp_audit_engine): an unaudited syscall is
+ * decided there without a read-side section at all.
  */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+/* liburcu's small pointer primitives (rcu_dereference, rcu_assign_pointer...) inline: allowed
+ * for code under any licence (liburcu README, URCU_INLINE_SMALL_FUNCTIONS); the read-side
+ * lock stays a library call unless the build inlines it (make URCU_LGPL=1: _LGPL_SOURCE,
+ * only for LGPL/GPL-compatible code, see the Makefile). */
+#if SP_URCU_LGPL
+#define _LGPL_SOURCE
+#endif
+#define URCU_INLINE_SMALL_FUNCTIONS
 #include <urcu.h>
 
 #include "audit/engine_int.h"
@@ -106,6 +118,8 @@ struct sp_audit_matcher {
 	/* dir= trees: distinct roots, looked up once per event from the walked inodes */
 	struct cident *dirs;
 	uint32_t ndirs, dirhash_mask;
+	/* bit (ino & 255) set for every root: most walked inodes miss it and skip the probe */
+	uint64_t dir_bloom[4];
 	uint32_t *dirhash;		/* open addressing: index + 1, 0 = empty */
 	uint32_t hash_nonempty;		/* bit b: inode bucket b has rules */
 	uint32_t hash_off[KA_INODE_BUCKETS];	/* unkeyed rules of each bucket (pool), 0 = empty */
@@ -182,13 +196,19 @@ static sp_noinline void dir_scan(const struct sp_audit_matcher *m, const struct 
 				  uint32_t vis, struct scratch *sc)
 {
 	const struct audit_name *n;
-	memset(sc->dir_bits, 0, ((m->ndirs + 63) / 64) * sizeof(uint64_t));
+	uint32_t nw = (m->ndirs + 63) / 64;
+	sc->dir_bits[0] = 0;			/* usually the only word: no memset call */
+	if (unlikely(nw > 1))
+		memset(&sc->dir_bits[1], 0, (nw - 1) * sizeof(uint64_t));
 	for_each_visible(n, ev, vis)
 		for (uint32_t i = 0; i < n->nwalk; i++) {
-			uint32_t h = ident_hash(n->walk[i].ino, n->walk[i].dev) & m->dirhash_mask;
+			uint64_t ino = n->walk[i].ino;
+			if (!(m->dir_bloom[(ino >> 6) & 3] >> (ino & 63) & 1))
+				continue;
+			uint32_t h = ident_hash(ino, n->walk[i].dev) & m->dirhash_mask;
 			for (uint32_t x; (x = m->dirhash[h]); h = (h + 1) & m->dirhash_mask) {
 				const struct cident *id = &m->dirs[x - 1];
-				if (id->ino == n->walk[i].ino && id->dev == n->walk[i].dev) {
+				if (id->ino == ino && id->dev == n->walk[i].dev) {
 					sc->dir_bits[(x - 1) / 64] |= 1ull << ((x - 1) % 64);
 					break;
 				}
@@ -452,15 +472,15 @@ static sp_always_inline void exit_phase(const struct sp_audit_matcher *m, const 
 					struct sp_audit_decision *d, struct cstate *sp, uint32_t vis,
 					uint32_t tab, int skip_lists);
 static sp_noinline void filter_exit_only(const struct sp_audit_matcher *m, const struct sp_audit_event *ev,
-					 struct sp_audit_decision *d, uint32_t tab);
+					 struct sp_audit_decision *d, uint32_t tab, int live);
 
 /*
  * The fast path: a syscall event with no task rule, no filesystem rule, audit rules loaded, not
  * auditd, whose (ABI, syscall) has no candidate and no name that could reach the inode hash is
  * decided here: nothing matches, the state stays BUILD (about 30 instructions, no table walk).
  */
-SP_API void sp_audit_matcher_filter(const struct sp_audit_matcher *m, const struct sp_audit_event *ev,
-				    struct sp_audit_decision *d)
+static sp_always_inline void matcher_filter(const struct sp_audit_matcher *m, const struct sp_audit_event *ev,
+					   struct sp_audit_decision *d)
 {
 	uint32_t g = ev->gate;	/* kind, auditd, has names, candidate table: one load (line 0) */
 
@@ -470,13 +490,20 @@ SP_API void sp_audit_matcher_filter(const struct sp_audit_matcher *m, const stru
 		if (unlikely(major >= NSYS))
 			return;	/* audit_in_mask() fails for every rule, exit list and hash alike */
 		uint32_t tab = g >> EV_GATE_TAB_SHIFT;
-		if (!(m->live[tab][major / 64] >> (major % 64) & 1) && (!(g & EV_GATE_NAMES) || !m->hash_any))
+		int live = (int)(m->live[tab][major / 64] >> (major % 64) & 1);
+		if (!live && (!(g & EV_GATE_NAMES) || !m->hash_any))
 			return;
 		/* no task/filesystem list to consult: straight to the exit list and inode hash */
-		filter_exit_only(m, ev, d, tab);
+		filter_exit_only(m, ev, d, tab, live);
 		return;
 	}
 	filter_slow(m, ev, d);
+}
+
+SP_API void sp_audit_matcher_filter(const struct sp_audit_matcher *m, const struct sp_audit_event *ev,
+				    struct sp_audit_decision *d)
+{
+	matcher_filter(m, ev, d);
 }
 
 /* The exclude list on the SYSCALL / URINGOP record about to be written. */
@@ -512,8 +539,9 @@ static inline const struct crule *first_hash_match(const struct sp_audit_matcher
  * inode, inode=: only a name with that very (u32) inode can match), found through m->hk, and the
  * rest; the highest priority match of both is the first match of the kernel's bucket walk.
  */
-static sp_noinline void hash_pass(const struct sp_audit_matcher *m, const struct sp_audit_event *ev,
-				  uint32_t vis, uint32_t major, struct cstate *s)
+static sp_noinline const struct crule *hash_pass(const struct sp_audit_matcher *m,
+						 const struct sp_audit_event *ev, uint32_t vis,
+						 uint32_t major, uint64_t floor)
 {
 	for (uint32_t i = 0; i < ev->nnames; i++) {
 		const struct audit_name *n = &ev->names[i];
@@ -522,33 +550,82 @@ static sp_noinline void hash_pass(const struct sp_audit_matcher *m, const struct
 		if (!(vis >> i & 1))
 			continue;
 		if (m->pending_off && n->path)	/* pending watches follow their path */
-			w = first_hash_match(m, &m->pool[m->pending_off], ev, n, vis, major, s->prio);
+			w = first_hash_match(m, &m->pool[m->pending_off], ev, n, vis, major, floor);
 		if (!w && (m->hash_nonempty >> b & 1)) {
 			uint32_t key = (uint32_t)n->ino;
 			for (uint32_t h = (key * 0x9e3779b1u) >> 16 & m->hk_mask; m->hk[h].off;
 			     h = (h + 1) & m->hk_mask)
 				if (m->hk[h].key == key) {
-					w = first_hash_match(m, &m->pool[m->hk[h].off], ev, n, vis, major, s->prio);
+					w = first_hash_match(m, &m->pool[m->hk[h].off], ev, n, vis, major, floor);
 					break;
 				}
 			const struct crule *u = first_hash_match(m, &m->pool[m->hash_off[b]], ev, n, vis, major,
-								 w ? w->prio : s->prio);
+								 w ? w->prio : floor);
 			if (u)
 				w = u;
 		}
-		if (w) {
-			take(s, w);
-			return;
-		}
+		if (w)
+			return w;
 	}
+	return NULL;
 }
 
-/* Out of line so that the fast path above keeps a small frame. */
-static sp_noinline void filter_exit_only(const struct sp_audit_matcher *m, const struct sp_audit_event *ev,
-					 struct sp_audit_decision *d, uint32_t tab)
+/* The exit-list candidates of (tab, major): the first that matches, or NULL. */
+static sp_always_inline const struct crule *exit_candidates(const struct sp_audit_matcher *m,
+							    const struct sp_audit_event *ev,
+							    uint32_t vis, uint32_t tab, uint32_t major)
 {
-	struct cstate s = { .prio = 0, .state = STATE_BUILD, .keyrule = NULL, .rule = NULL };
-	exit_phase(m, ev, d, &s, ev->nnames >= 32 ? ~0u : (1u << ev->nnames) - 1, tab, 0);
+	uint32_t off = m->cand_off[tab][major];
+	if (off & DYN_FLAG)	/* argument-dependent perm: pick by perm bits */
+		off = m->dyn_off[tab][off & 3][ev->perm_bits & 15];
+	/* locals: the out-of-line predicate calls cannot make the compiler reload them */
+	const uint32_t *l = &m->pool[off], *end = l + 1 + l[0];
+	const struct crule *rules = m->rules;
+	for (l++; l < end; l++) {
+		const struct crule *cr = &rules[*l];
+		if (rule_match(m, cr, ev, NULL, vis, NULL))
+			return cr;
+	}
+	return NULL;
+}
+
+/*
+ * exit_phase() for the fast path's events (a syscall, major < NSYS, no task list, state BUILD,
+ * live = the live bit of (tab, major)), with the context kept in registers: the exit winner,
+ * then the inode hash above its priority; the key is the last matching rule's that had one.
+ * Out of line so that the fast path above keeps a small frame.
+ */
+static sp_noinline void filter_exit_only(const struct sp_audit_matcher *m, const struct sp_audit_event *ev,
+					 struct sp_audit_decision *d, uint32_t tab, int live)
+{
+	uint32_t major = (uint32_t)ev->c_major;
+	_Static_assert(SP_AUDIT_MAX_NAMES < 64, "one 64-bit shift gives the all-names mask");
+	uint32_t vis = (uint32_t)((1ull << ev->nnames) - 1);
+	const struct crule *win = NULL, *keyrule = NULL;
+	if (live) {
+		win = exit_candidates(m, ev, vis, tab, major);
+		if (tab < NSLOT && (m->dlive[tab][major / 64] >> (major % 64) & 1))
+			win = dir_guarded(m, ev, vis, major, win);
+		if (win && win->has_key)
+			keyrule = win;
+	}
+	if (ev->nnames && m->hash_any) {
+		const struct crule *h = hash_pass(m, ev, vis, major, win ? win->prio : 0);
+		if (h) {
+			win = h;
+			if (h->has_key)
+				keyrule = h;
+		}
+	}
+	if (!win)
+		return;		/* nothing matched: d stays as initialised (BUILD, no key) */
+	d->exit = win->action == AA_NEVER ? SP_AUDIT_NEVER : SP_AUDIT_ALWAYS;
+	d->exit_rule = win->id;
+	if (keyrule)
+		set_key(d, m, keyrule);
+	d->record = win->action != AA_NEVER;
+	if (d->record && m->pool[m->exclude_off])
+		exclude_record(m, ev, d);
 }
 
 /* The exit (or io_uring) list, the inode hash, then key, record and exclude: the part of
@@ -565,20 +642,7 @@ static sp_always_inline void exit_phase(const struct sp_audit_matcher *m, const 
 	if (likely(ev->kind == SP_AUDIT_EV_SYSCALL)) {
 		/* exit list: candidates for (ABI, syscall); every exit rule outranks prio 0 */
 		if (likely(major < NSYS) && (m->live[tab][major / 64] >> (major % 64) & 1)) {
-			const struct crule *win = NULL;
-			uint32_t off = m->cand_off[tab][major];
-			if (off & DYN_FLAG)	/* argument-dependent perm: pick by perm bits */
-				off = m->dyn_off[tab][off & 3][ev->perm_bits & 15];
-			/* locals: the out-of-line predicate calls cannot make the compiler reload them */
-			const uint32_t *l = &m->pool[off], *end = l + 1 + l[0];
-			const struct crule *rules = m->rules;
-			for (l++; l < end; l++) {
-				const struct crule *cr = &rules[*l];
-				if (rule_match(m, cr, ev, NULL, vis, NULL)) {
-					win = cr;
-					break;
-				}
-			}
+			const struct crule *win = exit_candidates(m, ev, vis, tab, major);
 			if (tab < NSLOT && (m->dlive[tab][major / 64] >> (major % 64) & 1))
 				win = dir_guarded(m, ev, vis, major, win);
 			if (win)
@@ -598,8 +662,11 @@ static sp_always_inline void exit_phase(const struct sp_audit_matcher *m, const 
 		}
 	}
 	/* inode hash: per visible name, its bucket; stop at the first name that matched */
-	if (ev->nnames && m->hash_any && major < NSYS)
-		hash_pass(m, ev, vis, major, &s);
+	if (ev->nnames && m->hash_any && major < NSYS) {
+		const struct crule *h = hash_pass(m, ev, vis, major, s.prio);
+		if (h)
+			take(&s, h);
+	}
 	if (s.rule) {
 		d->exit = s.rule->action == AA_NEVER ? SP_AUDIT_NEVER : SP_AUDIT_ALWAYS;
 		d->exit_rule = s.rule->id;
@@ -1553,6 +1620,8 @@ SP_API int sp_audit_matcher_compile(const struct sp_audit_ref *r, struct sp_audi
 		}
 		m->dirhash_mask = cap - 1;
 		for (uint32_t i = 0; i < m->ndirs; i++) {
+			uint64_t ino = m->dirs[i].ino;
+			m->dir_bloom[(ino >> 6) & 3] |= 1ull << (ino & 63);
 			uint32_t h = ident_hash(m->dirs[i].ino, m->dirs[i].dev) & m->dirhash_mask;
 			while (m->dirhash[h])
 				h = (h + 1) & m->dirhash_mask;
@@ -1599,10 +1668,61 @@ SP_API void sp_audit_matcher_size(const struct sp_audit_matcher *m, size_t *hot,
 
 /* ---- RCU engine ---- */
 
+/*
+ * The engine: the current matcher under RCU, plus a fast gate that decides the commonest event,
+ * an unaudited syscall, without entering a read-side critical section (liburcu's out-of-line
+ * rcu_read_lock/unlock cost ~80 instructions, several times the decision itself).
+ * The gate is a copy of the current matcher's fast-path inputs (slow_gate, hash_any, the live
+ * bitmaps), read under a seqcount: a reader that sees an even, unchanged gseq around its loads
+ * read one matcher's gate, and an event that gate sends nowhere gets exactly the decision that
+ * matcher's own fast path returns (audit_decision_init: no list consulted), so the decision is
+ * that of a rule set live at that moment.  Every other event (odd or changed gseq included)
+ * takes the RCU path.  Writers update the gate under wlock; all gate accesses are atomics (no
+ * fences: the writer's opening increment is an acquire RMW, the data stores and the closing
+ * increment release; the reader's loads acquire), which ThreadSanitizer checks as they are.
+ */
 struct sp_audit_engine {
 	struct sp_audit_matcher *cur;
+	uint32_t gseq;			/* odd while the gate is rewritten */
+	uint32_t g_slow;		/* cur->slow_gate */
+	uint32_t g_hash;		/* cur->hash_any */
 	pthread_mutex_t wlock;
+	uint64_t g_live[2 * NSLOT][NSYS / 64] sp_cacheline_aligned;	/* cur->live */
 };
+
+/* Copy m's fast-path inputs into the gate.  Under e->wlock (or before e is shared). */
+static void gate_store(struct sp_audit_engine *e, const struct sp_audit_matcher *m)
+{
+	__atomic_fetch_add(&e->gseq, 1, __ATOMIC_ACQUIRE);
+	__atomic_store_n(&e->g_slow, m->slow_gate, __ATOMIC_RELEASE);
+	__atomic_store_n(&e->g_hash, m->hash_any, __ATOMIC_RELEASE);
+	for (size_t t = 0; t < 2 * NSLOT; t++)
+		for (size_t w = 0; w < NSYS / 64; w++)
+			__atomic_store_n(&e->g_live[t][w], m->live[t][w], __ATOMIC_RELEASE);
+	__atomic_fetch_add(&e->gseq, 1, __ATOMIC_RELEASE);
+}
+
+/* 1 when the gate decides ev (d initialised: nothing consulted), 0 when ev needs the matcher. */
+static sp_always_inline int gate_filter(const struct sp_audit_engine *e, const struct sp_audit_event *ev,
+					struct sp_audit_decision *d)
+{
+	uint32_t g = ev->gate;
+	uint32_t s1 = __atomic_load_n(&e->gseq, __ATOMIC_ACQUIRE);
+	if (g & __atomic_load_n(&e->g_slow, __ATOMIC_ACQUIRE))
+		return 0;
+	uint32_t major = (uint32_t)ev->c_major;
+	if (major < NSYS) {
+		uint64_t w = __atomic_load_n(&e->g_live[g >> EV_GATE_TAB_SHIFT][major / 64], __ATOMIC_ACQUIRE);
+		if (w >> (major % 64) & 1)
+			return 0;
+		if ((g & EV_GATE_NAMES) && __atomic_load_n(&e->g_hash, __ATOMIC_ACQUIRE))
+			return 0;
+	}
+	if ((s1 & 1) || __atomic_load_n(&e->gseq, __ATOMIC_RELAXED) != s1)
+		return 0;
+	audit_decision_init(d);
+	return 1;
+}
 
 static __thread int reader_registered;
 
@@ -1625,10 +1745,11 @@ SP_API void sp_audit_reader_unregister(void)
 SP_API int sp_audit_engine_new(struct sp_audit_engine **out)
 {
 	struct sp_audit_ref *empty;
-	struct sp_audit_engine *e = calloc(1, sizeof(*e));
+	struct sp_audit_engine *e = aligned_alloc(SP_CACHELINE, sizeof(*e));	/* size: a multiple */
 	int err;
 	if (!e)
 		return -ENOMEM;
+	memset(e, 0, sizeof(*e));
 	err = sp_audit_ref_new(NULL, &empty);
 	if (!err) {
 		err = sp_audit_matcher_compile(empty, &e->cur);
@@ -1639,6 +1760,7 @@ SP_API int sp_audit_engine_new(struct sp_audit_engine **out)
 		return err;
 	}
 	pthread_mutex_init(&e->wlock, NULL);
+	gate_store(e, e->cur);
 	*out = e;
 	return 0;
 }
@@ -1658,18 +1780,26 @@ SP_API int sp_audit_engine_publish(struct sp_audit_engine *e, struct sp_audit_ma
 	pthread_mutex_lock(&e->wlock);
 	old = e->cur;
 	rcu_assign_pointer(e->cur, m);
+	gate_store(e, m);
 	pthread_mutex_unlock(&e->wlock);
 	synchronize_rcu();
 	sp_audit_matcher_free(old);
 	return 0;
 }
 
+static sp_noinline void engine_filter_rcu(struct sp_audit_engine *e, const struct sp_audit_event *ev,
+					  struct sp_audit_decision *d)
+{
+	rcu_read_lock();
+	matcher_filter(rcu_dereference(e->cur), ev, d);
+	rcu_read_unlock();
+}
+
 SP_API void sp_audit_engine_filter(struct sp_audit_engine *e, const struct sp_audit_event *ev,
 				   struct sp_audit_decision *d)
 {
-	rcu_read_lock();
-	sp_audit_matcher_filter(rcu_dereference(e->cur), ev, d);
-	rcu_read_unlock();
+	if (!gate_filter(e, ev, d))
+		engine_filter_rcu(e, ev, d);	/* a tail call: the gate path saves no registers */
 }
 
 SP_API void sp_audit_engine_filter_batch(struct sp_audit_engine *e, const struct sp_audit_event *const *evs,

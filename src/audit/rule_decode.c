@@ -7,7 +7,9 @@
  * Formatting prints the `auditctl -l` shape with choices that parse back to the same bytes:
  * fields keep their order, -S follows the last arch field, the final key is split at 0x01 into
  * -F key= (an earlier key field, from "-F KEY=", stays in place),
- * watches are written as -F path=/dir= so no stat() is involved.
+ * watches are written as -F path=/dir= so no stat() is involved; a perm field outside the exit
+ * list prints as -p (the only way auditctl adds one there); a key with an empty 0x01-piece
+ * prints whole.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -403,7 +405,14 @@ SP_API int sp_audit_rule_format(const struct sp_audit_rule *r, enum sp_audit_ite
 		put_syscalls(&o, r, mach);
 	uint32_t nf = r->field_count < SP_AUDIT_MAX_FIELDS ? r->field_count : SP_AUDIT_MAX_FIELDS;
 	for (uint32_t i = 0; i < nf; i++) {
-		if (r->fields[i].id != AF_FILTERKEY) {
+		const struct sp_audit_field *pf = &r->fields[i];
+		if (pf->id == AF_PERM && r->list != 4 && pf->op == SP_AUDIT_OP_EQ && pf->value &&
+		    pf->value <= 15) {
+			/* -F perm= is exit-list only; elsewhere the field came from -p, which
+			 * appends it at this point in the same way */
+			put(&o, " -p %s%s%s%s", pf->value & 4 ? "r" : "", pf->value & 2 ? "w" : "",
+			    pf->value & 1 ? "x" : "", pf->value & 8 ? "a" : "");
+		} else if (r->fields[i].id != AF_FILTERKEY) {
 			put_field(&o, &r->fields[i], host);
 		} else if ((i + 1 < nf || r->fields[i].op != SP_AUDIT_OP_EQ) && r->fields[i].str) {
 			/* a key field before the end came from "-F KEY=" (any other letter case is
@@ -417,9 +426,14 @@ SP_API int sp_audit_rule_format(const struct sp_audit_rule *r, enum sp_audit_ite
 	if (nf && r->fields[nf - 1].id == AF_FILTERKEY && r->fields[nf - 1].str &&
 	    r->fields[nf - 1].op == SP_AUDIT_OP_EQ) {
 		const struct sp_audit_field *f = &r->fields[nf - 1];
+		/* keys joined with 0x01 print one -F key= each; a key with an empty piece (a 0x01
+		 * the user wrote, or a leading/trailing one) prints whole, so it parses back to the
+		 * same bytes (with auditctl's "illegal character" warning) */
+		int whole = f->value == 0 || f->str[0] == 0x01 || f->str[f->value - 1] == 0x01 ||
+			    memmem(f->str, f->value, "\x01\x01", 2) != NULL;
 		size_t s = 0;
 		for (size_t k = 0; k <= f->value; k++) {
-			if (k == f->value || f->str[k] == 0x01) {
+			if (k == f->value || (!whole && f->str[k] == 0x01)) {
 				put(&o, " -F key=");
 				put_str(&o, f->str + s, k - s);
 				s = k + 1;

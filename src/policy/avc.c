@@ -19,6 +19,14 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+/* liburcu's small pointer primitives (rcu_dereference, rcu_assign_pointer...) inline: allowed
+ * for code under any licence (liburcu README, URCU_INLINE_SMALL_FUNCTIONS); the read-side
+ * lock stays a library call unless the build inlines it (make URCU_LGPL=1: _LGPL_SOURCE,
+ * only for LGPL/GPL-compatible code, see the Makefile). */
+#if SP_URCU_LGPL
+#define _LGPL_SOURCE
+#endif
+#define URCU_INLINE_SMALL_FUNCTIONS
 #include <urcu.h>
 #include <urcu/rcuhlist.h>
 
