@@ -3,7 +3,8 @@
  *
  *  - golden rule sets (Debian STIG, the two large third-party sets) x random events biased to
  *    their constants, syscalls and paths: the reference engine (kmalloc layout), its bench
- *    variants (slab-aligned entries, unswitched walk) and the compiled matcher must agree;
+ *    variants (slab-aligned entries, unswitched walk), the compiled matcher and an RCU engine
+ *    holding it (sp_audit_engine_filter: its lock-free gate, then the matcher) must agree;
  *  - random rule sets (fields, operators and constants drawn from the real rule files, plus
  *    invalid ones, prepends and deletions) x random events, same check;
  *  - RCU: 2 filtering threads (one per event, one with sp_audit_engine_filter_batch) and 1 thread
@@ -55,6 +56,7 @@ struct world {
 	struct tsupport_pool *pool;
 	struct sp_audit_ref *ref[3];	/* kmalloc layout, slab-aligned, unswitched */
 	struct sp_audit_matcher *m;
+	struct sp_audit_engine *e;	/* holds a second compile of the same rules */
 };
 
 static void world_build(struct world *w)
@@ -67,6 +69,11 @@ static void world_build(struct world *w)
 		tsupport_blobset_apply(&w->rules, w->ref[i]);
 	}
 	assert_int_equal(sp_audit_matcher_compile(w->ref[0], &w->m), 0);
+	struct sp_audit_matcher *m2;
+	sp_audit_reader_register();
+	assert_int_equal(sp_audit_engine_new(&w->e), 0);
+	assert_int_equal(sp_audit_matcher_compile(w->ref[0], &m2), 0);
+	assert_int_equal(sp_audit_engine_publish(w->e, m2), 0);
 }
 
 static void world_drop_engines(struct world *w)
@@ -77,16 +84,19 @@ static void world_drop_engines(struct world *w)
 	}
 	sp_audit_matcher_free(w->m);
 	w->m = NULL;
+	sp_audit_engine_free(w->e);
+	w->e = NULL;
 }
 
 static void check_event(struct world *w, const struct sp_audit_event *ev, uint64_t *agree, uint64_t *recorded)
 {
-	struct sp_audit_decision d[4];
+	struct sp_audit_decision d[5];
 	char a[600], b[600];
 	for (int i = 0; i < 3; i++)
 		sp_audit_ref_filter(w->ref[i], ev, &d[i]);
 	sp_audit_matcher_filter(w->m, ev, &d[3]);
-	for (int i = 1; i < 4; i++) {
+	sp_audit_engine_filter(w->e, ev, &d[4]);
+	for (int i = 1; i < 5; i++) {
 		if (!sp_audit_decision_equal(&d[0], &d[i])) {
 			sp_audit_decision_format(&d[0], a, sizeof(a));
 			sp_audit_decision_format(&d[i], b, sizeof(b));
