@@ -11,6 +11,8 @@
  *   u32 groups[ngroups], sctx text[sctx_len],
  *   per name: u64 ino, u32 dev rdev mode uid gid fs_magic, u16 nflags, u16 path_len,
  *             u16 octx_len, u16 nwalk, path[path_len], octx[octx_len], {u64 ino, u32 dev}[nwalk]
+ *   with REC_F_TASK (sp_audit_event_set_task_creds: the task list's view): u32 pid, uid euid
+ *       suid fsuid, gid egid sgid fsgid, loginuid, sessionid, ngroups, groups[ngroups]
  * Contexts are stored as canonical text ("u:r:t:sL[:cats]-sH[:cats]") re-parsed on read.
  *
  * Invariants: the reader never touches bytes outside [buf, buf + len); a frame must be consumed
@@ -31,7 +33,9 @@
 #define REC_F_EXE 0x2u
 #define REC_F_AUDITD 0x4u
 #define REC_F_SCTX 0x8u
-#define REC_F_ALL 0xfu
+#define REC_F_TASK 0x10u
+#define REC_F_ALL 0x1fu
+#define REC_TASK_FIXED 48u
 #define REC_N_PATH 0x1u
 #define REC_N_OCTX 0x2u
 #define REC_CTX_MAX 4096u
@@ -182,6 +186,8 @@ static size_t frame_bound(const struct sp_audit_event *ev)
 		n += REC_NAME_FIXED + (nm->path ? strlen(nm->path) : 0) + REC_CTX_MAX +
 		     12ull * nm->nwalk;
 	}
+	if (ev->has_tcred)
+		n += REC_TASK_FIXED + 4ull * ev->t_ngroups;
 	return n;
 }
 
@@ -192,7 +198,7 @@ SP_API int sp_audit_record_write(struct sp_audit_record_writer *w, const struct 
 	int err;
 	if (!w || !ev)
 		return -EINVAL;
-	if (ev->ngroups > UINT16_MAX)
+	if (ev->ngroups > UINT16_MAX || (ev->has_tcred && ev->t_ngroups > UINT16_MAX))
 		return -E2BIG;
 	bound = frame_bound(ev);
 	err = frame_reserve(w, bound);
@@ -209,7 +215,7 @@ SP_API int sp_audit_record_write(struct sp_audit_record_writer *w, const struct 
 	p[4] = (uint8_t)ev->kind;
 	p[5] = (uint8_t)((ev->return_valid != RET_INVALID ? REC_F_RETURN : 0) |
 			 (ev->has_exe ? REC_F_EXE : 0) | (ev->is_auditd ? REC_F_AUDITD : 0) |
-			 (ev->has_sctx ? REC_F_SCTX : 0));
+			 (ev->has_sctx ? REC_F_SCTX : 0) | (ev->has_tcred ? REC_F_TASK : 0));
 	put16(p + 6, (uint16_t)ev->nnames);
 	put16(p + 8, (uint16_t)ev->ngroups);
 	put16(p + 10, (uint16_t)len);
@@ -262,6 +268,18 @@ SP_API int sp_audit_record_write(struct sp_audit_record_writer *w, const struct 
 			put32(q + 8, nm->walk[k].dev);
 		}
 		n = (size_t)(q - p);
+	}
+	if (ev->has_tcred) {
+		const uint32_t t[12] = {
+			ev->t_pid, ev->t_uid, ev->t_euid, ev->t_suid, ev->t_fsuid, ev->t_gid, ev->t_egid,
+			ev->t_sgid, ev->t_fsgid, ev->t_loginuid, ev->t_sessionid, ev->t_ngroups,
+		};
+		for (int i = 0; i < 12; i++)
+			put32(p + n + 4 * i, t[i]);
+		n += REC_TASK_FIXED;
+		for (uint32_t i = 0; i < ev->t_ngroups; i++)
+			put32(p + n + 4 * i, ev->t_groups[i]);
+		n += 4ull * ev->t_ngroups;
 	}
 	if (n - 4 > SP_AUDIT_RECORD_FRAME_MAX)
 		return -E2BIG;
@@ -468,6 +486,23 @@ SP_API int sp_audit_record_read(struct sp_audit_record_reader *r, struct sp_audi
 			if (err)
 				return bad(r, d, err, at, "cannot add walked inode");
 		}
+	}
+	if (flags & REC_F_TASK) {
+		uint32_t t[12], tn;
+		if ((size_t)(end - p) < REC_TASK_FIXED)
+			return bad(r, d, -EINVAL, at, "task credentials beyond the frame");
+		for (int i = 0; i < 12; i++)
+			t[i] = get32(p + 4 * i);
+		tn = t[11];
+		p += REC_TASK_FIXED;
+		if (tn > UINT16_MAX || (size_t)(end - p) < 4ull * tn)
+			return bad(r, d, -EINVAL, at, "task groups beyond the frame");
+		for (uint32_t i = 0; i < tn; i++)
+			r->groups[i] = get32(p + 4 * i);
+		p += 4ull * tn;
+		err = sp_audit_event_set_task_creds(ev, t[0], &t[1], &t[5], r->groups, tn, t[9], t[10]);
+		if (err)
+			return bad(r, d, err, at, "out of memory");
 	}
 	if (p != end)
 		return bad(r, d, -EINVAL, at, "trailing bytes in frame");

@@ -49,6 +49,13 @@ static void make_event(struct sp_audit_event *ev, unsigned i)
 	sp_audit_event_set_msgtype(ev, 1100 + i % 30);
 	sp_audit_event_set_openat2_flags(ev, i % 8 == 3 ? 02 : 0);
 	sp_audit_event_set_auditd(ev, i == 17);
+	if (i % 6 == 5) {	/* the task list's own view (the forking task) */
+		const uint32_t tu[4] = { 900000, 900001, 900002, 900003 }, tg[4] = { 7, 8, 9, 10 };
+		const uint32_t tgroups[3] = { 11, 24, 900000 + i };
+		assert_int_equal(sp_audit_event_set_task_creds(ev, 77 + i, tu, tg, tgroups, i % 4, 900000,
+							       i),
+				 0);
+	}
 	for (unsigned k = 0; k < i % 5; k++) {
 		int idx = sp_audit_event_add_name(
 			ev, k == 3 ? SP_AUDIT_INO_UNSET : 4000 + k + i % 3, SP_AUDIT_MKDEV(8, k));
@@ -86,7 +93,8 @@ static const char rules_text[] =
 	"-a always,io_uring -F uid=5 -k uring\n"
 	"-a always,user -F msgtype=1105 -F pid=106\n"
 	"-a never,user -F uid=6\n"
-	"-a always,exclude -F msgtype=1112 -F auid=1002\n";
+	"-a always,exclude -F msgtype=1112 -F auid=1002\n"
+	"-a never,task -F uid=900000 -F loginuid=900000\n";
 
 static struct sp_audit_matcher *make_matcher(struct sp_audit_ref **refp)
 {
@@ -154,6 +162,7 @@ static void test_audit_record__round_trip_decisions(void **st)
 		assert_int_equal(sp_audit_record_read(r, back, NULL), 1);
 		make_event(orig, i);
 		assert_int_equal(sp_audit_event_name_count(back), i % 5);
+		assert_int_equal(sp_audit_event_has_task_creds(back), i % 6 == 5);
 		sp_audit_ref_filter(ref, orig, &d1);
 		sp_audit_ref_filter(ref, back, &d2);
 		sp_audit_matcher_filter(m, orig, &d3);
