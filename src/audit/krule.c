@@ -207,8 +207,11 @@ static int parse_level(struct lsm_level *l, const char **p, const char *end)
 			}
 			if (b >= LSM_CAT_WORDS * 64)
 				return -EINVAL;
-			for (uint32_t c = a; c <= b; c++)
-				l->cats[c / 64] |= 1ull << (c % 64);
+			/* a..b word by word (c0.c1023 is 16 stores, not 1024) */
+			for (uint32_t w = a / 64; w <= b / 64; w++) {
+				uint32_t lo = w == a / 64 ? a % 64 : 0, hi = w == b / 64 ? b % 64 : 63;
+				l->cats[w] |= (~0ull >> (63 - hi)) & (~0ull << lo);
+			}
 			if (s < end && *s == ',') {
 				s++;
 				continue;

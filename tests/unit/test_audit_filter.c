@@ -458,6 +458,34 @@ static void test_audit_filter__unlabeled_identities(void **st)
 	assert_string_equal(u->type, "unlabeled_t");
 }
 
+/* MLS category ranges set exactly the bits a..b (checked against a bit-by-bit model, word
+ * boundaries included); out-of-range and reversed ranges are refused. */
+static void test_audit_filter__category_ranges(void **st)
+{
+	(void)st;
+	static const uint32_t edge[] = { 0, 1, 62, 63, 64, 65, 127, 128, 511, 512, 1000, 1022, 1023 };
+	const size_t ne = sizeof(edge) / sizeof(edge[0]);
+	char text[64];
+	for (size_t i = 0; i < ne; i++)
+		for (size_t j = i; j < ne; j++) {
+			uint32_t a = edge[i], b = edge[j];
+			struct lsm_level l, model;
+			memset(&model, 0, sizeof(model));
+			model.sens = 2;
+			for (uint32_t c = a; c <= b; c++)
+				model.cats[c / 64] |= 1ull << (c % 64);
+			int n = snprintf(text, sizeof(text), "s2:c%u.c%u", a, b);
+			assert_int_equal(audit_lsm_level_parse(&l, text, (size_t)n), 0);
+			assert_int_equal(l.sens, 2);
+			assert_memory_equal(l.cats, model.cats, sizeof(model.cats));
+			if (a != b) {	/* and reversed: refused */
+				n = snprintf(text, sizeof(text), "s2:c%u.c%u", b, a);
+				assert_int_not_equal(audit_lsm_level_parse(&l, text, (size_t)n), 0);
+			}
+		}
+	assert_int_not_equal(audit_lsm_level_parse(&(struct lsm_level){ 0 }, "s0:c0.c1024", 11), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -469,6 +497,7 @@ int main(void)
 		cmocka_unit_test(test_audit_filter__golden_sets_load),
 		cmocka_unit_test(test_audit_filter__unlabeled_identities),
 		cmocka_unit_test(test_audit_filter__io_uring),
+		cmocka_unit_test(test_audit_filter__category_ranges),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
