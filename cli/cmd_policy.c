@@ -53,22 +53,38 @@ static void info_usage(FILE *f)
 		   "POLICY may be xz-compressed.\n");
 }
 
+/* The options info and decide share: --json and --layout.  1 consumed argv[*i] (and its value),
+ * 0 not one of them, -1 a bad value (reported). */
+static int common_opt(int argc, char **argv, int *i, int *json, enum sp_avtab_layout *layout,
+		      struct sp_cli *cli)
+{
+	if (!strcmp(argv[*i], "--json")) {
+		*json = 1;
+		return 1;
+	}
+	if (!strcmp(argv[*i], "--layout") && *i + 1 < argc) {
+		if (parse_layout(argv[++*i], layout)) {
+			fprintf(cli->err, "%s: unknown layout '%s'\n", cli->prog, argv[*i]);
+			return -1;
+		}
+		return 1;
+	}
+	return 0;
+}
+
 static int cmd_info(int argc, char **argv, struct sp_cli *cli)
 {
 	int json = 0;
 	enum sp_avtab_layout layout = SP_AVTAB_FLAT;
 	const char *path = NULL;
 	for (int i = 1; i < argc; i++) {
+		int c;
 		if (cli_is_help(argv[i])) {
 			info_usage(cli->out);
 			return SP_EXIT_OK;
-		} else if (!strcmp(argv[i], "--json")) {
-			json = 1;
-		} else if (!strcmp(argv[i], "--layout") && i + 1 < argc) {
-			if (parse_layout(argv[++i], &layout)) {
-				fprintf(cli->err, "%s: unknown layout '%s'\n", cli->prog, argv[i]);
+		} else if ((c = common_opt(argc, argv, &i, &json, &layout, cli))) {
+			if (c < 0)
 				return SP_EXIT_USAGE;
-			}
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(cli->err, "%s: unknown option '%s'\n", cli->prog, argv[i]);
 			info_usage(cli->err);
@@ -669,17 +685,18 @@ static int cmd_decide(int argc, char **argv, struct sp_cli *cli)
 	const char *bools[64];
 	int npos = 0, nbools = 0;
 	for (int i = 1; i < argc; i++) {
+		int c;
 		if (cli_is_help(argv[i])) {
 			decide_usage(cli->out);
 			return SP_EXIT_OK;
-		} else if (!strcmp(argv[i], "--json")) {
-			json = 1;
-		} else if (!strcmp(argv[i], "--layout") && i + 1 < argc) {
-			if (parse_layout(argv[++i], &layout)) {
-				fprintf(cli->err, "%s: unknown layout '%s'\n", cli->prog, argv[i]);
+		} else if ((c = common_opt(argc, argv, &i, &json, &layout, cli))) {
+			if (c < 0)
+				return SP_EXIT_USAGE;
+		} else if (!strcmp(argv[i], "--bool") && i + 1 < argc) {
+			if (nbools == 64) {
+				fprintf(cli->err, "%s: more than 64 --bool options\n", cli->prog);
 				return SP_EXIT_USAGE;
 			}
-		} else if (!strcmp(argv[i], "--bool") && i + 1 < argc && nbools < 64) {
 			bools[nbools++] = argv[++i];
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(cli->err, "%s: unknown option '%s'\n", cli->prog, argv[i]);

@@ -86,6 +86,11 @@ json "$B" audit cost --json -R "$R"
 # one malformed line in this real log: exit 1 (input partly rejected), the report still JSON
 if [ $? -eq 1 ] && "$tmp/jsoncheck" <"$tmp/o" && grep -q "audit-rhel7.log:31" "$tmp/o"; then ok; else bad "audit replay --json: $(head -c 200 "$tmp/o")"; fi
 json "$B" policy info --json "$P"
+# policy options: a bad layout and too many --bool options are usage errors, never dropped
+expect 2 "$B" policy info --layout bogus "$P"
+if grep -q "unknown layout 'bogus'" "$tmp/e"; then ok; else bad "policy info --layout bogus: $(cat "$tmp/e")"; fi
+expect 2 "$B" policy decide "$P" $(i=0; while [ $i -lt 65 ]; do printf -- '--bool b%d=1 ' $i; i=$((i + 1)); done) a b c d
+if grep -q "more than 64 --bool" "$tmp/e"; then ok; else bad "policy decide 65 --bool: $(cat "$tmp/e")"; fi
 json "$B" policy decide --json "$P" passwd_t shadow_t file read write
 json "$B" policy search --json "$P" --allow -s passwd_t -t shadow_t -c file
 json "$B" bench --list --json
