@@ -187,15 +187,24 @@ static int build_event(struct fctx *c, char **tok, int n, int lineno)
 		} else if (!strcmp(k, "pers")) {
 			sp_audit_event_set_personality(ev, num(c, v));
 		} else if (!strcmp(k, "groups")) {
-			uint32_t g[64];
+			/* every group, however many (no fixed buffer: nothing is cut off) */
+			size_t cap = 1;
+			for (const char *q = v; *q; q++)
+				cap += *q == ',';
+			uint32_t *g = malloc(cap * sizeof(*g));
+			char *buf = strdup(v), *save = NULL;
 			size_t ng = 0;
-			char buf[512];
-			snprintf(buf, sizeof(buf), "%s", v);
-			for (char *s = strtok(buf, ","); s && ng < 64; s = strtok(NULL, ","))
-				g[ng++] = num(c, s);
-			if (c->bad)
-				c->bad = v;	/* not the strtok copy, which goes out of scope */
-			err = sp_audit_event_set_groups(ev, g, ng);
+			if (!g || !buf) {
+				err = -ENOMEM;
+			} else {
+				for (char *s = strtok_r(buf, ",", &save); s; s = strtok_r(NULL, ",", &save))
+					g[ng++] = num(c, s);
+				if (c->bad)
+					c->bad = v;	/* not the copy, freed below */
+				err = sp_audit_event_set_groups(ev, g, ng);
+			}
+			free(g);
+			free(buf);
 		} else if (!strcmp(k, "subj")) {
 			err = sp_audit_event_set_subj_ctx(ev, v);
 		} else if (!strcmp(k, "exe")) {

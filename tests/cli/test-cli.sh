@@ -75,6 +75,11 @@ for want in "dev.events:1: bad fs line: '8:x'" "dev.events:2: bad fs line: '7z9'
 	if grep -q "$want" "$tmp/e"; then ok; else bad "audit filter: no '$want' in: $(cat "$tmp/e")"; fi
 done
 if grep -q "dev.events:5" "$tmp/e"; then bad "audit filter: valid raw name line rejected: $(cat "$tmp/e")"; else ok; fi
+# every supplementary group counts (the 100th of 100 matches gid=100)
+printf 'event sc=getpid groups=%s\n' "$(seq -s, 1 100)" >"$tmp/g.events"
+printf -- '-a always,exit -F arch=b64 -S getpid -F gid=100 -k g100\n' >"$tmp/g.rules"
+expect 0 "$B" audit filter "$tmp/g.rules" "$tmp/g.events"
+if grep -q "recorded key=g100" "$tmp/o"; then ok; else bad "audit filter: group 100 of 100 lost: $(cat "$tmp/o")"; fi
 
 # --json everywhere a command reports
 json "$B" slab stats --json
