@@ -66,238 +66,16 @@ static uint32_t num(struct fctx *c, const char *v)
 	return (uint32_t)num64(c, v);
 }
 
-/* Up to `max` unsigned decimal numbers separated by ':' (at least one); 0, or -1 after
- * remembering v in c->bad. */
-static int colon_nums(struct fctx *c, const char *v, unsigned long long *out, int max)
+/* Print and clear d: "file:line:col-end: error: msg", the line and a caret under the token. */
+static void print_diags(struct sp_cli *cli, struct sp_diags *d, const char *raw, size_t len)
 {
-	const char *p = v;
-	int k = 0;
-	for (;;) {
-		char *e;
-		if (k == max || !(*p >= '0' && *p <= '9'))
-			break;
-		errno = 0;
-		out[k++] = strtoull(p, &e, 10);
-		if (errno)
-			break;
-		p = e;
-		if (!*p)
-			return 0;
-		if (*p++ != ':')
-			break;
+	char *src = strndup(raw, len), buf[1024];
+	for (size_t i = 0; i < d->n; i++) {
+		sp_diag_format(&d->v[i], src, buf, sizeof(buf));
+		fprintf(cli->err, "%s\n", buf);
 	}
-	if (!c->bad)
-		c->bad = v;
-	return -1;
-}
-
-/* MAJOR[:MINOR] */
-static uint32_t mkdev(struct fctx *c, const char *v)
-{
-	unsigned long long d[2] = { 0, 0 };
-	if (colon_nums(c, v, d, 2) || d[0] > 0xfff || d[1] > 0xfffff) {
-		if (!c->bad)
-			c->bad = v;
-		return 0;
-	}
-	return SP_AUDIT_MKDEV((unsigned)d[0], (unsigned)d[1]);
-}
-
-static uint32_t mode_of(struct fctx *c, const char *v)
-{
-	if (!strcmp(v, "file")) return 0100644;
-	if (!strcmp(v, "dir")) return 040755;
-	if (!strcmp(v, "chr")) return 020666;
-	if (!strcmp(v, "sock")) return 0140777;
-	size_t n = strlen(v);
-	if (!n || n > 7 || strspn(v, "01234567") != n) {
-		if (!c->bad)
-			c->bad = v;
-		return 0;
-	}
-	return (uint32_t)strtoul(v, NULL, 8);
-}
-
-static int cred_index(const char *k)
-{
-	static const char *const names[8] = { "uid", "euid", "suid", "fsuid", "gid", "egid", "sgid", "fsgid" };
-	for (int q = 0; q < 8; q++)
-		if (!strcmp(k, names[q]))
-			return q;
-	return -1;
-}
-
-/* Build ev from `k=v` tokens.  0, or -EINVAL after printing the reason. */
-static int build_event(struct fctx *c, char **tok, int n, int lineno)
-{
-	struct sp_audit_event *ev = c->ev;
-	uint32_t arch = SP_AUDIT_ARCH_X86_64, pids[3] = { 100, 100, 1 }, cred[8] = { 0 };
-	const char *sc = NULL, *machine = c->machine;
-	uint64_t a[4] = { 0, 0, 0, 0 };
-	int last = -1, err = 0;
-
-	c->bad = NULL;
-	sp_audit_event_reset(ev);
-	sp_audit_event_set_return(ev, 0);
-	for (int i = 0; i < n && !err; i++) {
-		char *eq = strchr(tok[i], '=');
-		if (!eq) {
-			fprintf(c->cli->err, "%s:%d: token '%s' has no '='\n", c->events_path, lineno, tok[i]);
-			return -EINVAL;
-		}
-		*eq = 0;
-		const char *k = tok[i], *v = eq + 1;
-		if (!strcmp(k, "kind")) {
-			sp_audit_event_set_kind(ev, !strcmp(v, "uring") ? SP_AUDIT_EV_URING
-						    : !strcmp(v, "user") ? SP_AUDIT_EV_USER : SP_AUDIT_EV_SYSCALL);
-		} else if (!strcmp(k, "arch")) {
-			if (!strcmp(v, "b32")) {
-				arch = SP_AUDIT_ARCH_I386;
-				machine = "i386";
-			} else if (!strcmp(v, "b64")) {
-				arch = SP_AUDIT_ARCH_X86_64;
-				machine = "x86_64";
-			} else {
-				arch = num(c, v);
-			}
-		} else if (!strcmp(k, "sc")) {
-			sc = v;
-		} else if (k[0] == 'a' && k[1] >= '0' && k[1] <= '3' && !k[2]) {
-			a[k[1] - '0'] = num64(c, v);
-		} else if (!strcmp(k, "ret")) {
-			if (!strcmp(v, "none"))
-				sp_audit_event_clear_return(ev);
-			else
-				sp_audit_event_set_return(ev, (int64_t)num64(c, v));
-		} else if (!strcmp(k, "pid")) {
-			pids[0] = num(c, v);
-		} else if (!strcmp(k, "tid")) {
-			pids[1] = num(c, v);
-		} else if (!strcmp(k, "ppid")) {
-			pids[2] = num(c, v);
-		} else if (!strcmp(k, "ids")) {
-			for (int q = 0; q < 8; q++)
-				cred[q] = num(c, v);
-		} else if (cred_index(k) >= 0) {
-			cred[cred_index(k)] = num(c, v);
-		} else if (!strcmp(k, "auid")) {
-			sp_audit_event_set_loginuid(ev, !strcmp(v, "unset") ? SP_AUDIT_UNSET : num(c, v));
-		} else if (!strcmp(k, "ses")) {
-			sp_audit_event_set_sessionid(ev, !strcmp(v, "unset") ? SP_AUDIT_UNSET : num(c, v));
-		} else if (!strcmp(k, "pers")) {
-			sp_audit_event_set_personality(ev, num(c, v));
-		} else if (!strcmp(k, "groups")) {
-			/* every group, however many (no fixed buffer: nothing is cut off) */
-			size_t cap = 1;
-			for (const char *q = v; *q; q++)
-				cap += *q == ',';
-			uint32_t *g = malloc(cap * sizeof(*g));
-			char *buf = strdup(v), *save = NULL;
-			size_t ng = 0;
-			if (!g || !buf) {
-				err = -ENOMEM;
-			} else {
-				for (char *s = strtok_r(buf, ",", &save); s; s = strtok_r(NULL, ",", &save))
-					g[ng++] = num(c, s);
-				if (c->bad)
-					c->bad = v;	/* not the copy, freed below */
-				err = sp_audit_event_set_groups(ev, g, ng);
-			}
-			free(g);
-			free(buf);
-		} else if (!strcmp(k, "subj")) {
-			err = sp_audit_event_set_subj_ctx(ev, v);
-		} else if (!strcmp(k, "exe")) {
-			uint64_t ino;
-			uint32_t dev;
-			if (!sp_audit_fsview_lookup(c->fs, v, &ino, &dev, NULL))
-				sp_audit_event_set_exe(ev, ino, dev);
-			else
-				err = -ENOENT;
-		} else if (!strcmp(k, "saddr")) {
-			sp_audit_event_set_saddr_fam(ev, (int)num(c, v));
-		} else if (!strcmp(k, "msgtype")) {
-			int t = sp_audit_msgtype_lookup(v);
-			sp_audit_event_set_msgtype(ev, t >= 0 ? (uint32_t)t : num(c, v));
-		} else if (!strcmp(k, "o2flags")) {
-			sp_audit_event_set_openat2_flags(ev, num64(c, v));
-		} else if (!strcmp(k, "auditd")) {
-			sp_audit_event_set_auditd(ev, (int)num(c, v));
-		} else if (!strcmp(k, "path")) {
-			last = sp_audit_event_add_path(ev, c->fs, v);
-			err = last < 0 ? last : 0;
-		} else if (!strcmp(k, "rawname")) {
-			/* INO[:MAJOR[:MINOR]] or unset[:MAJOR[:MINOR]] */
-			unsigned long long ino = 0, x[3] = { 0, 0, 0 };
-			const char *dv = NULL;
-			if (!strncmp(v, "unset", 5) && (!v[5] || v[5] == ':')) {
-				ino = SP_AUDIT_INO_UNSET;
-				dv = v[5] ? v + 6 : NULL;
-			} else if (!colon_nums(c, v, x, 3)) {
-				ino = x[0];
-			}
-			uint32_t dev = 0;
-			if (dv)
-				dev = mkdev(c, dv);
-			else if (!c->bad && (x[1] > 0xfff || x[2] > 0xfffff))
-				c->bad = v;
-			else
-				dev = SP_AUDIT_MKDEV((unsigned)x[1], (unsigned)x[2]);
-			last = sp_audit_event_add_name(ev, ino, dev);
-			err = last < 0 ? last : 0;
-		} else if (last >= 0 && !strcmp(k, "mode")) {
-			err = sp_audit_event_name_set_mode(ev, last, mode_of(c, v));
-		} else if (last >= 0 && !strcmp(k, "ouid")) {
-			uint32_t g = 0;
-			for (int j = i + 1; j < n && strncmp(tok[j], "path=", 5) && strncmp(tok[j], "rawname=", 8); j++)
-				if (!strncmp(tok[j], "ogid=", 5))
-					g = num(c, tok[j] + 5);
-			err = sp_audit_event_name_set_owner(ev, last, num(c, v), g);
-		} else if (last >= 0 && !strcmp(k, "ogid")) {
-			/* read together with ouid= */
-		} else if (last >= 0 && !strcmp(k, "rdev")) {
-			err = sp_audit_event_name_set_rdev(ev, last, mkdev(c, v));
-		} else if (last >= 0 && !strcmp(k, "obj")) {
-			err = sp_audit_event_name_set_obj_ctx(ev, last, v);
-		} else if (last >= 0 && !strcmp(k, "magic")) {
-			err = sp_audit_event_name_set_fs_magic(ev, last, !strcmp(v, "tracefs") ? 0x74726163u
-							       : !strcmp(v, "debugfs") ? 0x64626720u : num(c, v));
-		} else {
-			fprintf(c->cli->err, "%s:%d: unknown event token '%s'\n", c->events_path, lineno, k);
-			*eq = '=';
-			return -EINVAL;
-		}
-		if (err) {
-			fprintf(c->cli->err, "%s:%d: bad value '%s' for %s (%s)\n", c->events_path, lineno,
-				v, k, strerror(-err));
-			*eq = '=';
-			return -EINVAL;
-		}
-		if (c->bad) {
-			fprintf(c->cli->err, "%s:%d: bad value '%s' for %s (not a number)\n",
-				c->events_path, lineno, c->bad, k);
-			*eq = '=';
-			return -EINVAL;
-		}
-		*eq = '=';
-	}
-	int nr = 0;
-	if (sc) {
-		char *end;
-		long v = strtol(sc, &end, 0);
-		nr = *end ? sp_audit_syscall_lookup(machine, sc) : (int)v;
-		if (*end && nr < 0) {
-			fprintf(c->cli->err, "%s:%d: unknown syscall '%s' for %s\n", c->events_path, lineno, sc,
-				machine);
-			return -EINVAL;
-		}
-	}
-	sp_audit_event_set_syscall(ev, arch, nr);
-	sp_audit_event_set_args(ev, a[0], a[1], a[2], a[3]);
-	sp_audit_event_set_pids(ev, pids[0], pids[1], pids[2]);
-	sp_audit_event_set_uids(ev, cred[0], cred[1], cred[2], cred[3]);
-	sp_audit_event_set_gids(ev, cred[4], cred[5], cred[6], cred[7]);
-	return 0;
+	free(src);
+	sp_diags_clear(d);
 }
 
 static const char *verdict_name(int v)
@@ -533,6 +311,8 @@ static int cmd_filter(int argc, char **argv, struct sp_cli *cli)
 	}
 
 	struct fctx c = { .cli = cli, .machine = po.machine, .events_path = events };
+	struct sp_diags diags;
+	sp_diags_init(&diags, NULL);
 	char *text = NULL;
 	size_t len;
 	int err = cli_read_file(events, &text, &len);
@@ -563,23 +343,9 @@ static int cmd_filter(int argc, char **argv, struct sp_cli *cli)
 		char *save, *t0 = strtok_r(line, " \t\r", &save);
 		if (!t0 || strcmp(t0, "fs"))
 			continue;
-		char *path = strtok_r(NULL, " \t\r", &save);
-		uint64_t ino = 0;
-		uint32_t dev = SP_AUDIT_MKDEV(8, 1), mode = 0100644;
-		int bad = 0;
-		c.bad = NULL;
-		for (char *t; (t = strtok_r(NULL, " \t\r", &save));) {
-			if (!strncmp(t, "ino=", 4)) ino = num64(&c, t + 4);
-			else if (!strncmp(t, "dev=", 4)) dev = mkdev(&c, t + 4);
-			else if (!strncmp(t, "mode=", 5)) mode = mode_of(&c, t + 5);
-			else bad = 1;
-		}
-		if (!path || bad || c.bad || sp_audit_fsview_add(c.fs, path, ino, dev, mode)) {
-			if (c.bad)
-				fprintf(cli->err, "%s:%d: bad fs line: '%s' is not a valid value\n", events,
-					lineno + 1, c.bad);
-			else
-				fprintf(cli->err, "%s:%d: bad fs line\n", events, lineno + 1);
+		const char *raw = p - l - (nl ? 1 : 0);
+		if (sp_audit_fsview_parse_line(c.fs, raw, l, events, (uint32_t)lineno + 1, &diags)) {
+			print_diags(cli, &diags, raw, l);
 			status = SP_EXIT_REJECTED;
 		}
 	}
@@ -610,43 +376,52 @@ static int cmd_filter(int argc, char **argv, struct sp_cli *cli)
 	lineno = 0;
 	for (char *p = text; *p;) {
 		char *nl = strchr(p, '\n');
-		size_t l = nl ? (size_t)(nl - p) : strlen(p);
+		size_t l = nl ? (size_t)(nl - p) : strlen(p), used = 0;
+		const char *raw = p;
 		char *line = strndup(p, l), *tok[256], *save;
-		int n = 0, arrow = -1;
+		int n = 0;
 		p += l + (nl ? 1 : 0);
 		lineno++;
 		if (!line)
 			break;
 		char *t = strtok_r(line, " \t\r", &save);
-		for (; t && n < 256; t = strtok_r(NULL, " \t\r", &save))
-			tok[n++] = t;
-		if (t) {
-			fprintf(cli->err, "%s:%d: more than 256 tokens\n", c.events_path, lineno);
-			status = SP_EXIT_REJECTED;
-		} else if (n && tok[0][0] != '#' && strcmp(tok[0], "event") && strcmp(tok[0], "fs") &&
-			   strcmp(tok[0], "load")) {
+		if (t && t[0] != '#' && strcmp(t, "event") && strcmp(t, "fs") && strcmp(t, "load")) {
 			fprintf(cli->err, "%s:%d: expected an 'event', 'fs' or 'load' line or a '#' "
-				"comment, not '%s'\n", c.events_path, lineno, tok[0]);
+				"comment, not '%s'\n", c.events_path, lineno, t);
 			status = SP_EXIT_REJECTED;
-		} else if (n && !strcmp(tok[0], "event")) {
-			for (int i = 1; i < n; i++)
-				if (!strcmp(tok[i], "=>"))
-					arrow = i;
-			int nt = arrow < 0 ? n - 1 : arrow - 1;
-			if (build_event(&c, tok + 1, nt, lineno)) {
+		} else if (t && !strcmp(t, "event")) {
+			/* the event (the library's reader), then the expectations after "=>" */
+			if (sp_audit_event_parse(c.ev, c.fs, c.machine, raw, l, c.events_path, (uint32_t)lineno,
+						 &diags, &used)) {
+				print_diags(cli, &diags, raw, l);
 				status = SP_EXIT_REJECTED;
-			} else {
-				struct sp_audit_decision d;
-				if (m)
-					sp_audit_matcher_filter(m, c.ev, &d);
-				else
-					sp_audit_ref_filter(ref, c.ev, &d);
-				print_decision(cli->out, &d, lineno, json, first);
-				first = 0;
-				nev++;
-				if (arrow >= 0)
-					nbad += check_expect(&c, &d, tok + arrow + 1, n - arrow - 1, lineno);
+				free(line);
+				continue;
 			}
+			free(line);
+			line = strndup(raw + used, l - used);
+			if (!line)
+				break;
+			t = strtok_r(line, " \t\r", &save);	/* "=>" or nothing */
+			for (t = t ? strtok_r(NULL, " \t\r", &save) : NULL; t && n < 256;
+			     t = strtok_r(NULL, " \t\r", &save))
+				tok[n++] = t;
+			if (t) {
+				fprintf(cli->err, "%s:%d: more than 256 expectations\n", c.events_path, lineno);
+				status = SP_EXIT_REJECTED;
+				free(line);
+				continue;
+			}
+			struct sp_audit_decision d;
+			if (m)
+				sp_audit_matcher_filter(m, c.ev, &d);
+			else
+				sp_audit_ref_filter(ref, c.ev, &d);
+			print_decision(cli->out, &d, lineno, json, first);
+			first = 0;
+			nev++;
+			if (n)
+				nbad += check_expect(&c, &d, tok, n, lineno);
 		}
 		free(line);
 	}
@@ -661,6 +436,7 @@ out:
 	sp_audit_ref_free(ref);
 	sp_audit_event_free(c.ev);
 	sp_audit_fsview_free(c.fs);
+	sp_diags_release(&diags);
 	free(text);
 	return status;
 }

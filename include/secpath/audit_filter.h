@@ -152,6 +152,26 @@ SP_API int sp_audit_event_add_path(struct sp_audit_event *ev, const struct sp_au
 				   const char *path);
 SP_API size_t sp_audit_event_name_count(const struct sp_audit_event *ev);
 
+/*
+ * The events text format (secpath-audit(1), EVENTS FILE) that `secpath audit filter` reads:
+ *   event KEY=VALUE ... [=> EXPECTATIONS]
+ *   fs PATH [ino=N] [dev=MAJOR:MINOR] [mode=file|dir|chr|sock|OCTAL]
+ * sp_audit_event_parse() resets ev and fills it from the KEY=VALUE tokens of text[0, len) (an
+ * event line, its leading "event" optional; the text need not be NUL-terminated): kind= arch= sc=
+ * a0..a3= ret= pid= tid= ppid= uid.. fsgid= ids= auid= ses= pers= groups= subj= exe= saddr=
+ * msgtype= o2flags= auditd=, then per name path= or rawname= followed by mode= ouid= ogid= rdev=
+ * obj= magic=.  Paths and exe= resolve against fs (may be NULL when the line has none); machine
+ * names the syscall table for sc= until an arch= says otherwise (NULL: x86_64).  It stops at a
+ * "=>" token and stores in *consumed (may be NULL) the offset where it stopped.  Returns 0, or
+ * -EINVAL / -ENOENT / -ENOMEM with one error added to d (may be NULL) at line:column of the token.
+ * sp_audit_fsview_parse_line() adds one whole "fs ..." line to fs the same way.
+ */
+SP_API int sp_audit_event_parse(struct sp_audit_event *ev, const struct sp_audit_fsview *fs,
+				const char *machine, const char *text, size_t len, const char *file,
+				uint32_t line, struct sp_diags *d, size_t *consumed);
+SP_API int sp_audit_fsview_parse_line(struct sp_audit_fsview *fs, const char *text, size_t len,
+				      const char *file, uint32_t line, struct sp_diags *d);
+
 /* ---- decisions ---- */
 
 enum sp_audit_verdict { SP_AUDIT_NOMATCH = 0, SP_AUDIT_NEVER = 1, SP_AUDIT_ALWAYS = 2 };

@@ -67,22 +67,6 @@ static uint32_t num(const char *v)
 	return (uint32_t)(*v == '-' ? (unsigned long long)strtoll(v, NULL, 0) : strtoull(v, NULL, 0));
 }
 
-static uint32_t mkdev(const char *v)
-{
-	unsigned ma = 0, mi = 0;
-	sscanf(v, "%u:%u", &ma, &mi);
-	return SP_AUDIT_MKDEV(ma, mi);
-}
-
-static uint32_t mode_of(const char *v)
-{
-	if (!strcmp(v, "file")) return 0100644;
-	if (!strcmp(v, "dir")) return 040755;
-	if (!strcmp(v, "chr")) return 020666;
-	if (!strcmp(v, "sock")) return 0140777;
-	return (uint32_t)strtoul(v, NULL, 8);
-}
-
 static int verdict_of(const char *v)
 {
 	return !strcmp(v, "never") ? SP_AUDIT_NEVER : !strcmp(v, "always") ? SP_AUDIT_ALWAYS : SP_AUDIT_NOMATCH;
@@ -103,15 +87,6 @@ static void unescape(const char *in, char *out, size_t cap)
 	out[o] = 0;
 }
 
-static int cred_index(const char *k)
-{
-	static const char *const names[8] = { "uid", "euid", "suid", "fsuid", "gid", "egid", "sgid", "fsgid" };
-	for (int q = 0; q < 8; q++)
-		if (!strcmp(k, names[q]))
-			return q;
-	return -1;
-}
-
 struct casectx {
 	const char *name;
 	struct sp_audit_fsview *fs;
@@ -122,131 +97,6 @@ struct casectx {
 };
 
 /* Build the event from tokens; returns 0 or fails. */
-static void build_event(struct casectx *c, char **tok, int n, int lineno)
-{
-	struct sp_audit_event *ev = c->ev;
-	uint32_t arch = SP_AUDIT_ARCH_X86_64;
-	int machine = MACH_86_64, last = -1;
-	const char *sc = NULL;
-	uint64_t a[4] = { 0, 0, 0, 0 };
-	uint32_t pids[3] = { 100, 100, 1 }, cred[8] = { 0 };
-
-	sp_audit_event_reset(ev);
-	sp_audit_event_set_return(ev, 0);
-	for (int i = 0; i < n; i++) {
-		char *eq = strchr(tok[i], '=');
-		if (!eq)
-			fail_msg("%s.events:%d: token '%s' has no '='", c->name, lineno, tok[i]);
-		*eq = 0;
-		const char *k = tok[i], *v = eq + 1;
-		if (!strcmp(k, "kind")) {
-			sp_audit_event_set_kind(ev, !strcmp(v, "uring") ? SP_AUDIT_EV_URING
-						    : !strcmp(v, "user") ? SP_AUDIT_EV_USER : SP_AUDIT_EV_SYSCALL);
-		} else if (!strcmp(k, "arch")) {
-			if (!strcmp(v, "b32")) { arch = SP_AUDIT_ARCH_I386; machine = MACH_X86; }
-			else if (!strcmp(v, "b64")) { arch = SP_AUDIT_ARCH_X86_64; machine = MACH_86_64; }
-			else arch = num(v);
-		} else if (!strcmp(k, "sc")) {
-			sc = v;
-		} else if (k[0] == 'a' && k[1] >= '0' && k[1] <= '3' && !k[2]) {
-			a[k[1] - '0'] = strtoull(v, NULL, 0);
-		} else if (!strcmp(k, "ret")) {
-			if (!strcmp(v, "none"))
-				sp_audit_event_clear_return(ev);
-			else
-				sp_audit_event_set_return(ev, strtoll(v, NULL, 0));
-		} else if (!strcmp(k, "pid")) {
-			pids[0] = num(v);
-		} else if (!strcmp(k, "tid")) {
-			pids[1] = num(v);
-		} else if (!strcmp(k, "ppid")) {
-			pids[2] = num(v);
-		} else if (!strcmp(k, "ids")) {
-			for (int q = 0; q < 8; q++)
-				cred[q] = num(v);
-		} else if (cred_index(k) >= 0) {
-			cred[cred_index(k)] = num(v);
-		} else if (!strcmp(k, "auid")) {
-			sp_audit_event_set_loginuid(ev, !strcmp(v, "unset") ? SP_AUDIT_UNSET : num(v));
-		} else if (!strcmp(k, "ses")) {
-			sp_audit_event_set_sessionid(ev, !strcmp(v, "unset") ? SP_AUDIT_UNSET : num(v));
-		} else if (!strcmp(k, "pers")) {
-			sp_audit_event_set_personality(ev, num(v));
-		} else if (!strcmp(k, "groups")) {
-			uint32_t g[16];
-			size_t ng = 0;
-			char buf[256];
-			snprintf(buf, sizeof(buf), "%s", v);
-			for (char *s = strtok(buf, ","); s && ng < 16; s = strtok(NULL, ","))
-				g[ng++] = num(s);
-			assert_int_equal(sp_audit_event_set_groups(ev, g, ng), 0);
-		} else if (!strcmp(k, "subj")) {
-			assert_int_equal(sp_audit_event_set_subj_ctx(ev, v), 0);
-		} else if (!strcmp(k, "exe")) {
-			uint64_t ino;
-			uint32_t dev;
-			if (!sp_audit_fsview_lookup(c->fs, v, &ino, &dev, NULL))
-				sp_audit_event_set_exe(ev, ino, dev);
-			else
-				sp_audit_event_set_exe(ev, 999999, SP_AUDIT_MKDEV(9, 9));
-		} else if (!strcmp(k, "saddr")) {
-			sp_audit_event_set_saddr_fam(ev, (int)num(v));
-		} else if (!strcmp(k, "msgtype")) {
-			int t = audit_name_to_msg_type(v);
-			sp_audit_event_set_msgtype(ev, t >= 0 ? (uint32_t)t : num(v));
-		} else if (!strcmp(k, "o2flags")) {
-			sp_audit_event_set_openat2_flags(ev, strtoull(v, NULL, 0));
-		} else if (!strcmp(k, "auditd")) {
-			sp_audit_event_set_auditd(ev, (int)num(v));
-		} else if (!strcmp(k, "path")) {
-			last = sp_audit_event_add_path(ev, c->fs, v);
-			assert_true(last >= 0);
-		} else if (!strcmp(k, "rawname")) {
-			unsigned long long ino = 0;
-			unsigned ma = 0, mi = 0;
-			if (!strncmp(v, "unset", 5)) {
-				ino = SP_AUDIT_INO_UNSET;
-				sscanf(v, "unset:%u:%u", &ma, &mi);
-			} else {
-				sscanf(v, "%llu:%u:%u", &ino, &ma, &mi);
-			}
-			last = sp_audit_event_add_name(ev, ino, SP_AUDIT_MKDEV(ma, mi));
-			assert_true(last >= 0);
-		} else if (last >= 0 && !strcmp(k, "mode")) {
-			sp_audit_event_name_set_mode(ev, last, mode_of(v));
-		} else if (last >= 0 && !strcmp(k, "ouid")) {
-			uint32_t g = 0;
-			for (int j = i + 1; j < n && strncmp(tok[j], "path=", 5) && strncmp(tok[j], "rawname=", 8); j++)
-				if (!strncmp(tok[j], "ogid=", 5))
-					g = num(tok[j] + 5);
-			sp_audit_event_name_set_owner(ev, last, num(v), g);
-		} else if (last >= 0 && !strcmp(k, "ogid")) {
-			/* taken with ouid= (ouid must come first) */
-		} else if (last >= 0 && !strcmp(k, "rdev")) {
-			sp_audit_event_name_set_rdev(ev, last, mkdev(v));
-		} else if (last >= 0 && !strcmp(k, "obj")) {
-			assert_int_equal(sp_audit_event_name_set_obj_ctx(ev, last, v), 0);
-		} else if (last >= 0 && !strcmp(k, "magic")) {
-			sp_audit_event_name_set_fs_magic(ev, last, !strcmp(v, "tracefs") ? 0x74726163u
-							 : !strcmp(v, "debugfs") ? 0x64626720u : num(v));
-		} else {
-			fail_msg("%s.events:%d: unknown token '%s'", c->name, lineno, k);
-		}
-		*eq = '=';
-	}
-	int nr = 0;
-	if (sc) {
-		nr = audit_name_to_syscall(sc, machine);
-		if (nr < 0)
-			nr = (int)strtol(sc, NULL, 0);
-	}
-	sp_audit_event_set_syscall(ev, arch, nr);
-	sp_audit_event_set_args(ev, a[0], a[1], a[2], a[3]);
-	sp_audit_event_set_pids(ev, pids[0], pids[1], pids[2]);
-	sp_audit_event_set_uids(ev, cred[0], cred[1], cred[2], cred[3]);
-	sp_audit_event_set_gids(ev, cred[4], cred[5], cred[6], cred[7]);
-}
-
 static void check_row(struct casectx *c, char **tok, int n, int lineno)
 {
 	struct sp_audit_decision d, d2;
@@ -335,14 +185,14 @@ static int run_case(const char *name, int *roundtrip_checked, int *roundtrip_bad
 		for (char *t = strtok_r(line, " \t", &save); t && n < 8; t = strtok_r(NULL, " \t", &save))
 			tok[n++] = t;
 		if (n >= 2 && !strcmp(tok[0], "fs")) {
-			uint64_t ino = 0;
-			uint32_t dev = SP_AUDIT_MKDEV(8, 1), mode = 0100644;
-			for (int i = 2; i < n; i++) {
-				if (!strncmp(tok[i], "ino=", 4)) ino = strtoull(tok[i] + 4, NULL, 0);
-				if (!strncmp(tok[i], "dev=", 4)) dev = mkdev(tok[i] + 4);
-				if (!strncmp(tok[i], "mode=", 5)) mode = mode_of(tok[i] + 5);
-			}
-			assert_int_equal(sp_audit_fsview_add(c.fs, tok[1], ino, dev, mode), 0);
+			/* the library's reader (src/audit/event_text.c), as `secpath audit filter` */
+			char *raw = events + (line - copy);
+			size_t rl = strcspn(raw, "\n");
+			struct sp_diags fd;
+			sp_diags_init(&fd, NULL);
+			if (sp_audit_fsview_parse_line(c.fs, raw, rl, name, (uint32_t)lineno, &fd))
+				fail_msg("%s.events:%d: %s", name, lineno, fd.n ? fd.v[0].msg : "fs line refused");
+			sp_diags_release(&fd);
 		} else if (n >= 3 && !strcmp(tok[0], "load")) {
 			int l = atoi(tok[1]);
 			assert_true(l > 0 && l < 4096);
@@ -410,18 +260,24 @@ static int run_case(const char *name, int *roundtrip_checked, int *roundtrip_bad
 			*nl++ = 0;
 		lineno++;
 		char *tok[128];
-		int n = 0, arrow = -1;
-		for (char *t = strtok_r(line, " \t\r", &save); t && n < 128; t = strtok_r(NULL, " \t\r", &save))
-			tok[n++] = t;
-		if (n == 0 || strcmp(tok[0], "event"))
+		int n = 0;
+		const char *lead = line + strspn(line, " \t\r");
+		if (strncmp(lead, "event", 5) || (lead[5] && !strchr(" \t\r", lead[5])))
 			continue;
-		for (int i = 1; i < n; i++)
-			if (!strcmp(tok[i], "=>"))
-				arrow = i;
-		if (arrow < 0)
+		/* the event through the library's reader; the expectations after "=>" are ours */
+		size_t used = 0;
+		struct sp_diags ed;
+		sp_diags_init(&ed, NULL);
+		if (sp_audit_event_parse(c.ev, c.fs, "x86_64", line, strlen(line), name, (uint32_t)lineno, &ed,
+					 &used))
+			fail_msg("%s.events:%d: %s", name, lineno, ed.n ? ed.v[0].msg : "event refused");
+		sp_diags_release(&ed);
+		char *t = strtok_r(line + used, " \t\r", &save);
+		if (!t || strcmp(t, "=>"))
 			fail_msg("%s.events:%d: no '=>'", name, lineno);
-		build_event(&c, tok + 1, arrow - 1, lineno);
-		check_row(&c, tok + arrow + 1, n - arrow - 1, lineno);
+		for (t = strtok_r(NULL, " \t\r", &save); t && n < 128; t = strtok_r(NULL, " \t\r", &save))
+			tok[n++] = t;
+		check_row(&c, tok, n, lineno);
 	}
 	free(copy);
 	sp_diags_release(&d);

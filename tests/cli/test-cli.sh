@@ -65,13 +65,13 @@ if grep -q "+0x" "$tmp/e"; then ok; else bad "policy info: no byte offset in '$(
 expect 0 "$B" audit filter tests/cases/audit/01-operators.rules tests/cases/audit/01-operators.events
 printf 'event sc=getpid uid=abc\nevnt sc=getpid\n# comment\n\nevent sc=getpid groups=1,x\n' >"$tmp/bad.events"
 expect 1 "$B" audit filter tests/cases/audit/01-operators.rules "$tmp/bad.events"
-for want in "bad.events:1: bad value 'abc' for uid" "bad.events:2: expected" "bad.events:5: bad value '1,x'"; do
+for want in "bad.events:1:17-23: error: bad value 'abc' for uid" "bad.events:2: expected" "bad.events:5:17-26: error: bad value '1,x' for groups"; do
 	if grep -q "$want" "$tmp/e"; then ok; else bad "audit filter: no '$want' in: $(cat "$tmp/e")"; fi
 done
 # device numbers, modes and raw names are validated too (were read with sscanf/strtoul)
 printf 'fs /etc ino=10 mode=dir dev=8:x\nfs /tmp ino=11 mode=7z9\nevent sc=open rawname=12:8:1 rdev=1:2:3\nevent sc=open rawname=unset:q\nevent sc=open rawname=5:8:1 mode=0100644 rdev=4:64\n' >"$tmp/dev.events"
 expect 1 "$B" audit filter tests/cases/audit/01-operators.rules "$tmp/dev.events"
-for want in "dev.events:1: bad fs line: '8:x'" "dev.events:2: bad fs line: '7z9'" "dev.events:3: bad value '1:2:3'" "dev.events:4: bad value 'q'"; do
+for want in "dev.events:1:25-31: error: bad fs line: '8:x'" "dev.events:2:16-23: error: bad fs line: '7z9'" "dev.events:3:30-39: error: bad value '1:2:3' for rdev" "dev.events:4:15-29: error: bad value 'unset:q' for rawname"; do
 	if grep -q "$want" "$tmp/e"; then ok; else bad "audit filter: no '$want' in: $(cat "$tmp/e")"; fi
 done
 if grep -q "dev.events:5" "$tmp/e"; then bad "audit filter: valid raw name line rejected: $(cat "$tmp/e")"; else ok; fi

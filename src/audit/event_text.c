@@ -1,0 +1,481 @@
+/*
+ * event_text.c - the events text format of `secpath audit filter` (secpath-audit(1), EVENTS):
+ * one "event KEY=VALUE ..." line into a struct sp_audit_event, one "fs PATH ..." line into a
+ * file-system view.  The CLI, the case tables (tests/cases/audit/NN-*.events) and embedders share
+ * this one reader.
+ *
+ * Invariants: the text is never read past `len` (it need not be NUL-terminated); every value is
+ * validated whole (a number is all digits, a device MAJOR[:MINOR] within the kernel's 12/20 bits,
+ * a mode octal), so nothing is read as 0 or cut off silently; a refusal adds exactly one error to
+ * the caller's diagnostics, positioned at the offending token (line:column, 1-based), and leaves
+ * the event reset or partly built, never half-freed.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "audit/engine_int.h"
+#include "secpath/audit.h"
+
+struct etx {
+	const char *base;	/* the caller's text: columns count from here */
+	const char *file;
+	uint32_t line;
+	struct sp_diags *d;
+};
+
+static int is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r';
+}
+
+/* [*p, end): the next token as [s, e), or 0 when none is left. */
+static int next_token(const char **p, const char *end, const char **s, const char **e)
+{
+	const char *q = *p;
+	while (q < end && is_space(*q))
+		q++;
+	if (q >= end)
+		return 0;
+	*s = q;
+	while (q < end && !is_space(*q))
+		q++;
+	*e = q;
+	*p = q;
+	return 1;
+}
+
+/* The per-event state built from the tokens before the event is assembled. */
+struct evstate {
+	uint32_t arch;
+	const char *machine;
+	uint64_t a[4];
+	uint32_t pids[3], cred[8];
+	uint32_t ouid, ogid;		/* owner of the current name */
+	char sc[64];
+	uint32_t sc_col, sc_len;
+};
+
+/* One error at [at, at + n) (n 0: the column alone); returns code. */
+static __attribute__((format(printf, 5, 6))) int fail(const struct etx *x, const char *at, size_t n,
+						       int code, const char *fmt, ...)
+{
+	char msg[SP_DIAG_MSG_MAX];
+	va_list ap;
+	uint32_t col = (uint32_t)(at - x->base) + 1;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (x->d)
+		sp_diags_add(x->d, SP_SEV_ERROR, code, x->file, x->line, col,
+			     n ? col + (uint32_t)n - 1 : 0, "%s", msg);
+	return code;
+}
+
+/* A whole number: decimal, 0x hex, 0 octal, or negative (two's complement). */
+static int num64(const char *v, uint64_t *out)
+{
+	char *e;
+	if (!*v)
+		return -1;
+	errno = 0;
+	unsigned long long x = *v == '-' ? (unsigned long long)strtoll(v, &e, 0) : strtoull(v, &e, 0);
+	if (*e || errno)
+		return -1;
+	*out = x;
+	return 0;
+}
+
+static int num32(const char *v, uint32_t *out)
+{
+	uint64_t x;
+	if (num64(v, &x) || (x > UINT32_MAX && (int64_t)x < INT32_MIN))
+		return -1;
+	*out = (uint32_t)x;
+	return 0;
+}
+
+/* Up to max unsigned decimal numbers joined by ':' (at least one). */
+static int colon_nums(const char *v, uint64_t *out, int max)
+{
+	int k = 0;
+	for (;;) {
+		char *e;
+		if (k == max || !(*v >= '0' && *v <= '9'))
+			return -1;
+		errno = 0;
+		out[k++] = strtoull(v, &e, 10);
+		if (errno)
+			return -1;
+		if (!*e)
+			return k;
+		if (*e != ':')
+			return -1;
+		v = e + 1;
+	}
+}
+
+/* MAJOR[:MINOR] within the kernel's dev_t (12-bit major, 20-bit minor). */
+static int parse_dev(const char *v, uint32_t *dev)
+{
+	uint64_t x[2] = { 0, 0 };
+	if (colon_nums(v, x, 2) < 0 || x[0] > 0xfff || x[1] > 0xfffff)
+		return -1;
+	*dev = SP_AUDIT_MKDEV((uint32_t)x[0], (uint32_t)x[1]);
+	return 0;
+}
+
+static int parse_mode(const char *v, uint32_t *mode)
+{
+	static const struct { const char *name; uint32_t mode; } named[] = {
+		{ "file", 0100644 }, { "dir", 040755 }, { "chr", 020666 }, { "sock", 0140777 },
+	};
+	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++)
+		if (!strcmp(v, named[i].name)) {
+			*mode = named[i].mode;
+			return 0;
+		}
+	size_t n = strlen(v);
+	if (!n || n > 7 || strspn(v, "01234567") != n)
+		return -1;
+	*mode = (uint32_t)strtoul(v, NULL, 8);
+	return 0;
+}
+
+static int cred_index(const char *k)
+{
+	static const char *const names[8] = { "uid", "euid", "suid", "fsuid", "gid", "egid", "sgid", "fsgid" };
+	for (int q = 0; q < 8; q++)
+		if (!strcmp(k, names[q]))
+			return q;
+	return -1;
+}
+
+/* groups=G[,G...]: every group, however many. */
+static int parse_groups(struct sp_audit_event *ev, const char *v)
+{
+	size_t cap = 1, ng = 0;
+	for (const char *q = v; *q; q++)
+		cap += *q == ',';
+	uint32_t *g = malloc(cap * sizeof(*g));
+	if (!g)
+		return -ENOMEM;
+	const char *s = v;
+	int err = 0;
+	for (;;) {
+		const char *c = strchr(s, ',');
+		size_t n = c ? (size_t)(c - s) : strlen(s);
+		char one[24];
+		if (!n || n >= sizeof(one)) {
+			err = -EINVAL;
+			break;
+		}
+		memcpy(one, s, n);
+		one[n] = 0;
+		if (num32(one, &g[ng++])) {
+			err = -EINVAL;
+			break;
+		}
+		if (!c)
+			break;
+		s = c + 1;
+	}
+	if (!err)
+		err = sp_audit_event_set_groups(ev, g, ng);
+	free(g);
+	return err;
+}
+
+/* One KEY=VALUE token (k and v NUL-terminated copies).  0, or the error already reported. */
+static int event_token(const struct etx *x, struct sp_audit_event *ev, const struct sp_audit_fsview *fs,
+		       const char *k, const char *v, const char *at, size_t tlen, int *last,
+		       struct evstate *st)
+{
+	uint32_t u = 0;
+	uint64_t w = 0;
+	int err = 0;
+#define NUM32(dst) do { if (num32(v, &u)) goto bad_number; (dst) = u; } while (0)
+	if (!strcmp(k, "kind")) {
+		if (!strcmp(v, "syscall"))
+			sp_audit_event_set_kind(ev, SP_AUDIT_EV_SYSCALL);
+		else if (!strcmp(v, "uring"))
+			sp_audit_event_set_kind(ev, SP_AUDIT_EV_URING);
+		else if (!strcmp(v, "user"))
+			sp_audit_event_set_kind(ev, SP_AUDIT_EV_USER);
+		else
+			return fail(x, at, tlen, -EINVAL, "bad value '%s' for %s (syscall, uring or user)", v, k);
+	} else if (!strcmp(k, "arch")) {
+		if (!strcmp(v, "b32")) {
+			st->arch = SP_AUDIT_ARCH_I386;
+			st->machine = "i386";
+		} else if (!strcmp(v, "b64")) {
+			st->arch = SP_AUDIT_ARCH_X86_64;
+			st->machine = "x86_64";
+		} else {
+			NUM32(st->arch);
+		}
+	} else if (!strcmp(k, "sc")) {
+		size_t n = strlen(v);
+		if (!n || n >= sizeof(st->sc))
+			return fail(x, at, tlen, -EINVAL, "bad value '%s' for %s", v, k);
+		memcpy(st->sc, v, n + 1);
+		st->sc_col = (uint32_t)(at - x->base) + 1;
+		st->sc_len = (uint32_t)tlen;
+	} else if (k[0] == 'a' && k[1] >= '0' && k[1] <= '3' && !k[2]) {
+		if (num64(v, &w))
+			goto bad_number;
+		st->a[k[1] - '0'] = w;
+	} else if (!strcmp(k, "ret")) {
+		if (!strcmp(v, "none")) {
+			sp_audit_event_clear_return(ev);
+		} else {
+			if (num64(v, &w))
+				goto bad_number;
+			sp_audit_event_set_return(ev, (int64_t)w);
+		}
+	} else if (!strcmp(k, "pid")) {
+		NUM32(st->pids[0]);
+	} else if (!strcmp(k, "tid")) {
+		NUM32(st->pids[1]);
+	} else if (!strcmp(k, "ppid")) {
+		NUM32(st->pids[2]);
+	} else if (!strcmp(k, "ids")) {
+		NUM32(st->cred[0]);
+		for (int q = 1; q < 8; q++)
+			st->cred[q] = u;
+	} else if (cred_index(k) >= 0) {
+		NUM32(st->cred[cred_index(k)]);
+	} else if (!strcmp(k, "auid") || !strcmp(k, "ses")) {
+		if (!strcmp(v, "unset"))
+			u = SP_AUDIT_UNSET;
+		else if (num32(v, &u))
+			goto bad_number;
+		if (k[0] == 'a')
+			sp_audit_event_set_loginuid(ev, u);
+		else
+			sp_audit_event_set_sessionid(ev, u);
+	} else if (!strcmp(k, "pers")) {
+		NUM32(u);
+		sp_audit_event_set_personality(ev, u);
+	} else if (!strcmp(k, "groups")) {
+		err = parse_groups(ev, v);
+		if (err == -EINVAL)
+			return fail(x, at, tlen, err, "bad value '%s' for %s (numbers joined by ',')", v, k);
+	} else if (!strcmp(k, "subj")) {
+		err = sp_audit_event_set_subj_ctx(ev, v);
+	} else if (!strcmp(k, "exe")) {
+		uint64_t ino;
+		uint32_t dev;
+		if (!fs || sp_audit_fsview_lookup(fs, v, &ino, &dev, NULL))
+			return fail(x, at, tlen, -ENOENT, "exe '%s' is not in the file-system view (add an 'fs %s' line)",
+				    v, v);
+		sp_audit_event_set_exe(ev, ino, dev);
+	} else if (!strcmp(k, "saddr")) {
+		NUM32(u);
+		sp_audit_event_set_saddr_fam(ev, (int32_t)u);
+	} else if (!strcmp(k, "msgtype")) {
+		int t = sp_audit_msgtype_lookup(v);
+		if (t < 0 && num32(v, &u))
+			return fail(x, at, tlen, -EINVAL, "bad value '%s' for %s (a record type name or number)", v, k);
+		sp_audit_event_set_msgtype(ev, t >= 0 ? (uint32_t)t : u);
+	} else if (!strcmp(k, "o2flags")) {
+		if (num64(v, &w))
+			goto bad_number;
+		sp_audit_event_set_openat2_flags(ev, w);
+	} else if (!strcmp(k, "auditd")) {
+		if (strcmp(v, "0") && strcmp(v, "1"))
+			return fail(x, at, tlen, -EINVAL, "bad value '%s' for %s (0 or 1)", v, k);
+		sp_audit_event_set_auditd(ev, v[0] == '1');
+	} else if (!strcmp(k, "path")) {
+		if (!fs)
+			return fail(x, at, tlen, -ENOENT, "path '%s' needs a file-system view", v);
+		*last = sp_audit_event_add_path(ev, fs, v);
+		err = *last < 0 ? *last : 0;
+		st->ouid = st->ogid = 0;
+	} else if (!strcmp(k, "rawname")) {
+		/* INO[:MAJOR[:MINOR]] or unset[:MAJOR[:MINOR]] */
+		uint64_t n[3] = { 0, 0, 0 };
+		uint64_t ino;
+		if (!strncmp(v, "unset", 5) && (!v[5] || v[5] == ':')) {
+			ino = SP_AUDIT_INO_UNSET;
+			if (v[5] && colon_nums(v + 6, n + 1, 2) < 0)
+				goto bad_number;
+		} else if (colon_nums(v, n, 3) < 0) {
+			goto bad_number;
+		} else {
+			ino = n[0];
+		}
+		if (n[1] > 0xfff || n[2] > 0xfffff)
+			goto bad_number;
+		*last = sp_audit_event_add_name(ev, ino, SP_AUDIT_MKDEV((uint32_t)n[1], (uint32_t)n[2]));
+		err = *last < 0 ? *last : 0;
+		st->ouid = st->ogid = 0;
+	} else if (*last >= 0 && !strcmp(k, "mode")) {
+		if (parse_mode(v, &u))
+			return fail(x, at, tlen, -EINVAL, "bad value '%s' for %s (file, dir, chr, sock or octal)", v, k);
+		err = sp_audit_event_name_set_mode(ev, *last, u);
+	} else if (*last >= 0 && (!strcmp(k, "ouid") || !strcmp(k, "ogid"))) {
+		NUM32(u);
+		if (k[1] == 'u')
+			st->ouid = u;
+		else
+			st->ogid = u;
+		err = sp_audit_event_name_set_owner(ev, *last, st->ouid, st->ogid);
+	} else if (*last >= 0 && !strcmp(k, "rdev")) {
+		if (parse_dev(v, &u))
+			goto bad_number;
+		err = sp_audit_event_name_set_rdev(ev, *last, u);
+	} else if (*last >= 0 && !strcmp(k, "obj")) {
+		err = sp_audit_event_name_set_obj_ctx(ev, *last, v);
+	} else if (*last >= 0 && !strcmp(k, "magic")) {
+		if (!strcmp(v, "tracefs"))
+			u = 0x74726163u;
+		else if (!strcmp(v, "debugfs"))
+			u = 0x64626720u;
+		else if (num32(v, &u))
+			goto bad_number;
+		err = sp_audit_event_name_set_fs_magic(ev, *last, u);
+	} else {
+		return fail(x, at, tlen, -EINVAL, "unknown event token '%s'%s", k,
+			    *last < 0 && (!strcmp(k, "mode") || !strcmp(k, "ouid") || !strcmp(k, "ogid") ||
+					  !strcmp(k, "rdev") || !strcmp(k, "obj") || !strcmp(k, "magic"))
+				    ? " (a name attribute before any path= or rawname=)"
+				    : "");
+	}
+#undef NUM32
+	if (err)
+		return fail(x, at, tlen, err, "bad value '%s' for %s", v, k);
+	return 0;
+bad_number:
+	return fail(x, at, tlen, -EINVAL, "bad value '%s' for %s (not a valid number)", v, k);
+}
+
+SP_API int sp_audit_event_parse(struct sp_audit_event *ev, const struct sp_audit_fsview *fs,
+				const char *machine, const char *text, size_t len, const char *file,
+				uint32_t line, struct sp_diags *d, size_t *consumed)
+{
+	struct etx x = { .base = text, .file = file, .line = line, .d = d };
+	struct evstate st = {
+		.arch = SP_AUDIT_ARCH_X86_64, .machine = machine ? machine : "x86_64",
+		.pids = { 100, 100, 1 },
+	};
+	const char *p = text, *end = text + len, *s, *e;
+	int last = -1, err = 0;
+	char *buf = NULL;
+	size_t cap = 0;
+
+	if (!ev || (!text && len))
+		return -EINVAL;
+	sp_audit_event_reset(ev);
+	sp_audit_event_set_return(ev, 0);
+	{	/* a leading "event" keyword is the line's own */
+		const char *q = p;
+		if (next_token(&q, end, &s, &e) && e - s == 5 && !memcmp(s, "event", 5))
+			p = q;
+	}
+	while (next_token(&p, end, &s, &e)) {
+		size_t n = (size_t)(e - s);
+		if (n == 2 && s[0] == '=' && s[1] == '>') {	/* the caller's expectations follow */
+			p = s;
+			break;
+		}
+		const char *eq = memchr(s, '=', n);
+		if (!eq || eq == s || memchr(s, 0, n)) {
+			char tok[64];
+			size_t c = n < sizeof(tok) - 1 ? n : sizeof(tok) - 4;
+			memcpy(tok, s, c);
+			strcpy(tok + c, n > c ? "..." : "");
+			for (char *q = tok; *q; q++)
+				if (!*q || (unsigned char)*q < 0x20)
+					*q = '?';
+			err = fail(&x, s, n, -EINVAL, "token '%s' is not KEY=VALUE", tok);
+			break;
+		}
+		if (n + 1 > cap) {
+			char *nb = realloc(buf, n + 1);
+			if (!nb) {
+				err = -ENOMEM;
+				break;
+			}
+			buf = nb;
+			cap = n + 1;
+		}
+		memcpy(buf, s, n);
+		buf[n] = 0;
+		buf[eq - s] = 0;
+		err = event_token(&x, ev, fs, buf, buf + (eq - s) + 1, s, n, &last, &st);
+		if (err)
+			break;
+		p = e;
+	}
+	free(buf);
+	if (consumed)
+		*consumed = (size_t)(p - text);
+	if (err)
+		return err;
+	int nr = 0;
+	if (st.sc[0]) {
+		uint64_t w;
+		if (!num64(st.sc, &w) && (int64_t)w >= INT32_MIN && (int64_t)w <= INT32_MAX) {
+			nr = (int)(int64_t)w;	/* a number, negative ones included (no syscall) */
+		} else {
+			nr = sp_audit_syscall_lookup(st.machine, st.sc);
+			if (nr < 0)
+				return fail(&x, text + st.sc_col - 1, st.sc_len, -EINVAL,
+					    "unknown syscall '%s' for %s", st.sc, st.machine);
+		}
+	}
+	sp_audit_event_set_syscall(ev, st.arch, nr);
+	sp_audit_event_set_args(ev, st.a[0], st.a[1], st.a[2], st.a[3]);
+	sp_audit_event_set_pids(ev, st.pids[0], st.pids[1], st.pids[2]);
+	sp_audit_event_set_uids(ev, st.cred[0], st.cred[1], st.cred[2], st.cred[3]);
+	sp_audit_event_set_gids(ev, st.cred[4], st.cred[5], st.cred[6], st.cred[7]);
+	return 0;
+}
+
+SP_API int sp_audit_fsview_parse_line(struct sp_audit_fsview *fs, const char *text, size_t len,
+				      const char *file, uint32_t line, struct sp_diags *d)
+{
+	struct etx x = { .base = text, .file = file, .line = line, .d = d };
+	const char *p = text, *end = text + len, *s, *e;
+	uint64_t ino = 0;
+	uint32_t dev = SP_AUDIT_MKDEV(8, 1), mode = 0100644;
+	char path[4096], val[64];
+
+	if (!fs || (!text && len))
+		return -EINVAL;
+	if (!next_token(&p, end, &s, &e) || (size_t)(e - s) != 2 || memcmp(s, "fs", 2))
+		return fail(&x, text, 0, -EINVAL, "expected 'fs PATH [ino=N] [dev=MA:MI] [mode=M]'");
+	if (!next_token(&p, end, &s, &e))
+		return fail(&x, e, 0, -EINVAL, "fs line without a path");
+	if ((size_t)(e - s) >= sizeof(path) || s[0] != '/' || memchr(s, 0, (size_t)(e - s)))
+		return fail(&x, s, (size_t)(e - s), -EINVAL, "bad path (absolute, under 4096 bytes)");
+	memcpy(path, s, (size_t)(e - s));
+	path[e - s] = 0;
+	while (next_token(&p, end, &s, &e)) {
+		size_t n = (size_t)(e - s);
+		const char *eq = memchr(s, '=', n);
+		size_t kl = eq ? (size_t)(eq - s) : n, vl = eq ? n - kl - 1 : 0;
+		if (!eq || vl >= sizeof(val) || memchr(s, 0, n))
+			return fail(&x, s, n, -EINVAL, "bad fs attribute (ino=N, dev=MA:MI or mode=M)");
+		memcpy(val, eq + 1, vl);
+		val[vl] = 0;
+		int bad;
+		if (kl == 3 && !memcmp(s, "ino", 3))
+			bad = num64(val, &ino);
+		else if (kl == 3 && !memcmp(s, "dev", 3))
+			bad = parse_dev(val, &dev);
+		else if (kl == 4 && !memcmp(s, "mode", 4))
+			bad = parse_mode(val, &mode);
+		else
+			return fail(&x, s, n, -EINVAL, "unknown fs attribute (ino=N, dev=MA:MI or mode=M)");
+		if (bad)
+			return fail(&x, s, n, -EINVAL, "bad fs line: '%s' is not a valid value", val);
+	}
+	int err = sp_audit_fsview_add(fs, path, ino, dev, mode);
+	if (err)
+		return fail(&x, text, 0, err, "cannot add '%s' to the file-system view", path);
+	return 0;
+}
