@@ -27,9 +27,26 @@ static __thread int slab_tls_registered __attribute__((tls_model("initial-exec")
 /* Set once this thread's exit flush ran: later frees (glibc's own thread teardown under the
  * malloc shim) go straight to their slabs instead of mapping a new block. */
 static __thread int slab_tls_dead __attribute__((tls_model("initial-exec")));
-/* This thread's arrays: SLAB_MAX_CACHES x SLAB_TC_BYTES, mmap'd NORESERVE at first use. */
+/*
+ * This thread's arrays, in one block mmap'd NORESERVE at first use: 2 x SLAB_MAX_CACHES units of
+ * SLAB_TC_BYTES (a page), each unit an objs half and a sts half of SLAB_TC_STS bytes.  An array
+ * of tc_limit entries takes 8 * tc_limit bytes at the same offset in both halves of a unit, so
+ * arrays are packed: the first SLAB_MAX_CACHES units are handed out with a bump pointer (an
+ * array never straddles a unit), and a thread with four small-entry classes touches one page,
+ * not four.  A cache id keeps its place for the thread's life while its array still fits (ids
+ * are recycled); when the packed units run out, id gets the whole unit SLAB_MAX_CACHES + id.
+ */
 static __thread char *slab_tc_block __attribute__((tls_model("initial-exec")));
-#define SLAB_TC_BLOCK ((size_t)SLAB_MAX_CACHES * SLAB_TC_BYTES)
+static __thread uint32_t slab_tc_place[SLAB_MAX_CACHES] __attribute__((tls_model("initial-exec")));
+static __thread uint16_t slab_tc_cap[SLAB_MAX_CACHES] __attribute__((tls_model("initial-exec")));
+static __thread uint32_t slab_tc_bump __attribute__((tls_model("initial-exec")));
+#define SLAB_TC_BLOCK (2 * (size_t)SLAB_MAX_CACHES * SLAB_TC_BYTES)
+#if !defined(SLAB_COMPACT)
+#define SLAB_COMPACT 0		/* 1 (mk/malloc.mk): the malloc shim's memory-lean sizing */
+#endif
+#ifndef SLAB_TC_HOLD
+#define SLAB_TC_HOLD 32768	/* SLAB_COMPACT: bytes a thread array holds per class */
+#endif
 unsigned slab_policy;
 
 static struct sp_slab_cache slab_pool[SLAB_MAX_CACHES];
@@ -259,12 +276,18 @@ static int cache_layout(struct sp_slab_cache *c, size_t size, size_t align, unsi
 		inv *= 2 - d * inv;
 	c->div_inv = inv;
 
-	/* Thread list bound and refill batch (the old SLAB's enable_cpucache, more generous). */
+	/* Thread list bound and refill batch (the old SLAB's enable_cpucache, more generous).
+	 * SLAB_COMPACT builds (the malloc shim) bound it by bytes instead: SLAB_TC_HOLD bytes of
+	 * freed objects per class and thread, 4..SLAB_TC_MAX entries. */
+#if SLAB_COMPACT
+	c->tc_limit = SP_MAX(4u, SP_MIN((uint32_t)SLAB_TC_MAX, (uint32_t)SLAB_TC_HOLD / stride));
+#else
 	c->tc_limit = stride <= 256	 ? 256
 		      : stride <= 1024	 ? 128
 		      : stride <= 4096	 ? 64
 		      : stride <= 16384 ? 16
 					 : 4;
+#endif
 	_Static_assert(SLAB_TC_MAX >= 256, "thread array bound");
 	c->tc_bias = SLAB_TC_MAX - c->tc_limit;
 	c->batch = c->tc_limit / 2;
@@ -460,7 +483,22 @@ static int tc_reset(struct sp_slab_cache *c, struct slab_tc *tc)
 			return -ENOMEM;
 		slab_tc_block = m;
 	}
-	tc->ent_b = (uintptr_t)(slab_tc_block + (size_t)c->id * SLAB_TC_BYTES) -
+	uint32_t id = c->id;
+	if (slab_tc_cap[id] < c->tc_limit) {	/* first use by this thread, or too small */
+		uint32_t need = c->tc_limit * (uint32_t)sizeof(uintptr_t);
+		uint32_t b = slab_tc_bump;
+		if (b % SLAB_TC_STS + need > SLAB_TC_STS)
+			b = (uint32_t)SP_ALIGN_UP(b, (uint32_t)SLAB_TC_STS);
+		if (b + need <= SLAB_MAX_CACHES * SLAB_TC_STS) {
+			slab_tc_bump = b + need;
+			slab_tc_place[id] = (uint32_t)(b / SLAB_TC_STS * SLAB_TC_BYTES + b % SLAB_TC_STS);
+			slab_tc_cap[id] = (uint16_t)c->tc_limit;
+		} else {
+			slab_tc_place[id] = (uint32_t)((SLAB_MAX_CACHES + id) * SLAB_TC_BYTES);
+			slab_tc_cap[id] = SLAB_TC_MAX;
+		}
+	}
+	tc->ent_b = (uintptr_t)(slab_tc_block + slab_tc_place[id]) -
 		    (c->gc_base + c->tc_bias) * sizeof(uintptr_t);
 	tc->frees = 0;
 	tc->gc = c->gc_base + c->tc_bias;
@@ -473,6 +511,8 @@ static int tc_reset(struct sp_slab_cache *c, struct slab_tc *tc)
 
 /*
  * Fill the (empty) thread array with up to c->batch objects from the slabs.  Under c->lock.
+ * A new slab is mapped only while the array is still empty: a refill that emptied the partial
+ * slabs returns short rather than touch (header and objects of) a second slab for one object.
  * An object taken off a slab freelist had its free pointer written there; unless its contents
  * are unknown anyway (FREE), the word is wiped so FRESH and FREE_ZERO objects are zero in full.
  */
@@ -483,6 +523,8 @@ static void tc_refill(struct sp_slab_cache *c, struct slab_tc *tc)
 	uint8_t **sts = slab_tc_sts(c, tc);
 	while (got < c->batch) {
 		if (sp_list_empty(&c->partial)) {
+			if (got)
+				break;	/* never a new slab for a refill that has objects already */
 			pthread_mutex_unlock(&c->lock);
 			struct slab *ns = slab_new(c);
 			pthread_mutex_lock(&c->lock);
@@ -693,6 +735,8 @@ static void slab_thread_exit(void *arg)
 	if (slab_tc_block) {
 		munmap(slab_tc_block, SLAB_TC_BLOCK);
 		slab_tc_block = NULL;
+		memset(slab_tc_cap, 0, sizeof(slab_tc_cap));
+		slab_tc_bump = 0;
 	}
 	pthread_mutex_unlock(&slab_registry_lock);
 }

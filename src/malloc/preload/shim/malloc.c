@@ -5,13 +5,14 @@
  * builds it together with src/slab/{arena,cache,harden}.c and src/base/base.c, all hidden, so the
  * only exported symbols are the glibc allocation interface below.
  *
- * Sizes.  0..16 KiB go to 48 slab caches ("malloc-16" .. "malloc-16k": steps of 16 up to 128,
- * then eight classes per power of two up to 2 KiB and from 4 to 8 KiB, four in 2..4 KiB and
- * 8..16 KiB), 16-byte aligned, so the slack per object stays under 12.5 % (25 % in the coarse
- * ranges; a glibc chunk pays 8-16 bytes of header instead).  Every class is a cost in resident
- * memory of its own (partly used slabs, a thread array, its slab headers), so rarely used sizes
- * share coarse classes; 4..8 KiB keeps fine ones for "page plus header" blocks (sqlite's page
- * cache entries are 4104 and 4368 bytes).  Classes above 1 KiB are multiples of 128: one table
+ * Sizes.  0..16 KiB go to 51 slab caches ("malloc-16" .. "malloc-16k": steps of 16 up to 128,
+ * then eight classes per power of two up to 2 KiB, then the eleven CLASS_HI sizes, each at most
+ * 1/4 above the one before), 16-byte aligned, so the slack per object stays under 12.5 % (25 %
+ * above 2 KiB; a glibc chunk pays 8-16 bytes of header instead).  Every class is a cost in
+ * resident memory of its own (its high-water mark of partly used slabs, a thread array, its slab
+ * headers), so above 2 KiB the classes are as few as that slack bound allows; 4608 serves
+ * "page plus header" blocks (sqlite's page cache entries are 4104 and 4368 bytes) and 4096 page
+ * buffers.  Classes above 1 KiB are multiples of 128: one table
  * lookup maps a size to its class.  Bigger classes were tried (up to 64 KiB): they hold more
  * resident memory for no measurable speed-up over the large path's cache.  Aligned requests
  * (memalign & co) with an alignment of 32..4096 take a power-of-two class cache with natural
@@ -56,7 +57,10 @@
 #endif
 #define SMALL_MAX (1ul << SMALL_SHIFT)	/* largest slab class */
 #ifndef CLASS_COARSE
-#define CLASS_COARSE 2048u		/* from here on 4 classes per power of two, not 8 */
+#define CLASS_COARSE 2048u		/* up to here 8 classes per power of two; then CLASS_HI */
+#endif
+#ifndef CLASS_HI	/* each at most 1/4 above the one before (slack <= 25 %), multiples of 128 */
+#define CLASS_HI 2560, 3072, 3840, 4096, 4608, 5760, 7168, 8960, 11136, 13824, 16384
 #endif
 #define NCLASS (8 + 8 * (SMALL_SHIFT - 7))	/* at most: 16 .. 128 by 16, then 8 per power of two */
 #define NALIGN 8			/* aligned classes 32 .. 4096 */
@@ -72,6 +76,8 @@
 #define MSG_FOREIGN "malloc: free of foreign pointer"
 #define MSG_INIT "malloc: initialisation failed"
 
+/* The classes above CLASS_COARSE: few, each shared by many sizes (see the header comment). */
+static const uint32_t class_hi[] = { CLASS_HI };
 static struct sp_slab_cache *class_cache[NCLASS];
 static uint32_t class_size[NCLASS];
 static uint32_t nclass;			/* classes in use (<= NCLASS) */
@@ -476,11 +482,11 @@ static int malloc_do_init(void)
 	uint32_t n = 0;
 	for (uint32_t sz = 16; sz <= 128; sz += 16)
 		class_size[n++] = sz;
-	for (uint32_t base = 128; base < SMALL_MAX; base *= 2) {	/* 128 .. SMALL_MAX */
-		uint32_t steps = base < CLASS_COARSE || base == 4096 ? 8 : 4;
-		for (uint32_t k = 1; k <= steps; k++)
-			class_size[n++] = base + k * (base / steps);
-	}
+	for (uint32_t base = 128; base < CLASS_COARSE; base *= 2)	/* 128 .. CLASS_COARSE */
+		for (uint32_t k = 1; k <= 8; k++)
+			class_size[n++] = base + k * (base / 8);
+	for (uint32_t k = 0; k < sizeof(class_hi) / sizeof(class_hi[0]); k++)
+		class_size[n++] = class_hi[k];
 	SP_ASSERT(n <= NCLASS && class_size[n - 1] == SMALL_MAX);
 	nclass = n;
 	for (uint32_t i = 0; i < nclass; i++) {
