@@ -352,7 +352,8 @@ static void put_field(struct out *o, const struct sp_audit_field *f, int host)
 	}
 }
 
-static void put_syscalls(struct out *o, const struct sp_audit_rule *r, int mach)
+/* " -S a,b" (lead: after what came before), or "-S a,b " (first on the line). */
+static void put_syscalls(struct out *o, const struct sp_audit_rule *r, int mach, int lead)
 {
 	int all = 1, none = 1;
 	for (unsigned i = 0; i < 64; i++) {
@@ -364,10 +365,10 @@ static void put_syscalls(struct out *o, const struct sp_audit_rule *r, int mach)
 	if (all) {
 		/* the implicit -S all of non-task lists; exit rules say it so that -k is allowed */
 		if (r->list == AL_EXIT)
-			put(o, " -S all");
+			put(o, lead ? " -S all" : "-S all ");
 		return;
 	}
-	put(o, " -S ");
+	put(o, lead ? " -S " : "-S ");
 	int first = 1;
 	for (int n = 0; n < 2048; n++) {
 		if (!(r->mask[n / 32] & (1u << (n % 32))))
@@ -379,6 +380,8 @@ static void put_syscalls(struct out *o, const struct sp_audit_rule *r, int mach)
 			put(o, "%s%d", first ? "" : ",", n);
 		first = 0;
 	}
+	if (!lead)
+		put(o, " ");
 }
 
 SP_API int sp_audit_rule_format(const struct sp_audit_rule *r, enum sp_audit_item_kind kind,
@@ -393,7 +396,6 @@ SP_API int sp_audit_rule_format(const struct sp_audit_rule *r, enum sp_audit_ite
 	const char *list = audit_list_name(r->list);
 	const char *act = r->action == 2 ? "always" : r->action == 0 ? "never" : "possible";
 	char opt = kind == SP_AUDIT_ITEM_DEL ? 'd' : (r->flags & AL_PREPEND) ? 'A' : 'a';
-	put(&o, "-%c %s,%s", opt, act, list ? list : "?");
 	int last_arch = -1;
 	for (uint32_t i = 0; i < r->field_count && i < SP_AUDIT_MAX_FIELDS; i++)
 		if (r->fields[i].id == AF_ARCH)
@@ -401,8 +403,14 @@ SP_API int sp_audit_rule_format(const struct sp_audit_rule *r, enum sp_audit_ite
 	int mach = host;
 	if (last_arch >= 0)
 		mach = audit_mach_from_elf(r->fields[last_arch].value);
-	if (last_arch < 0)
-		put_syscalls(&o, r, mach);
+	/* auditctl refuses -S after -a on the other lists, but takes it before -a (the list is not
+	 * known yet): such a rule's syscalls print first, in the host's table as auditctl read them */
+	int s_first = r->list != AL_EXIT && last_arch < 0;
+	if (s_first)
+		put_syscalls(&o, r, mach, 0);
+	put(&o, "-%c %s,%s", opt, act, list ? list : "?");
+	if (last_arch < 0 && !s_first)
+		put_syscalls(&o, r, mach, 1);
 	uint32_t nf = r->field_count < SP_AUDIT_MAX_FIELDS ? r->field_count : SP_AUDIT_MAX_FIELDS;
 	for (uint32_t i = 0; i < nf; i++) {
 		const struct sp_audit_field *pf = &r->fields[i];
@@ -421,7 +429,7 @@ SP_API int sp_audit_rule_format(const struct sp_audit_rule *r, enum sp_audit_ite
 			put_str(&o, r->fields[i].str, r->fields[i].value);
 		}
 		if ((int)i == last_arch)
-			put_syscalls(&o, r, mach);
+			put_syscalls(&o, r, mach, 1);
 	}
 	if (nf && r->fields[nf - 1].id == AF_FILTERKEY && r->fields[nf - 1].str &&
 	    r->fields[nf - 1].op == SP_AUDIT_OP_EQ) {
