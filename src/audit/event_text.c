@@ -345,8 +345,10 @@ static int event_token(const struct etx *x, struct sp_audit_event *ev, const str
 				    : "");
 	}
 #undef NUM32
+	if (err == -ENOSPC && (!strcmp(k, "path") || !strcmp(k, "rawname")))
+		return fail(x, at, tlen, err, "more than %u names in one event", SP_AUDIT_MAX_NAMES);
 	if (err)
-		return fail(x, at, tlen, err, "bad value '%s' for %s", v, k);
+		return fail(x, at, tlen, err, "bad value '%s' for %s (%s)", v, k, strerror(-err));
 	return 0;
 bad_number:
 	return fail(x, at, tlen, -EINVAL, "bad value '%s' for %s (not a valid number)", v, k);

@@ -360,12 +360,17 @@ static void put_syscalls(struct out *o, const struct sp_audit_rule *r, int mach,
 		all &= r->mask[i] == 0xffffffffu;
 		none &= r->mask[i] == 0;
 	}
-	if (none)
+	/* a list's own mask when no -S is given: none for the task list, all for the others */
+	int natural = r->list == AL_TASK ? none : all;
+	if (natural && !(all && r->list == AL_EXIT))
 		return;
 	if (all) {
-		/* the implicit -S all of non-task lists; exit rules say it so that -k is allowed */
-		if (r->list == AL_EXIT)
-			put(o, lead ? " -S all" : "-S all ");
+		/* exit rules say -S all so that -k is allowed; elsewhere it came from -S all */
+		put(o, lead ? " -S all" : "-S all ");
+		return;
+	}
+	if (none) {	/* "-S ," adds no syscall and leaves the mask empty, as auditctl does */
+		put(o, lead ? " -S ," : "-S , ");
 		return;
 	}
 	put(o, lead ? " -S " : "-S ");

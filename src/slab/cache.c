@@ -530,6 +530,16 @@ static void tc_refill(struct sp_slab_cache *c, struct slab_tc *tc)
 			pthread_mutex_lock(&c->lock);
 			if (!ns)
 				break;
+			if (!sp_list_empty(&c->partial)) {
+				/* another thread returned objects while the lock was dropped: take
+				 * those and give the new slab back, or it would sit unused and never
+				 * counted as empty (only a slab whose last object returns is) */
+				ns->cache = NULL;
+				pthread_mutex_unlock(&c->lock);
+				slab_arena_put(ns, c->slab_shift);
+				pthread_mutex_lock(&c->lock);
+				continue;
+			}
 			sp_list_add_tail(&ns->node, &c->partial);
 			c->nr_slabs++;
 		}
