@@ -66,6 +66,8 @@ static uint32_t num(struct fctx *c, const char *v)
 	return (uint32_t)num64(c, v);
 }
 
+#define FS_LINE_MAX 4200	/* bytes of an fs line, newline excluded, + 1 */
+
 /* Print and clear d: "file:line:col-end: error: msg", the line and a caret under the token. */
 static void print_diags(struct sp_cli *cli, struct sp_diags *d, const char *raw, size_t len)
 {
@@ -327,23 +329,21 @@ static int cmd_filter(int argc, char **argv, struct sp_cli *cli)
 	/* pass 1: the file-system view */
 	int lineno = 0;
 	for (char *p = text; *p; lineno++) {
-		char *nl = strchr(p, '\n'), line[4200];
+		const char *raw = p, *nl = strchr(p, '\n');
 		size_t l = nl ? (size_t)(nl - p) : strlen(p);
 		p += l + (nl ? 1 : 0);
-		if (l >= sizeof(line)) {
-			if (l >= 2 && !strncmp(p - l - (nl ? 1 : 0), "fs", 2)) {
-				fprintf(cli->err, "%s:%d: fs line longer than %zu bytes\n", events,
-					lineno + 1, sizeof(line) - 1);
+		if (l >= FS_LINE_MAX) {
+			if (l >= 2 && !strncmp(raw, "fs", 2)) {
+				fprintf(cli->err, "%s:%d: fs line longer than %d bytes\n", events,
+					lineno + 1, FS_LINE_MAX - 1);
 				status = SP_EXIT_REJECTED;
 			}
 			continue;
 		}
-		memcpy(line, p - l - (nl ? 1 : 0), l);
-		line[l] = 0;
-		char *save, *t0 = strtok_r(line, " \t\r", &save);
-		if (!t0 || strcmp(t0, "fs"))
-			continue;
-		const char *raw = p - l - (nl ? 1 : 0);
+		size_t lead = strspn(raw, " \t\r");
+		if (lead + 2 > l || strncmp(raw + lead, "fs", 2) ||
+		    (lead + 2 < l && !strchr(" \t\r", raw[lead + 2])))
+			continue;	/* not an fs line */
 		if (sp_audit_fsview_parse_line(c.fs, raw, l, events, (uint32_t)lineno + 1, &diags)) {
 			print_diags(cli, &diags, raw, l);
 			status = SP_EXIT_REJECTED;
@@ -398,11 +398,9 @@ static int cmd_filter(int argc, char **argv, struct sp_cli *cli)
 				free(line);
 				continue;
 			}
-			free(line);
-			line = strndup(raw + used, l - used);
-			if (!line)
-				break;
-			t = strtok_r(line, " \t\r", &save);	/* "=>" or nothing */
+			/* the copy's bytes from `used` on are untouched: the first strtok_r only ended
+			 * the "event" token, which lies before them */
+			t = strtok_r(line + used, " \t\r", &save);	/* "=>" or nothing */
 			for (t = t ? strtok_r(NULL, " \t\r", &save) : NULL; t && n < 256;
 			     t = strtok_r(NULL, " \t\r", &save))
 				tok[n++] = t;

@@ -389,8 +389,8 @@ SP_API int sp_audit_event_parse(struct sp_audit_event *ev, const struct sp_audit
 			size_t c = n < sizeof(tok) - 1 ? n : sizeof(tok) - 4;
 			memcpy(tok, s, c);
 			strcpy(tok + c, n > c ? "..." : "");
-			for (char *q = tok; *q; q++)
-				if (!*q || (unsigned char)*q < 0x20)
+			for (char *q = tok; *q; q++)	/* a NUL in the token already ended the copy */
+				if ((unsigned char)*q < 0x20)
 					*q = '?';
 			err = fail(&x, s, n, -EINVAL, "token '%s' is not KEY=VALUE", tok);
 			break;

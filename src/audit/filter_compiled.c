@@ -619,6 +619,8 @@ static sp_noinline void filter_exit_only(const struct sp_audit_matcher *m, const
 	}
 	if (!win)
 		return;		/* nothing matched: d stays as initialised (BUILD, no key) */
+	/* exit_phase()'s tail, spelled out: shared through an inline helper it costs this path
+	 * ~1.3 instructions per event (neo23x0/mix; gcc 12 spills major to the stack) */
 	d->exit = win->action == AA_NEVER ? SP_AUDIT_NEVER : SP_AUDIT_ALWAYS;
 	d->exit_rule = win->id;
 	if (keyrule)

@@ -36,31 +36,9 @@
 
 #include "secpath/audit.h"
 #include "../support/audit_golden.h"
+#include "../support/files.h"
 
 #define CASEDIR "tests/cases/audit"
-
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *b;
-	long n;
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	b = malloc((size_t)n + 1);
-	if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-		free(b);
-		b = NULL;
-	}
-	if (b)
-		b[n] = 0;
-	fclose(f);
-	if (len)
-		*len = (size_t)n;
-	return b;
-}
 
 static uint32_t num(const char *v)
 {
@@ -164,10 +142,10 @@ static int run_case(const char *name, int *roundtrip_checked, int *roundtrip_bad
 	int expect_fail[4096] = { 0 };
 
 	snprintf(path, sizeof(path), CASEDIR "/%s.rules", name);
-	rules = slurp(path, &rlen);
+	rules = tsupport_slurp(path, &rlen);
 	assert_non_null(rules);
 	snprintf(path, sizeof(path), CASEDIR "/%s.events", name);
-	events = slurp(path, NULL);
+	events = tsupport_slurp(path, NULL);
 	assert_non_null(events);
 	assert_int_equal(sp_audit_fsview_new(&c.fs), 0);
 	assert_int_equal(sp_audit_event_new(&c.ev), 0);

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "secpath/audit.h"
+#include "../support/files.h"
 
 #define ENV "tests/data/audit/env/"
 
@@ -35,27 +36,6 @@ static const struct sp_audit_parse_opts golden_opts = {
 	.features_given = 1,
 	.max_errors = 100000,
 };
-
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *b = malloc((size_t)n + 1);
-	if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-		free(b);
-		b = NULL;
-	}
-	fclose(f);
-	if (b) {
-		b[n] = 0;
-		*len = (size_t)n;
-	}
-	return b;
-}
 
 /* One produced or expected line: "LINE\tKIND\tPAYLOAD" with ERR/WARN payloads dropped. */
 struct rec {
@@ -147,7 +127,7 @@ static void check_file(const char *set, const char *name)
 	snprintf(rpath, sizeof(rpath), "data/audit/rules/%s/%s", set, name);
 	snprintf(gpath, sizeof(gpath), "tests/data/audit/golden/%s/%s.tsv", set, name);
 	size_t rlen, glen;
-	char *rules = slurp(rpath, &rlen), *gold = slurp(gpath, &glen);
+	char *rules = tsupport_slurp(rpath, &rlen), *gold = tsupport_slurp(gpath, &glen);
 	assert_non_null(rules);
 	assert_non_null(gold);
 	struct sp_diags d;
@@ -225,7 +205,7 @@ static size_t rt_rules;
 static void roundtrip_path(const char *rpath, const char *name)
 {
 	size_t rlen;
-	char *rules = slurp(rpath, &rlen);
+	char *rules = tsupport_slurp(rpath, &rlen);
 	assert_non_null(rules);
 	struct sp_audit_ruleset *rs = NULL;
 	assert_int_equal(sp_audit_ruleset_parse(rules, rlen, rpath, &golden_opts, &rs, NULL), 0);
@@ -307,7 +287,7 @@ static void test_audit_golden__edge_vs_auditctl(void **st)
 	(void)st;
 	const char *rpath = "tests/data/audit/edge/edge.rules";
 	size_t rlen, glen;
-	char *rules = slurp(rpath, &rlen), *gold = slurp("tests/data/audit/edge/edge.rules.tsv", &glen);
+	char *rules = tsupport_slurp(rpath, &rlen), *gold = tsupport_slurp("tests/data/audit/edge/edge.rules.tsv", &glen);
 	assert_non_null(rules);
 	assert_non_null(gold);
 	struct sp_diags d;

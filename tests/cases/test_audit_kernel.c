@@ -34,6 +34,7 @@
 #include <sys/stat.h>
 
 #include "secpath/audit.h"
+#include "../support/files.h"
 
 #define CASES_DIR "tests/cases/kernel"
 #define MAXCOL 40
@@ -48,32 +49,6 @@ static void strfmt(char *buf, size_t len, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, len, fmt, ap);
 	va_end(ap);
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	if (!f)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET)) {
-		fclose(f);
-		return NULL;
-	}
-	buf = malloc((size_t)n + 1);
-	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	if (!buf)
-		return NULL;
-	buf[n] = 0;
-	if (len)
-		*len = (size_t)n;
-	return buf;
 }
 
 /* Split a line in place at tabs; returns the column count. */
@@ -123,7 +98,7 @@ static int fstab_load(struct fstab *t, const char *file, struct sp_audit_fsview 
 	size_t cap = 0;
 
 	memset(t, 0, sizeof(*t));
-	t->text = slurp(file, NULL);
+	t->text = tsupport_slurp(file, NULL);
 	if (!t->text)
 		return -errno;
 	for (char *line = t->text, *next; line && *line; line = next) {
@@ -673,7 +648,7 @@ struct known {
 
 static size_t load_known(const char *file, struct known *k, size_t max)
 {
-	char *text = slurp(file, NULL);
+	char *text = tsupport_slurp(file, NULL);
 	size_t n = 0;
 
 	if (!text)
@@ -770,7 +745,7 @@ static struct sp_audit_ref *load_rules(const struct kcase *kc, const struct sp_a
 	struct sp_diags d;
 	char dirs[512];
 	size_t len;
-	char *text = slurp(rules_file, &len);
+	char *text = tsupport_slurp(rules_file, &len);
 
 	assert_non_null(text);
 	case_file(dirs, sizeof(dirs), kc, "dirs.txt", 1);
@@ -847,7 +822,7 @@ static void run_case(void **state)
 
 	/* 1. the rule lines that did not load, against auditctl's report */
 	{
-		char *lt = slurp(f_load, NULL);
+		char *lt = tsupport_slurp(f_load, NULL);
 		assert_non_null(lt);
 		for (char *p = lt; (p = strstr(p, "error in line ")); p++) {
 			long ln = strtol(p + 14, NULL, 10);
@@ -873,7 +848,7 @@ static void run_case(void **state)
 
 	/* 2. every step */
 	size_t rlen;
-	char *res = slurp(f_res, &rlen);
+	char *res = tsupport_slurp(f_res, &rlen);
 	assert_non_null(res);
 	for (char *line = res, *next; line && *line; line = next) {
 		char *c[MAXCOL];

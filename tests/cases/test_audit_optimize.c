@@ -19,28 +19,7 @@
 #include <string.h>
 
 #include "secpath/audit_tools.h"
-
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	long n;
-	if (!f)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
-		buf = malloc((size_t)n + 1);
-		if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-			free(buf);
-			buf = NULL;
-		}
-		if (buf) {
-			buf[n] = 0;
-			*len = (size_t)n;
-		}
-	}
-	fclose(f);
-	return buf;
-}
+#include "../support/files.h"
 
 static struct sp_audit_ruleset *parse_text(const char *text, size_t len, const char *name)
 {
@@ -58,7 +37,7 @@ static struct sp_audit_mix *build_mix(void)
 	struct sp_audit_mix *m = NULL;
 	size_t len;
 	assert_int_equal(sp_audit_mix_new(&m), 0);
-	char *t = slurp("data/syscall-mix/build.tsv", &len);
+	char *t = tsupport_slurp("data/syscall-mix/build.tsv", &len);
 	assert_non_null(t);
 	assert_int_equal(sp_audit_mix_parse_tsv(m, t, len, "x86_64", "build.tsv", NULL), 0);
 	free(t);
@@ -81,7 +60,7 @@ static void optimize_dir(const char *dir, const struct sp_audit_mix *mix, size_t
 			continue;
 		}
 		snprintf(path, sizeof(path), "%s/%s", dir, name);
-		char *text = slurp(path, &len);
+		char *text = tsupport_slurp(path, &len);
 		assert_non_null(text);
 		struct sp_audit_ruleset *rs = parse_text(text, len, path);
 		struct sp_audit_tools_opts o = { .sz = sizeof(o), .machine = "x86_64", .mix = mix,

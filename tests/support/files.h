@@ -1,0 +1,14 @@
+/*
+ * files.h - test support: whole-file reading for the test programs (every C file of
+ * tests/support is linked into every test).
+ */
+#ifndef SP_TESTS_SUPPORT_FILES_H
+#define SP_TESTS_SUPPORT_FILES_H
+
+#include <stddef.h>
+
+/* The bytes of path, NUL-terminated, in a malloc'd buffer (*len, when given, is the size without
+ * the NUL), or NULL when the file cannot be opened or read. */
+char *tsupport_slurp(const char *path, size_t *len);
+
+#endif
