@@ -7,7 +7,7 @@
  * table (the harness itself reports time only).
  * Cases (run from the project root; a case whose files are missing is skipped):
  *   gcc      gcc -O2 -c of three project sources (the kernel thread's "three redis sources")
- *   python3  tests/malloc/workload.py (json, re, sqlite3 module, dict churn)
+ *   python3  tests/malloc/workload.py (json, re, sqlite3 module, dict churn), /usr/bin/python3 first
  *   sqlite3  sqlite3 :memory: < tests/malloc/gen-db.sql (200k generated rows)
  *   git      git log --stat -n 300 on the project repository
  * Variants (ratios to glibc in the same run):
@@ -40,6 +40,7 @@ struct malloc_param {
 	const char *const *argv;
 	const char *input;		/* stdin file, or NULL */
 	const char *need;		/* a file the case needs (relative to the project root) */
+	const char *prefer;		/* run this program instead of argv[0] when it exists */
 };
 
 struct malloc_var {
@@ -56,6 +57,8 @@ struct malloc_state {
 	int failed;
 	unsigned ncpu;
 	double cpu_ms[64];		/* user + sys of each run (wait4), the first 64 */
+	double flt[64];			/* minor page faults of each run, the first 64 */
+	long floor_kb;			/* this process's anonymous RSS when it forks (see below) */
 };
 
 static const struct malloc_var malloc_vars[] = {
@@ -105,6 +108,33 @@ static int find_secpath_so(char *out, size_t n)
 	return access(out, R_OK) ? -ENOENT : 0;
 }
 
+/*
+ * RssAnon of this process.  A forked child's page tables map the parent's anonymous pages until
+ * it execs, and the kernel keeps that high-water mark in the child's ru_maxrss, so a measured
+ * peak at or below this floor is the bench process's own (after other suites in one run).
+ */
+static long anon_rss_kb(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[128];
+	long kb = 0;
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "RssAnon: %ld", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+static double median(double *v, unsigned n)
+{
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(v[0]), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 static int setup_var(const void *param, void **state, const struct malloc_var *v)
 {
 	const struct malloc_param *p = param;
@@ -115,6 +145,7 @@ static int setup_var(const void *param, void **state, const struct malloc_var *v
 		return -ENOMEM;
 	s->p = p;
 	s->v = v;
+	s->floor_kb = anon_rss_kb();
 	if (v->preload && !strcmp(v->preload, "secpath")) {
 		int rc = find_secpath_so(s->preload, sizeof(s->preload));
 		if (rc) {
@@ -154,6 +185,8 @@ static void run_var(void *state, uint64_t n)
 				setenv("LD_PRELOAD", s->preload, 1);
 			for (int k = 0; k < MAX_ENV && s->v->env[k]; k++)
 				putenv((char *)s->v->env[k]);
+			if (s->p->prefer && !access(s->p->prefer, X_OK))
+				execv(s->p->prefer, (char *const *)s->p->argv);
 			execvp(s->p->argv[0], (char *const *)s->p->argv);
 			_exit(127);
 		}
@@ -166,6 +199,8 @@ static void run_var(void *state, uint64_t n)
 		}
 		if (ru.ru_maxrss > s->maxrss_kb)
 			s->maxrss_kb = ru.ru_maxrss;
+		if (s->ncpu < sizeof(s->cpu_ms) / sizeof(s->cpu_ms[0]))
+			s->flt[s->ncpu] = (double)ru.ru_minflt;
 		if (s->ncpu < sizeof(s->cpu_ms) / sizeof(s->cpu_ms[0]))
 			s->cpu_ms[s->ncpu++] =
 				(double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
@@ -182,15 +217,11 @@ static void teardown_var(void *state)
 			malloc_context + malloc_context_len,
 			sizeof(malloc_context) - malloc_context_len,
 			"\n  per command (wait4 rusage): CPU = user + sys, median ms, and peak RSS = max "
-			"ru_maxrss, MiB; each with its ratio to glibc.  CPU time is the steadier figure "
-			"on a loaded machine:");
+			"ru_maxrss, MiB; each with its ratio to glibc; minor page faults, median (a fault "
+			"costs about a microsecond: the main cost an allocator adds or saves here).  CPU "
+			"time is the steadier figure on a loaded machine:");
 	}
-	double cpu = 0;
-	if (s->ncpu) {
-		qsort(s->cpu_ms, s->ncpu, sizeof(s->cpu_ms[0]), cmp_double);
-		cpu = s->ncpu % 2 ? s->cpu_ms[s->ncpu / 2]
-				  : (s->cpu_ms[s->ncpu / 2 - 1] + s->cpu_ms[s->ncpu / 2]) / 2;
-	}
+	double cpu = median(s->cpu_ms, s->ncpu), flt = median(s->flt, s->ncpu);
 	if (s->v == &malloc_vars[0]) {
 		rss_base_kb = (double)s->maxrss_kb;
 		cpu_base_ms = cpu;
@@ -198,11 +229,14 @@ static void teardown_var(void *state)
 	size_t room = sizeof(malloc_context) - malloc_context_len;
 	if (room > 1) {
 		int w = snprintf(malloc_context + malloc_context_len, room,
-				 "%s  %-8s %-20s CPU %8.1f ms %6.3f   RSS %7.1f MiB %6.3f%s",
+				 "%s  %-8s %-20s CPU %8.1f ms %6.3f   RSS %7.1f MiB %6.3f   faults %7.0f%s%s",
 				 s->v == &malloc_vars[0] ? "\n" : "\n", s->p->name, s->v->name, cpu,
 				 cpu_base_ms > 0 ? cpu / cpu_base_ms : 0.0,
 				 (double)s->maxrss_kb / 1024,
-				 rss_base_kb > 0 ? (double)s->maxrss_kb / rss_base_kb : 0.0,
+				 rss_base_kb > 0 ? (double)s->maxrss_kb / rss_base_kb : 0.0, flt,
+				 s->maxrss_kb && s->maxrss_kb <= s->floor_kb
+					 ? " [RSS at the bench process's own floor: run the suite alone]"
+					 : "",
 				 s->failed ? " [a run FAILED]" : "");
 		if (w > 0)
 			malloc_context_len += (size_t)w < room ? (size_t)w : room - 1;
@@ -225,11 +259,14 @@ static const char *const argv_py[] = { "python3", "tests/malloc/workload.py", NU
 static const char *const argv_sqlite[] = { "sqlite3", ":memory:", NULL };
 static const char *const argv_git[] = { "git", "log", "--stat", "-n", "300", NULL };
 
-static const struct malloc_param p_gcc = { "gcc", argv_gcc, NULL, "src/slab/cache.c" };
-static const struct malloc_param p_py = { "python3", argv_py, NULL, "tests/malloc/workload.py" };
+static const struct malloc_param p_gcc = { "gcc", argv_gcc, NULL, "src/slab/cache.c", NULL };
+/* Debian's interpreter itself, not a wrapper earlier on PATH (pyenv's shim is a shell script:
+ * bash would run under each allocator too) */
+static const struct malloc_param p_py = { "python3", argv_py, NULL, "tests/malloc/workload.py",
+					  "/usr/bin/python3" };
 static const struct malloc_param p_sqlite = { "sqlite3", argv_sqlite, "tests/malloc/gen-db.sql",
-					      "tests/malloc/gen-db.sql" };
-static const struct malloc_param p_git = { "git", argv_git, NULL, ".git" };
+					      "tests/malloc/gen-db.sql", NULL };
+static const struct malloc_param p_git = { "git", argv_git, NULL, ".git", NULL };
 
 static const struct sp_bench_case malloc_cases[] = {
 	{ "gcc", &p_gcc, 0 },

@@ -516,12 +516,30 @@ static int tc_reset(struct sp_slab_cache *c, struct slab_tc *tc)
  * An object taken off a slab freelist had its free pointer written there; unless its contents
  * are unknown anyway (FREE), the word is wiped so FRESH and FREE_ZERO objects are zero in full.
  */
-static void tc_refill(struct sp_slab_cache *c, struct slab_tc *tc)
+static void tc_refill(struct sp_slab_cache *c, struct slab_tc *tc, int reuse_only)
 {
 	uint32_t got = 0;
 	uintptr_t *objs = slab_tc_objs(c, tc);
 	uint8_t **sts = slab_tc_sts(c, tc);
+	if (reuse_only) {
+		/* Only objects on slab freelists (their pages were touched): bring the first few
+		 * partial slabs that have some to the front, or take nothing. */
+		struct sp_list *n = c->partial.next;
+		for (int k = 0; n != &c->partial && k < 8; n = n->next, k++) {
+			struct slab *s = sp_list_entry(n, struct slab, node);
+			if (s->nfree) {
+				sp_list_del(&s->node);
+				sp_list_add(&s->node, &c->partial);
+				break;
+			}
+		}
+		if (n == &c->partial || !sp_list_entry(c->partial.next, struct slab, node)->nfree)
+			goto done;
+	}
 	while (got < c->batch) {
+		if (reuse_only && (sp_list_empty(&c->partial) ||
+				   !sp_list_entry(c->partial.next, struct slab, node)->nfree))
+			break;
 		if (sp_list_empty(&c->partial)) {
 			if (got)
 				break;	/* never a new slab for a refill that has objects already */
@@ -544,7 +562,7 @@ static void tc_refill(struct sp_slab_cache *c, struct slab_tc *tc)
 			c->nr_slabs++;
 		}
 		struct slab *s = sp_list_entry(c->partial.next, struct slab, node);
-		while (got < c->batch && (s->nfree || s->fresh < c->objs_per_slab)) {
+		while (got < c->batch && (s->nfree || (!reuse_only && s->fresh < c->objs_per_slab))) {
 			uintptr_t obj;
 			uint32_t i;
 			if (!s->inuse && (s->fresh || s->released)) {
@@ -553,10 +571,10 @@ static void tc_refill(struct sp_slab_cache *c, struct slab_tc *tc)
 			}
 			if (s->nfree) {
 				obj = s->freelist;
-				uint64_t off = obj - s->objs;
-				if (off >= c->span || off % c->stride)
+				uint64_t x = slab_obj_index(c, obj - s->objs);	/* exact or huge */
+				if (x >= c->objs_per_slab)
 					sp_fatal(SLAB_MSG_FREELIST);
-				i = (uint32_t)(off / c->stride);
+				i = (uint32_t)x;
 				if (slab_state_get(s, i) == SLAB_ST_ALLOC)
 					sp_fatal(SLAB_MSG_FREELIST);
 				s->freelist = slab_fp_get(c, obj);
@@ -575,7 +593,21 @@ static void tc_refill(struct sp_slab_cache *c, struct slab_tc *tc)
 		if (s->inuse == c->objs_per_slab) {
 			sp_list_del(&s->node);
 			sp_list_add(&s->node, &c->full);
+		} else if (reuse_only) {
+			break;
 		}
+	}
+done:
+	/* The array pops from its end: reverse it, so the object taken first (the freelist head,
+	 * hottest, or the lowest fresh slot) is handed out first.  A fresh slab then fills from
+	 * its start, page by page, instead of touching a page batch objects in for its first. */
+	for (uint32_t a = 0, b = got; a + 1 < b; a++, b--) {
+		uintptr_t to = objs[a];
+		uint8_t *ts = sts[a];
+		objs[a] = objs[b - 1];
+		sts[a] = sts[b - 1];
+		objs[b - 1] = to;
+		sts[b - 1] = ts;
 	}
 	tc->gc = c->gc_base + c->tc_bias + got;
 }
@@ -631,10 +663,9 @@ static void flush_ents(struct sp_slab_cache *c, const uintptr_t *objs, uint8_t *
 		if (!slab_in_arena(p))
 			sp_fatal(SLAB_MSG_FREELIST);
 		struct slab *s = slab_of(c, p);
-		uint64_t off = p - s->objs;
-		if (s->cache != c || off >= c->span || off % c->stride ||
-		    sts[k] != &s->state[off / c->stride] ||
-		    slab_state_get(s, (uint32_t)(off / c->stride)) == SLAB_ST_ALLOC)
+		uint64_t i = slab_obj_index(c, p - s->objs);	/* exact or huge: no divide */
+		if (s->cache != c || i >= c->objs_per_slab || sts[k] != &s->state[i] ||
+		    slab_state_get(s, (uint32_t)i) == SLAB_ST_ALLOC)
 			sp_fatal(SLAB_MSG_FREELIST);
 		if (p == s->freelist)
 			sp_fatal(SLAB_MSG_DOUBLE_FREE);
@@ -650,6 +681,9 @@ static void flush_ents(struct sp_slab_cache *c, const uintptr_t *objs, uint8_t *
 	}
 }
 
+static void *slab_alloc_reuse(struct sp_slab_cache *c, int zero);
+static void *slab_tc_pop(struct sp_slab_cache *c, struct slab_tc *tc, int zero);
+
 void *slab_alloc_slow(struct sp_slab_cache *c, int zero)
 {
 	struct slab_tc *tc = slab_tc_of(c);
@@ -663,12 +697,56 @@ void *slab_alloc_slow(struct sp_slab_cache *c, int zero)
 	if (!n) {
 		pthread_mutex_lock(&c->lock);
 		tc_fold(c, tc);
-		tc_refill(c, tc);
+		tc_refill(c, tc, c->borrow != NULL);
 		pthread_mutex_unlock(&c->lock);
+		if (!slab_tc_count(c, tc) && c->borrow) {
+			/* Dry: an object of a bigger cache already in memory beats a fresh slot. */
+			struct sp_slab_cache *b = c->borrow;
+			for (int d = 0; b && d < SLAB_BORROW_DEPTH; b = b->borrow, d++) {
+				void *p = slab_alloc_reuse(b, zero);
+				if (p)
+					return p;
+			}
+			pthread_mutex_lock(&c->lock);
+			tc_refill(c, tc, 0);
+			pthread_mutex_unlock(&c->lock);
+		}
 		SP_ASSERT_EXPENSIVE(slab_cache_is_valid(c));
 		if (!slab_tc_count(c, tc))
 			return NULL;
 	}
+	return slab_tc_pop(c, tc, zero);
+}
+
+/*
+ * An object of c that was in use before (this thread's array or c's slab freelists), never a
+ * fresh slot; or NULL.  The array holds a refill's objects (freelist ones popped first, fresh
+ * slots last) under what frees pushed since, so a FRESH entry on top means only fresh ones.
+ */
+static void *slab_alloc_reuse(struct sp_slab_cache *c, int zero)
+{
+	struct slab_tc *tc = slab_tc_of(c);
+	if (!c->gen || (slab_tc_gen(tc) != c->gen && tc_reset(c, tc)))
+		return NULL;
+	if (slab_tc_count(c, tc)) {
+		if (**slab_tc_stp(tc->ent_b, tc->gc - 1) == SLAB_ST_FRESH)
+			return NULL;
+	} else {
+		pthread_mutex_lock(&c->lock);
+		tc_fold(c, tc);
+		tc_refill(c, tc, 1);
+		pthread_mutex_unlock(&c->lock);
+		if (!slab_tc_count(c, tc))
+			return NULL;
+	}
+	return slab_tc_pop(c, tc, zero);
+}
+
+/* Pop the (non-empty, current) thread array. */
+static void *slab_tc_pop(struct sp_slab_cache *c, struct slab_tc *tc, int zero)
+{
+	if (slab_tc_count(c, tc) > c->tc_limit)
+		sp_fatal(SLAB_MSG_FREELIST);	/* count beyond the bound */
 	uint64_t v = tc->gc - 1;
 	uintptr_t obj = *slab_tc_objp(tc->ent_b, v);
 	uint8_t *st = *slab_tc_stp(tc->ent_b, v);

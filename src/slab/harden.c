@@ -175,12 +175,12 @@ void slab_free_other(struct sp_slab_cache *c, void *p)
 		return;
 	}
 	struct slab *s = slab_of(c, obj);
-	uint64_t off = obj - s->objs;
-	if (s->cache != c || off >= c->span || off % c->stride) {
+	uint64_t i = slab_obj_index(c, obj - s->objs);	/* exact or huge (see the fast path) */
+	if (s->cache != c || i >= c->objs_per_slab) {
 		slab_bad_free(c, p);
 		return;
 	}
-	uint8_t *st = &s->state[off / c->stride];
+	uint8_t *st = &s->state[i];
 	if (__atomic_load_n(st, __ATOMIC_RELAXED) != SLAB_ST_ALLOC) {
 		slab_bad_free(c, p);
 		return;

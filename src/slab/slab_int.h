@@ -68,6 +68,7 @@
 #define SLAB_MAX_SHIFT 20		/* largest slab: 1 MiB */
 #define SLAB_MAX_OBJECT 65536		/* largest object a cache takes */
 #define SLAB_MIN_OBJS 8			/* objects per slab the size rule aims for */
+#define SLAB_BORROW_DEPTH 2		/* caches a dry cache tries through ->borrow */
 #define SLAB_KEEP_EMPTY 2		/* empty slabs a cache keeps; the rest go to the arena */
 #define SLAB_RELEASE_SHIFT 16		/* kept empty slabs >= 64 KiB give their pages back */
 #define SLAB_L1_SETS 64			/* L1D sets of the machines we model (48K/12 and 32K/8) */
@@ -187,6 +188,10 @@ struct sp_slab_cache {
 	uint32_t left_over;		/* bytes a slab cannot use at colour 0 */
 	uint32_t batch;			/* objects per refill */
 	void (*ctor)(void *obj);
+	/* Set once before first use (the malloc shim's bigger classes): a cache whose thread array
+	 * and freelists are dry takes an object already in memory from here (and from its own
+	 * borrow, SLAB_BORROW_DEPTH deep) before it touches a fresh slot (slab_alloc_slow). */
+	struct sp_slab_cache *borrow;
 	char name[SLAB_NAME_MAX];
 
 	/* Mutable, under lock. */

@@ -43,6 +43,32 @@ static void test_malloc__which(void **st)
 	assert_int_equal(ours, want && want[0] == '1');
 }
 
+/* The shim's classes (src/malloc/preload/shim/malloc.c): 16..128 by 16, eight per power of two
+ * up to 2 KiB, then CLASS_HI. */
+#define SHIM_NCLASS (8 + 32 + 11)
+static uint32_t shim_classes[SHIM_NCLASS];
+
+static size_t shim_class(size_t sz)
+{
+	if (!shim_classes[0]) {
+		static const uint32_t hi[] = { 2560, 3072, 3840, 4096, 4608, 5760, 7168, 8960,
+					       11136, 13824, 16384 };
+		size_t n = 0;
+		for (uint32_t c = 16; c <= 128; c += 16)
+			shim_classes[n++] = c;
+		for (uint32_t base = 128; base < 2048; base *= 2)
+			for (uint32_t k = 1; k <= 8; k++)
+				shim_classes[n++] = base + k * (base / 8);
+		for (size_t k = 0; k < sizeof(hi) / sizeof(hi[0]); k++)
+			shim_classes[n++] = hi[k];
+		assert_int_equal(n, SHIM_NCLASS);
+	}
+	size_t k = 0;
+	while (shim_classes[k] < sz)
+		k++;
+	return k;
+}
+
 static void test_malloc__sizes_and_alignment(void **st)
 {
 	(void)st;
@@ -58,25 +84,64 @@ static void test_malloc__sizes_and_alignment(void **st)
 	}
 	free(NULL);
 	assert_int_equal(malloc_usable_size(NULL), 0);
-	/* every size up to 70000: the block covers it; under the shim a slab class wastes at most
-	 * 1/8 beyond the 16-byte granule up to 2 KiB (eight classes per power of two), 1/4 above
-	 * (four); a large block is page-rounded, or a cached one at most twice as big */
+	/* every size up to 70000: the block covers it; under the shim it is an object of the size's
+	 * class (the documented table below: 1/8 slack beyond the 16-byte granule up to 2 KiB,
+	 * 1/4 above) or, from 256 bytes on, of one of the next two classes (a borrowed one); a large
+	 * block is page-rounded, or a cached one at most twice as big */
 	const char *shim = getenv("SECPATH_MALLOC_EXPECT");
 	for (size_t sz = 0; sz <= 70000; sz += sz < 4096 ? 1 : 61) {
 		unsigned char *p = malloc(sz);
 		assert_non_null(p);
 		size_t u = malloc_usable_size(p);
 		assert_true(u >= sz);
-		if (shim && shim[0] == '1' && sz > 128 && sz <= 2048)
-			assert_true(u - sz <= sz / 8 + 16);	/* fine slab classes */
-		else if (shim && shim[0] == '1' && sz > 2048 && sz <= 16384)
-			assert_true(u - sz <= sz / 4 && u % 128 == 0);	/* coarse slab classes */
-		else if (shim && shim[0] == '1' && sz > 16384)
+		if (shim && shim[0] == '1' && sz <= 16384) {
+			size_t k = shim_class(sz);
+			int ok = u == shim_classes[k] ||
+				 (shim_classes[k] >= 256 &&
+				  ((k + 1 < SHIM_NCLASS && u == shim_classes[k + 1]) ||
+				   (k + 2 < SHIM_NCLASS && u == shim_classes[k + 2])));
+			if (!ok)
+				fail_msg("malloc(%zu): usable %zu, class %u", sz, u, shim_classes[k]);
+		} else if (shim && shim[0] == '1') {
 			assert_true(u < 2 * sz + 4096);	/* a large block, maybe a reused one */
+		}
 		if (sz)
 			p[sz - 1] = 1;
 		free(p);
 	}
+}
+
+/*
+ * A dry class borrows a freed object of a bigger class before it touches a fresh slot.  Runs
+ * before any other test allocates 13000 bytes: malloc-13824 is dry, malloc-16k holds the block
+ * just freed.
+ */
+static void test_malloc__borrow(void **st)
+{
+	(void)st;
+	const char *shim = getenv("SECPATH_MALLOC_EXPECT");
+	if (!shim || shim[0] != '1')
+		skip();
+	unsigned char *big = malloc(16000);
+	assert_non_null(big);
+	assert_int_equal(malloc_usable_size(big), 16384);
+	memset(big, 0x5a, 16000);
+	free(big);
+	unsigned char *p = malloc(13000);
+	assert_ptr_equal(p, big);			/* the freed 16 KiB block, in memory */
+	assert_int_equal(malloc_usable_size(p), 16384);
+	free(p);					/* back to its own class */
+	unsigned char *z = calloc(1, 13000);		/* borrowed again, and zeroed */
+	assert_ptr_equal(z, big);
+	assert_true(all_zero(z, 16384));
+	unsigned char *q = malloc(13000);		/* nothing left to borrow: its own class */
+	assert_non_null(q);
+	assert_int_equal(malloc_usable_size(q), 13824);
+	free(q);
+	unsigned char *r = malloc(13000);		/* and its own freed object comes first */
+	assert_ptr_equal(r, q);
+	free(r);
+	free(z);
 }
 
 static void test_malloc__calloc_zero_and_overflow(void **st)
@@ -300,6 +365,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_malloc__which),
+		cmocka_unit_test(test_malloc__borrow),
 		cmocka_unit_test(test_malloc__sizes_and_alignment),
 		cmocka_unit_test(test_malloc__calloc_zero_and_overflow),
 		cmocka_unit_test(test_malloc__large_reuse),

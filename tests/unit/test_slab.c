@@ -587,6 +587,28 @@ static void test_slab__empty_slabs_released(void **st)
 	}
 }
 
+/*
+ * A refill hands its objects out in the order it took them: from a fresh slab, object 0 first
+ * and on up by stride (page by page, not batch objects in); a freed object comes back first.
+ */
+static void test_slab__refill_order(void **st)
+{
+	(void)st;
+	struct sp_slab_cache *c = mk("order", 256, 0, 0, NULL);
+	void *p[8];
+	for (int i = 0; i < 8; i++) {
+		p[i] = sp_slab_cache_alloc(c);
+		assert_non_null(p[i]);
+		if (i)
+			assert_int_equal((uintptr_t)p[i] - (uintptr_t)p[i - 1], 256);
+	}
+	sp_slab_cache_free(c, p[3]);
+	assert_ptr_equal(sp_slab_cache_alloc(c), p[3]);
+	for (int i = 0; i < 8; i++)
+		sp_slab_cache_free(c, p[i]);
+	assert_int_equal(sp_slab_cache_destroy(c), 0);
+}
+
 static void test_slab__allocator_adapter(void **st)
 {
 	(void)st;
@@ -678,6 +700,7 @@ int main(void)
 		cmocka_unit_test(test_slab__asan_tracking),
 		cmocka_unit_test(test_slab__stats_and_destroy),
 		cmocka_unit_test(test_slab__empty_slabs_released),
+		cmocka_unit_test(test_slab__refill_order),
 		cmocka_unit_test(test_slab__allocator_adapter),
 		cmocka_unit_test(test_slab__many_caches_reuse_ids),
 		cmocka_unit_test(test_slab__obj_index_exact),
