@@ -728,7 +728,10 @@ static void *slab_alloc_reuse(struct sp_slab_cache *c, int zero)
 	struct slab_tc *tc = slab_tc_of(c);
 	if (!c->gen || (slab_tc_gen(tc) != c->gen && tc_reset(c, tc)))
 		return NULL;
-	if (slab_tc_count(c, tc)) {
+	uint32_t n = slab_tc_count(c, tc);
+	if (n > c->tc_limit)
+		sp_fatal(SLAB_MSG_FREELIST);	/* before an entry is read */
+	if (n) {
 		if (**slab_tc_stp(tc->ent_b, tc->gc - 1) == SLAB_ST_FRESH)
 			return NULL;
 	} else {
