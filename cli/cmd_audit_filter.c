@@ -11,6 +11,7 @@
  * command files (cmd_audit_run.c, cmd_audit_replay.c, cmd_audit_cost.c, cmd_audit_optimize.c).
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,8 +29,9 @@ static void usage(FILE *f)
 		"the task list verdict, whether the SYSCALL record is written and with which key\n"
 		"(exit list and inode hash), the exclude list, the user list, hidden names.\n"
 		"RULES: auditctl rules text, or a .tsv of rule blobs. EVENTS: 'fs', 'event' and 'load' lines;\n"
-		"anything else is an error, reported as FILE:LINE:COL with the line (secpath-audit(1),\n"
-		"EVENTS; the reader is sp_audit_event_parse in the library).\n"
+		"anything else is an error.  A bad event or fs line is reported as FILE:LINE:COL with the\n"
+		"line (secpath-audit(1), EVENTS; the reader is sp_audit_event_parse in the library), any\n"
+		"other bad line or failed expectation as FILE:LINE.\n"
 		"  --engine E   ref (kernel-faithful lists) or compiled (default)\n"
 		"  --json       one JSON object per event in an array\n"
 		"  --machine M  syscall table for names (default x86_64)\n"
@@ -45,40 +47,32 @@ struct fctx {
 	const char *events_path;
 	struct sp_audit_fsview *fs;
 	struct sp_audit_event *ev;
-	const char *bad;	/* first value of the current line that is not a number */
 };
 
-/* A whole number (decimal, 0x-hex, 0-octal, or negative); anything else is remembered in c->bad
- * and reported with the line by build_event(). */
-static uint64_t num64(struct fctx *c, const char *v)
+/* An expected number (decimal, 0x-hex, 0-octal, or negative); anything else reads as 0, so a
+ * non-numeric expectation is a mismatch, not a malformed event. */
+static uint32_t num(const char *v)
 {
 	char *e;
 	errno = 0;
 	unsigned long long x = *v == '-' ? (unsigned long long)strtoll(v, &e, 0) : strtoull(v, &e, 0);
-	if (!*v || *e || errno) {
-		if (!c->bad)
-			c->bad = v;
-		return 0;
-	}
-	return x;
-}
-
-static uint32_t num(struct fctx *c, const char *v)
-{
-	return (uint32_t)num64(c, v);
+	return !*v || *e || errno ? 0 : (uint32_t)x;
 }
 
 #define FS_LINE_MAX 4200	/* bytes of an fs line, newline excluded, + 1 */
 
-/* Print and clear d: "file:line:col-end: error: msg", the line and a caret under the token. */
-static void print_diags(struct sp_cli *cli, struct sp_diags *d, const char *raw, size_t len)
+static const char *this_line(void *ud, const char *file, uint32_t line)
 {
-	char *src = strndup(raw, len), buf[1024];
-	for (size_t i = 0; i < d->n; i++) {
-		sp_diag_format(&d->v[i], src, buf, sizeof(buf));
-		fprintf(cli->err, "%s\n", buf);
-	}
-	free(src);
+	(void)file;
+	(void)line;
+	return ud;
+}
+
+/* Print and clear d (diagnostics of the line at raw, which ends at its newline or NUL):
+ * "file:line:col-end: error: msg", the line and a caret under the token. */
+static void print_diags(struct sp_cli *cli, struct sp_diags *d, const char *raw)
+{
+	cli_print_diags(cli, d, this_line, (void *)(uintptr_t)raw);
 	sp_diags_clear(d);
 }
 
@@ -104,9 +98,9 @@ static int check_expect(struct fctx *c, const struct sp_audit_decision *d, char 
 		*eq = 0;
 		const char *k = tok[i], *v = eq + 1;
 		int good = 1;
-		int32_t rid = strcmp(v, "-") ? (int32_t)num(c, v) : -1;
-		if (!strcmp(k, "record")) good = d->record == num(c, v);
-		else if (!strcmp(k, "excluded")) good = d->excluded == num(c, v);
+		int32_t rid = strcmp(v, "-") ? (int32_t)num(v) : -1;
+		if (!strcmp(k, "record")) good = d->record == num(v);
+		else if (!strcmp(k, "excluded")) good = d->excluded == num(v);
 		else if (!strcmp(k, "key")) {
 			char want[SP_AUDIT_KEY_MAXLEN + 1];
 			size_t o = 0;
@@ -128,7 +122,7 @@ static int check_expect(struct fctx *c, const struct sp_audit_decision *d, char 
 		else if (!strcmp(k, "trule")) good = d->task_rule == rid;
 		else if (!strcmp(k, "urule")) good = d->user_rule == rid;
 		else if (!strcmp(k, "xrule")) good = d->exclude_rule == rid;
-		else if (!strcmp(k, "hidden")) good = d->fs_hidden == num(c, v);
+		else if (!strcmp(k, "hidden")) good = d->fs_hidden == num(v);
 		else if (!strcmp(k, "ctx")) good = !strcmp(ctx_name(d->context), v);
 		if (!good) {
 			fprintf(c->cli->err, "%s:%d: expected %s=%s\n", c->events_path, lineno, k, v);
@@ -136,7 +130,6 @@ static int check_expect(struct fctx *c, const struct sp_audit_decision *d, char 
 		}
 		*eq = '=';
 	}
-	c->bad = NULL;	/* a non-numeric expectation is a mismatch, not a malformed event */
 	return bad;
 }
 
@@ -347,7 +340,7 @@ static int cmd_filter(int argc, char **argv, struct sp_cli *cli)
 		    (lead + 2 < l && !strchr(" \t\r", raw[lead + 2])))
 			continue;	/* not an fs line */
 		if (sp_audit_fsview_parse_line(c.fs, raw, l, events, (uint32_t)lineno + 1, &diags)) {
-			print_diags(cli, &diags, raw, l);
+			print_diags(cli, &diags, raw);
 			status = SP_EXIT_REJECTED;
 		}
 	}
@@ -395,7 +388,7 @@ static int cmd_filter(int argc, char **argv, struct sp_cli *cli)
 			/* the event (the library's reader), then the expectations after "=>" */
 			if (sp_audit_event_parse(c.ev, c.fs, c.machine, raw, l, c.events_path, (uint32_t)lineno,
 						 &diags, &used)) {
-				print_diags(cli, &diags, raw, l);
+				print_diags(cli, &diags, raw);
 				status = SP_EXIT_REJECTED;
 				free(line);
 				continue;

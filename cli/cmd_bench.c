@@ -28,7 +28,7 @@ static void usage(FILE *f)
 		"usage: secpath bench [SUITE...] [--reps R] [--quick] [--json] [--html FILE]\n"
 		"                     [--budget S] [--cachegrind[=GEOM]] [--case NAME]\n"
 		"                     [--sample-ms MS]\n"
-		"       secpath bench --list\n\n"
+		"       secpath bench --list [--json]\n\n"
 		"Runs each suite's variants interleaved in one process (pinned to one CPU)\n"
 		"and prints time per op as min/avg/median/max/pstdev with each variant's\n"
 		"ratio to the baseline (variant 0).  Without SUITE: the default report, every\n"

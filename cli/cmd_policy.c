@@ -53,7 +53,7 @@ static void info_usage(FILE *f)
 		   "POLICY may be xz-compressed.\n");
 }
 
-/* The options info and decide share: --json and --layout.  1 consumed argv[*i] (and its value),
+/* The options info, decide and search share: --json and --layout.  1 consumed argv[*i] (and its value),
  * 0 not one of them, -1 a bad value (reported). */
 static int common_opt(int argc, char **argv, int *i, int *json, enum sp_avtab_layout *layout,
 		      struct sp_cli *cli)
@@ -453,24 +453,20 @@ static int parse_bools(struct sp_cli *cli, struct search *q, const char *list)
 	return rc;
 }
 
-/* --json: the rule lines, as sesearch prints them, in one object. */
-static void search_json(FILE *f, const char *path, const char *text, size_t len)
+/* --json: the rule lines, as sesearch prints them, in one object.  text (NUL-terminated at
+ * len, the memory stream's buffer) is split in place. */
+static void search_json(FILE *f, const char *path, char *text, size_t len)
 {
 	fputs("{\"file\":", f);
 	cli_json_str(f, path);
 	fputs(",\"rules\":[", f);
-	int first = 1;
-	for (const char *p = text, *end = text + len; p < end;) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		char *line = strndup(p, l);
-		if (line) {
-			fputs(first ? "" : ",", f);
-			cli_json_str(f, line);
-			first = 0;
-			free(line);
-		}
-		p += l + 1;
+	for (char *p = text, *end = text + len; p < end;) {
+		char *nl = memchr(p, '\n', (size_t)(end - p));
+		if (nl)
+			*nl = 0;
+		fputs(p == text ? "" : ",", f);
+		cli_json_str(f, p);
+		p = nl ? nl + 1 : end;
 	}
 	fputs("]}\n", f);
 }
@@ -487,7 +483,7 @@ static int cmd_search(int argc, char **argv, struct sp_cli *cli)
 	enum sp_avtab_layout layout = SP_AVTAB_FLAT;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		int more = i + 1 < argc;
+		int more = i + 1 < argc, c;
 		if (cli_is_help(a)) {
 			search_usage(cli->out);
 			return SP_EXIT_OK;
@@ -530,17 +526,13 @@ static int cmd_search(int argc, char **argv, struct sp_cli *cli)
 			q.ep = 1;
 		} else if (!strcmp(a, "-Sp")) {
 			q.sp = 1;
-		} else if (!strcmp(a, "--json")) {
-			json = 1;
+		} else if ((c = common_opt(argc, argv, &i, &json, &layout, cli))) {
+			if (c < 0)
+				return SP_EXIT_USAGE;
 		} else if (!strcmp(a, "-ds")) {
 			q.ds = 1;
 		} else if (!strcmp(a, "-dt")) {
 			q.dt = 1;
-		} else if (!strcmp(a, "--layout") && more) {
-			if (parse_layout(argv[++i], &layout)) {
-				fprintf(cli->err, "%s: unknown layout '%s'\n", cli->prog, argv[i]);
-				return SP_EXIT_USAGE;
-			}
 		} else if (a[0] == '-' && a[1]) {
 			fprintf(cli->err, "%s: unknown option '%s'\n", cli->prog, a);
 			search_usage(cli->err);
@@ -624,12 +616,9 @@ static int cmd_search(int argc, char **argv, struct sp_cli *cli)
 	rc = SP_EXIT_OK;
 	if (json) {
 		fclose(jcli.out);
-		jcli.out = NULL;
 		search_json(cli->out, path, jbuf, jlen);
 	}
 out:
-	if (jcli.out != cli->out && jcli.out)
-		fclose(jcli.out);
 	free(jbuf);
 	free(q.smatch);
 	free(q.tmatch);

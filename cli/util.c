@@ -16,8 +16,10 @@ void cli_print_diags(struct sp_cli *cli, const struct sp_diags *d,
 	for (size_t i = 0; i < d->n; i++) {
 		const struct sp_diag *dg = &d->v[i];
 		const char *src = source_of && dg->line ? source_of(ud, dg->file, dg->line) : NULL;
-		sp_diag_format(dg, src, buf, sizeof(buf));
+		int n = sp_diag_format(dg, src, buf, sizeof(buf));
 		fputs(buf, cli->err);
+		if (n >= (int)sizeof(buf))
+			fputc('\n', cli->err);	/* cut short: end the line anyway */
 	}
 	if (d->dropped)
 		fprintf(cli->err, "%s: %zu more diagnostics not shown\n", cli->prog, d->dropped);

@@ -398,7 +398,7 @@ SP_API int sp_audit_event_parse(struct sp_audit_event *ev, const struct sp_audit
 		if (n + 1 > cap) {
 			char *nb = realloc(buf, n + 1);
 			if (!nb) {
-				err = -ENOMEM;
+				err = fail(&x, s, n, -ENOMEM, "out of memory");
 				break;
 			}
 			buf = nb;

@@ -284,6 +284,12 @@ static void put_arch(struct out *o, int host, uint32_t v)
 		put(o, "0x%x", v);
 }
 
+/* A perm mask (1..15) as auditctl's letters. */
+static void put_perm(struct out *o, uint32_t v)
+{
+	put(o, "%s%s%s%s", v & 4 ? "r" : "", v & 2 ? "w" : "", v & 1 ? "x" : "", v & 8 ? "a" : "");
+}
+
 static void put_field(struct out *o, const struct sp_audit_field *f, int host)
 {
 	const char *name = audit_field_name(f->id);
@@ -329,7 +335,7 @@ static void put_field(struct out *o, const struct sp_audit_field *f, int host)
 			put(o, "%u", v);
 			return;
 		}
-		put(o, "%s%s%s%s", v & 4 ? "r" : "", v & 2 ? "w" : "", v & 1 ? "x" : "", v & 8 ? "a" : "");
+		put_perm(o, v);
 		return;
 	case AF_FILETYPE:
 		if ((s = audit_ftype_name(v)))
@@ -364,27 +370,22 @@ static void put_syscalls(struct out *o, const struct sp_audit_rule *r, int mach,
 	int natural = r->list == AL_TASK ? none : all;
 	if (natural && !(all && r->list == AL_EXIT))
 		return;
-	if (all) {
-		/* exit rules say -S all so that -k is allowed; elsewhere it came from -S all */
-		put(o, lead ? " -S all" : "-S all ");
-		return;
-	}
-	if (none) {	/* "-S ," adds no syscall and leaves the mask empty, as auditctl does */
-		put(o, lead ? " -S ," : "-S , ");
-		return;
-	}
 	put(o, lead ? " -S " : "-S ");
-	int first = 1;
-	for (int n = 0; n < 2048; n++) {
-		if (!(r->mask[n / 32] & (1u << (n % 32))))
-			continue;
-		const char *s = audit_sc_by_nr(mach, n);
-		if (s)
-			put(o, "%s%s", first ? "" : ",", s);
-		else
-			put(o, "%s%d", first ? "" : ",", n);
-		first = 0;
-	}
+	if (all)	/* exit rules say -S all so that -k is allowed; elsewhere it came from -S all */
+		put(o, "all");
+	else if (none)	/* "-S ," adds no syscall and leaves the mask empty, as auditctl does */
+		put(o, ",");
+	else
+		for (int n = 0, first = 1; n < 2048; n++) {
+			if (!(r->mask[n / 32] & (1u << (n % 32))))
+				continue;
+			const char *s = audit_sc_by_nr(mach, n);
+			if (s)
+				put(o, "%s%s", first ? "" : ",", s);
+			else
+				put(o, "%s%d", first ? "" : ",", n);
+			first = 0;
+		}
 	if (!lead)
 		put(o, " ");
 }
@@ -419,12 +420,12 @@ SP_API int sp_audit_rule_format(const struct sp_audit_rule *r, enum sp_audit_ite
 	uint32_t nf = r->field_count < SP_AUDIT_MAX_FIELDS ? r->field_count : SP_AUDIT_MAX_FIELDS;
 	for (uint32_t i = 0; i < nf; i++) {
 		const struct sp_audit_field *pf = &r->fields[i];
-		if (pf->id == AF_PERM && r->list != 4 && pf->op == SP_AUDIT_OP_EQ && pf->value &&
+		if (pf->id == AF_PERM && r->list != AL_EXIT && pf->op == SP_AUDIT_OP_EQ && pf->value &&
 		    pf->value <= 15) {
 			/* -F perm= is exit-list only; elsewhere the field came from -p, which
 			 * appends it at this point in the same way */
-			put(&o, " -p %s%s%s%s", pf->value & 4 ? "r" : "", pf->value & 2 ? "w" : "",
-			    pf->value & 1 ? "x" : "", pf->value & 8 ? "a" : "");
+			put(&o, " -p ");
+			put_perm(&o, pf->value);
 		} else if (r->fields[i].id != AF_FILTERKEY) {
 			put_field(&o, &r->fields[i], host);
 		} else if ((i + 1 < nf || r->fields[i].op != SP_AUDIT_OP_EQ) && r->fields[i].str) {

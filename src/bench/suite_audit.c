@@ -26,8 +26,9 @@
  *   kernel          the reference engine: kmalloc-512 entries, the 6.1 walk (baseline);
  *   kernel-aligned  entries from an HWCACHE_ALIGN|COLOUR slab cache;
  *   kernel-unsw     that plus the unswitched walk (mask index hoisted, inline test);
- *   compiled        the compiled matcher behind the engine's read side (a hazard-pointer
- *                   announce/clear per event, see filter_compiled.c);
+ *   compiled        the compiled matcher behind the engine's read side, one event per call
+ *                   (sp_audit_engine_filter: the seqcount gate, else an RCU read-side section;
+ *                   see filter_compiled.c);
  *   batch           the RCU engine's batch read side (sp_audit_engine_filter_batch, BATCH
  *                   events per read-side section: the read side amortised);
  *   matcher         the same matcher called directly (the RCU read side's cost by difference).
@@ -452,7 +453,8 @@ static void run_compiled(void *state, uint64_t n)
 	__asm__ volatile("" : : "r"(s->sink) : "memory");
 }
 
-/* the matcher alone, without the RCU read side (what rcu_read_lock/unlock cost, by difference) */
+/* the matcher alone, without the engine's read side (what the gate or rcu_read_lock/unlock
+ * cost, by difference) */
 static void run_matcher(void *state, uint64_t n)
 {
 	struct audit_state *s = state;

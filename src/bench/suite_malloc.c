@@ -199,12 +199,12 @@ static void run_var(void *state, uint64_t n)
 		}
 		if (ru.ru_maxrss > s->maxrss_kb)
 			s->maxrss_kb = ru.ru_maxrss;
-		if (s->ncpu < sizeof(s->cpu_ms) / sizeof(s->cpu_ms[0]))
+		if (s->ncpu < sizeof(s->cpu_ms) / sizeof(s->cpu_ms[0])) {
 			s->flt[s->ncpu] = (double)ru.ru_minflt;
-		if (s->ncpu < sizeof(s->cpu_ms) / sizeof(s->cpu_ms[0]))
 			s->cpu_ms[s->ncpu++] =
 				(double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
 				(double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
+		}
 	}
 }
 

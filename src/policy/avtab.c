@@ -389,12 +389,6 @@ struct flat_ent {
 	uint32_t data;
 };
 
-/*
- * Robin Hood insertion over buckets: a full bucket gives its slot to the newcomer when the
- * newcomer is further from home than the slot's closest-to-home entry, which then moves on.
- * Displacements stay short at high load; each home's `disp` is the max over its entries (an
- * entry only ever moves away from home, so the max only grows; it saturates at FLAT_DISP_MAX).
- */
 /* A duplicate key met while merging tables: allow/auditallow masks are OR'ed, the inverted
  * auditdeny mask AND'ed, a type datum replaced. */
 static void merge_datum(uint32_t *d, uint16_t spec, uint32_t data)
@@ -407,6 +401,12 @@ static void merge_datum(uint32_t *d, uint16_t spec, uint32_t data)
 		*d = data;
 }
 
+/*
+ * Robin Hood insertion over buckets: a full bucket gives its slot to the newcomer when the
+ * newcomer is further from home than the slot's closest-to-home entry, which then moves on.
+ * Displacements stay short at high load; each home's `disp` is the max over its entries (an
+ * entry only ever moves away from home, so the max only grows; it saturates at FLAT_DISP_MAX).
+ */
 static int flat_place(struct policy_avtab *t, struct flat_ent cur)
 {
 	uint32_t home = flat_home(t, cur.s, cur.t, cur.c), b = home;
@@ -575,22 +575,24 @@ static int flatc_place(struct policy_avtab *t, uint32_t k, unsigned code, unsign
 			flatc_note(t, home, h, d);
 			return 0;
 		}
-		unsigned jmin = 0, dmin = ~0u;
-		for (unsigned j = 0; !d && j < FLATC_SLOTS; j++) {
-			uint32_t hj = policy_flatc_home(t, policy_flatc_mix(bk->key[j]));
-			unsigned dj = flat_dist(t, hj, b);
-			if (dj && dj < dmin)
-				dmin = dj, jmin = j;
-		}
-		if (dmin != ~0u) {
-			uint32_t ok = bk->key[jmin], odata = bk->data[jmin];
-			unsigned ocode = policy_flatc_kind(bk->meta, jmin);
-			unsigned oen = t->u.fl.enabled ? t->u.fl.enabled[b] >> jmin & 1 : 0;
-			flatc_set(t, b, jmin, k, code, en, data);
-			k = ok, code = ocode, en = oen, data = odata;
-			h = policy_flatc_mix(k);
-			home = policy_flatc_home(t, h);
-			d = dmin;
+		if (!d) {	/* at its home bucket, the newcomer evicts the entry nearest its own */
+			unsigned jmin = 0, dmin = ~0u;
+			for (unsigned j = 0; j < FLATC_SLOTS; j++) {
+				uint32_t hj = policy_flatc_home(t, policy_flatc_mix(bk->key[j]));
+				unsigned dj = flat_dist(t, hj, b);
+				if (dj && dj < dmin)
+					dmin = dj, jmin = j;
+			}
+			if (dmin != ~0u) {
+				uint32_t ok = bk->key[jmin], odata = bk->data[jmin];
+				unsigned ocode = policy_flatc_kind(bk->meta, jmin);
+				unsigned oen = t->u.fl.enabled ? t->u.fl.enabled[b] >> jmin & 1 : 0;
+				flatc_set(t, b, jmin, k, code, en, data);
+				k = ok, code = ocode, en = oen, data = odata;
+				h = policy_flatc_mix(k);
+				home = policy_flatc_home(t, h);
+				d = dmin;
+			}
 		}
 		b = b + 1 == t->nslot ? 0 : b + 1;
 		d++;

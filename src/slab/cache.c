@@ -522,8 +522,9 @@ static void tc_refill(struct sp_slab_cache *c, struct slab_tc *tc, int reuse_onl
 	uintptr_t *objs = slab_tc_objs(c, tc);
 	uint8_t **sts = slab_tc_sts(c, tc);
 	if (reuse_only) {
-		/* Only objects on slab freelists (their pages were touched): bring the first few
-		 * partial slabs that have some to the front, or take nothing. */
+		/* Only objects on slab freelists (their pages were touched): the first of the first
+		 * few partial slabs that has some goes to the front; the loop stops at a front slab
+		 * without any. */
 		struct sp_list *n = c->partial.next;
 		for (int k = 0; n != &c->partial && k < 8; n = n->next, k++) {
 			struct slab *s = sp_list_entry(n, struct slab, node);
@@ -533,8 +534,6 @@ static void tc_refill(struct sp_slab_cache *c, struct slab_tc *tc, int reuse_onl
 				break;
 			}
 		}
-		if (n == &c->partial || !sp_list_entry(c->partial.next, struct slab, node)->nfree)
-			goto done;
 	}
 	while (got < c->batch) {
 		if (reuse_only && (sp_list_empty(&c->partial) ||
@@ -593,11 +592,8 @@ static void tc_refill(struct sp_slab_cache *c, struct slab_tc *tc, int reuse_onl
 		if (s->inuse == c->objs_per_slab) {
 			sp_list_del(&s->node);
 			sp_list_add(&s->node, &c->full);
-		} else if (reuse_only) {
-			break;
 		}
 	}
-done:
 	/* The array pops from its end: reverse it, so the object taken first (the freelist head,
 	 * hottest, or the lowest fresh slot) is handed out first.  A fresh slab then fills from
 	 * its start, page by page, instead of touching a page batch objects in for its first. */
@@ -691,10 +687,7 @@ void *slab_alloc_slow(struct sp_slab_cache *c, int zero)
 		return NULL;	/* destroyed cache */
 	if (slab_tc_gen(tc) != c->gen && tc_reset(c, tc))
 		return NULL;
-	uint32_t n = slab_tc_count(c, tc);
-	if (n > c->tc_limit)
-		sp_fatal(SLAB_MSG_FREELIST);	/* count beyond the bound */
-	if (!n) {
+	if (!slab_tc_count(c, tc)) {
 		pthread_mutex_lock(&c->lock);
 		tc_fold(c, tc);
 		tc_refill(c, tc, c->borrow != NULL);

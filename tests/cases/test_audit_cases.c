@@ -74,7 +74,7 @@ struct casectx {
 	int nrows, failures;
 };
 
-/* Build the event from tokens; returns 0 or fails. */
+/* Decide c->ev with both engines and check they agree and match the row's expectations. */
 static void check_row(struct casectx *c, char **tok, int n, int lineno)
 {
 	struct sp_audit_decision d, d2;

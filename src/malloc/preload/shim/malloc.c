@@ -12,15 +12,14 @@
  * resident memory of its own (its high-water mark of partly used slabs, a thread array, its slab
  * headers), so above 2 KiB the classes are as few as that slack bound allows; 4608 serves
  * "page plus header" blocks (sqlite's page cache entries are 4104 and 4368 bytes) and 4096 page
- * buffers.  Classes above 1 KiB are multiples of 128: one table
- * lookup maps a size to its class.  A class of 256 bytes or more whose thread array and slab
- * freelists hold no freed object takes one of the next two classes' freed objects (slack up to
- * ~56 %) before it touches a fresh slot (slab_alloc_slow's borrow): the classes' high-water
- * marks then share pages much as a coalescing heap's free chunks would (git's peak RSS 1.11 ->
- * 1.05 of glibc's, and fewer page faults).  Bigger classes were tried (up to 64 KiB): they hold more
- * resident memory for no measurable speed-up over the large path's cache.  Aligned requests
- * (memalign & co) with an alignment of 32..4096 take a power-of-two class cache with natural
- * alignment ("malloc-a64" ...)
+ * buffers.  Classes above 1 KiB are multiples of 128: one table lookup maps a size to its
+ * class.  A class of BORROW_MIN bytes or more whose thread array and slab freelists hold no freed
+ * object takes one of the next two classes' freed objects (slack up to ~56 %) before it touches
+ * a fresh slot (slab_alloc_slow's borrow): the classes' high-water marks then share pages much
+ * as a coalescing heap's free chunks would (git's peak RSS 1.11 -> 1.05 of glibc's, and fewer
+ * page faults).  Bigger classes were tried (up to 64 KiB): they hold more resident memory for no
+ * measurable speed-up over the large path's cache.  Aligned requests (memalign & co) with an
+ * alignment of 32..4096 take a power-of-two class cache with natural alignment ("malloc-a64" ...)
  * when the size fits 4 KiB.  Everything else is "large": its own mmap, page aligned, with a
  * PROT_NONE guard page after it, registered in an open-addressing table (so a free of anything
  * else dies with a fixed message); up to LARGE_CACHE_MAX freed mappings of <= 4 MiB are kept for
@@ -77,6 +76,7 @@
 #define LARGE_HOT_BYTES (256ul << 10)	/* ... and this total; the rest MADV_DONTNEED first */
 #endif
 #define LARGE_EVICT_MAX 8		/* hot blocks one free may demote */
+#define BORROW_MIN 256u			/* classes from this size borrow (see Sizes above) */
 
 #define MSG_FOREIGN "malloc: free of foreign pointer"
 #define MSG_INIT "malloc: initialisation failed"
@@ -315,14 +315,14 @@ static unsigned large_cache_oldest(int hot_only)
 }
 
 /*
- * Cache a freed block (under large_lock).  A full cache gives up its oldest block for it: the
- * block to unmap is returned through *out_p / *out_u (*out_p 0: none).
+ * Cache a freed block (under large_lock).  A full cache gives up its oldest block for it: that
+ * block (the new one, if it is the oldest) goes to *out_p / *out_u to be unmapped, and 1 is
+ * returned; 0 when nothing leaves.
  */
-static void large_cache_put(uintptr_t p, size_t usable, int zero, int hot, int dense,
-			    uint64_t seq, uintptr_t *out_p, size_t *out_u)
+static unsigned large_cache_put(uintptr_t p, size_t usable, int zero, int hot, int dense,
+				uint64_t seq, uintptr_t *out_p, size_t *out_u)
 {
-	unsigned i = large_ncache;
-	*out_p = 0;
+	unsigned i = large_ncache, left = 0;
 	if (i == LARGE_CACHE_MAX) {
 		i = large_cache_oldest(0);
 		if (large_cache[i].seq > seq) {	/* the new block is the oldest: drop it */
@@ -330,10 +330,11 @@ static void large_cache_put(uintptr_t p, size_t usable, int zero, int hot, int d
 			*out_u = usable;
 			if (hot)
 				large_hot_bytes -= usable;
-			return;
+			return 1;
 		}
 		*out_p = large_cache[i].ptr;
 		*out_u = large_cache[i].usable;
+		left = 1;
 		if (large_cache[i].hot)
 			large_hot_bytes -= large_cache[i].usable;
 	} else {
@@ -345,6 +346,7 @@ static void large_cache_put(uintptr_t p, size_t usable, int zero, int hot, int d
 	large_cache[i].hot = hot;
 	large_cache[i].dense = dense;
 	large_cache[i].seq = seq;
+	return left;
 }
 
 /*
@@ -356,10 +358,10 @@ static void large_cache_put(uintptr_t p, size_t usable, int zero, int hot, int d
  */
 static sp_noinline void large_free(void *ptr)
 {
-	uintptr_t p = (uintptr_t)ptr, vp;
-	size_t vu;
+	uintptr_t p = (uintptr_t)ptr;
 	struct { uintptr_t ptr; size_t usable; uint64_t seq; } cold[LARGE_EVICT_MAX];
-	unsigned ncold = 0;
+	struct { uintptr_t ptr; size_t usable; } out[LARGE_EVICT_MAX + 1];	/* to unmap */
+	unsigned ncold = 0, nout = 0;
 	pthread_mutex_lock(&large_lock);
 	struct large *l = large_find(p);
 	if (!l) {
@@ -405,20 +407,16 @@ static sp_noinline void large_free(void *ptr)
 		dense = large_zero_resident(p, usable, dense);	/* init_on_free */
 		zero = 1;
 	}
-	for (unsigned i = 0; i <= ncold; i++) {
-		uintptr_t bp = i < ncold ? cold[i].ptr : p;
-		size_t bu = i < ncold ? cold[i].usable : usable;
-		if (!bp)
-			continue;
-		pthread_mutex_lock(&large_lock);
-		if (i < ncold)
-			large_cache_put(bp, bu, 1, 0, 0, cold[i].seq, &vp, &vu);
-		else
-			large_cache_put(bp, bu, zero, hot, dense, seq, &vp, &vu);
-		pthread_mutex_unlock(&large_lock);
-		if (vp)
-			large_unmap(vp, vu);
-	}
+	pthread_mutex_lock(&large_lock);	/* the demoted blocks come back cold (zero) */
+	for (unsigned i = 0; i < ncold; i++)
+		nout += large_cache_put(cold[i].ptr, cold[i].usable, 1, 0, 0, cold[i].seq,
+					&out[nout].ptr, &out[nout].usable);
+	if (p)
+		nout += large_cache_put(p, usable, zero, hot, dense, seq, &out[nout].ptr,
+					&out[nout].usable);
+	pthread_mutex_unlock(&large_lock);
+	for (unsigned i = 0; i < nout; i++)
+		large_unmap(out[i].ptr, out[i].usable);
 }
 
 static size_t large_usable(const void *ptr)
@@ -545,9 +543,6 @@ static int malloc_do_init(void)
 		if (sp_slab_cache_create(class_name[i], class_size[i], 16, fl, NULL, &class_cache[i]))
 			return -1;
 	}
-#ifndef BORROW_MIN
-#define BORROW_MIN 256u
-#endif
 	/* A class of BORROW_MIN bytes or more whose freed objects are all in use takes a free one
 	 * of the next two classes (slack <= 56 %) before it touches a fresh slot: the per-class
 	 * high-water marks of big blocks then share pages, as one coalescing heap's would. */
