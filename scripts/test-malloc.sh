@@ -139,5 +139,62 @@ if gcc -O0 -o "$tmp/df" "$tmp/df.c" 2>/dev/null; then
 	else bad "double free aborts" "exit $rc, '$msg'"; fi
 fi
 
+# init_on_free and its per-size opt-out (SECPATH_MALLOC_NO_INIT), for a slab class (1152) and a
+# large block (32 KiB, reused from the large cache with its pages): a freed block comes back
+# zero under init_on_free and with the program's bytes when its size is opted out; the stats'
+# freed-cleared figures count what was cleared.  Then the large-block hot budget: a program
+# cycling through eight 64 KiB blocks refaults on most frees, so the budget grows past 256 KiB.
+cat >"$tmp/io.c" <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+static const char *reuse(size_t n)
+{
+	unsigned char *p = malloc(n);
+	memset(p, 0xa5, n);
+	free(p);
+	unsigned char *volatile q = malloc(n);	/* the block just freed: LIFO reuse */
+	const char *r = q != p ? "moved" : q[n / 2] == 0xa5 ? "kept" : q[n / 2] == 0 ? "zero" : "other";
+	free(q);
+	return r;
+}
+int main(int argc, char **argv)
+{
+	if (argc > 1) {	/* the budget: 8 blocks of 64 KiB, allocated and freed 40 times */
+		void *b[8];
+		for (int r = 0; r < 40; r++) {
+			for (int i = 0; i < 8; i++)
+				memset(b[i] = malloc(65536), 1, 65536);
+			for (int i = 0; i < 8; i++)
+				free(b[i]);
+		}
+		return 0;
+	}
+	printf("%s %s\n", reuse(1152), reuse(32768));
+	for (int i = 0; i < 100; i++)
+		free(malloc(1152));
+	return 0;
+}
+C
+if gcc -O0 -fno-builtin -o "$tmp/io" "$tmp/io.c" 2>/dev/null; then
+	for o in "" "1152,32768"; do
+		got=$(env LD_PRELOAD="$so" SECPATH_INIT_ON_FREE=1 SECPATH_MALLOC_STATS=1 \
+			  SECPATH_MALLOC_NO_INIT="$o" "$tmp/io" 2>"$tmp/io.err")
+		c1152=$(awk '$2 == "malloc-1152" { print $8 }' "$tmp/io.err")
+		large=$(sed -n 's/.*freed bytes cleared: slabs [0-9]*, large \([0-9]*\).*/\1/p' "$tmp/io.err")
+		if [ -z "$o" ]; then want="zero zero"; wc=$((102 * 1152)); wl=$((2 * 32768)); else
+			want="kept kept"; wc=0; wl=0; fi
+		if [ "$got" = "$want" ] && [ "$c1152" = "$wc" ] && [ "$large" = "$wl" ]; then
+			ok "init_on_free, opt-out '${o:-none}'"
+		else
+			bad "init_on_free, opt-out '${o:-none}'" "'$got' (want '$want'), cleared 1152: '$c1152' (want $wc), large: '$large' (want $wl)"
+		fi
+	done
+	budget=$(env LD_PRELOAD="$so" SECPATH_MALLOC_STATS=1 "$tmp/io" budget 2>&1 |
+		 sed -n 's/.*budget \([0-9]*\)).*/\1/p')
+	if [ "${budget:-0}" -gt 262144 ]; then ok "large hot budget grows on refaults"
+	else bad "large hot budget grows on refaults" "budget '$budget'"; fi
+fi
+
 echo "malloc: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -14,8 +14,9 @@
  *   glibc, glibc-perturb (MALLOC_PERTURB_=165), mimalloc and jemalloc (Debian's libmimalloc2.0
  *   and libjemalloc2, skipped with a message when not installed), secpath (init off),
  *   secpath-alloc (SECPATH_INIT_ON_ALLOC=1), secpath-free (SECPATH_INIT_ON_FREE=1) and
- *   secpath-free-optout (init_on_free with the hot classes 16/32/48 opted out through
- *   SECPATH_MALLOC_NO_INIT: the per-cache opt-out on a workload one small class dominates).
+ *   secpath-free-optout (init_on_free with the case's hottest sizes opted out through
+ *   SECPATH_MALLOC_NO_INIT: the per-cache opt-out where a few sizes take most of the clearing,
+ *   e.g. python3's 1152-byte class 96 % of it, git's zlib buffers 70 %).
  * libsecpath-malloc.so is looked up as $SECPATH_MALLOC_SO, else next to the running binary.
  */
 #include <errno.h>
@@ -41,12 +42,14 @@ struct malloc_param {
 	const char *input;		/* stdin file, or NULL */
 	const char *need;		/* a file the case needs (relative to the project root) */
 	const char *prefer;		/* run this program instead of argv[0] when it exists */
+	const char *optout;		/* SECPATH_MALLOC_NO_INIT of secpath-free-optout */
 };
 
 struct malloc_var {
 	const char *name;
 	const char *preload;		/* "secpath", a path, or NULL */
 	const char *env[MAX_ENV];	/* NAME=VALUE */
+	int case_optout;		/* also SECPATH_MALLOC_NO_INIT=<the case's optout> */
 };
 
 struct malloc_state {
@@ -62,15 +65,14 @@ struct malloc_state {
 };
 
 static const struct malloc_var malloc_vars[] = {
-	{ "glibc", NULL, { NULL } },
-	{ "glibc-perturb", NULL, { "MALLOC_PERTURB_=165" } },
-	{ "mimalloc", MIMALLOC_SO, { NULL } },
-	{ "jemalloc", JEMALLOC_SO, { NULL } },
-	{ "secpath", "secpath", { NULL } },
-	{ "secpath-alloc", "secpath", { "SECPATH_INIT_ON_ALLOC=1" } },
-	{ "secpath-free", "secpath", { "SECPATH_INIT_ON_FREE=1" } },
-	{ "secpath-free-optout", "secpath",
-	  { "SECPATH_INIT_ON_FREE=1", "SECPATH_MALLOC_NO_INIT=16,32,48" } },
+	{ "glibc", NULL, { NULL }, 0 },
+	{ "glibc-perturb", NULL, { "MALLOC_PERTURB_=165" }, 0 },
+	{ "mimalloc", MIMALLOC_SO, { NULL }, 0 },
+	{ "jemalloc", JEMALLOC_SO, { NULL }, 0 },
+	{ "secpath", "secpath", { NULL }, 0 },
+	{ "secpath-alloc", "secpath", { "SECPATH_INIT_ON_ALLOC=1" }, 0 },
+	{ "secpath-free", "secpath", { "SECPATH_INIT_ON_FREE=1" }, 0 },
+	{ "secpath-free-optout", "secpath", { "SECPATH_INIT_ON_FREE=1" }, 1 },
 };
 
 static char malloc_context[8192] =
@@ -185,6 +187,8 @@ static void run_var(void *state, uint64_t n)
 				setenv("LD_PRELOAD", s->preload, 1);
 			for (int k = 0; k < MAX_ENV && s->v->env[k]; k++)
 				putenv((char *)s->v->env[k]);
+			if (s->v->case_optout && s->p->optout)
+				setenv("SECPATH_MALLOC_NO_INIT", s->p->optout, 1);
 			if (s->p->prefer && !access(s->p->prefer, X_OK))
 				execv(s->p->prefer, (char *const *)s->p->argv);
 			execvp(s->p->argv[0], (char *const *)s->p->argv);
@@ -229,7 +233,7 @@ static void teardown_var(void *state)
 	size_t room = sizeof(malloc_context) - malloc_context_len;
 	if (room > 1) {
 		int w = snprintf(malloc_context + malloc_context_len, room,
-				 "%s  %-8s %-20s CPU %8.1f ms %6.3f   RSS %7.1f MiB %6.3f   faults %7.0f%s%s",
+				 "%s  %-8s %-20s CPU %8.1f ms %6.3f   RSS %7.1f MiB %6.3f   faults %7.0f%s%s%s%s",
 				 s->v == &malloc_vars[0] ? "\n" : "\n", s->p->name, s->v->name, cpu,
 				 cpu_base_ms > 0 ? cpu / cpu_base_ms : 0.0,
 				 (double)s->maxrss_kb / 1024,
@@ -237,7 +241,9 @@ static void teardown_var(void *state)
 				 s->maxrss_kb && s->maxrss_kb <= s->floor_kb
 					 ? " [RSS at the bench process's own floor: run the suite alone]"
 					 : "",
-				 s->failed ? " [a run FAILED]" : "");
+				 s->failed ? " [a run FAILED]" : "",
+				 s->v->case_optout && s->p->optout ? "   opted out: " : "",
+				 s->v->case_optout && s->p->optout ? s->p->optout : "");
 		if (w > 0)
 			malloc_context_len += (size_t)w < room ? (size_t)w : room - 1;
 	}
@@ -259,14 +265,18 @@ static const char *const argv_py[] = { "python3", "tests/malloc/workload.py", NU
 static const char *const argv_sqlite[] = { "sqlite3", ":memory:", NULL };
 static const char *const argv_git[] = { "git", "log", "--stat", "-n", "300", NULL };
 
-static const struct malloc_param p_gcc = { "gcc", argv_gcc, NULL, "src/slab/cache.c", NULL };
+/* Each case's opt-out: the sizes holding most of the bytes init_on_free clears in it (the
+ * freed-cleared column of SECPATH_MALLOC_STATS=1 SECPATH_INIT_ON_FREE=1). */
+static const struct malloc_param p_gcc = { "gcc", argv_gcc, NULL, "src/slab/cache.c", NULL,
+					   "8960,4096" };
 /* Debian's interpreter itself, not a wrapper earlier on PATH (pyenv's shim is a shell script:
  * bash would run under each allocator too) */
 static const struct malloc_param p_py = { "python3", argv_py, NULL, "tests/malloc/workload.py",
-					  "/usr/bin/python3" };
+					  "/usr/bin/python3", "1152" };
 static const struct malloc_param p_sqlite = { "sqlite3", argv_sqlite, "tests/malloc/gen-db.sql",
-					      "tests/malloc/gen-db.sql", NULL };
-static const struct malloc_param p_git = { "git", argv_git, NULL, ".git", NULL };
+					      "tests/malloc/gen-db.sql", NULL, "4608,13824" };
+/* zlib's inflate state (7 KiB class) and its 32 KiB window, per object read */
+static const struct malloc_param p_git = { "git", argv_git, NULL, ".git", NULL, "7168,32768" };
 
 static const struct sp_bench_case malloc_cases[] = {
 	{ "gcc", &p_gcc, 0 },

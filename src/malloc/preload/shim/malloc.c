@@ -24,14 +24,17 @@
  * PROT_NONE guard page after it, registered in an open-addressing table (so a free of anything
  * else dies with a fixed message); up to LARGE_CACHE_MAX freed mappings of <= 4 MiB are kept for
  * reuse (the oldest leave first), the rest munmap'd at once.  Of the cached blocks, the most
- * recently freed ones up to LARGE_HOT_BYTES keep their pages; older ones are MADV_DONTNEED'd.
+ * recently freed ones up to a budget keep their pages; older ones are MADV_DONTNEED'd.  The
+ * budget starts at LARGE_HOT_BYTES and grows while such blocks are often wanted again
+ * (large_alloc).
  *
  * Hardening: the slab part's (double free, foreign / interior / wrong-cache free, encoded slab
  * free pointers), SECPATH_INIT_ON_ALLOC=1 / SECPATH_INIT_ON_FREE=1 (the kernel's rules, large
  * blocks included: init_on_free clears a block that stays resident, its resident pages only
  * (large_zero_resident), and drops the pages of the others), SECPATH_MALLOC_VERIFY=1
  * (zero-on-free plus the write-after-free check on reuse), SECPATH_MALLOC_NO_INIT=SIZE[,SIZE..]
- * (per-class opt-out, beyond mainline), SECPATH_MALLOC_STATS=1 (per-class statistics to stderr at
+ * (per-class opt-out, beyond mainline; sizes above SMALL_MAX name large blocks of that
+ * page-rounded size), SECPATH_MALLOC_STATS=1 (per-class statistics to stderr at
  * exit, with each class's resident bytes from mincore).  Messages: "secpath: slab: ..." for
  * slab objects, "secpath: malloc: ..." for the rest.
  *
@@ -73,8 +76,13 @@
 #define LARGE_CACHE_BYTES (4ul << 20)	/* largest mapping kept for reuse */
 #define LARGE_HOT_MAX (256ul << 10)	/* kept with its pages up to this size ... */
 #ifndef LARGE_HOT_BYTES
-#define LARGE_HOT_BYTES (256ul << 10)	/* ... and this total; the rest MADV_DONTNEED first */
+#define LARGE_HOT_BYTES (256ul << 10)	/* ... and this total at first; the rest MADV_DONTNEED */
 #endif
+#ifndef LARGE_HOT_GROW_MAX
+#define LARGE_HOT_GROW_MAX (4ul << 20)	/* the total grows on refaults (large_alloc) up to this */
+#endif
+#define LARGE_REFAULT_RATIO 8		/* ... when 1 in this many large frees refaults */
+#define LARGE_NOINIT_MAX 8		/* large sizes SECPATH_MALLOC_NO_INIT may name */
 #define LARGE_EVICT_MAX 8		/* hot blocks one free may demote */
 #define BORROW_MIN 256u			/* classes from this size borrow (see Sizes above) */
 
@@ -139,12 +147,26 @@ static struct {
 	int zero;			/* known zero (MADV_DONTNEED'd or cleared by init_on_free) */
 	int hot;			/* pages resident: counted in large_hot_bytes */
 	int dense;			/* hot, and every page of it resident */
+	int demoted;			/* lost its pages to the hot budget, not for its size */
 	uint64_t seq;			/* free order: the oldest leave first */
 } large_cache[LARGE_CACHE_MAX];
 static uint64_t large_seq;
 static unsigned large_ncache;
 static size_t large_hot_bytes;		/* cached bytes whose pages are still resident */
+static size_t large_hot_budget = LARGE_HOT_BYTES;	/* their limit (grows, never shrinks) */
+static uint64_t large_refaults;		/* demoted blocks allocated again */
+static size_t large_noinit[LARGE_NOINIT_MAX];	/* opted-out block sizes (page multiples) */
 static uint64_t large_allocs, large_frees, large_bytes, large_peak;
+static uint64_t large_cleared;		/* bytes init_on_free cleared (stats) */
+
+/* Is a large block of this (page-rounded) size opted out of init_on_alloc / init_on_free? */
+static int large_opted_out(size_t usable)
+{
+	for (unsigned i = 0; i < LARGE_NOINIT_MAX && large_noinit[i]; i++)
+		if (large_noinit[i] == usable)
+			return 1;
+	return 0;
+}
 
 static size_t large_hash(uintptr_t p, size_t cap)
 {
@@ -227,6 +249,16 @@ static void *large_alloc(size_t size, size_t align, int zero)
 			dense = large_cache[best].dense;
 			if (large_cache[best].hot)
 				large_hot_bytes -= usable;
+			/* A block the budget took the pages of is wanted again, a fault per page.
+			 * When that happens for more than 1 in LARGE_REFAULT_RATIO large frees,
+			 * the working set of large blocks is bigger than the budget: grow it by
+			 * the block (glibc raises its mmap threshold on a like signal).  cc1
+			 * refaults its 64 KiB blocks at ~40 % of its frees; git at ~3 %, whose
+			 * peak RSS would pay for a bigger budget with no time to gain. */
+			if (large_cache[best].demoted &&
+			    ++large_refaults * LARGE_REFAULT_RATIO > large_frees &&
+			    large_hot_budget < LARGE_HOT_GROW_MAX)
+				large_hot_budget += usable;
 			large_cache[best] = large_cache[--large_ncache];
 		}
 	}
@@ -262,7 +294,8 @@ static void *large_alloc(size_t size, size_t align, int zero)
 		errno = ENOMEM;
 		return NULL;
 	}
-	if ((zero || (slab_policy_get() & SLAB_INIT_ALLOC)) && !known_zero)
+	if ((zero || ((slab_policy_get() & SLAB_INIT_ALLOC) && !large_opted_out(usable))) &&
+	    !known_zero)
 		memset((void *)p, 0, usable);
 	return (void *)p;
 }
@@ -320,7 +353,7 @@ static unsigned large_cache_oldest(int hot_only)
  * returned; 0 when nothing leaves.
  */
 static unsigned large_cache_put(uintptr_t p, size_t usable, int zero, int hot, int dense,
-				uint64_t seq, uintptr_t *out_p, size_t *out_u)
+				int demoted, uint64_t seq, uintptr_t *out_p, size_t *out_u)
 {
 	unsigned i = large_ncache, left = 0;
 	if (i == LARGE_CACHE_MAX) {
@@ -345,6 +378,7 @@ static unsigned large_cache_put(uintptr_t p, size_t usable, int zero, int hot, i
 	large_cache[i].zero = zero;
 	large_cache[i].hot = hot;
 	large_cache[i].dense = dense;
+	large_cache[i].demoted = demoted;
 	large_cache[i].seq = seq;
 	return left;
 }
@@ -379,7 +413,7 @@ static sp_noinline void large_free(void *ptr)
 	/* Resident reuse only for small blocks (glibc keeps those in its heap too); the pages of
 	 * bigger ones go back to the system at once, as glibc's munmap does. */
 	int hot = keep && usable <= LARGE_HOT_MAX;
-	while (hot && large_hot_bytes + usable > LARGE_HOT_BYTES && ncold < LARGE_EVICT_MAX) {
+	while (hot && large_hot_bytes + usable > large_hot_budget && ncold < LARGE_EVICT_MAX) {
 		unsigned v = large_cache_oldest(1);
 		if (v == LARGE_CACHE_MAX)
 			break;
@@ -389,7 +423,7 @@ static sp_noinline void large_free(void *ptr)
 		large_hot_bytes -= large_cache[v].usable;
 		large_cache[v] = large_cache[--large_ncache];
 	}
-	if (hot && large_hot_bytes + usable > LARGE_HOT_BYTES)
+	if (hot && large_hot_bytes + usable > large_hot_budget)
 		hot = 0;
 	if (hot)
 		large_hot_bytes += usable;	/* reserved now, under the lock */
@@ -403,16 +437,19 @@ static sp_noinline void large_free(void *ptr)
 	} else if (!hot) {	/* a big block: the pages read as zero from now on */
 		madvise(ptr, usable, MADV_DONTNEED);
 		dense = 0;
-	} else if (slab_policy_get() & SLAB_INIT_FREE) {
+	} else if ((slab_policy_get() & SLAB_INIT_FREE) && !large_opted_out(usable)) {
 		dense = large_zero_resident(p, usable, dense);	/* init_on_free */
 		zero = 1;
+		if (malloc_stats_on)	/* resident pages or not: the block's bytes */
+			__atomic_fetch_add(&large_cleared, usable, __ATOMIC_RELAXED);
 	}
 	pthread_mutex_lock(&large_lock);	/* the demoted blocks come back cold (zero) */
 	for (unsigned i = 0; i < ncold; i++)
-		nout += large_cache_put(cold[i].ptr, cold[i].usable, 1, 0, 0, cold[i].seq,
+		nout += large_cache_put(cold[i].ptr, cold[i].usable, 1, 0, 0, 1, cold[i].seq,
 					&out[nout].ptr, &out[nout].usable);
 	if (p)
-		nout += large_cache_put(p, usable, zero, hot, dense, seq, &out[nout].ptr,
+		nout += large_cache_put(p, usable, zero, hot, dense, keep && !hot &&
+					usable <= LARGE_HOT_MAX, seq, &out[nout].ptr,
 					&out[nout].usable);
 	pthread_mutex_unlock(&large_lock);
 	for (unsigned i = 0; i < nout; i++)
@@ -483,26 +520,35 @@ static int env_on(const char *name)
 	return v && v[0] == '1' && v[1] == 0;
 }
 
-/* SECPATH_MALLOC_NO_INIT=64,4096 (or "malloc-64"): is class size sz opted out? */
+/* The next size of a SECPATH_MALLOC_NO_INIT list ("64,malloc-7k,32768"); 0 at its end. */
+static unsigned long optout_next(const char **list)
+{
+	const char *l = *list;
+	unsigned long v = 0;
+	while (*l && !v) {
+		if (!strncmp(l, "malloc-", 7))
+			l += 7;
+		v = strtoul(l, (char **)&l, 10);
+		if (*l == 'k') {
+			v *= 1024;
+			l++;
+		}
+		while (*l && *l != ',')
+			l++;
+		if (*l == ',')
+			l++;
+	}
+	*list = l;
+	return v;
+}
+
+/* Is class size sz opted out? */
 static int class_opted_out(const char *list, uint32_t sz)
 {
-	if (!list)
-		return 0;
-	while (*list) {
-		if (!strncmp(list, "malloc-", 7))
-			list += 7;
-		unsigned long v = strtoul(list, (char **)&list, 10);
-		if (*list == 'k') {
-			v *= 1024;
-			list++;
-		}
+	unsigned long v;
+	while (list && (v = optout_next(&list)))
 		if (v == sz)
 			return 1;
-		while (*list && *list != ',')
-			list++;
-		if (*list == ',')
-			list++;
-	}
 	return 0;
 }
 
@@ -519,7 +565,14 @@ static void malloc_print_stats(void);
 static int malloc_do_init(void)
 {
 	const char *optout = getenv("SECPATH_MALLOC_NO_INIT");
-	unsigned extra = 0;
+	unsigned extra = 0, nl = 0;
+	for (const char *l = optout; l && nl < LARGE_NOINIT_MAX;) {
+		unsigned long v = optout_next(&l);
+		if (!v)
+			break;
+		if (v > SMALL_MAX)
+			large_noinit[nl++] = SP_ALIGN_UP(v, PAGE);
+	}
 	if (env_on("SECPATH_MALLOC_VERIFY")) {
 		extra = SP_SLAB_VERIFY_ON_ALLOC;
 		sp_slab_set_init_on_free(1);
@@ -864,15 +917,31 @@ static size_t class_resident(struct sp_slab_cache *c)
 	return res;
 }
 
+/* Write a formatted line to stderr, cut (with its newline kept) if it does not fit. */
+static void stats_write(char *buf, size_t size, int n)
+{
+	if (n < 0)
+		return;
+	if ((size_t)n >= size) {
+		n = (int)size - 1;
+		buf[n - 1] = '\n';
+	}
+	if (write(2, buf, (size_t)n) < 0)
+		return;	/* nothing to do about it */
+}
+
 static void malloc_print_stats(void)
 {
-	char buf[160];
+	char buf[320];
 	struct sp_slab_stats st;
 	size_t res_total = 0;
-	int n = snprintf(buf, sizeof(buf), "secpath-malloc: %-14s %12s %12s %8s %12s %12s\n",
-			 "class", "allocs", "frees", "slabs", "bytes", "resident");
-	if (write(2, buf, (size_t)n) < 0)
-		return;
+	uint64_t cleared_total = 0;
+	for (uint32_t i = 0; i < NCLASS + NALIGN; i++)	/* this thread's frees into the counts */
+		sp_slab_cache_flush_thread(i < NCLASS ? class_cache[i] : align_cache[i - NCLASS]);
+	stats_write(buf, sizeof(buf),
+		    snprintf(buf, sizeof(buf),
+			     "secpath-malloc: %-14s %12s %12s %8s %12s %12s %14s\n", "class",
+			     "allocs", "frees", "slabs", "bytes", "resident", "freed-cleared"));
 	for (uint32_t i = 0; i < NCLASS + NALIGN; i++) {
 		struct sp_slab_cache *c = i < NCLASS ? class_cache[i] : align_cache[i - NCLASS];
 		if (!c)
@@ -881,21 +950,26 @@ static void malloc_print_stats(void)
 		if (!st.allocs && !st.nr_slabs)
 			continue;
 		size_t res = class_resident(c);
+		/* init_on_free clears object_size bytes at every free of a cache it covers */
+		uint64_t cleared = st.init_on_free ? st.frees * st.object_size : 0;
 		res_total += res;
-		n = snprintf(buf, sizeof(buf), "secpath-malloc: %-14s %12llu %12llu %8zu %12zu %12zu\n",
-			     st.name, (unsigned long long)st.allocs, (unsigned long long)st.frees,
-			     st.nr_slabs, st.bytes, res);
-		if (write(2, buf, (size_t)n) < 0)
-			return;
+		cleared_total += cleared;
+		stats_write(buf, sizeof(buf),
+			    snprintf(buf, sizeof(buf),
+				     "secpath-malloc: %-14s %12llu %12llu %8zu %12zu %12zu %14llu\n",
+				     st.name, (unsigned long long)st.allocs,
+				     (unsigned long long)st.frees, st.nr_slabs, st.bytes, res,
+				     (unsigned long long)cleared));
 	}
-	n = snprintf(buf, sizeof(buf),
+	int n = snprintf(buf, sizeof(buf),
 		     "secpath-malloc: slabs resident %zu bytes; large %llu allocs %llu frees, live %zu "
-		     "peak %llu bytes, cached %u (%zu resident); init_on_alloc %d init_on_free %d\n",
+		     "peak %llu bytes, cached %u (%zu resident, budget %zu); init_on_alloc %d "
+		     "init_on_free %d; freed bytes cleared: slabs %llu, large %llu\n",
 		     res_total, (unsigned long long)large_allocs, (unsigned long long)large_frees,
 		     large_bytes, (unsigned long long)large_peak, large_ncache, large_hot_bytes,
-		     sp_slab_init_on_alloc(), sp_slab_init_on_free());
-	if (write(2, buf, (size_t)n) < 0)
-		return;
+		     large_hot_budget, sp_slab_init_on_alloc(), sp_slab_init_on_free(),
+		     (unsigned long long)cleared_total, (unsigned long long)large_cleared);
+	stats_write(buf, sizeof(buf), n);
 }
 
 EXPORT void malloc_stats(void) { malloc_print_stats(); }
