@@ -165,34 +165,76 @@ static int setup_var(const void *param, void **state, const struct malloc_var *v
 	return 0;
 }
 
+/* Start the case's command under the variant; stderr to err_fd with SECPATH_MALLOC_STATS=1 when
+ * err_fd >= 0, else to /dev/null.  Returns the pid, or -1. */
+static pid_t spawn(const struct malloc_state *s, int err_fd)
+{
+	pid_t pid = fork();
+	if (pid)
+		return pid;
+	int in = open(s->p->input ? s->p->input : "/dev/null", O_RDONLY);
+	int nul = open("/dev/null", O_WRONLY);
+	if (in < 0 || nul < 0)
+		_exit(127);
+	dup2(in, 0);
+	dup2(nul, 1);
+	dup2(err_fd >= 0 ? err_fd : nul, 2);
+	unsetenv("LD_PRELOAD");
+	if (s->preload[0])
+		setenv("LD_PRELOAD", s->preload, 1);
+	for (int k = 0; k < MAX_ENV && s->v->env[k]; k++)
+		putenv((char *)s->v->env[k]);
+	if (s->v->case_optout && s->p->optout)
+		setenv("SECPATH_MALLOC_NO_INIT", s->p->optout, 1);
+	if (err_fd >= 0)
+		setenv("SECPATH_MALLOC_STATS", "1", 1);
+	if (s->p->prefer && !access(s->p->prefer, X_OK))
+		execv(s->p->prefer, (char *const *)s->p->argv);
+	execvp(s->p->argv[0], (char *const *)s->p->argv);
+	_exit(127);
+}
+
+/*
+ * Bytes init_on_free cleared in one more run of an init_on_free variant: the sum over the
+ * command's processes of SECPATH_MALLOC_STATS's "freed bytes cleared" (slabs + large), or -1
+ * when the variant is not init_on_free or the run failed.  Deterministic where the timings are
+ * noise: it shows what an opt-out takes off.
+ */
+static double cleared_bytes(const struct malloc_state *s)
+{
+	int on = 0;
+	for (int k = 0; k < MAX_ENV && s->v->env[k]; k++)
+		on |= !strcmp(s->v->env[k], "SECPATH_INIT_ON_FREE=1");
+	FILE *f = on ? tmpfile() : NULL;
+	if (!f)
+		return -1;
+	double sum = -1;
+	int status = 0;
+	pid_t pid = spawn(s, fileno(f));
+	if (pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	    !WEXITSTATUS(status)) {
+		char line[512];
+		rewind(f);
+		sum = 0;
+		while (fgets(line, sizeof(line), f)) {
+			unsigned long long a, b;
+			const char *m = strstr(line, "freed bytes cleared: slabs ");
+			if (m && sscanf(m, "freed bytes cleared: slabs %llu, large %llu", &a, &b) == 2)
+				sum += (double)a + (double)b;
+		}
+	}
+	fclose(f);
+	return sum;
+}
+
 static void run_var(void *state, uint64_t n)
 {
 	struct malloc_state *s = state;
 	for (uint64_t i = 0; i < n; i++) {
-		pid_t pid = fork();
+		pid_t pid = spawn(s, -1);
 		if (pid < 0) {
 			s->failed = 1;
 			return;
-		}
-		if (!pid) {
-			int in = open(s->p->input ? s->p->input : "/dev/null", O_RDONLY);
-			int nul = open("/dev/null", O_WRONLY);
-			if (in < 0 || nul < 0)
-				_exit(127);
-			dup2(in, 0);
-			dup2(nul, 1);
-			dup2(nul, 2);
-			unsetenv("LD_PRELOAD");
-			if (s->preload[0])
-				setenv("LD_PRELOAD", s->preload, 1);
-			for (int k = 0; k < MAX_ENV && s->v->env[k]; k++)
-				putenv((char *)s->v->env[k]);
-			if (s->v->case_optout && s->p->optout)
-				setenv("SECPATH_MALLOC_NO_INIT", s->p->optout, 1);
-			if (s->p->prefer && !access(s->p->prefer, X_OK))
-				execv(s->p->prefer, (char *const *)s->p->argv);
-			execvp(s->p->argv[0], (char *const *)s->p->argv);
-			_exit(127);
 		}
 		int status = 0;
 		struct rusage ru;
@@ -223,17 +265,22 @@ static void teardown_var(void *state)
 			"\n  per command (wait4 rusage): CPU = user + sys, median ms, and peak RSS = max "
 			"ru_maxrss, MiB; each with its ratio to glibc; minor page faults, median (a fault "
 			"costs about a microsecond: the main cost an allocator adds or saves here).  CPU "
-			"time is the steadier figure on a loaded machine:");
+			"time is the steadier figure on a loaded machine.  For init_on_free: the bytes "
+			"it cleared in one more run (SECPATH_MALLOC_STATS):");
 	}
 	double cpu = median(s->cpu_ms, s->ncpu), flt = median(s->flt, s->ncpu);
 	if (s->v == &malloc_vars[0]) {
 		rss_base_kb = (double)s->maxrss_kb;
 		cpu_base_ms = cpu;
 	}
+	double cleared = cleared_bytes(s);
+	char cl[64] = "";
+	if (cleared >= 0)
+		snprintf(cl, sizeof(cl), "   cleared %.1f MB", cleared / 1e6);
 	size_t room = sizeof(malloc_context) - malloc_context_len;
 	if (room > 1) {
 		int w = snprintf(malloc_context + malloc_context_len, room,
-				 "%s  %-8s %-20s CPU %8.1f ms %6.3f   RSS %7.1f MiB %6.3f   faults %7.0f%s%s%s%s",
+				 "%s  %-8s %-20s CPU %8.1f ms %6.3f   RSS %7.1f MiB %6.3f   faults %7.0f%s%s%s%s%s",
 				 s->v == &malloc_vars[0] ? "\n" : "\n", s->p->name, s->v->name, cpu,
 				 cpu_base_ms > 0 ? cpu / cpu_base_ms : 0.0,
 				 (double)s->maxrss_kb / 1024,
@@ -241,7 +288,7 @@ static void teardown_var(void *state)
 				 s->maxrss_kb && s->maxrss_kb <= s->floor_kb
 					 ? " [RSS at the bench process's own floor: run the suite alone]"
 					 : "",
-				 s->failed ? " [a run FAILED]" : "",
+				 s->failed ? " [a run FAILED]" : "", cl,
 				 s->v->case_optout && s->p->optout ? "   opted out: " : "",
 				 s->v->case_optout && s->p->optout ? s->p->optout : "");
 		if (w > 0)

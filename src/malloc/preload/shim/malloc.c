@@ -137,6 +137,7 @@ struct large {
 	uintptr_t ptr;			/* user pointer (page aligned); 0 empty, 1 tombstone */
 	size_t usable;			/* bytes up to the guard page */
 	int dense;			/* sparse frees so far; LARGE_DENSE_AFTER: dense (below) */
+	int noinit;			/* requested with an opted-out size (SECPATH_MALLOC_NO_INIT) */
 };
 
 static pthread_mutex_t large_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -160,7 +161,8 @@ static size_t large_noinit[LARGE_NOINIT_MAX];	/* opted-out block sizes (page mul
 static uint64_t large_allocs, large_frees, large_bytes, large_peak;
 static uint64_t large_cleared;		/* bytes init_on_free cleared (stats) */
 
-/* Is a large block of this (page-rounded) size opted out of init_on_alloc / init_on_free? */
+/* Is a large request of this (page-rounded) size opted out of init_on_alloc / init_on_free?
+ * Asked at allocation (the block handed out may be a bigger cached one) and kept with it. */
 static int large_opted_out(size_t usable)
 {
 	for (unsigned i = 0; i < LARGE_NOINIT_MAX && large_noinit[i]; i++)
@@ -175,7 +177,7 @@ static size_t large_hash(uintptr_t p, size_t cap)
 }
 
 /* Insert p (under large_lock); returns -1 when the table cannot grow. */
-static int large_insert(uintptr_t p, size_t usable, int dense)
+static int large_insert(uintptr_t p, size_t usable, int dense, int noinit)
 {
 	if ((large_used + 1) * 2 > large_cap) {
 		size_t ncap = large_cap ? large_cap * 2 : 1024;
@@ -207,6 +209,7 @@ static int large_insert(uintptr_t p, size_t usable, int dense)
 	large_tab[h].ptr = p;
 	large_tab[h].usable = usable;
 	large_tab[h].dense = dense;
+	large_tab[h].noinit = noinit;
 	large_live++;
 	return 0;
 }
@@ -234,7 +237,7 @@ static void *large_alloc(size_t size, size_t align, int zero)
 	}
 	size_t usable = SP_ALIGN_UP(size ? size : 1, PAGE);
 	uintptr_t p = 0;
-	int known_zero = 1, dense = 0;
+	int known_zero = 1, dense = 0, noinit = large_opted_out(usable);
 	pthread_mutex_lock(&large_lock);
 	if (align <= PAGE) {	/* best fit among the cached mappings */
 		unsigned best = LARGE_CACHE_MAX;
@@ -282,7 +285,7 @@ static void *large_alloc(size_t size, size_t align, int zero)
 		mprotect((void *)(p + usable), PAGE, PROT_NONE);	/* guard page */
 	}
 	pthread_mutex_lock(&large_lock);
-	int err = large_insert(p, usable, dense);
+	int err = large_insert(p, usable, dense, noinit);
 	if (!err) {
 		large_allocs++;
 		large_bytes += usable;
@@ -295,8 +298,7 @@ static void *large_alloc(size_t size, size_t align, int zero)
 		errno = ENOMEM;
 		return NULL;
 	}
-	if ((zero || ((slab_policy_get() & SLAB_INIT_ALLOC) && !large_opted_out(usable))) &&
-	    !known_zero)
+	if ((zero || ((slab_policy_get() & SLAB_INIT_ALLOC) && !noinit)) && !known_zero)
 		memset((void *)p, 0, usable);
 	return (void *)p;
 }
@@ -408,7 +410,7 @@ static sp_noinline void large_free(void *ptr)
 		sp_fatal(MSG_FOREIGN);
 	}
 	size_t usable = l->usable;
-	int dense = l->dense;
+	int dense = l->dense, noinit = l->noinit;
 	l->ptr = 1;
 	large_live--;
 	large_frees++;
@@ -442,7 +444,7 @@ static sp_noinline void large_free(void *ptr)
 	} else if (!hot) {	/* a big block: the pages read as zero from now on */
 		madvise(ptr, usable, MADV_DONTNEED);
 		dense = 0;
-	} else if ((slab_policy_get() & SLAB_INIT_FREE) && !large_opted_out(usable)) {
+	} else if ((slab_policy_get() & SLAB_INIT_FREE) && !noinit) {
 		dense = large_zero_resident(p, usable, dense);	/* init_on_free */
 		zero = 1;
 		if (malloc_stats_on)	/* resident pages or not: the block's bytes */
@@ -488,6 +490,7 @@ static void *large_remap(void *ptr, size_t size)
 		sp_fatal(MSG_FOREIGN);
 	}
 	size_t usable = l->usable;
+	int noinit = l->noinit;
 	/* Take it out of the table while it moves (a concurrent free of it is a caller bug). */
 	l->ptr = 1;
 	large_live--;
@@ -498,11 +501,12 @@ static void *large_remap(void *ptr, size_t size)
 		if (np != p || nu + PAGE < usable)
 			munmap((void *)(p + usable), PAGE);	/* the old guard page */
 		mprotect((void *)(np + nu), PAGE, PROT_NONE);
+		noinit = large_opted_out(nu);	/* the new size's, as a new request's */
 	} else {
 		nu = usable;
 	}
 	pthread_mutex_lock(&large_lock);
-	int err = large_insert(np, nu, 0);
+	int err = large_insert(np, nu, 0, noinit);
 	if (!err) {
 		large_bytes = large_bytes - usable + nu;
 		if (large_bytes > large_peak)
