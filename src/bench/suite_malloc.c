@@ -7,7 +7,8 @@
  * table (the harness itself reports time only).
  * Cases (run from the project root; a case whose files are missing is skipped):
  *   gcc      gcc -O2 -c of three project sources (the kernel thread's "three redis sources")
- *   python3  tests/malloc/workload.py (json, re, sqlite3 module, dict churn), /usr/bin/python3 first
+ *   python3  tests/malloc/workload.py (json, re, sqlite3 module, dict churn), /usr/bin/python3
+ *            first, PYTHONHASHSEED=0
  *   sqlite3  sqlite3 :memory: < tests/malloc/gen-db.sql (200k generated rows)
  *   git      git log --stat -n 300 on the project repository
  * Variants (ratios to glibc in the same run):
@@ -43,6 +44,7 @@ struct malloc_param {
 	const char *need;		/* a file the case needs (relative to the project root) */
 	const char *prefer;		/* run this program instead of argv[0] when it exists */
 	const char *optout;		/* SECPATH_MALLOC_NO_INIT of secpath-free-optout */
+	const char *env;		/* NAME=VALUE for every variant, or NULL */
 };
 
 struct malloc_var {
@@ -184,6 +186,8 @@ static pid_t spawn(const struct malloc_state *s, int err_fd)
 		setenv("LD_PRELOAD", s->preload, 1);
 	for (int k = 0; k < MAX_ENV && s->v->env[k]; k++)
 		putenv((char *)s->v->env[k]);
+	if (s->p->env)
+		putenv((char *)s->p->env);
 	if (s->v->case_optout && s->p->optout)
 		setenv("SECPATH_MALLOC_NO_INIT", s->p->optout, 1);
 	if (err_fd >= 0)
@@ -315,15 +319,17 @@ static const char *const argv_git[] = { "git", "log", "--stat", "-n", "300", NUL
 /* Each case's opt-out: the sizes holding most of the bytes init_on_free clears in it (the
  * freed-cleared column of SECPATH_MALLOC_STATS=1 SECPATH_INIT_ON_FREE=1). */
 static const struct malloc_param p_gcc = { "gcc", argv_gcc, NULL, "src/slab/cache.c", NULL,
-					   "8960,4096" };
+					   "8960,4096", NULL };
 /* Debian's interpreter itself, not a wrapper earlier on PATH (pyenv's shim is a shell script:
- * bash would run under each allocator too) */
+ * bash would run under each allocator too); a fixed hash seed, else every run lays out its
+ * dicts differently (CPU pstdev 3.6 % -> 1.8 % over 15 runs of glibc) */
 static const struct malloc_param p_py = { "python3", argv_py, NULL, "tests/malloc/workload.py",
-					  "/usr/bin/python3", "1152" };
+					  "/usr/bin/python3", "1152", "PYTHONHASHSEED=0" };
 static const struct malloc_param p_sqlite = { "sqlite3", argv_sqlite, "tests/malloc/gen-db.sql",
-					      "tests/malloc/gen-db.sql", NULL, "4608,13824" };
+					      "tests/malloc/gen-db.sql", NULL, "4608,13824", NULL };
 /* zlib's inflate state (7 KiB class) and its 32 KiB window, per object read */
-static const struct malloc_param p_git = { "git", argv_git, NULL, ".git", NULL, "7168,32768" };
+static const struct malloc_param p_git = { "git", argv_git, NULL, ".git", NULL, "7168,32768",
+					   NULL };
 
 static const struct sp_bench_case malloc_cases[] = {
 	{ "gcc", &p_gcc, 0 },

@@ -579,7 +579,7 @@ static int malloc_do_init(void)
 		unsigned long v = optout_next(&l);
 		if (!v)
 			break;
-		if (v > SMALL_MAX)
+		if (v > SMALL_MAX && v <= PTRDIFF_MAX / 2)	/* no wrap when rounded up */
 			large_noinit[nl++] = SP_ALIGN_UP(v, PAGE);
 	}
 	if (env_on("SECPATH_MALLOC_VERIFY")) {
