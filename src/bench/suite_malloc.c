@@ -17,7 +17,7 @@
  *   secpath-alloc (SECPATH_INIT_ON_ALLOC=1), secpath-free (SECPATH_INIT_ON_FREE=1) and
  *   secpath-free-optout (init_on_free with the case's hottest sizes opted out through
  *   SECPATH_MALLOC_NO_INIT: the per-cache opt-out where a few sizes take most of the clearing,
- *   e.g. python3's 1152-byte class 96 % of it, git's zlib buffers 70 %).
+ *   e.g. python3's 1152-byte class 96 % of it, git's zlib buffers 74 %).
  * libsecpath-malloc.so is looked up as $SECPATH_MALLOC_SO, else next to the running binary.
  */
 #include <errno.h>

@@ -311,7 +311,7 @@ static void *large_alloc(size_t size, size_t align, int zero)
  * memset faults it back in.  A block found all resident is "dense": it stays so (memset keeps
  * its pages), so its next frees skip the syscalls, which cost more than clearing a few pages
  * (git frees its 32 KiB zlib window 2,500 times in `git log --stat -n 300`: a mincore per free
- * made init_on_free cost +4 % there).  A block found sparse LARGE_DENSE_AFTER times in a row
+ * made init_on_free cost +4 % there).  A block found sparse at LARGE_DENSE_AFTER frees
  * is a buffer the program keeps reusing: it turns dense too, its untouched pages faulted in
  * once by the memset (the hot budget already counts them), instead of a mincore and a madvise
  * at each free (git: ~1,300 calls, init_on_free +2.9 % -> +1.4 % over secpath; gcc: +100
