@@ -284,8 +284,8 @@ static void teardown_var(void *state)
 	size_t room = sizeof(malloc_context) - malloc_context_len;
 	if (room > 1) {
 		int w = snprintf(malloc_context + malloc_context_len, room,
-				 "%s  %-8s %-20s CPU %8.1f ms %6.3f   RSS %7.1f MiB %6.3f   faults %7.0f%s%s%s%s%s",
-				 s->v == &malloc_vars[0] ? "\n" : "\n", s->p->name, s->v->name, cpu,
+				 "\n  %-8s %-20s CPU %8.1f ms %6.3f   RSS %7.1f MiB %6.3f   faults %7.0f%s%s%s%s%s",
+				 s->p->name, s->v->name, cpu,
 				 cpu_base_ms > 0 ? cpu / cpu_base_ms : 0.0,
 				 (double)s->maxrss_kb / 1024,
 				 rss_base_kb > 0 ? (double)s->maxrss_kb / rss_base_kb : 0.0, flt,

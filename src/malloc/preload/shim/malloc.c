@@ -33,8 +33,8 @@
  * blocks included: init_on_free clears a block that stays resident, its resident pages only
  * (large_zero_resident), and drops the pages of the others), SECPATH_MALLOC_VERIFY=1
  * (zero-on-free plus the write-after-free check on reuse), SECPATH_MALLOC_NO_INIT=SIZE[,SIZE..]
- * (per-class opt-out, beyond mainline; sizes above SMALL_MAX name large blocks of that
- * page-rounded size), SECPATH_MALLOC_STATS=1 (per-class statistics to stderr at
+ * (per-class opt-out, beyond mainline; sizes above SMALL_MAX name large blocks requested with
+ * that size, rounded up to pages), SECPATH_MALLOC_STATS=1 (per-class statistics to stderr at
  * exit, with each class's resident bytes from mincore).  Messages: "secpath: slab: ..." for
  * slab objects, "secpath: malloc: ..." for the rest.
  *
@@ -455,9 +455,8 @@ static sp_noinline void large_free(void *ptr)
 		nout += large_cache_put(cold[i].ptr, cold[i].usable, 1, 0, 0, 1, cold[i].seq,
 					&out[nout].ptr, &out[nout].usable);
 	if (p)
-		nout += large_cache_put(p, usable, zero, hot, dense, keep && !hot &&
-					usable <= LARGE_HOT_MAX, seq, &out[nout].ptr,
-					&out[nout].usable);
+		nout += large_cache_put(p, usable, zero, hot, dense, !hot && usable <= LARGE_HOT_MAX,
+					seq, &out[nout].ptr, &out[nout].usable);
 	pthread_mutex_unlock(&large_lock);
 	for (unsigned i = 0; i < nout; i++)
 		large_unmap(out[i].ptr, out[i].usable);
@@ -819,6 +818,14 @@ EXPORT void *pvalloc(size_t size)
 
 /* ---- glibc extras: what is supported (docs/MALLOC.md) --------------------------------------- */
 
+/* Return the calling thread's cached objects of every class to their slabs (NULL caches, before
+ * initialisation, are skipped by the flush). */
+static void flush_thread_classes(void)
+{
+	for (uint32_t i = 0; i < NCLASS + NALIGN; i++)
+		sp_slab_cache_flush_thread(i < NCLASS ? class_cache[i] : align_cache[i - NCLASS]);
+}
+
 /* Returns the calling thread's cached objects to their slabs; empty slabs beyond the two a cache
  * keeps are released (MADV_DONTNEED) by that flush, and the large-block cache is unmapped. */
 EXPORT int malloc_trim(size_t pad)
@@ -826,10 +833,7 @@ EXPORT int malloc_trim(size_t pad)
 	(void)pad;
 	if (!__atomic_load_n(&malloc_ready, __ATOMIC_ACQUIRE))
 		return 0;
-	for (uint32_t i = 0; i < nclass; i++)
-		sp_slab_cache_flush_thread(class_cache[i]);
-	for (uint32_t i = 0; i < NALIGN; i++)
-		sp_slab_cache_flush_thread(align_cache[i]);
+	flush_thread_classes();
 	pthread_mutex_lock(&large_lock);
 	unsigned n = large_ncache;
 	large_ncache = 0;
@@ -945,8 +949,7 @@ static void malloc_print_stats(void)
 	struct sp_slab_stats st;
 	size_t res_total = 0;
 	uint64_t cleared_total = 0;
-	for (uint32_t i = 0; i < NCLASS + NALIGN; i++)	/* this thread's frees into the counts */
-		sp_slab_cache_flush_thread(i < NCLASS ? class_cache[i] : align_cache[i - NCLASS]);
+	flush_thread_classes();	/* this thread's frees into the counts */
 	stats_write(buf, sizeof(buf),
 		    snprintf(buf, sizeof(buf),
 			     "secpath-malloc: %-14s %12s %12s %8s %12s %12s %14s\n", "class",
