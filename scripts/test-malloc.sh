@@ -224,6 +224,11 @@ if gcc -O0 -fno-builtin -o "$tmp/io" "$tmp/io.c" 2>/dev/null; then
 			bad "init_on_free, opt-out '${o:-none}'" "'$got' (want '$want'), cleared 1152: '$c1152' (want $wc), large: '$large' (want $wl, or more: libc's own blocks)"
 		fi
 	done
+	# a list with nothing usable in it opts nothing out (and the library still starts)
+	got=$(env LD_PRELOAD="$so" SECPATH_INIT_ON_FREE=1 \
+		  SECPATH_MALLOC_NO_INIT='abc,,-5,99999999999999999999999,k,malloc-,0' "$tmp/io" 2>&1)
+	if [ "$got" = "zero zero zero zero" ]; then ok "init_on_free, opt-out list of garbage"
+	else bad "init_on_free, opt-out list of garbage" "'$got'"; fi
 	budget=$(env LD_PRELOAD="$so" SECPATH_MALLOC_STATS=1 "$tmp/io" budget 2>&1 |
 		 sed -n 's/.*budget \([0-9]*\)).*/\1/p')
 	if [ "${budget:-0}" -gt 262144 ]; then ok "large hot budget grows on refaults"

@@ -314,8 +314,8 @@ static void *large_alloc(size_t size, size_t align, int zero)
  * made init_on_free cost +4 % there).  A block found sparse at LARGE_DENSE_AFTER frees
  * is a buffer the program keeps reusing: it turns dense too, its untouched pages faulted in
  * once by the memset (the hot budget already counts them), instead of a mincore and a madvise
- * at each free (git: ~1,300 calls, init_on_free +2.9 % -> +1.4 % over secpath; gcc: +100
- * faults).  Without mincore the whole block is cleared.  dense counts the sparse frees so
+ * at each free (git: ~1,300 calls; `secpath bench malloc --case git`: init_on_free +3.5 % over
+ * secpath before, +1.5 % after; gcc: +100 faults).  Without mincore the whole block is cleared.  dense counts the sparse frees so
  * far, LARGE_DENSE_AFTER meaning dense; returns its new value.
  */
 static int large_zero_resident(uintptr_t p, size_t usable, int dense)
