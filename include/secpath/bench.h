@@ -53,6 +53,10 @@ struct sp_bench_suite {
 /* Suite flags. */
 #define SP_BENCH_NO_PIN	(1u << 0)	/* do not pin to one CPU (the suite runs threads) */
 #define SP_BENCH_NOT_DEFAULT (1u << 1)	/* run only when named (not in the default set) */
+/* One op runs other programs (fork + exec): --cachegrind counts the instructions and D1 misses of
+ * the processes each variant's measured run starts (valgrind --trace-children=yes), summed, not the
+ * bench process's own (which only forks and waits). */
+#define SP_BENCH_CG_CHILDREN (1u << 2)
 
 /* The kept results of a run (opaque): every case of every suite, for the summary and HTML. */
 struct sp_bench_results;

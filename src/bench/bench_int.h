@@ -89,6 +89,11 @@ int bench_cg_parse(const char *text, size_t len, struct bench_cg_dump *d);
  * (-ENOENT when "host" cannot be read from sysfs). */
 int bench_cg_geometry(const char *spec, char *buf, size_t len);
 
+/* SP_BENCH_CG_CHILDREN suites: the environment variable naming the variant whose measured run
+ * started a process ("main" in the bench process itself, "none" outside the measured runs);
+ * valgrind expands it into each traced process's callgrind file name (%q{...}). */
+#define BENCH_CG_TAG_ENV "SP_BENCH_CG_TAG"
+
 struct bench_case_res;
 /* Run the case under valgrind --tool=callgrind and fill each variant's cg_* fields. */
 int bench_cg_run_case(const struct sp_bench_suite *s, size_t ci, const struct sp_bench_opts *o,

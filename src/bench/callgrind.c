@@ -10,6 +10,10 @@
  * "summary:" line holds the event totals of that region; events missing at the end of the line
  * are zero (callgrind drops trailing zeros).  The child's own output goes to /dev/null, valgrind's
  * log to <dir>/valgrind.log, kept (and named in the report) only when the run failed.
+ * A suite whose ops run programs (SP_BENCH_CG_CHILDREN) is traced into its children instead: each
+ * process writes one file cg.<tag>.<pid>, the tag (BENCH_CG_TAG_ENV, expanded by valgrind's %q)
+ * naming the variant whose measured run started it, and a variant's counts are the sum of its
+ * files' totals; no warm-up (fixed_ops suites have none).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -227,6 +231,54 @@ static void remove_dir(const char *dir)
 	rmdir(dir);
 }
 
+/*
+ * SP_BENCH_CG_CHILDREN: add up, per variant, the final totals of the processes its measured run
+ * started (files cg.<variant>.<pid>; the bench process's own are cg.main.*, the teardown's
+ * cg.none.*).  The run was of o->cg_ops ops (else the suite's fixed_ops, else 1000, as
+ * run_case_cg_child).  Returns the number of variants filled.
+ */
+static int sum_children(const struct sp_bench_suite *s, const char *dir,
+			const struct sp_bench_opts *o, struct bench_case_res *res)
+{
+	uint64_t ops = o->cg_ops ? o->cg_ops : s->fixed_ops ? s->fixed_ops : 1000;
+	int found = 0;
+	for (size_t vi = 0; vi < s->nvariants; vi++) {
+		char prefix[32];
+		int n = snprintf(prefix, sizeof(prefix), "cg.%zu.", vi);
+		uint64_t ir = 0, d1 = 0;
+		int procs = 0, bad = 0;
+		DIR *d = opendir(dir);
+		struct dirent *e;
+		while (d && (e = readdir(d))) {
+			if (strncmp(e->d_name, prefix, (size_t)n))
+				continue;
+			char path[512], *text = NULL;
+			size_t len = 0;
+			struct bench_cg_dump dump;
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+			if (slurp(path, &text, &len)) {
+				bad = 1;
+				continue;
+			}
+			if (bench_cg_parse(text, len, &dump))
+				bad = 1;	/* a process killed before its dump */
+			else
+				ir += dump.ir, d1 += dump.d1mr + dump.d1mw, procs++;
+			free(text);
+		}
+		if (d)
+			closedir(d);
+		if (!procs || bad)
+			continue;
+		struct bench_var_res *vr = &res->vr[vi];
+		vr->cg_ir = (double)ir / (double)ops;
+		vr->cg_d1 = (double)d1 / (double)ops;
+		vr->cg_ops = (double)ops;
+		found++;
+	}
+	return found;
+}
+
 static const char *const default_reexec[] = { "/proc/self/exe", "bench", NULL };
 
 int bench_cg_run_case(const struct sp_bench_suite *s, size_t ci, const struct sp_bench_opts *o,
@@ -247,7 +299,12 @@ int bench_cg_run_case(const struct sp_bench_suite *s, size_t ci, const struct sp
 		return -errno;
 	}
 	snprintf(d1, sizeof(d1), "--D1=%s", geom);
-	snprintf(outfile, sizeof(outfile), "--callgrind-out-file=%s/cg.out", dir);
+	int children = (s->flags & SP_BENCH_CG_CHILDREN) != 0;
+	if (children)	/* one file per traced process, named after the variant that ran it */
+		snprintf(outfile, sizeof(outfile), "--callgrind-out-file=%s/cg.%%q{%s}.%%p", dir,
+			 BENCH_CG_TAG_ENV);
+	else
+		snprintf(outfile, sizeof(outfile), "--callgrind-out-file=%s/cg.out", dir);
 	snprintf(logpath, sizeof(logpath), "%s/valgrind.log", dir);
 	argv[n++] = "valgrind";
 	argv[n++] = "--tool=callgrind";
@@ -256,6 +313,8 @@ int bench_cg_run_case(const struct sp_bench_suite *s, size_t ci, const struct sp
 	argv[n++] = "--I1=32768,8,64";
 	argv[n++] = "--LL=2097152,16,64";
 	argv[n++] = outfile;
+	if (children)
+		argv[n++] = "--trace-children=yes";
 	/* valgrind must be given the real path: in the child, /proc/self/exe is valgrind. */
 	static char self[4096];
 	const char *const *a = o->reexec_argv ? o->reexec_argv : default_reexec;
@@ -300,6 +359,8 @@ int bench_cg_run_case(const struct sp_bench_suite *s, size_t ci, const struct sp
 			dup2(null, 1);
 		if (log >= 0)
 			dup2(log, 2);
+		if (children)
+			setenv(BENCH_CG_TAG_ENV, "main", 1);
 		execvp(argv[0], (char *const *)argv);
 		_exit(127);
 	}
@@ -319,8 +380,8 @@ int bench_cg_run_case(const struct sp_bench_suite *s, size_t ci, const struct sp
 		return -EIO;
 	}
 
-	int found = 0;
-	for (int k = 1; k < 1000; k++) {
+	int found = children ? sum_children(s, dir, o, res) : 0;
+	for (int k = 1; k < 1000 && !children; k++) {
 		char path[200], *text = NULL;
 		size_t len = 0;
 		struct bench_cg_dump dump;

@@ -99,7 +99,8 @@ static void free_case(struct bench_case_res *r, size_t nv)
 	free(r->vr);
 }
 
-/* The callgrind child: each variant once, between ZERO_STATS and DUMP_STATS_AT. */
+/* The callgrind child: each variant once, between ZERO_STATS and DUMP_STATS_AT; for a suite whose
+ * ops run programs (SP_BENCH_CG_CHILDREN), once with BENCH_CG_TAG_ENV naming the variant. */
 static void run_case_cg_child(const struct sp_bench_suite *s, const struct sp_bench_case *c,
 			      const struct sp_bench_opts *o)
 {
@@ -113,9 +114,19 @@ static void run_case_cg_child(const struct sp_bench_suite *s, const struct sp_be
 		if (!s->fixed_ops)
 			v->run(st, n);		/* warm the simulated caches */
 		snprintf(tag, sizeof(tag), "sp:%zu:%llu", vi, (unsigned long long)n);
-		CALLGRIND_ZERO_STATS;
-		v->run(st, n);
-		CALLGRIND_DUMP_STATS_AT(tag);
+		if (s->flags & SP_BENCH_CG_CHILDREN) {
+			/* The processes the run starts name their profiles after the variant
+			 * (callgrind.c's --callgrind-out-file); those of the teardown, none. */
+			char vtag[24];
+			snprintf(vtag, sizeof(vtag), "%zu", vi);
+			setenv(BENCH_CG_TAG_ENV, vtag, 1);
+			v->run(st, n);
+			setenv(BENCH_CG_TAG_ENV, "none", 1);
+		} else {
+			CALLGRIND_ZERO_STATS;
+			v->run(st, n);
+			CALLGRIND_DUMP_STATS_AT(tag);
+		}
 		if (v->teardown)
 			v->teardown(st);
 	}

@@ -108,7 +108,8 @@ static int table_block(FILE *f, const struct bench_case_res *r, int m, const cha
 	if (wall)
 		fprintf(f, " %6s %10s", "IPC", "L1Dmiss/op");
 	if (wall && r->cg_geom)
-		fprintf(f, " | %10s %10s %14s", "cg Ir/op", "cg D1mis/op", "instr/ns(est.)");
+		fprintf(f, " | %10s %8s %10s %14s", "cg Ir/op", "Ir ratio", "cg D1mis/op",
+			"instr/ns(est.)");
 	fputc('\n', f);
 
 	for (size_t vi = 0; vi < s->nvariants; vi++) {
@@ -149,11 +150,13 @@ static int table_block(FILE *f, const struct bench_case_res *r, int m, const cha
 			fprintf(f, " %s %s", ci, cm);
 		}
 		if (wall && r->cg_geom) {
-			char gi[24], gd[24], ge[24];
+			char gi[24], gr[24], gd[24], ge[24];
 			fmt_num(gi, sizeof(gi), vr->cg_ir, 10);
+			/* exact where the wall ratios are noise (a whole program per op) */
+			fmt_num(gr, sizeof(gr), b && b->cg_ir > 0 ? vr->cg_ir / b->cg_ir : NAN, 8);
 			fmt_num(gd, sizeof(gd), vr->cg_d1, 11);
 			fmt_num(ge, sizeof(ge), st.median > 0 ? vr->cg_ir / st.median : NAN, 14);
-			fprintf(f, " | %s %s %s", gi, gd, ge);
+			fprintf(f, " | %s %s %s %s", gi, gr, gd, ge);
 		}
 		fputc('\n', f);
 	}
@@ -199,9 +202,13 @@ void bench_report_table(FILE *f, const struct bench_case_res *r)
 			fprintf(f, "  callgrind: n/a (%s)\n", r->cg_err);
 		else
 			fprintf(f, "  callgrind (D1=%s, I1=32768,8,64, LL=2097152,16,64): exact "
-				"per-op counts of each variant's measured region; instr/ns (est.) "
-				"= callgrind Ir/op / wall median ns/op (an estimate, not a "
-				"measured IPC)\n", r->cg_geom);
+				"per-op counts of each variant's measured region%s; Ir ratio = "
+				"Ir/op / the baseline's; instr/ns (est.) = callgrind Ir/op / wall "
+				"median ns/op (an estimate, not a measured IPC)\n", r->cg_geom,
+				s->flags & SP_BENCH_CG_CHILDREN
+					? " (the programs it ran, user space, summed over their "
+					  "processes)"
+					: "");
 	}
 	if (s->context && r->last)
 		fprintf(f, "\n  %s: %s\n", s->name, s->context);

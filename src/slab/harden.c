@@ -131,18 +131,6 @@ unsigned slab_free_hooks(struct sp_slab_cache *c, uintptr_t obj)
 	return st;
 }
 
-static void slab_free_zero(struct sp_slab_cache *c, uint8_t *st, uintptr_t obj)
-{
-	/* slab_free_hook(): the object and the padding after it; the free pointer comes after. */
-	sp_track_unpoison((void *)obj, c->stride);
-	memset((void *)obj, 0, c->object_size);
-	if (c->stride > c->rz_end)
-		memset((void *)(obj + c->rz_end), 0, c->stride - c->rz_end);
-	sp_track_poison((void *)(obj + c->object_size), c->stride - c->object_size);
-	__atomic_store_n(st, (uint8_t)SLAB_ST_FREE_ZERO, __ATOMIC_RELAXED);
-	slab_free_push(c, obj, st);
-}
-
 /*
  * Alloc with zeroing or hooks.  A FRESH or FREE_ZERO object is zero in full (the thread arrays write no
  * free pointer, and a refill wipes the slab free pointer word: maybe_wipe_obj_freeptr()), so
@@ -189,7 +177,7 @@ void slab_free_other(struct sp_slab_cache *c, void *p)
 		__atomic_store_n(st, (uint8_t)SLAB_ST_FREE, __ATOMIC_RELAXED);
 		slab_free_push(c, obj, st);
 	} else if (!c->hooks_free) {
-		slab_free_zero(c, st, obj);
+		slab_free_zero_fast(c, obj, st);	/* checks the state again */
 	} else {
 		__atomic_store_n(st, (uint8_t)slab_free_hooks(c, obj), __ATOMIC_RELAXED);
 		slab_free_push(c, obj, st);

@@ -565,6 +565,8 @@ static sp_always_inline void *slab_alloc_fast(struct sp_slab_cache *c, int zero)
 }
 
 static sp_always_inline void slab_free_push(struct sp_slab_cache *c, uintptr_t obj, uint8_t *st);
+static sp_always_inline void slab_free_zero_fast(struct sp_slab_cache *c, uintptr_t obj,
+						 uint8_t *st);
 
 /*
  * Free: validate (owner, object boundary and range by one multiply and rotate, allocated state),
@@ -574,7 +576,9 @@ static sp_always_inline void slab_free_push(struct sp_slab_cache *c, uintptr_t o
  * the owner and boundary checks also do the arena range check (slab_free_other diagnoses; NULL
  * returns there).  ASan builds keep the explicit range check: the mapped header could sit in a
  * poisoned object.
- * Caches with free hooks have objs_fast 0, so the range check sends them to slab_free_other.
+ * Caches with free hooks have objs_fast 0, so the range check sends them to the cold branch:
+ * init_on_free alone is done there inline (slab_free_zero_fast), anything else in
+ * slab_free_other.
  */
 static sp_always_inline void slab_free_fast(struct sp_slab_cache *c, void *p)
 {
@@ -590,7 +594,10 @@ static sp_always_inline void slab_free_fast(struct sp_slab_cache *c, void *p)
 	struct slab *s = (struct slab *)((obj & c->slab_amask) | c->arena_base);
 	uint64_t i = slab_obj_index(c, obj - s->objs);
 	if (unlikely(s->cache != c || i >= c->objs_fast)) {
-		slab_free_other(c, p);
+		if (s->cache == c && i < c->objs_per_slab && c->hot_free == SLAB_INIT_FREE)
+			slab_free_zero_fast(c, obj, &s->state[i]);
+		else
+			slab_free_other(c, p);
 		return;
 	}
 	uint8_t *st = &s->state[i];
@@ -599,6 +606,54 @@ static sp_always_inline void slab_free_fast(struct sp_slab_cache *c, void *p)
 		return;
 	}
 	__atomic_store_n(st, (uint8_t)SLAB_ST_FREE, __ATOMIC_RELAXED);
+	slab_free_push(c, obj, st);
+}
+
+/*
+ * Zero n bytes at p (n a multiple of 8): up to 128 bytes by 16-byte stores that may overlap
+ * (constant-size memsets compile to single stores), no call; larger by memset.
+ */
+static sp_always_inline void slab_zero(uintptr_t p, size_t n)
+{
+	if (n > 128 || n < 16) {
+		memset((void *)p, 0, n);
+		return;
+	}
+	memset((void *)p, 0, 16);
+	memset((void *)(p + n - 16), 0, 16);
+	if (n > 32) {
+		memset((void *)(p + 16), 0, 16);
+		memset((void *)(p + n - 32), 0, 16);
+		if (n > 64) {
+			memset((void *)(p + 32), 0, 16);	/* 32 would be a rep stos */
+			memset((void *)(p + 48), 0, 16);
+			memset((void *)(p + n - 64), 0, 16);
+			memset((void *)(p + n - 48), 0, 16);
+		}
+	}
+}
+
+/*
+ * init_on_free alone (no hooks), checks already made by the caller but the state: zero the
+ * object and the padding after its red zone (slab_free_hook(); without hooks there is no red
+ * zone, so that is the whole stride), mark it FREE_ZERO, push.  Inline in the free's cold
+ * branch: slab_free_other's call and second validation cost ~40 instructions per free, which
+ * made init_on_free no cheaper than glibc's MALLOC_PERTURB_ on sqlite3.
+ */
+static sp_always_inline void slab_free_zero_fast(struct sp_slab_cache *c, uintptr_t obj,
+						 uint8_t *st)
+{
+	if (unlikely(slab_state_ne(st, SLAB_ST_ALLOC))) {
+		slab_bad_free(c, (void *)obj);
+		return;
+	}
+	size_t size = c->object_size;
+	sp_track_unpoison((void *)obj, c->stride);
+	slab_zero(obj, size);
+	if (c->stride > c->rz_end)
+		memset((void *)(obj + c->rz_end), 0, c->stride - c->rz_end);
+	sp_track_poison((void *)(obj + size), c->stride - size);
+	__atomic_store_n(st, (uint8_t)SLAB_ST_FREE_ZERO, __ATOMIC_RELAXED);
 	slab_free_push(c, obj, st);
 }
 

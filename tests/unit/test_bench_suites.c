@@ -2,7 +2,8 @@
  * test_bench_suites.c - the built-in slab, slab-spread and hackbench suites run end to end in
  * quick mode (every variant set up, run and torn down; JSON Lines valid; no variant skipped),
  * and the callgrind backend on slab-spread N=200: the deterministic guard of
- * docs/slab-and-measurement.md 4 (kmalloc-512 conflict-misses, secpath caches do not).
+ * docs/slab-and-measurement.md 4 (kmalloc-512 conflict-misses, secpath caches do not), and on
+ * a suite whose ops run programs (SP_BENCH_CG_CHILDREN): the programs' instructions are counted.
  * No timing assertions.  This program re-executes itself under valgrind (--bench-child).
  */
 #include <stdarg.h>
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/wait.h>
 
 #include "secpath/bench.h"
 #include "base/compiler.h"
@@ -128,11 +130,113 @@ static void test_bench_suites__cachegrind_spread_n200(void **st)
 	free(out);
 }
 
+/*
+ * A suite whose op runs a program (SP_BENCH_CG_CHILDREN, as `malloc`): this binary with --spin K,
+ * K = 2M iterations in variant "x1", 4M in "x2"; each teardown runs one more of 16M, which the
+ * callgrind figures must leave out.
+ */
+#define SPIN_K 2000000u
+
+static void spin(unsigned long long k)
+{
+	for (volatile unsigned long long i = 0; i < k; i++)
+		;
+}
+
+struct spin_state {
+	char self[4096];
+	unsigned long long k;
+};
+
+static void spin_exec(const struct spin_state *s, unsigned long long k)
+{
+	char arg[32];
+	snprintf(arg, sizeof(arg), "%llu", k);
+	pid_t pid = fork();
+	if (!pid) {
+		execl(s->self, s->self, "--spin", arg, (char *)NULL);
+		_exit(127);
+	}
+	int status;
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+}
+
+static int spin_setup(const void *param, void **state, unsigned long long k)
+{
+	struct spin_state *s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	ssize_t n = readlink("/proc/self/exe", s->self, sizeof(s->self) - 1);
+	if (n <= 0) {
+		free(s);
+		return -ENOENT;
+	}
+	s->k = k;
+	*state = s;
+	return 0;
+}
+
+static int spin_setup1(const void *p, void **st) { return spin_setup(p, st, SPIN_K); }
+static int spin_setup2(const void *p, void **st) { return spin_setup(p, st, 2ull * SPIN_K); }
+
+static void spin_run(void *state, uint64_t n)
+{
+	struct spin_state *s = state;
+	for (uint64_t i = 0; i < n; i++)
+		spin_exec(s, s->k);
+}
+
+static void spin_teardown(void *state)
+{
+	spin_exec(state, 8ull * SPIN_K);
+	free(state);
+}
+
+static const struct sp_bench_case spin_cases[] = { { "spin", NULL, 0 } };
+static const struct sp_bench_variant spin_variants[] = {
+	{ "x1", spin_setup1, spin_run, spin_teardown },
+	{ "x2", spin_setup2, spin_run, spin_teardown },
+};
+static const struct sp_bench_suite spin_suite = {
+	.name = "test-spin", .unit = "run", .cases = spin_cases, .ncases = 1,
+	.variants = spin_variants, .nvariants = 2, .fixed_ops = 1,
+	.flags = SP_BENCH_CG_CHILDREN | SP_BENCH_NOT_DEFAULT,
+};
+
+static void test_bench_suites__cachegrind_children(void **st)
+{
+	(void)st;
+	if (SP_HAVE_ASAN || !have_valgrind())
+		skip();
+	static const char *const reexec[] = { "/proc/self/exe", "--bench-child", NULL };
+	struct sp_bench_opts o = { .sz = sizeof(o), .reps = 1, .cachegrind = "32k8",
+				   .reexec_argv = reexec };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	o.out = f;
+	o.json = 1;
+	int rc = sp_bench_run(&spin_suite, &o);
+	fclose(f);
+	assert_int_equal(rc, 0);
+	const char *m = "\"metric\":\"callgrind-Ir/op\"";
+	double x1 = metric_of(buf, "x1", m), x2 = metric_of(buf, "x2", m);
+	/* The spawned programs' instructions (a few per iteration, plus start-up), not the
+	 * bench process's fork + wait, nor the teardown's 8x run. */
+	assert_true(x1 > 3.0 * SPIN_K && x1 < 12.0 * SPIN_K);
+	assert_true(x2 / x1 > 1.8 && x2 / x1 < 2.1);
+	free(buf);
+}
+
 /* The callgrind child: <self> --bench-child SUITE --case NAME --cg-child [--cg-ops N]. */
 static int bench_child(int argc, char **argv)
 {
 	struct sp_bench_opts o = { .sz = sizeof(o), .cg_child = 1 };
-	const struct sp_bench_suite *s = argc > 2 ? sp_bench_suite_find(argv[2]) : NULL;
+	const struct sp_bench_suite *s = argc > 2 && !strcmp(argv[2], spin_suite.name)
+						 ? &spin_suite
+					 : argc > 2 ? sp_bench_suite_find(argv[2]) : NULL;
 	for (int i = 3; i < argc; i++) {
 		if (!strcmp(argv[i], "--case") && i + 1 < argc)
 			o.only_case = argv[++i];
@@ -146,11 +250,16 @@ int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "--bench-child"))
 		return bench_child(argc, argv);
+	if (argc > 2 && !strcmp(argv[1], "--spin")) {
+		spin(strtoull(argv[2], NULL, 10));
+		return 0;
+	}
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bench_suites__slab_quick),
 		cmocka_unit_test(test_bench_suites__slab_spread_quick),
 		cmocka_unit_test(test_bench_suites__hackbench_quick),
 		cmocka_unit_test(test_bench_suites__cachegrind_spread_n200),
+		cmocka_unit_test(test_bench_suites__cachegrind_children),
 	};
 	return cmocka_run_group_tests_name("bench_suites", tests, NULL, NULL);
 }
