@@ -98,8 +98,11 @@ static double metric_of(const char *out, const char *variant, const char *metric
 		if (!m || (eol && m > eol))
 			continue;
 		const char *med = strstr(m, "\"median\":");
-		if (med && (!eol || med < eol))
-			return strtod(med + 9, NULL);
+		if (med && (!eol || med < eol)) {
+			char *end;
+			double v = strtod(med + 9, &end);
+			return end == med + 9 ? NAN : v;	/* null: not measured */
+		}
 	}
 	return NAN;
 }
@@ -114,10 +117,20 @@ static void test_bench_suites__cachegrind_spread_n200(void **st)
 				   .only_case = "N=200", .cachegrind = "48k12", .cg_ops = 300,
 				   .reexec_argv = reexec };
 	int rc;
+	const char *m = "\"metric\":\"callgrind-D1-misses/op\"";
 	char *out = run_json("slab-spread", &o, &rc);
 	assert_int_equal(rc, 0);
-	const char *m = "\"metric\":\"callgrind-D1-misses/op\"";
+	if (isnan(metric_of(out, "kmalloc-512", m))) {
+		/* The valgrind run failed (it did once in a CI run on a loaded machine and
+		 * passed on every rerun): say so, and measure again once. */
+		fprintf(stderr, "callgrind gave no counts; the report was:\n%s\nretrying\n", out);
+		free(out);
+		out = run_json("slab-spread", &o, &rc);
+		assert_int_equal(rc, 0);
+	}
 	double k512 = metric_of(out, "kmalloc-512", m);
+	if (!(k512 >= 300 && k512 <= 401))
+		fprintf(stderr, "%s", out);
 	double hw = metric_of(out, "hwcache", m);
 	double col = metric_of(out, "colour", m);
 	double ir = metric_of(out, "hwcache", "\"metric\":\"callgrind-Ir/op\"");

@@ -260,6 +260,45 @@ static int nonzero(const uint8_t *p, size_t n)
 
 static void ctor_fill(void *p) { memset(p, 0x77, 64); }
 
+/*
+ * init_on_alloc and init_on_free clear exactly the object, at every size the clearing code
+ * splits on (slab_zero: a memset below 16 bytes and above 128, overlapping 16-byte stores in
+ * between, odd sizes included): the reused object comes back zero, and its live neighbours keep
+ * every byte.
+ */
+static void test_slab__init_sizes(void **st)
+{
+	(void)st;
+	static const size_t sizes[] = { 8, 13, 16, 17, 24, 31, 32, 33, 40, 48, 63, 64, 65, 72,
+					100, 127, 128, 129, 136, 200, 4096 };
+	for (int mode = 0; mode < 2; mode++) {
+		sp_slab_set_init_on_alloc(mode == 0);
+		sp_slab_set_init_on_free(mode == 1);
+		for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+			size_t n = sizes[k];
+			struct sp_slab_cache *c = mk("init-sizes", n, 0, 0, NULL);
+			uint8_t *o[8];
+			for (int i = 0; i < 8; i++) {
+				o[i] = sp_slab_cache_alloc(c);
+				assert_non_null(o[i]);
+				memset(o[i], 0xa0 + i, n);
+			}
+			sp_slab_cache_free(c, o[4]);
+			uint8_t *q = sp_slab_cache_alloc(c);
+			assert_ptr_equal(q, o[4]);	/* LIFO reuse */
+			assert_false(nonzero(q, n));
+			for (int i = 0; i < 8; i++)
+				for (size_t b = 0; i != 4 && b < n; b++)
+					assert_int_equal(o[i][b], 0xa0 + i);
+			for (int i = 0; i < 8; i++)
+				sp_slab_cache_free(c, o[i]);
+			sp_slab_cache_destroy(c);
+		}
+	}
+	sp_slab_set_init_on_alloc(0);
+	sp_slab_set_init_on_free(0);
+}
+
 static void test_slab__init_on_alloc(void **st)
 {
 	(void)st;
@@ -692,6 +731,7 @@ int main(void)
 		cmocka_unit_test(test_slab__set_spread),
 		cmocka_unit_test(test_slab__colour_offsets_differ),
 		cmocka_unit_test(test_slab__init_on_alloc),
+		cmocka_unit_test(test_slab__init_sizes),
 		cmocka_unit_test(test_slab__init_on_free),
 		cmocka_unit_test(test_slab__poison_and_red_zone_bytes),
 		cmocka_unit_test(test_slab__obfuscated_freeptr),
