@@ -611,8 +611,8 @@ static sp_always_inline void slab_free_fast(struct sp_slab_cache *c, void *p)
 }
 
 /*
- * Zero n bytes at p (n a multiple of 8): up to 128 bytes by 16-byte stores that may overlap
- * (constant-size memsets compile to single stores), no call; larger by memset.  For the
+ * Zero n bytes at p: from 16 to 128 bytes by 16-byte stores that may overlap (constant-size
+ * memsets compile to single stores; any n in that range is covered), no call; others by memset.  For the
  * out-of-line init paths (slab_free_zero, slab_alloc_slow): inlined into a fast path, its
  * stores would make it save registers.
  */

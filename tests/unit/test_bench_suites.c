@@ -120,22 +120,16 @@ static void test_bench_suites__cachegrind_spread_n200(void **st)
 	const char *m = "\"metric\":\"callgrind-D1-misses/op\"";
 	char *out = run_json("slab-spread", &o, &rc);
 	assert_int_equal(rc, 0);
-	if (isnan(metric_of(out, "kmalloc-512", m))) {
-		/* The valgrind run failed (it did once in a CI run on a loaded machine and
-		 * passed on every rerun): say so, and measure again once. */
-		fprintf(stderr, "callgrind gave no counts; the report was:\n%s\nretrying\n", out);
-		free(out);
-		out = run_json("slab-spread", &o, &rc);
-		assert_int_equal(rc, 0);
-	}
 	double k512 = metric_of(out, "kmalloc-512", m);
-	if (!(k512 >= 300 && k512 <= 401))
-		fprintf(stderr, "%s", out);
+	if (!(k512 >= 300 && k512 <= 405))	/* NaN: callgrind measured nothing */
+		fprintf(stderr, "the report was:\n%s", out);
 	double hw = metric_of(out, "hwcache", m);
 	double col = metric_of(out, "colour", m);
 	double ir = metric_of(out, "hwcache", "\"metric\":\"callgrind-Ir/op\"");
-	/* 200 entries x 2 hot lines in 8 of 64 sets: every hot line misses (doc 3a: 400). */
-	assert_true(k512 >= 300 && k512 <= 401);
+	/* 200 entries x 2 hot lines in 8 of 64 sets: every hot line misses (doc 3a: 400).  A line
+	 * of the loop's own (its stack frame: ASLR decides its set) may share those sets and miss
+	 * once per pass too: a CI run measured 401.003. */
+	assert_true(k512 >= 300 && k512 <= 405);
 	assert_true(hw < 2);
 	assert_true(col < 2);
 	/* about 7 instructions per entry: a pass is far from free and far from 10/entry */

@@ -76,7 +76,7 @@
 #define LARGE_CACHE_BYTES (4ul << 20)	/* largest mapping kept for reuse */
 #define LARGE_HOT_MAX (256ul << 10)	/* kept with its pages up to this size ... */
 #ifndef LARGE_HOT_BYTES
-#define LARGE_HOT_BYTES (256ul << 10)	/* ... and this total at first; the rest MADV_DONTNEED */
+#define LARGE_HOT_BYTES (192ul << 10)	/* ... and this total at first; the rest MADV_DONTNEED */
 #endif
 #ifndef LARGE_HOT_GROW_MAX
 #define LARGE_HOT_GROW_MAX (4ul << 20)	/* the total grows on refaults (large_alloc) up to this */
