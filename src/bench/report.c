@@ -61,6 +61,8 @@ static void fmt_num(char *buf, size_t len, double x, int width)
 		snprintf(buf, len, "%*.2f", width, x);
 	else if (fabs(x) < 1e7)
 		snprintf(buf, len, "%*.0f", width, x);
+	else if (fabs(x) < 1e10)	/* a whole program per op (malloc): 5573.18M, not 5.57e+09 */
+		snprintf(buf, len, "%*.2fM", width - 1, x / 1e6);
 	else
 		snprintf(buf, len, "%*.3g", width, x);
 }
