@@ -113,7 +113,6 @@ static void run_case_cg_child(const struct sp_bench_suite *s, const struct sp_be
 			continue;
 		if (!s->fixed_ops)
 			v->run(st, n);		/* warm the simulated caches */
-		snprintf(tag, sizeof(tag), "sp:%zu:%llu", vi, (unsigned long long)n);
 		if (s->flags & SP_BENCH_CG_CHILDREN) {
 			/* The processes the run starts name their profiles after the variant
 			 * (callgrind.c's --callgrind-out-file); those of the teardown, none. */
@@ -123,6 +122,7 @@ static void run_case_cg_child(const struct sp_bench_suite *s, const struct sp_be
 			v->run(st, n);
 			setenv(BENCH_CG_TAG_ENV, "none", 1);
 		} else {
+			snprintf(tag, sizeof(tag), "sp:%zu:%llu", vi, (unsigned long long)n);
 			CALLGRIND_ZERO_STATS;
 			v->run(st, n);
 			CALLGRIND_DUMP_STATS_AT(tag);

@@ -698,9 +698,8 @@ static void *slab_tc_pop(struct sp_slab_cache *c, struct slab_tc *tc, int zero);
 void *slab_alloc_slow(struct sp_slab_cache *c, int zero)
 {
 	if (c->hot_alloc == SLAB_INIT_ALLOC && !c->ctor) {
-		/* init_on_alloc alone: the fast path's pop, then the zeroing (a slot known zero
-		 * needs none).  Through slab_tc_pop and slab_alloc_hooked it cost twice as many
-		 * instructions. */
+		/* init_on_alloc alone: the fast path's pop, then the zeroing.  Through slab_tc_pop
+		 * and slab_alloc_hooked (re-checks, a call) it cost twice as many instructions. */
 		slab_tcref_t r = slab_tcr(c);
 		uint64_t v = slab_tcf_get(r, SLAB_TCF_GC);
 		if (v >= c->gc_alloc) {
@@ -709,11 +708,8 @@ void *slab_alloc_slow(struct sp_slab_cache *c, int zero)
 			slab_tcf_set_gc(r, --v);
 			slab_tc_ent_get(ent_b, v, &obj, &st);
 			unsigned old = __atomic_load_n(st, __ATOMIC_RELAXED);
-			slab_track_alloc(c, obj, old);
 			__atomic_store_n(st, (uint8_t)SLAB_ST_ALLOC, __ATOMIC_RELAXED);
-			if (old != SLAB_ST_FRESH && old != SLAB_ST_FREE_ZERO)
-				slab_zero(obj, c->object_size);
-			return (void *)obj;
+			return slab_alloc_clear(c, obj, old, 1);
 		}
 	}
 	struct slab_tc *tc = slab_tc_of(c);

@@ -104,6 +104,17 @@ void *slab_alloc_hooks(struct sp_slab_cache *c, uintptr_t obj, unsigned st, int 
 	return (void *)obj;
 }
 
+/* init_on_free's clearing (slab_free_hook()): the object and what follows its red zone, not the
+ * red zone; the rest of the stride stays poisoned for ASan / valgrind. */
+static void free_clear(const struct sp_slab_cache *c, uintptr_t obj)
+{
+	sp_track_unpoison((void *)obj, c->stride);
+	slab_zero(obj, c->object_size);
+	if (c->stride > c->rz_end)
+		memset((void *)(obj + c->rz_end), 0, c->stride - c->rz_end);
+	sp_track_poison((void *)(obj + c->object_size), c->stride - c->object_size);
+}
+
 unsigned slab_free_hooks(struct sp_slab_cache *c, uintptr_t obj)
 {
 	size_t size = c->object_size;
@@ -115,12 +126,7 @@ unsigned slab_free_hooks(struct sp_slab_cache *c, uintptr_t obj)
 		bytes_fill(obj + size, SLAB_RED_INACTIVE, c->rz_end - size);
 	}
 	if (c->hot_free & SLAB_INIT_FREE) {
-		/* slab_free_hook(): the object and what follows the red zone, not the red zone. */
-		sp_track_unpoison((void *)obj, c->stride);
-		memset((void *)obj, 0, size);
-		if (c->stride > c->rz_end)
-			memset((void *)(obj + c->rz_end), 0, c->stride - c->rz_end);
-		sp_track_poison((void *)(obj + size), c->stride - size);
+		free_clear(c, obj);
 		st = SLAB_ST_FREE_ZERO;
 	}
 	if (c->flags & SP_SLAB_POISON) {
@@ -132,9 +138,9 @@ unsigned slab_free_hooks(struct sp_slab_cache *c, uintptr_t obj)
 }
 
 /*
- * init_on_free alone (no hooks), the caller having checked all but the state: zero the object
- * and the padding after its red zone (slab_free_hook(); without hooks there is no red zone, so
- * that is the whole stride), mark it FREE_ZERO, push.  The fast path tail-calls it from its
+ * init_on_free alone (no hooks), the caller having checked all but the state: clear it
+ * (free_clear; without hooks there is no red zone, so that is the whole stride), mark it
+ * FREE_ZERO, push.  The fast path tail-calls it from its
  * cold branch: through slab_free_other (a second validation, then a memset call) the free cost
  * ~40 instructions more, which made init_on_free no cheaper than glibc's MALLOC_PERTURB_ on
  * sqlite3 (0.8 M frees of 16-48 bytes).
@@ -145,12 +151,7 @@ void slab_free_zero(struct sp_slab_cache *c, uintptr_t obj, uint8_t *st)
 		slab_bad_free(c, (void *)obj);
 		return;
 	}
-	size_t size = c->object_size;
-	sp_track_unpoison((void *)obj, c->stride);
-	slab_zero(obj, size);
-	if (c->stride > c->rz_end)
-		memset((void *)(obj + c->rz_end), 0, c->stride - c->rz_end);
-	sp_track_poison((void *)(obj + size), c->stride - size);
+	free_clear(c, obj);
 	__atomic_store_n(st, (uint8_t)SLAB_ST_FREE_ZERO, __ATOMIC_RELAXED);
 	slab_free_push(c, obj, st);
 }
@@ -166,18 +167,13 @@ void *slab_alloc_hooked(struct sp_slab_cache *c, uintptr_t obj, uint8_t *st, int
 	__atomic_store_n(st, (uint8_t)SLAB_ST_ALLOC, __ATOMIC_RELAXED);
 	if (c->hooks_alloc | (c->ctor != NULL))
 		return slab_alloc_hooks(c, obj, old, zero);
-	slab_track_alloc(c, obj, old);
-	/* A never-used slot or one zeroed on free is known zero (calloc, kzalloc pay nothing). */
-	if ((zero | (c->hot_alloc & SLAB_INIT_ALLOC)) && old != SLAB_ST_FRESH &&
-	    old != SLAB_ST_FREE_ZERO)
-		memset((void *)obj, 0, c->object_size);
-	return (void *)obj;
+	return slab_alloc_clear(c, obj, old, zero | (c->hot_alloc & SLAB_INIT_ALLOC));
 }
 
 /*
  * The free the fast path routed here (objs_fast 0: the cache has free hooks; or the owner or
  * boundary check failed, a pointer outside the arena included): the full checks, then the hooks
- * (init_on_free alone: one memset), then the push.
+ * (init_on_free alone: slab_free_zero), then the push.
  */
 void slab_free_other(struct sp_slab_cache *c, void *p)
 {

@@ -636,6 +636,18 @@ static inline void slab_zero(uintptr_t p, size_t n)
 	}
 }
 
+/* An object without alloc hooks being handed out (its state byte already set, old its previous
+ * value): track it and, when clear (calloc or init_on_alloc), zero it unless it is known zero (a
+ * never-used slot, or one init_on_free cleared: calloc and kzalloc pay nothing then). */
+static inline void *slab_alloc_clear(const struct sp_slab_cache *c, uintptr_t obj, unsigned old,
+				     int clear)
+{
+	slab_track_alloc(c, obj, old);
+	if (clear && old != SLAB_ST_FRESH && old != SLAB_ST_FREE_ZERO)
+		slab_zero(obj, c->object_size);
+	return (void *)obj;
+}
+
 /* Push a validated free object (its state already set) on the thread array. */
 static sp_always_inline void slab_free_push(struct sp_slab_cache *c, uintptr_t obj, uint8_t *st)
 {
