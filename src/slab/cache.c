@@ -291,9 +291,9 @@ static int cache_layout(struct sp_slab_cache *c, size_t size, size_t align, unsi
 
 	/* Thread list bound and refill batch (the old SLAB's enable_cpucache, more generous).
 	 * SLAB_COMPACT builds (the malloc shim) bound it by bytes instead: SLAB_TC_HOLD bytes of
-	 * freed objects per class and thread, SLAB_TC_MIN..SLAB_TC_MAX entries (8 KiB: git's peak
-	 * RSS 1.104 -> 1.094 of glibc's against 32 KiB, same CPU and faults on the four
-	 * `secpath bench malloc` workloads). */
+	 * freed objects per class and thread, SLAB_TC_MIN..SLAB_TC_MAX entries (8 KiB, 32 until
+	 * session 5: with the shim's smaller large-block budget, git's peak RSS in `secpath
+	 * bench malloc` went from 1.124 to 1.045 of glibc's; docs/MALLOC.md). */
 #if SLAB_COMPACT
 	c->tc_limit = SP_MAX(SLAB_TC_MIN, SP_MIN((uint32_t)SLAB_TC_MAX, (uint32_t)SLAB_TC_HOLD / stride));
 #else
