@@ -319,7 +319,8 @@ static void put_field(struct out *o, const struct sp_audit_field *f, int host)
 		put_arch(o, host, v);
 		return;
 	case AF_EXIT:
-		if ((int32_t)v < 0 && (s = audit_errno_name(-(int32_t)v)))
+		/* INT32_MIN has no negation (and no errno name): printed as a number */
+		if ((int32_t)v < 0 && v != 0x80000000u && (s = audit_errno_name(-(int32_t)v)))
 			put(o, "-%s", s);
 		else
 			put(o, "%d", (int32_t)v);

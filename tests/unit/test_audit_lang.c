@@ -245,6 +245,8 @@ static void test_audit_lang__fields(void **st)
 	/* exit: numbers and errno names, EPERM is +1 */
 	assert_string_equal(run("-a always,exit -F arch=b64 -S open -F exit=-EACCES -F exit=EPERM -F exit=-13"), "1:ADD -a always,exit -F arch=b64 -S open -F exit=-EACCES -F exit=1 -F exit=-EACCES");
 	assert_string_equal(run("-a always,exit -F arch=b64 -S open -F exit=EFOO"), "1:39:ERR");
+	/* the most negative exit has no errno name, and no negation to look one up with */
+	assert_string_equal(run("-a always,exit -F arch=b64 -S open -F exit=-2147483648"), "1:ADD -a always,exit -F arch=b64 -S open -F exit=-2147483648");
 	assert_string_equal(run("-a always,user -F exit=1"), "1:19:ERR");
 	/* every operator */
 	assert_string_equal(run("-a always,exit -F arch=b64 -S open -F a0=1 -F a0!=1 -F a0>1 -F a0<1 -F a0>=1 -F a0<=1 "
