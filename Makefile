@@ -28,6 +28,15 @@ URCU_LGPL ?= 0
 OUT := out/$(VARIANT)$(if $(filter 1,$(URCU_LGPL)),-lgpl)
 
 CC ?= cc
+# Quiet build lines ("  CC  src/slab/cache.c"); V=1 prints the full commands.
+V ?= 0
+ifeq ($(V),1)
+Q :=
+quiet = @:
+else
+Q := @
+quiet = @printf '  %-5s %s\n'
+endif
 OPT ?= -O2
 CSTD := -std=c11 -D_GNU_SOURCE
 WARN := -Wall -Wextra -Wshadow -Wpointer-arith -Wwrite-strings -Wstrict-prototypes \
@@ -80,39 +89,48 @@ lib: $(STATIC_LIB) $(SHARED_LIB)
 
 $(OUT)/obj/src/%.o: src/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS_ALL) -DSECPATH_BUILDING -fPIC -fvisibility=hidden $(CFLAGS_ALL) -c $< -o $@
+	$(quiet) CC $<
+	$(Q)$(CC) $(CPPFLAGS_ALL) -DSECPATH_BUILDING -fPIC -fvisibility=hidden $(CFLAGS_ALL) -c $< -o $@
 
 $(OUT)/obj/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -c $< -o $@
+	$(quiet) CC $<
+	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -c $< -o $@
 
 $(STATIC_LIB): $(LIB_OBJ)
 	@mkdir -p $(@D)
-	rm -f $@ && ar rcs $@ $^
+	$(quiet) AR $@
+	$(Q)rm -f $@ && ar rcs $@ $^
 
 $(SHARED_LIB): $(LIB_OBJ)
-	$(CC) -shared -Wl,-soname,$(SONAME) $(LDFLAGS_ALL) -o $@ $^ $(LIBS)
-	ln -sf $(SONAME) $(OUT)/libsecpath.so
+	$(quiet) LD $@
+	$(Q)$(CC) -shared -Wl,-soname,$(SONAME) $(LDFLAGS_ALL) -o $@ $^ $(LIBS)
+	$(Q)ln -sf $(SONAME) $(OUT)/libsecpath.so
 
 $(BIN): $(CLI_OBJ) $(STATIC_LIB)
-	$(CC) $(LDFLAGS_ALL) -o $@ $(CLI_OBJ) $(STATIC_LIB) $(LIBS)
+	$(quiet) LD $@
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $(CLI_OBJ) $(STATIC_LIB) $(LIBS)
 
 $(OUT)/tests/%: $(OUT)/obj/tests/unit/%.o $(TEST_SUPPORT_OBJ) $(STATIC_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS_ALL) -o $@ $< $(TEST_SUPPORT_OBJ) $(STATIC_LIB) $(TEST_LIBS) $(LIBS)
+	$(quiet) LD $@
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $< $(TEST_SUPPORT_OBJ) $(STATIC_LIB) $(TEST_LIBS) $(LIBS)
 
 $(OUT)/tests/%: $(OUT)/obj/tests/cases/%.o $(TEST_SUPPORT_OBJ) $(STATIC_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS_ALL) -o $@ $< $(TEST_SUPPORT_OBJ) $(STATIC_LIB) $(TEST_LIBS) $(LIBS)
+	$(quiet) LD $@
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $< $(TEST_SUPPORT_OBJ) $(STATIC_LIB) $(TEST_LIBS) $(LIBS)
 
 $(OUT)/crash/%: $(OUT)/obj/tests/crash/%.o $(STATIC_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS_ALL) -o $@ $< $(STATIC_LIB) $(LIBS)
+	$(quiet) LD $@
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $< $(STATIC_LIB) $(LIBS)
 
 # A fuzz target built with the variant's compiler and fuzz/replay_main.c: replays fuzz/corpus/<name>/.
 $(OUT)/fuzz-replay/%: $(OUT)/obj/fuzz/%.o $(OUT)/obj/fuzz/replay_main.o $(STATIC_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIBS)
+	$(quiet) LD $@
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIBS)
 
 # libFuzzer builds (clang): make fuzz-smoke [SECONDS=60]; make fuzz TARGET=fuzz_x SECONDS=1800
 SECONDS ?= 60

@@ -10,6 +10,7 @@
 #define SP_CLI_H
 
 #include <stdio.h>
+#include <sys/types.h>
 #include "secpath/secpath.h"
 #include "secpath/audit.h"
 
@@ -49,9 +50,50 @@ struct cli_rules_args {
 void cli_rules_args_init(struct cli_rules_args *ra);
 /* If argv[*i] is one of those options, consume it (and its value) and return 1; else 0. */
 int cli_rules_arg(int argc, char **argv, int *i, struct cli_rules_args *ra);
+struct cli_files;
+/* Register the rules file and the host inputs as inputs of the command. */
+void cli_rules_args_inputs(const struct cli_rules_args *ra, struct cli_files *fs);
 /* Parse a whole unsigned decimal/0x-hex number or a finite non-negative double; 0 or -EINVAL. */
 int cli_parse_u64(const char *s, unsigned long long *v);
 int cli_parse_double(const char *s, double *v);
+/* The files a command reads and writes, by identity, so that no output is an input
+ * (cli/outfile.c).  Register every input before opening the first output. */
+#define CLI_FILES_MAX 64
+struct cli_file_id {
+	dev_t dev;
+	ino_t ino;
+	const char *path;
+	int is_output;
+	int new_name;		/* an output that does not exist yet (compared by path) */
+};
+struct cli_files {
+	struct cli_file_id v[CLI_FILES_MAX];
+	size_t n;
+};
+void cli_files_init(struct cli_files *fs);
+int cli_files_add_input(struct cli_files *fs, const char *path);
+/* One output file, written whole or not at all. */
+struct cli_out {
+	const char *path;
+	char tmp[4096];		/* the temporary file, "" when writing in place or to stdout */
+	int fd;
+	FILE *f;
+	int is_std;
+	int slot;
+};
+/* Refuse an output that is an input or another output (message printed, -1), else create its
+ * temporary file (0).  "-" is cli->out. */
+int cli_out_open(struct sp_cli *cli, struct cli_files *fs, struct cli_out *o, const char *path);
+/* A stdio stream on the output (NULL and a message on failure). */
+FILE *cli_out_stream(struct sp_cli *cli, struct cli_out *o);
+/* Flush, fsync and rename into place; on any error print it, remove the temporary file, leave the
+ * old file as it was and return -errno. */
+int cli_out_commit(struct sp_cli *cli, struct cli_out *o);
+/* Drop the output: the temporary file is removed, an existing file is untouched. */
+void cli_out_abort(struct cli_out *o);
+/* Process-wide signal set-up for main(): SIGXFSZ becomes EFBIG on write. */
+void cli_signals_init(void);
+void cli_signal_noop(int sig);
 /* True if argv[i] is -h or --help. */
 int cli_is_help(const char *arg);
 /* Print a JSON string literal (escaped) to f. */

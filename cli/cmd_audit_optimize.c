@@ -104,6 +104,14 @@ int cmd_audit_optimize(int argc, char **argv, struct sp_cli *cli)
 		return SP_EXIT_USAGE;
 	}
 	o.machine = machine;
+	struct cli_files files;
+	struct cli_out of;
+	cli_files_init(&files);
+	cli_rules_args_inputs(&ra, &files);
+	if (mixarg)
+		cli_files_add_input(&files, mixarg);
+	if (cli_out_open(cli, &files, &of, out))
+		return SP_EXIT_REJECTED;
 
 	struct sp_audit_mix *mix = NULL;
 	struct sp_audit_ruleset *rs = NULL;
@@ -188,19 +196,15 @@ int cmd_audit_optimize(int argc, char **argv, struct sp_cli *cli)
 		fprintf(cli->err, "%s audit optimize: not writing '%s': %s\n", cli->prog, out, res->witness);
 		goto done;
 	}
-	FILE *f = strcmp(out, "-") ? fopen(out, "w") : cli->out;
-	if (!f || fwrite(res->text, 1, res->text_len, f) != res->text_len) {
-		fprintf(cli->err, "%s: cannot write '%s': %s\n", cli->prog, out, strerror(errno));
-		if (f && f != cli->out)
-			fclose(f);
+	FILE *f = cli_out_stream(cli, &of);
+	if (!f)
 		goto done;
-	}
-	if (f != cli->out && fclose(f)) {
-		fprintf(cli->err, "%s: cannot write '%s': %s\n", cli->prog, out, strerror(errno));
+	fwrite(res->text, 1, res->text_len, f);
+	if (cli_out_commit(cli, &of))
 		goto done;
-	}
 	rc = SP_EXIT_OK;
 done:
+	cli_out_abort(&of);
 	sp_diags_release(&d);
 	sp_audit_optimize_result_free(res);
 	sp_audit_ruleset_free(rs);

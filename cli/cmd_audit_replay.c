@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,20 +45,95 @@ static double now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Read one input.  Plain or gzip (zlib reads both); streams are read whole. */
+/* A whole recorded stream, after its first chunk `buf` (n bytes). */
+static int replay_stream_rest(struct sp_audit_replay *r, const char *path, gzFile gz,
+			      const char *buf, size_t n)
+{
+	size_t cap = CHUNK * 2, len = n;
+	int k;
+	char *all = malloc(cap);
+	if (!all)
+		return -ENOMEM;
+	memcpy(all, buf, len);
+	while ((k = gzread(gz, all + len, (unsigned)(cap - len))) > 0) {
+		len += (size_t)k;
+		if (len == cap) {
+			char *nb = realloc(all, cap * 2);
+			if (!nb) {
+				free(all);
+				return -ENOMEM;
+			}
+			all = nb;
+			cap *= 2;
+		}
+	}
+	int e;
+	gzerror(gz, &e);
+	int rc = k < 0 || e == Z_BUF_ERROR ? -EIO : sp_audit_replay_stream(r, path, all, len);
+	free(all);
+	return rc;
+}
+
+/* Why a gz stream failed, without zlib's "<fd:N>: " prefix. */
+static const char *gz_reason(gzFile gz)
+{
+	int e;
+	const char *m = gzerror(gz, &e);
+	if (e == Z_ERRNO)
+		return strerror(errno);
+	if (e == Z_BUF_ERROR)
+		return "gzip: unexpected end of stream (the file is truncated)";
+	if (e == Z_DATA_ERROR)
+		return "gzip: corrupt data";
+	return m && *m ? m : "read error";
+}
+
+static void progress_line(struct sp_audit_replay *r, struct sp_cli *cli, const char *path,
+			  size_t done, long long size, double elapsed)
+{
+	struct sp_audit_replay_stats st;
+	sp_audit_replay_get_stats(r, &st);
+	fprintf(cli->err, "\r%s: %.1f MiB", path, done / 1048576.0);
+	if (size > 0 && (long long)done <= size) {
+		double frac = (double)done / (double)size;
+		fprintf(cli->err, " of %.1f MiB (%.0f%%", size / 1048576.0, 100 * frac);
+		if (frac > 0.01)
+			fprintf(cli->err, ", %.0f s left", elapsed * (1 - frac) / frac);
+		fputc(')', cli->err);
+	}
+	fprintf(cli->err, ", %llu events, %.0f events/s   ", (unsigned long long)st.events,
+		elapsed > 0 ? st.events / elapsed : 0.0);
+}
+
+/* Read one input, plain or gzip (zlib reads both); recorded streams are read whole.  Prints why
+ * an input could not be read to its end and returns -errno then (the output is not kept). */
 static int replay_input(struct sp_audit_replay *r, const char *path, struct sp_cli *cli,
-			int progress)
+			int progress, size_t *bytes, int *read_failed)
 {
 	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : dup(0);
+	struct stat st;
 	gzFile gz;
 	char *buf;
 	int rc = 0, n, first = 1;
 	size_t total = 0;
+	long long size = -1;
 	double t0 = now_s(), last = t0;
-	if (fd < 0) {
-		fprintf(cli->err, "%s: cannot open '%s': %s\n", cli->prog, path, strerror(errno));
-		return -errno;
+	*read_failed = 1;
+	if (fd < 0 || fstat(fd, &st)) {
+		int e = errno;
+		fprintf(cli->err, "%s: cannot read '%s': %s\n", cli->prog, path, strerror(e));
+		if (fd >= 0)
+			close(fd);
+		return -e;
 	}
+	if (S_ISDIR(st.st_mode)) {
+		fprintf(cli->err, "%s: cannot read '%s': %s\n", cli->prog, path, strerror(EISDIR));
+		close(fd);
+		return -EISDIR;
+	}
+	if (S_ISREG(st.st_mode))
+		size = (long long)st.st_size;
+	*read_failed = 0;
 	gz = gzdopen(fd, "rb");
 	buf = malloc(CHUNK);
 	if (!gz || !buf) {
@@ -70,64 +146,41 @@ static int replay_input(struct sp_audit_replay *r, const char *path, struct sp_c
 	}
 	gzbuffer(gz, 256 * 1024);
 	while ((n = gzread(gz, buf, CHUNK)) > 0) {
+		total += (size_t)n;
 		if (first && sp_audit_record_is_stream(buf, (size_t)n)) {
-			/* a recorded stream: read it whole */
-			size_t cap = CHUNK * 2, len = (size_t)n;
-			char *all = malloc(cap);
-			if (!all) {
-				rc = -ENOMEM;
-				break;
-			}
-			memcpy(all, buf, len);
-			while ((n = gzread(gz, all + len, (unsigned)(cap - len))) > 0) {
-				len += (size_t)n;
-				if (len == cap) {
-					char *nb = realloc(all, cap * 2);
-					if (!nb) {
-						free(all);
-						all = NULL;
-						break;
-					}
-					all = nb;
-					cap *= 2;
-				}
-			}
-			if (!all)
-				rc = -ENOMEM;
-			else if (n < 0)
-				rc = -EIO;
-			else
-				rc = sp_audit_replay_stream(r, path, all, len);
-			free(all);
-			n = 0;
+			rc = replay_stream_rest(r, path, gz, buf, (size_t)n);
+			n = rc == -EIO ? -1 : 0;
+			if (rc == -EIO)
+				rc = 0;
 			break;
 		}
 		first = 0;
-		total += (size_t)n;
 		rc = sp_audit_replay_feed(r, path, buf, (size_t)n);
 		if (rc)
 			break;
-		if (progress) {
-			double t = now_s();
-			if (t - last >= 0.5) {
-				struct sp_audit_replay_stats st;
-				sp_audit_replay_get_stats(r, &st);
-				fprintf(cli->err, "\r%s: %.1f MiB, %llu events, %.0f events/s   ",
-					path, total / 1048576.0, (unsigned long long)st.events,
-					st.events / (t - t0));
-				last = t;
-			}
+		if (progress && now_s() - last >= 0.5) {
+			last = now_s();
+			/* compressed input: the position in the file, not the bytes decoded */
+			size_t at = gzdirect(gz) ? total : (size_t)gzoffset(gz);
+			progress_line(r, cli, path, at, size, last - t0);
 		}
 	}
-	if (!rc && n < 0) {
+	if (!rc && n == 0) {
 		int e;
-		fprintf(cli->err, "%s: cannot read '%s': %s\n", cli->prog, path, gzerror(gz, &e));
+		gzerror(gz, &e);	/* zlib reports a truncated stream as a "soft" end of file */
+		if (e == Z_BUF_ERROR)
+			n = -1;
+	}
+	if (!rc && n < 0) {
+		fprintf(cli->err, "%s: cannot read '%s': %s\n", cli->prog, path, gz_reason(gz));
 		rc = -EIO;
+		*read_failed = 1;
 	}
 	if (progress && total)
 		fputc('\n', cli->err);
 	gzclose(gz);
 	free(buf);
+	*bytes = total;
 	return rc;
 }
 
@@ -152,8 +205,11 @@ static void report_text(struct sp_cli *cli, struct sp_audit_replay *r, const str
 	sp_audit_replay_get_stats(r, &st);
 	fprintf(f, "events: %llu read, %llu kept, %llu dropped\n", (unsigned long long)st.events,
 		(unsigned long long)st.kept, (unsigned long long)st.dropped);
-	fprintf(f, "lines: %llu read, %llu parsed, %llu malformed\n", (unsigned long long)st.lines,
+	fprintf(f, "lines: %llu read, %llu parsed, %llu malformed", (unsigned long long)st.lines,
 		(unsigned long long)st.records, (unsigned long long)st.malformed);
+	if (st.truncated)
+		fprintf(f, ", %llu truncated", (unsigned long long)st.truncated);
+	fputc('\n', f);
 	fprintf(f, "records: %llu kept, %llu dropped\n", (unsigned long long)st.records_kept,
 		(unsigned long long)st.records_dropped);
 	fputs("rules:\n", f);
@@ -192,9 +248,10 @@ static void report_json(struct sp_cli *cli, struct sp_audit_replay *r, const str
 		"{\"events\":{\"read\":%llu,\"kept\":%llu,\"dropped\":%llu,\"from_streams\":%llu},",
 		(unsigned long long)st.events, (unsigned long long)st.kept,
 		(unsigned long long)st.dropped, (unsigned long long)st.stream_events);
-	fprintf(f, "\"lines\":{\"read\":%llu,\"parsed\":%llu,\"malformed\":%llu},\"bytes\":%llu,",
-		(unsigned long long)st.lines, (unsigned long long)st.records,
-		(unsigned long long)st.malformed, (unsigned long long)st.bytes);
+	fprintf(f, "\"lines\":{\"read\":%llu,\"parsed\":%llu,\"malformed\":%llu,\"truncated\":%llu},"
+		"\"bytes\":%llu,", (unsigned long long)st.lines, (unsigned long long)st.records,
+		(unsigned long long)st.malformed, (unsigned long long)st.truncated,
+		(unsigned long long)st.bytes);
 	fprintf(f, "\"records\":{\"kept\":%llu,\"dropped\":%llu},\"rules\":[",
 		(unsigned long long)st.records_kept, (unsigned long long)st.records_dropped);
 	for (size_t i = 0; i < sp_audit_replay_rule_count(r); i++) {
@@ -250,12 +307,14 @@ static void report_json(struct sp_cli *cli, struct sp_audit_replay *r, const str
 int cmd_audit_replay(int argc, char **argv, struct sp_cli *cli)
 {
 	const char *rules = NULL, *output = NULL;
-	int json = 0, i, rc, status = SP_EXIT_OK, out_fd = -1;
+	int json = 0, i, rc, status = SP_EXIT_OK;
 	size_t window = 0;
 	char *text = NULL;
 	size_t tlen;
 	struct sp_diags d;
 	struct sp_audit_replay *r = NULL;
+	struct cli_files files;
+	struct cli_out out = { .fd = -1, .slot = -1 };
 
 	const char **inputs = calloc((size_t)argc, sizeof(*inputs));
 	size_t ninputs = 0;
@@ -300,26 +359,25 @@ int cmd_audit_replay(int argc, char **argv, struct sp_cli *cli)
 		free(inputs);
 		return SP_EXIT_USAGE;
 	}
+	cli_files_init(&files);
+	cli_files_add_input(&files, rules);
+	for (size_t k = 0; k < ninputs; k++)
+		cli_files_add_input(&files, inputs[k]);
 	rc = cli_read_file(rules, &text, &tlen);
 	if (rc) {
 		fprintf(cli->err, "%s: cannot read '%s': %s\n", cli->prog, rules, strerror(-rc));
 		free(inputs);
 		return SP_EXIT_REJECTED;
 	}
-	if (output) {
-		out_fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (out_fd < 0) {
-			fprintf(cli->err, "%s: cannot create '%s': %s\n", cli->prog, output,
-				strerror(errno));
-			free(text);
-			free(inputs);
-			return SP_EXIT_REJECTED;
-		}
+	if (output && cli_out_open(cli, &files, &out, output)) {
+		free(text);
+		free(inputs);
+		return SP_EXIT_REJECTED;
 	}
 	sp_diags_init(&d, NULL);
 	d.limit = 1000;
 	struct sp_audit_replay_opts o = {
-		.sz = sizeof(o), .window = window, .out_fd = out_fd, .diags = &d
+		.sz = sizeof(o), .window = window, .out_fd = output ? out.fd : -1, .diags = &d
 	};
 	rc = sp_audit_replay_new(text, tlen, rules, &o, &r);
 	if (rc) {
@@ -330,20 +388,44 @@ int cmd_audit_replay(int argc, char **argv, struct sp_cli *cli)
 		goto out;
 	}
 	int progress = isatty(fileno(cli->err));
+	size_t empty_inputs = 0;
+	int read_failed = 0;
 	for (size_t k = 0; k < ninputs && !rc; k++) {
-		rc = replay_input(r, inputs[k], cli, progress);
-		if (rc)
-			status = SP_EXIT_REJECTED;
-		if (rc && rc != -ENOMEM)
-			rc = 0;	/* go on with the next file */
+		struct sp_audit_replay_stats before, after;
+		size_t bytes = 0;
+		sp_audit_replay_get_stats(r, &before);
+		rc = replay_input(r, inputs[k], cli, progress, &bytes, &read_failed);
+		sp_audit_replay_get_stats(r, &after);
+		if (!rc && bytes && after.records + after.stream_events ==
+					    before.records + before.stream_events) {
+			fprintf(cli->err, "%s: audit replay: '%s': no audit record in %zu bytes\n",
+				cli->prog, inputs[k], bytes);
+			empty_inputs++;
+		}
 	}
-	if (!rc)
-		rc = sp_audit_replay_finish(r);
 	if (rc) {
-		fprintf(cli->err, "%s: audit replay: %s\n", cli->prog, strerror(-rc));
+		/* an input that could not be read to its end, or the output that could not be
+		 * written: no report, the output not kept */
+		cli_print_diags(cli, &d, NULL, NULL);
+		if (rc == -ENOMEM)
+			fprintf(cli->err, "%s: audit replay: %s\n", cli->prog, strerror(-rc));
+		else if (rc != -EINVAL && !read_failed && output)
+			fprintf(cli->err, "%s: cannot write '%s': %s; it was left as it was\n",
+				cli->prog, output, strerror(-rc));
 		status = SP_EXIT_REJECTED;
+		goto out;
 	}
-	if (d.nerrors)
+	rc = sp_audit_replay_finish(r);
+	if (rc) {
+		cli_print_diags(cli, &d, NULL, NULL);
+		fprintf(cli->err, "%s: audit replay: %s%s%s\n", cli->prog, output ? output : "",
+			output ? ": " : "", strerror(-rc));
+		status = SP_EXIT_REJECTED;
+		goto out;
+	}
+	if (d.nerrors || empty_inputs)
+		status = SP_EXIT_REJECTED;
+	if (output && cli_out_commit(cli, &out))
 		status = SP_EXIT_REJECTED;
 	if (json) {
 		report_json(cli, r, &d);
@@ -352,10 +434,10 @@ int cmd_audit_replay(int argc, char **argv, struct sp_cli *cli)
 		report_text(cli, r, &d);
 	}
 out:
+	if (output)
+		cli_out_abort(&out);	/* no-op after a commit */
 	sp_audit_replay_free(r);
 	sp_diags_release(&d);
-	if (out_fd >= 0 && close(out_fd) && status == SP_EXIT_OK)
-		status = SP_EXIT_REJECTED;
 	free(text);
 	free(inputs);
 	return status;

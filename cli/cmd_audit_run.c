@@ -1,8 +1,9 @@
 /*
- * cmd_audit_run.c - `secpath audit run -R RULES [--record FILE] [--output FILE] -- COMMAND...`:
+ * cmd_audit_run.c - `secpath audit run -R RULES [--output FILE] [--summary FILE] -- COMMAND...`:
  * run COMMAND under ptrace and print the audit records the kernel would write for it under
  * RULES (audit.log format), then a summary.  COMMAND's stdin/stdout/stderr and exit status pass
- * through; the records go to stderr or to --output.  The work is sp_audit_trace_run().
+ * through; the records go to stderr or to --output, the summary to stderr or to --summary, so a
+ * records file is always a valid audit.log.  The work is sp_audit_trace_run().
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,23 +19,26 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: secpath audit run -R RULES [--record FILE] [--output FILE] [--machine M]\n"
-		"                         [--json] -- COMMAND [ARGS...]\n"
+		"usage: secpath audit run -R RULES [--output FILE] [--record FILE] [--summary FILE]\n"
+		"                         [--json] [--machine M] [-c] -- COMMAND [ARGS...]\n"
 		"\n"
-		"Run COMMAND under ptrace (following forks, threads and execs) and print the audit\n"
+		"Run COMMAND under ptrace (following forks, threads and execs) and write the audit\n"
 		"records a Linux 6.1 kernel loaded with RULES would write for it (SYSCALL, EXECVE,\n"
 		"CWD, PATH, PROCTITLE in audit.log format), then a summary: syscalls seen, recorded,\n"
 		"records per key.  No kernel audit state is read or changed.\n"
-		"  -R RULES       auditctl rules file\n"
-		"  --record FILE  also write every syscall event as an sp_audit_record stream\n"
-		"                 (usable as `secpath audit cost --mix FILE`)\n"
-		"  --output FILE  records and summary to FILE instead of stderr\n"
-		"  --json         the summary as JSON (on the same stream)\n"
-		"  --machine M    syscall table of RULES (default x86_64)\n"
+		"  -R RULES        auditctl rules file\n"
+		"  --output FILE   the records (a valid audit.log) to FILE instead of stderr\n"
+		"  --record FILE   also write every syscall event as an sp_audit_record stream\n"
+		"                  (usable as `secpath audit cost --mix FILE`)\n"
+		"  --summary FILE  the summary to FILE instead of stderr\n"
+		"  --json          the summary as one JSON object (schema secpath.audit-run/1)\n"
+		"  --machine M     syscall table of RULES (default x86_64)\n"
 		"  -c, --continue  use the lines that parse when others are rejected (auditctl -c)\n"
 		"  --passwd F, --group F, --dirs F   host inputs for the rules parser\n"
-		"Exit status: COMMAND's (128+N if killed by signal N); 1 if RULES is rejected or\n"
-		"tracing is not permitted; 2 usage.\n");
+		"Every output file is written whole, then renamed into place; none may be an input.\n"
+		"Exit status: COMMAND's (128+N if killed by signal N; 127 if it cannot be executed);\n"
+		"1 if RULES is rejected, tracing is not permitted or an output cannot be written;\n"
+		"2 usage.\n");
 }
 
 static void emit_line(void *ud, const char *line, size_t len)
@@ -44,10 +48,74 @@ static void emit_line(void *ud, const char *line, size_t len)
 	fputc('\n', f);
 }
 
+static void print_summary(FILE *f, const struct sp_audit_trace_stats *st, int json)
+{
+	if (json) {
+		fprintf(f, "{\"schema\":\"secpath.audit-run/1\",\"syscalls\":%llu,\"recorded\":%llu,"
+			"\"tasks\":%llu,\"keys\":[", (unsigned long long)st->syscalls,
+			(unsigned long long)st->recorded, (unsigned long long)st->tasks);
+		for (size_t k = 0; k < st->nkeys; k++) {
+			fprintf(f, "%s{\"key\":", k ? "," : "");
+			cli_json_str(f, st->keys[k].key);
+			fprintf(f, ",\"count\":%llu}", (unsigned long long)st->keys[k].count);
+		}
+		fprintf(f, "]}\n");
+		return;
+	}
+	fprintf(f, "summary: %llu syscalls seen, %llu recorded, %llu tasks\n",
+		(unsigned long long)st->syscalls, (unsigned long long)st->recorded,
+		(unsigned long long)st->tasks);
+	for (size_t k = 0; k < st->nkeys; k++)
+		fprintf(f, "  key %-24s %llu\n", st->keys[k].key,
+			(unsigned long long)st->keys[k].count);
+}
+
+/* The outputs of one run: records, recorded stream, summary (each may be unset). */
+struct run_outputs {
+	const char *path[3];
+	struct cli_out out[3];
+	int open[3];
+};
+enum { OUT_RECORDS, OUT_RECORD, OUT_SUMMARY };
+
+static int open_outputs(struct sp_cli *cli, struct cli_files *fs, struct run_outputs *ro)
+{
+	for (int k = 0; k < 3; k++) {
+		if (!ro->path[k])
+			continue;
+		if (cli_out_open(cli, fs, &ro->out[k], ro->path[k]))
+			return -1;
+		ro->open[k] = 1;
+		if (k != OUT_RECORD && !cli_out_stream(cli, &ro->out[k]))
+			return -1;
+	}
+	return 0;
+}
+
+static int commit_outputs(struct sp_cli *cli, struct run_outputs *ro)
+{
+	int bad = 0;
+	for (int k = 0; k < 3; k++)
+		if (ro->open[k]) {
+			bad |= cli_out_commit(cli, &ro->out[k]) != 0;
+			ro->open[k] = 0;
+		}
+	return bad ? -1 : 0;
+}
+
+static void abort_outputs(struct run_outputs *ro)
+{
+	for (int k = 0; k < 3; k++)
+		if (ro->open[k])
+			cli_out_abort(&ro->out[k]);
+}
+
 int cmd_audit_run(int argc, char **argv, struct sp_cli *cli)
 {
-	const char *record = NULL, *output = NULL;
+	struct run_outputs ro;
 	struct cli_rules_args ra;
+	struct cli_files files;
+	memset(&ro, 0, sizeof(ro));
 	cli_rules_args_init(&ra);
 	int json = 0, i, rc = SP_EXIT_REJECTED;
 
@@ -64,9 +132,11 @@ int cmd_audit_run(int argc, char **argv, struct sp_cli *cli)
 		} else if (cli_rules_arg(argc, argv, &i, &ra)) {
 			;
 		} else if (i + 1 < argc && !strcmp(a, "--record")) {
-			record = argv[++i];
+			ro.path[OUT_RECORD] = argv[++i];
 		} else if (i + 1 < argc && !strcmp(a, "--output")) {
-			output = argv[++i];
+			ro.path[OUT_RECORDS] = argv[++i];
+		} else if (i + 1 < argc && !strcmp(a, "--summary")) {
+			ro.path[OUT_SUMMARY] = argv[++i];
 		} else if (a[0] == '-') {
 			fprintf(cli->err, "%s audit run: unknown option '%s'\n", cli->prog, a);
 			usage(cli->err);
@@ -81,6 +151,8 @@ int cmd_audit_run(int argc, char **argv, struct sp_cli *cli)
 		usage(cli->err);
 		return SP_EXIT_USAGE;
 	}
+	cli_files_init(&files);
+	cli_rules_args_inputs(&ra, &files);
 
 	char *text = NULL;
 	size_t len = 0;
@@ -103,16 +175,10 @@ int cmd_audit_run(int argc, char **argv, struct sp_cli *cli)
 	}
 	sp_diags_release(&d);
 
-	FILE *out = cli->err;
-	int rec_fd = -1;
-	if (output && !(out = fopen(output, "w"))) {
-		fprintf(cli->err, "%s: cannot open '%s': %s\n", cli->prog, output, strerror(errno));
+	if (open_outputs(cli, &files, &ro))
 		goto done;
-	}
-	if (record && (rec_fd = open(record, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
-		fprintf(cli->err, "%s: cannot open '%s': %s\n", cli->prog, record, strerror(errno));
-		goto done;
-	}
+	FILE *out = ro.open[OUT_RECORDS] ? ro.out[OUT_RECORDS].f : cli->err;
+	FILE *sum = ro.open[OUT_SUMMARY] ? ro.out[OUT_SUMMARY].f : cli->err;
 	err = sp_audit_trace_supported();
 	if (err) {
 		fprintf(cli->err, "%s audit run: ptrace is not permitted here (%s)\n", cli->prog,
@@ -120,41 +186,31 @@ int cmd_audit_run(int argc, char **argv, struct sp_cli *cli)
 		goto done;
 	}
 	fflush(cli->out);
-	fflush(out);
-	struct sp_audit_trace_opts to = { .sz = sizeof(to), .rules = rs, .emit = emit_line,
-					  .ud = out, .record_fd = rec_fd };
+	fflush(cli->err);
+	struct sp_audit_trace_opts to = {
+		.sz = sizeof(to), .rules = rs, .emit = emit_line, .ud = out,
+		.record_fd = ro.open[OUT_RECORD] ? ro.out[OUT_RECORD].fd : -1
+	};
 	struct sp_audit_trace_stats st;
 	int status = 0;
 	err = sp_audit_trace_run(argv + i, &to, &status, &st);
 	if (err) {
-		fprintf(cli->err, "%s audit run: %s\n", cli->prog, strerror(-err));
+		const char *what = ro.path[OUT_RECORD] && (err == -ENOSPC || err == -EFBIG ||
+							   err == -EIO) ? ro.path[OUT_RECORD] : NULL;
+		fprintf(cli->err, "%s audit run: %s%s%s\n", cli->prog, what ? "cannot write " : "",
+			what ? what : "", strerror(-err));
 		goto done;
 	}
-	if (json) {
-		fprintf(out, "{\"syscalls\":%llu,\"recorded\":%llu,\"tasks\":%llu,\"keys\":[",
-			(unsigned long long)st.syscalls, (unsigned long long)st.recorded,
-			(unsigned long long)st.tasks);
-		for (size_t k = 0; k < st.nkeys; k++) {
-			fprintf(out, "%s{\"key\":", k ? "," : "");
-			cli_json_str(out, st.keys[k].key);
-			fprintf(out, ",\"count\":%llu}", (unsigned long long)st.keys[k].count);
-		}
-		fprintf(out, "]}\n");
-	} else {
-		fprintf(out, "summary: %llu syscalls seen, %llu recorded, %llu tasks\n",
-			(unsigned long long)st.syscalls, (unsigned long long)st.recorded,
-			(unsigned long long)st.tasks);
-		for (size_t k = 0; k < st.nkeys; k++)
-			fprintf(out, "  key %-24s %llu\n", st.keys[k].key,
-				(unsigned long long)st.keys[k].count);
-	}
+	if (st.exec_errno)
+		fprintf(cli->err, "%s audit run: cannot execute '%s': %s\n", cli->prog, argv[i],
+			strerror(st.exec_errno));
+	print_summary(sum, &st, json);
 	sp_audit_trace_stats_release(&st);
 	rc = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
+	if (commit_outputs(cli, &ro))
+		rc = SP_EXIT_REJECTED;
 done:
-	if (rec_fd >= 0)
-		close(rec_fd);
-	if (out && out != cli->err)
-		fclose(out);
+	abort_outputs(&ro);
 	sp_audit_ruleset_free(rs);
 	free(text);
 	return rc;

@@ -130,9 +130,10 @@ static void join_argv(char *buf, size_t len, const char *prog, int argc, char **
 }
 
 /* Write the page to f (opened before the run, so a bad path fails before minutes of work). */
-static int write_html(struct sp_cli *cli, FILE *f, const char *path,
+static int write_html(struct sp_cli *cli, struct cli_out *out, const char *path,
 		      const struct sp_bench_results *res, double wall_s, int argc, char **argv)
 {
+	FILE *f = out->f;
 	struct sp_bench_machine m;
 	char date[64] = "", cmd[512];
 	time_t t = time(NULL);
@@ -145,12 +146,12 @@ static int write_html(struct sp_cli *cli, FILE *f, const char *path,
 	struct sp_bench_html_info info = { .machine = &m, .date = date, .command = cmd,
 					   .wall_s = wall_s };
 	int err = sp_bench_html(f, res, &info);
-	if (fclose(f) && !err)
-		err = -EIO;
 	if (err) {
 		fprintf(cli->err, "secpath bench: cannot write '%s': %s\n", path, strerror(-err));
 		return SP_EXIT_REJECTED;
 	}
+	if (cli_out_commit(cli, out))
+		return SP_EXIT_REJECTED;
 	fprintf(cli->err, "secpath bench: wrote %s\n", path);
 	return SP_EXIT_OK;
 }
@@ -161,6 +162,8 @@ int cmd_bench(int argc, char **argv, struct sp_cli *cli)
 	const struct sp_bench_suite **run = calloc((size_t)argc + 8, sizeof(*run));
 	struct sp_bench_results *res = NULL;
 	const char *html = NULL;
+	struct cli_out hout = { .fd = -1, .slot = -1 };
+	struct cli_files files;
 	FILE *hf = NULL;
 	double budget = -1;
 	size_t nrun = 0;
@@ -267,8 +270,9 @@ bad_value:
 		goto out;
 	}
 	o.results = res;
-	if (html && !o.cg_child && !(hf = fopen(html, "w"))) {
-		fprintf(cli->err, "secpath bench: cannot write '%s': %s\n", html, strerror(errno));
+	cli_files_init(&files);
+	if (html && !o.cg_child &&
+	    (cli_out_open(cli, &files, &hout, html) || !(hf = cli_out_stream(cli, &hout)))) {
 		rc = SP_EXIT_REJECTED;
 		goto out;
 	}
@@ -349,16 +353,13 @@ bad_value:
 			dflt ? "the default report" : "this run", wall, ran, ran == 1 ? "" : "s");
 	fprintf(cli->err, "secpath bench: finished in %.1f s\n", wall);
 	if (hf) {
-		int hrc = write_html(cli, hf, html, res, wall, argc, argv);
-		hf = NULL;	/* closed by write_html */
+		int hrc = write_html(cli, &hout, html, res, wall, argc, argv);
 		if (hrc && rc == SP_EXIT_OK)
 			rc = hrc;
 	}
 out:
-	if (hf) {		/* no suite ran: leave no half page behind */
-		fclose(hf);
-		remove(html);
-	}
+	if (html)
+		cli_out_abort(&hout);	/* no suite ran: the old page, if any, stays */
 	sp_bench_results_free(res);
 	free(run);
 	return rc;

@@ -2,6 +2,7 @@
  * main.c - `secpath <area> <command>`: one command table, exact name matching, exit codes
  * 0 ok / 1 input rejected / 2 usage.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,6 +21,19 @@ static const struct cmd commands[] = {
 	{ "bench", cmd_bench, "perf-stat-style benchmark suites" },
 };
 
+/* A report that did not reach its reader is a failure (coreutils' close_stdout): with SIGPIPE
+ * ignored a closed pipe shows up here as EPIPE, a full disk as ENOSPC. */
+static int close_stdout(int rc)
+{
+	errno = 0;
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "secpath: cannot write the standard output: %s\n",
+			strerror(errno ? errno : EIO));
+		return rc ? rc : SP_EXIT_REJECTED;
+	}
+	return rc;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: secpath [--version] [--help] <area> <command> [args]\n\nareas:\n");
@@ -31,6 +45,7 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
 	struct sp_cli cli = { stdout, stderr, "secpath" };
+	cli_signals_init();
 	if (argc < 2) {
 		usage(stderr);
 		return SP_EXIT_USAGE;
@@ -45,7 +60,7 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].fn(argc - 1, argv + 1, &cli);
+			return close_stdout(commands[i].fn(argc - 1, argv + 1, &cli));
 	fprintf(stderr, "secpath: '%s' is not a secpath area\n", argv[1]);
 	usage(stderr);
 	return SP_EXIT_USAGE;

@@ -118,6 +118,15 @@ int cli_rules_arg(int argc, char **argv, int *i, struct cli_rules_args *ra)
 	return 1;
 }
 
+void cli_rules_args_inputs(const struct cli_rules_args *ra, struct cli_files *fs)
+{
+	const char *const v[] = { ra->rules, ra->po.passwd_file, ra->po.group_file,
+				  ra->po.dirs_file };
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		if (v[i])
+			cli_files_add_input(fs, v[i]);
+}
+
 int cli_parse_u64(const char *s, unsigned long long *v)
 {
 	char *e;

@@ -9,7 +9,8 @@ MALLOC_SO_HDR := $(wildcard src/slab/*.h src/base/*.h include/secpath/*.h)
 
 $(MALLOC_SO): $(MALLOC_SO_SRC) $(MALLOC_SO_HDR) mk/malloc.mk
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS_ALL) $(CSTD) $(OPT) -g $(WARN) -fno-strict-aliasing -fPIC -fvisibility=hidden \
+	$(quiet) LD $@
+	$(Q)$(CC) $(CPPFLAGS_ALL) $(CSTD) $(OPT) -g $(WARN) -fno-strict-aliasing -fPIC -fvisibility=hidden \
 		-ftls-model=initial-exec -DSLAB_COMPACT=1 -shared -Wl,-z,now -o $@ $(MALLOC_SO_SRC) -lpthread
 
 EXTRA_TEST_DEPS += $(MALLOC_SO)

@@ -62,30 +62,29 @@ for z in "$out"/fuzz-replay/fuzz_*; do
 		echo "---- replay/$name"; tail -30 "$log"
 	fi
 done
+# A script group: "NAME: N passed, N failed" as its last line; a script that exits non-zero
+# without a failure count counts as one failure; on failure, the lines GREP selects are shown.
+group() {
+	name=$1; show=$2; shift 2
+	"$@" >"$log" 2>&1; rc=$?
+	p=$(sed -n "s/^$name: \([0-9]*\) passed, [0-9]* failed\$/\1/p" "$log")
+	f=$(sed -n "s/^$name: [0-9]* passed, \([0-9]*\) failed\$/\1/p" "$log")
+	[ -n "$p" ] || p=0; [ -n "$f" ] || f=0
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+	pass=$((pass + p)); fail=$((fail + f))
+	[ "$f" -eq 0 ] || { failed_names="$failed_names $name"; grep -e "$show" "$log" | tail -40; }
+	printf '%-36s %4d passed, %d failed\n' "$name" "$p" "$f"
+}
 # The embedding examples against an installed library in a temporary prefix.
-sh scripts/test-examples.sh "$out" >"$log" 2>&1; rc=$?
-p=$(sed -n 's/^examples: \([0-9]*\) passed, [0-9]* failed$/\1/p' "$log"); f=$(sed -n 's/^examples: [0-9]* passed, \([0-9]*\) failed$/\1/p' "$log")
-[ -n "$p" ] || p=0; [ -n "$f" ] || f=0; if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
-pass=$((pass + p)); fail=$((fail + f)); [ "$f" -eq 0 ] || { failed_names="$failed_names examples"; grep -v ' ok$' "$log" | tail -40; }
-printf '%-36s %4d passed, %d failed\n' "examples" "$p" "$f"
+group examples 'FAIL\|fail' sh scripts/test-examples.sh "$out"
 # The HTML bench report: structure, and a headless Chromium screenshot of it.
-sh scripts/test-html.sh "$out" >"$log" 2>&1; rc=$?
-p=$(sed -n 's/^html: \([0-9]*\) passed, [0-9]* failed$/\1/p' "$log"); f=$(sed -n 's/^html: [0-9]* passed, \([0-9]*\) failed$/\1/p' "$log")
-[ -n "$p" ] || p=0; [ -n "$f" ] || f=0; if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
-pass=$((pass + p)); fail=$((fail + f)); [ "$f" -eq 0 ] || { failed_names="$failed_names html"; grep -v '^ok' "$log" | tail -40; }
-printf '%-36s %4d passed, %d failed\n' "html" "$p" "$f"
+group html 'FAIL\|fail' sh scripts/test-html.sh "$out"
 # The LD_PRELOAD allocator under real programs (gcc, git, python3, sqlite3, the project's tests).
-sh scripts/test-malloc.sh "$out" >"$log" 2>&1; rc=$?
-p=$(sed -n 's/^malloc: \([0-9]*\) passed, [0-9]* failed$/\1/p' "$log"); f=$(sed -n 's/^malloc: [0-9]* passed, \([0-9]*\) failed$/\1/p' "$log")
-[ -n "$p" ] || p=0; [ -n "$f" ] || f=0; if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
-pass=$((pass + p)); fail=$((fail + f)); [ "$f" -eq 0 ] || { failed_names="$failed_names malloc"; tail -40 "$log"; }
-printf '%-36s %4d passed, %d failed\n' "malloc" "$p" "$f"
+group malloc 'FAIL\|fail' sh scripts/test-malloc.sh "$out"
 # The tool's contract: --help, exit codes, no prefix matching, positioned errors, --json.
-sh tests/cli/test-cli.sh "$out" >"$log" 2>&1; rc=$?
-p=$(sed -n 's/^cli: \([0-9]*\) passed, [0-9]* failed$/\1/p' "$log"); f=$(sed -n 's/^cli: [0-9]* passed, \([0-9]*\) failed$/\1/p' "$log")
-[ -n "$p" ] || p=0; [ -n "$f" ] || f=0; if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
-pass=$((pass + p)); fail=$((fail + f)); [ "$f" -eq 0 ] || { failed_names="$failed_names cli"; grep FAIL "$log" | tail -40; }
-printf '%-36s %4d passed, %d failed\n' "cli" "$p" "$f"
+group cli FAIL sh tests/cli/test-cli.sh "$out"
+# No command destroys a user's file: outputs vs inputs, full disk, signals, cut input.
+group files FAIL sh tests/cli/test-files.sh "$out"
 [ -z "$failed_names" ] || echo "failed:$failed_names"
 echo "total: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -53,11 +53,12 @@ struct sp_audit_log_opts {
 };
 
 struct sp_audit_log_stats {
-	uint64_t lines;			/* lines read = records + malformed */
+	uint64_t lines;			/* lines read = records + malformed + truncated */
 	uint64_t records;		/* lines parsed as records */
 	uint64_t malformed;		/* lines rejected (each reported in diags) */
 	uint64_t events;		/* events closed */
 	uint64_t bytes;
+	uint64_t truncated;		/* a file's last line without '\n': a warning, not read */
 };
 
 SP_API int sp_audit_log_new(const struct sp_audit_log_opts *o, struct sp_audit_log **out);
@@ -114,6 +115,7 @@ struct sp_audit_replay_stats {
 	uint64_t events, kept, dropped;		/* events read = kept + dropped */
 	uint64_t records_kept, records_dropped;	/* records of parsed events */
 	uint64_t stream_events;			/* of which from recorded streams */
+	uint64_t truncated;			/* last lines without '\n' (warned, not read) */
 };
 
 struct sp_audit_replay_rule {

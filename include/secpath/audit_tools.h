@@ -180,6 +180,7 @@ struct sp_audit_trace_stats {
 	uint64_t tasks;			/* traced tasks (processes and threads) */
 	size_t nkeys;
 	struct sp_audit_trace_key *keys;	/* per key, in order of first appearance */
+	int exec_errno;			/* why the command could not be executed (0: it was) */
 };
 
 struct sp_audit_trace_opts {
@@ -198,8 +199,9 @@ SP_API int sp_audit_trace_supported(void);
 /*
  * Run argv[0] (PATH search) with argv under ptrace, following forks, vforks, clones and execs.
  * *status gets the wait status of the command.  stats (may be NULL) is filled; free it with
- * sp_audit_trace_stats_release().  Returns 0, -EINVAL, -ENOMEM, or -errno of fork/ptrace; a
- * command that cannot be executed exits 127 like a shell's.
+ * sp_audit_trace_stats_release().  Returns 0, -EINVAL, -ENOMEM, -errno of fork/ptrace, or of a
+ * failed write to record_fd; a command that cannot be executed exits 127 like a shell's, with
+ * stats->exec_errno saying why.
  */
 SP_API int sp_audit_trace_run(char *const argv[], const struct sp_audit_trace_opts *o, int *status,
 			      struct sp_audit_trace_stats *stats);

@@ -3,8 +3,9 @@
  * the filters need, and grouping records into events with a bounded window.
  *
  * Invariants:
- *  - every complete line (and a last line without '\n') is counted once, either as a record or
- *    as a malformed line with a diagnostic "file:line: reason" (lines == records + malformed);
+ *  - every line is counted once: as a record, as a malformed line with a diagnostic
+ *    "file:line: reason", or (a file's last line without '\n') as truncated with a warning
+ *    giving its byte offset (lines == records + malformed + truncated);
  *  - memory is bounded by window * (LOG_EVENT_MAX_BYTES) plus one max_line carry buffer,
  *    independent of the input size;
  *  - an event closes when a last-of-event type arrives (PROCTITLE, EOE, user-space and auditd
@@ -50,6 +51,7 @@ struct sp_audit_log {
 	/* current file and the partial line carried between chunks */
 	const char *file;
 	uint32_t line;
+	uint64_t fbytes;		/* bytes of `file` fed so far */
 	char *carry;
 	size_t clen, ccap;
 	int overlong;			/* the carried line passed max_line: drop until '\n' */
@@ -1305,10 +1307,27 @@ static int do_line(struct sp_audit_log *l, const char *line, size_t len)
 	return 0;
 }
 
-static int end_line(struct sp_audit_log *l)
+/* The end of a file came inside a line: auditd ends every record with '\n', so the line was cut
+ * (a log copied while written, `head -c`).  Reported with its offset, never read as a record. */
+static void truncated_line(struct sp_audit_log *l)
+{
+	l->line++;
+	l->st.lines++;
+	l->st.truncated++;
+	if (l->o.diags)
+		sp_diags_add(l->o.diags, SP_SEV_WARNING, -EINVAL, l->file, l->line, 0, 0,
+			     "truncated line at byte offset %llu (+0x%llx): the file ends without a "
+			     "newline; the line is not read",
+			     (unsigned long long)(l->fbytes - l->clen),
+			     (unsigned long long)(l->fbytes - l->clen));
+}
+
+static int end_line(struct sp_audit_log *l, int at_eof)
 {
 	int rc = 0;
-	if (l->overlong) {
+	if (at_eof && l->clen && !l->overlong) {
+		truncated_line(l);
+	} else if (l->overlong) {
 		l->line++;
 		l->st.lines++;
 		char msg[80];
@@ -1354,14 +1373,16 @@ SP_API int sp_audit_log_feed(struct sp_audit_log *l, const char *file, const voi
 		return l->stop;
 	if (file != l->file) {
 		if (l->file && (l->clen || l->overlong)) {
-			rc = end_line(l);
+			rc = end_line(l, 1);
 			if (rc)
 				return rc;
 		}
 		l->file = file;
 		l->line = 0;
+		l->fbytes = 0;
 	}
 	l->st.bytes += len;
+	l->fbytes += len;
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		if (!nl)
@@ -1369,10 +1390,10 @@ SP_API int sp_audit_log_feed(struct sp_audit_log *l, const char *file, const voi
 		if (l->clen || l->overlong) {
 			rc = carry_add(l, p, (size_t)(nl - p));
 			if (!rc)
-				rc = end_line(l);
+				rc = end_line(l, 0);
 		} else if ((size_t)(nl - p) > l->o.max_line) {
 			l->overlong = 1;
-			rc = end_line(l);
+			rc = end_line(l, 0);
 		} else {
 			rc = do_line(l, p, (size_t)(nl - p));
 		}
@@ -1389,7 +1410,9 @@ SP_API int sp_audit_log_finish(struct sp_audit_log *l)
 	if (l->stop)
 		return l->stop;
 	if (l->clen || l->overlong)
-		rc = end_line(l);
+		rc = end_line(l, 1);
+	l->file = NULL;		/* a later feed starts a new input at line 1 */
+	l->fbytes = 0;
 	/* close what is left, oldest first */
 	while (!rc && l->nopen)
 		rc = close_event(l, oldest_open(l));

@@ -619,6 +619,7 @@ SP_API void sp_audit_replay_get_stats(const struct sp_audit_replay *r,
 	st->lines = ls.lines;
 	st->records = ls.records;
 	st->malformed = ls.malformed;
+	st->truncated = ls.truncated;
 	st->bytes = ls.bytes;
 	st->events = ls.events + r->st.stream_events;
 }

@@ -81,6 +81,7 @@ struct tracer {
 	struct sp_audit_fsview *fs;
 	struct sp_audit_event *ev;
 	struct sp_audit_record_writer *rec;
+	int rec_err;			/* the first failed record write: returned at the end */
 	struct task *tasks;
 	size_t ntasks, cap;
 	pid_t root;
@@ -642,8 +643,8 @@ static void decide(struct tracer *tr, struct task *t, int has_ret, int64_t rval)
 	if (build_event(tr, t, has_ret, rval, &c))
 		return;
 	tr->st->syscalls++;
-	if (tr->rec)
-		sp_audit_record_write(tr->rec, tr->ev);
+	if (tr->rec && !tr->rec_err)
+		tr->rec_err = sp_audit_record_write(tr->rec, tr->ev);
 	sp_audit_ref_filter(tr->ref, tr->ev, &d);
 	if (!d.record || d.excluded)
 		return;
@@ -788,7 +789,7 @@ SP_API int sp_audit_trace_run(char *const argv[], const struct sp_audit_trace_op
 	struct sp_audit_trace_stats local;
 	struct sp_audit_engine_opts eo = { .sz = sizeof(eo) };
 	struct tracer *tr;
-	int p[2], err = 0, st, root_status = 0;
+	int p[2], ep[2] = { -1, -1 }, err = 0, st, root_status = 0;
 
 	if (!argv || !argv[0] || !o || !o->rules || !status)
 		return -EINVAL;
@@ -819,8 +820,16 @@ SP_API int sp_audit_trace_run(char *const argv[], const struct sp_audit_trace_op
 		err = sp_audit_record_writer_new(o->record_fd, &tr->rec);
 	if (err)
 		goto out;
+	/* p: the tracer's "go" to the child; ep: the child's errno when exec fails (a successful
+	 * exec closes it, O_CLOEXEC) */
 	if (pipe2(p, O_CLOEXEC)) {
 		err = -errno;
+		goto out;
+	}
+	if (pipe2(ep, O_CLOEXEC)) {
+		err = -errno;
+		close(p[0]);
+		close(p[1]);
 		goto out;
 	}
 	pid_t pid = fork();
@@ -828,17 +837,24 @@ SP_API int sp_audit_trace_run(char *const argv[], const struct sp_audit_trace_op
 		err = -errno;
 		close(p[0]);
 		close(p[1]);
+		close(ep[0]);
+		close(ep[1]);
 		goto out;
 	}
 	if (pid == 0) {
 		char c;
 		close(p[1]);
+		close(ep[0]);
 		if (read(p[0], &c, 1) != 1)
 			_exit(127);
 		close(p[0]);
 		execvp(argv[0], argv);
+		int e = errno;
+		if (write(ep[1], &e, sizeof(e)) < 0)
+			_exit(127);
 		_exit(127);
 	}
+	close(ep[1]);
 	close(p[0]);
 	tr->root = pid;
 	if (ptrace(PTRACE_SEIZE, pid, 0, (void *)(uintptr_t)TR_OPTS) < 0 ||
@@ -903,11 +919,17 @@ SP_API int sp_audit_trace_run(char *const argv[], const struct sp_audit_trace_op
 		ptrace(PTRACE_SYSCALL, w, 0, (void *)(uintptr_t)inject);
 	}
 	*status = root_status;
+	if (ep[0] >= 0) {
+		int e;
+		if (read(ep[0], &e, sizeof(e)) == (ssize_t)sizeof(e))
+			stats->exec_errno = e;
+		close(ep[0]);
+	}
 out:
 	if (tr->rec) {
 		int rc = sp_audit_record_writer_finish(tr->rec);
 		if (!err)
-			err = rc;
+			err = tr->rec_err ? tr->rec_err : rc;
 	}
 	for (size_t i = 0; i < tr->ntasks; i++)
 		free(tr->tasks[i].argv);
