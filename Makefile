@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # secpath - non-recursive Makefile.  Variants build into out/<variant>/:
 #   make                 release build (out/release)
 #   make SAN=asan        ASan+UBSan, -fno-sanitize-recover=all (out/asan)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * cli.h - the contract between cli/main.c and the command groups (git's builtin.h idea).
  *

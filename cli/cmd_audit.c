@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * cmd_audit.c - `secpath audit ...`: the rule-language commands (check, compile, list, decode)
  * and dispatch of the filter-engine commands (filter, run, replay, cost, optimize) to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * cmd_audit_cost.c - `secpath audit cost -R RULES [--mix PROFILE]`: what RULES cost the kernel's
  * syscall-exit filter per syscall of a workload (rules examined, field checks, reference-engine

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * cmd_audit_filter.c - `secpath audit filter RULES EVENTS`: decide every event of an events file
  * against a rule set with the reference or the compiled engine, and print the decision per list

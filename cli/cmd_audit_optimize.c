@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * cmd_audit_optimize.c - `secpath audit optimize -R RULES -o OUT`: write a rule file the kernel
  * evaluates to the same decision and key for every event, cheaper under its linear walk.  The

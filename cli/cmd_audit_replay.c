@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * cmd_audit_replay.c - `secpath audit replay -R RULES [--json] [--output FILE] LOG...`: audit.log
  * files (plain or gzip, "-" = stdin) or recorded streams through the compiled filter.  The work

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * cmd_audit_run.c - `secpath audit run -R RULES [--output FILE] [--summary FILE] -- COMMAND...`:
  * run COMMAND under ptrace and print the audit records the kernel would write for it under

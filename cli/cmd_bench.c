@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * cmd_bench.c - `secpath bench [SUITE...] [options]`: run benchmark suites (src/bench) and print
  * their tables (stdout) or JSON Lines (--json); progress goes to stderr.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * cmd_policy.c - `secpath policy info|search|decide`: summary counts (seinfo-like), rule search
  * with sesearch's semantics and output format, and the TE access decision for a type pair.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * cmd_slab.c - `secpath slab stats`: the kmalloc caches and, on request, a demo cache's geometry
  * (stride, alignment, slab size, objects per slab, colours, L1D sets reached) with live counts

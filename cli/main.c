@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * main.c - `secpath <area> <command>`: one command table, exact name matching, exit codes
  * 0 ok / 1 input rejected / 2 usage.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * outfile.c - output files that are never an input and never torn (sort -o's rule, git's lock
  * files' discipline).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * util.c - helpers shared by the command groups: diagnostics printing, file reading, JSON strings.
  */

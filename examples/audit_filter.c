@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * audit_filter.c - secpath example: decide which syscalls an audit rule set records.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * policy_decide.c - secpath example: answer SELinux access questions from a binary policy.
  *

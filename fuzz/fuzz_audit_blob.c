@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * fuzz_audit_blob.c - libFuzzer target for the struct audit_rule_data decoder: any bytes as a
  * rule blob.  A blob that decodes is formatted and re-encoded; the re-encoded blob must decode

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * fuzz_audit_diff.c - differential libFuzzer target: the reference audit filter against the
  * compiled matcher.  The input is read as a little program: a rule set (kernel rule blobs built

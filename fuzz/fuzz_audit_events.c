@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * fuzz_audit_events.c - libFuzzer target for the events text format (`secpath audit filter`
  * EVENTS files, src/audit/event_text.c): any bytes, split into lines; "fs" lines go to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * fuzz_audit_log.c - libFuzzer target for the audit.log reader and replay: any bytes as an
  * audit.log, read whole and again in chunks (sizes from the first byte) with a small window,

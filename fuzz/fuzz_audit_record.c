@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * fuzz_audit_record.c - libFuzzer target for the recorded event stream reader: any bytes (the
  * stream header is prepended when missing, so frames get exercised) read event by event; each

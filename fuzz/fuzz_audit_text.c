@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * fuzz_audit_text.c - libFuzzer target for the auditctl rules-file reader: any bytes as a rules
  * file (x86_64, pinned env files when run from the project root), then every produced rule goes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * fuzz_policy.c - libFuzzer target for the binary policy reader: any byte string must be
  * rejected with a positioned diagnostic or accepted into a policy on which lookups, decisions

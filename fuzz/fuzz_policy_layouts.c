@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * fuzz_policy_layouts.c - differential libFuzzer target over the three avtab layouts: any byte
  * string is read as a binary policy with the chained (kernel), array (2023 patches) and flat

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * replay_main.c - lets a libFuzzer target (LLVMFuzzerTestOneInput) be built with gcc and run over
  * files or directories of inputs: the corpus replay `make test` runs under every variant.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # malloc.mk - libsecpath-malloc.so, the LD_PRELOAD allocator (src/malloc/, docs/MALLOC.md).
 # Built from its own sources plus the slab part, all hidden, without the variant's sanitizer
 # flags (an ASan runtime cannot be preloaded under arbitrary programs), so every variant builds

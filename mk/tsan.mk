@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # mk/tsan.mk - ThreadSanitizer variant: `make SAN=tsan test-build` builds everything into out/tsan
 # with -fsanitize=thread; scripts/tsan.sh runs the stress tests there.
 #

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # build-policy.sh - rebuild secpath's bundled SELinux kernel policies from Debian 12 packages.
 #
 #   apt-get install -y semodule-utils policycoreutils checkpolicy xz-utils bzip2

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # check-layering.sh - enforce base <- slab <- {audit, policy} <- bench <- cli via #include lines.
 set -eu
 bad=0

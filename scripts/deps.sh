@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # deps.sh - install the Debian packages listed in scripts/deps.txt that are missing.
 # As root: apt-get installs them.  Otherwise: print the exact apt-get line and fail.
 set -eu

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # fuzz.sh FUZZ_OUT SECONDS fuzz/fuzz_X.c... - run each libFuzzer target for SECONDS on a scratch copy
 # of its corpus (seeds in fuzz/corpus/<name>/ stay untouched), report executions and crashes.
 set -u

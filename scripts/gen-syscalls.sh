@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # gen-syscalls.sh - generate src/audit/syscall_tables.c (syscall name tables for the audit rule
 # language) and src/audit/lookup_tables.c (errno and audit record-type names).
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # get-audit-tools.sh - fetch ausearch/aureport for `secpath bench replay` without installing the
 # Debian auditd package (its postinst would enable and start the audit daemon).
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # memcheck.sh [--plain] [TEST...] - run a subset of the cmocka test programs under valgrind
 # memcheck (--error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite) and end with
 # "memcheck: N passed, N failed" (programs).

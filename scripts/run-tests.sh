@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # run-tests.sh OUT - run every cmocka test program and every crash test built into OUT, from the
 # project root, and end with "total: N passed, N failed".
 #  - cmocka programs: counts come from their "[  PASSED  ] N test(s)." / "[  FAILED  ] N test(s)"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # test-examples.sh [OUT] - examples/ built the way a user builds them, against an installed secpath:
 #  - `make install PREFIX=$tmp/prefix DESTDIR=` of the variant OUT names (release, or asan: then
 #    the examples are built with the same sanitizers); checks the installed tree, the soname,

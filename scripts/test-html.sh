@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # test-html.sh [OUT] - the bench HTML report end to end: run `secpath bench slab-spread --quick
 # --html` from OUT (default out/release), check the page's structure (every element we open is
 # closed, one bar per variant x case, nothing external), screenshot it in headless Chromium

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # test-kernel.sh [--record] [NAME...] — `make test-kernel`: run the kernel cases of
 # tests/cases/kernel/ against the real Linux kernel (Debian 6.1 booted under qemu, see
 # tests/kernel/README.md) and judge secpath's audit filter engines by the fresh verdicts.

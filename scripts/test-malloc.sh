@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # test-malloc.sh [OUT] - libsecpath-malloc.so on real programs: each workload runs once plainly
 # (glibc malloc) and once under LD_PRELOAD per allocator mode; outputs must be identical.
 #  - gcc: compiles the slab and base sources to objects (-O2); the objects must match byte for byte

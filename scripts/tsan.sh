@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # tsan.sh [TEST...] - build the concurrency tests in the ThreadSanitizer variant (make SAN=tsan,
 # out/tsan; see mk/tsan.mk) and run them with tests/tsan.supp; a program passes when its cmocka
 # run passes and TSan reports nothing.  Ends with "tsan: N passed, N failed" (programs).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * audit.h - auditctl's rule language and the kernel's binary rule format (struct audit_rule_data).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * audit_filter.h - the audit event model and the two filter engines.  Included from audit.h.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * audit_log.h - audit.log reading and replay through the compiled filter (docs/audit.md §5).
  *

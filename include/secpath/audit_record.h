@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * audit_record.h - a compact binary format for recorded audit event streams (docs/RECORD.md).
  *

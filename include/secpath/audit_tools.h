@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * audit_tools.h - audit in the field: what a rule set costs the kernel, a cheaper equivalent
  * rule set, and the records a rule set would produce for a real command (ptrace).

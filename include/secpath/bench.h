@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * bench.h - a `perf stat -r`-style harness: named suites, variants measured interleaved in one
  * process, per metric min/avg/median/max/pstdev, ratios to the suite's baseline (variant 0).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * policy.h - SELinux kernel binary policies: a bounded reader (versions 15..35, MLS and non-MLS),
  * three access-vector-table layouts behind one API, the kernel's TE access decision, ioctl

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * secpath.h - umbrella header: version, export macro, allocator injection, positioned diagnostics.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * slab.h - kernel-style object caches and kmalloc-style size classes.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * engine_int.h - internals shared by the audit filter engines: the event layout, the kernel-form
  * rule (struct audit_krule after audit_data_to_entry), the syscall class tables and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * event.c - the audit event model (what the kernel's filters read from the task, its audit
  * context and the collected audit_names), the path->identity file-system view, and decision

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * event_text.c - the events text format of `secpath audit filter` (secpath-audit(1), EVENTS):
  * one "event KEY=VALUE ..." line into a struct sp_audit_event, one "fs PATH ..." line into a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * filter_compiled.c - the compiled audit filter: a rule set (the reference engine's lists, in
  * their kernel order) compiled into an immutable matcher that decides exactly what the reference

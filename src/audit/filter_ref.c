@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * filter_ref.c - the reference audit filter: the kernel's rule lists and its filter walks,
  * transcribed function by function so that it is obviously the kernel's behaviour.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * krule.c - kernel-form audit rules: the translation of a struct audit_rule_data blob into the
  * kernel's struct audit_krule (kernel/auditfilter.c: audit_to_entry_common, audit_field_valid,

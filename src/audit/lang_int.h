@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * lang_int.h - internals of the audit rule language: lookup tables (generated and hand-written),
  * the machine model, and the shared helpers of rule_*.c.  Not installed.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * log_build.c - from a grouped audit.log event to the filter inputs (docs/audit.md §5.7).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * log_int.h - the audit.log reader's event layout, shared by log_read.c (line parsing and
  * grouping), log_build.c (filter inputs) and log_replay.c.

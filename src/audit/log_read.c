@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * log_read.c - the audit.log reader: line splitting across chunks, record headers, the bodies
  * the filters need, and grouping records into events with a bounded window.

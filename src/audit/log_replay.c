@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * log_replay.c - `secpath audit replay`: audit.log events (or recorded streams) through the
  * compiled matcher, with counts of events kept/dropped, rule hits, keys and malformed lines.

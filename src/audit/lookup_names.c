@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * lookup_names.c - the small name tables of the audit rule language (fields, machines, file
  * types, filesystem types, operators, field comparisons) and lookups over the generated tables

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * record.c - the recorded event stream format (docs/RECORD.md): writer and bounded reader.
  *

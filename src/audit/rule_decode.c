@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * rule_decode.c - struct audit_rule_data bytes <-> struct sp_audit_rule <-> canonical text.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * rule_env.c - the host inputs auditctl consults, made injectable: user and group names
  * (passwd/group files or NSS) and "is this -w path a directory" (a list file or stat()).

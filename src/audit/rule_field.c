@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * rule_field.c - the rule-building half of libaudit 3.0.9 re-created: "-F name OP value" parsing
  * for every field type (audit_rule_fieldpair_data), "-C f1 OP f2" comparisons, syscall names

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * rule_parse.c - one line of a rules file as auditctl 3.0.9 handles it: escape preprocessing,
  * space-only token splitting with auditctl's token cap, glibc getopt_long (permuting, with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * rule_set.c - struct sp_audit_ruleset (the ordered items of a parsed rules file) and the file
  * reader: physical lines exactly as auditctl's fgets() loop sees them.

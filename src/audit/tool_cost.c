@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * tool_cost.c - what a rule set costs the kernel's syscall-exit filter, and the lints.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * tool_equiv.c - differential equivalence of two rule sets through the reference engine.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * tool_optimize.c - a cheaper rule file with the same kernel decisions.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * tool_rules.c - the loaded rule model of the audit field tools: replaying a rules file the way
  * the kernel receives it, the synthetic file system the rules' paths resolve in, printing a set

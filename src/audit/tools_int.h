@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * tools_int.h - internals of the audit field tools (cost, optimize, equivalence, trace): the
  * loaded rule model shared by tool_*.c.

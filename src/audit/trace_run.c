@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * trace_run.c - `audit run`: run a command under ptrace and write the audit records a Linux
  * kernel loaded with the rules would write for it, without touching the kernel's audit state.

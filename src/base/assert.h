@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * assert.h - graded assertions (mimalloc style) and the fail-closed fatal path.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * base.c - version, the libc allocator, sp_alloc/sp_free, and the fatal path.
  * sp_fatal() writes with write(2) only, so it is safe with a corrupted heap.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * compiler.h - compiler helpers shared by every part: branch hints, alignment arithmetic,
  * container_of, noinline/always_inline, and the SP_CONFIG_* knob defaults.

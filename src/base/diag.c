@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * diag.c - positioned diagnostics collected into a caller-owned sp_diags (nftables erec idea).
  * Invariants: d->n <= d->cap, d->n <= limit; diagnostics past the limit are counted in `dropped`

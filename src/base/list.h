@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * list.h - intrusive circular doubly linked list (the kernel's list_head shape).
  * An empty list is a head pointing at itself.  No allocation; the caller owns the nodes.

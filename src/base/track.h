@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * track.h - one set of macros that tell ASan or Valgrind (memcheck) which allocator-owned bytes
  * are accessible (mimalloc's track.h idea).  All are no-ops in plain builds.

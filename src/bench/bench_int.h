@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * bench_int.h - internals of the bench harness shared by its files: statistics (stats.c), the
  * clock and perf_event_open counters (counters.c), the callgrind backend (callgrind.c), the

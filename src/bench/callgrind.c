@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * callgrind.c - the deterministic backend: re-run one case of a suite under
  *   valgrind --tool=callgrind --cache-sim=yes --D1=S,A,L --I1=32768,8,64 --LL=2097152,16,64

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * counters.c - perf_event_open counters of the calling thread for the bench harness.
  *

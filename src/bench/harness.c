@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * harness.c - sp_bench_run(): run one suite, case by case, and report it.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * registry.c - the built-in bench suites, in the order `secpath bench --list` shows them, and the
  * default set (`secpath bench` without a name).  Suites without variants (placeholders of parts

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * report.c - the bench harness's two report formats for one case of a suite.
  *

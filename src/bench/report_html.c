@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * report_html.c - the bench report as one self-contained HTML page (sp_bench_html), and the
  * machine description it carries (sp_bench_machine_read).

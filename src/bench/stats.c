@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * stats.c - sample statistics for the bench harness: min / avg / median / max and the population
  * standard deviation (Welford's one-pass update, numerically stable for samples that differ only

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * suite_audit.c - the `audit` bench suite: the getpid()-loop experiment of the kernel audit
  * threads, as ns (and instructions, D1 misses under --cachegrind) per filtered syscall event.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * suite_audit_parse.c - the `audit-parse` bench suite: rule lines per second for the largest rule
  * set (data/audit/rules/thirdparty/neo23x0-audit.rules, read from the project root).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * suite_hackbench.c - the `hackbench` bench suite: the shape of perf bench sched messaging -t
  * (docs/slab-and-measurement.md 2) with secpath caches standing in for the kernel's skb caches.

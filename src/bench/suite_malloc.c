@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * suite_malloc.c - the `malloc` bench suite: real programs under each process allocator.
  *

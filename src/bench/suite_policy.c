@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * suite_policy.c - the `policy` bench suite: the three secpath avtab layouts against libsepol
  * on the real Debian policy (data/policy/debian-default.policy.33.xz, or $SECPATH_POLICY).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * suite_replay.c - the `replay` bench suite: audit.log replay through the compiled filter,
  * measured beside ausearch/aureport on the same file in the same run.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * suite_slab.c - the `slab` bench suite: alloc+free ns per pair, secpath caches against glibc.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * suite_slab_spread.c - the `slab-spread` bench suite: the audit-filter seed experiment in
  * miniature (docs/slab-and-measurement.md 3a).  How a cache lays out a list that is walked on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * suites.h - the built-in bench suites (defined in src/bench/suite_*.c, listed in registry.c).
  */

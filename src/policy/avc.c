@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * avc.c - the access vector cache (security/selinux/avc.c, in user space): full decisions keyed
  * by (source type, target type, class) in nbuckets RCU hash chains (default 512, hash

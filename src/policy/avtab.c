@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * avtab.c - the access vector table in three layouts behind one internal API.
  *

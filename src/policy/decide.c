@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * decide.c - what turns a read policy into a decision engine: name indexes, the attribute CSR
  * rows (and their reverse), the decision filters, the conditional state (boolean evaluation,

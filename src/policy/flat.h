@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * flat.h - the hot path of the flat avtab's compact form (policy_int.h: struct flatc_bucket),
  * inline so that callers in a loop (sp_policy_avtab_search's per-layout function, the policy

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * policy.c - the public face of the policy part: reading (buffer, file, xz file), freeing,
  * summary counts, symbol lookups, avtab lookups and iteration.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * policy_int.h - internals of the policy part: the immutable policy core (symbols, te_avtab,
  * conditional rules, transitions, attribute CSR), the per-boolean-state part (cond table, node

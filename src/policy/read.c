@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * read.c - the bounded reader of kernel binary policies (versions 15..35, MLS and non-MLS).
  *

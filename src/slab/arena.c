@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * arena.c - the one virtual region all slabs come from (hardened_malloc's reserved-region idea).
  *

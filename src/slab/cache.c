@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * cache.c - cache creation (alignment, object layout, slab size, colour), the slow paths behind
  * the per-thread arrays (refill, flush, thread exit), destroy, statistics, the init policy and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * harden.c - the slow hooks of alloc and free: init_on_alloc / init_on_free with the kernel's
  * exemptions (mm/slab.h slab_want_init_on_alloc/free), SLAB_POISON, SLAB_RED_ZONE, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * kmalloc.c - kmalloc-style size classes: 8, 16, 32, 64, 96, 128, 192, 256, 512, 1k, 2k, 4k, 8k.
  *

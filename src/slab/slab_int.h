@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * slab_int.h - internal layout of secpath's slab caches and the inline alloc/free fast paths.
  *

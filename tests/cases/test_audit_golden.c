@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * test_audit_golden.c - every rule file in data/audit/rules/{debian,thirdparty} against the
  * auditctl 3.0.9 goldens (tests/data/audit/golden/<set>/<file>.tsv) with the pinned host inputs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * test_audit_kernel.c - secpath's audit filter engines judged by the real Linux kernel.
  *

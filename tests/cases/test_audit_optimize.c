@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * test_audit_optimize.c - `audit optimize` over every bundled rule set (data/audit/rules/debian
  * and thirdparty): the optimized text parses, the differential check through the reference

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * test_audit_replay.c - replay cases (tests/cases/replay/NN-name.{rules,log,expect}) and the
  * real go-libaudit sample logs.

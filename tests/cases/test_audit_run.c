@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * test_audit_run.c - `audit run` on real commands under ptrace: /bin/true with an execve rule,
  * a shell script that creates, writes and removes a watched file in a temp directory, cat of a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * test_policy_search.c - `secpath policy search` against setools (Debian package setools, the
  * library behind sesearch) on random queries over real policies: an embedded Python script draws

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * test_policy_sepol.c - secpath's reader, three avtab layouts and decisions against libsepol
  * (test-only oracle) on the real Debian policies and the tiny fixtures:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * jsoncheck.c - read standard input and exit 0 iff it is one or more complete JSON values
  * (RFC 8259 syntax; whitespace between values allowed, as in JSON lines).  Used by

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # test-cli.sh OUT - the tool's contract, checked on the built binary OUT/secpath:
 #  - every command answers --help with exit 0; usage errors exit 2 (no args, unknown area or
 #    command, abbreviated names: no prefix matching, unknown options); rejected input exits 1;

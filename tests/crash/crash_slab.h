@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * crash_slab.h - shared helpers for the slab crash programs: a stray write that ASan does not
  * instrument, so the allocator's own check (not an ASan report) is what fires under SAN=asan.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * slab_alias_free.c - free of a pointer outside the arena that aliases a live object of the same
  * cache: the free fast path maps every address into the size-aligned arena by masking

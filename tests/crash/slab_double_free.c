@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* slab_double_free.c - a double free that is not the list head (beyond the naive check). */
 #include "crash_slab.h"
 

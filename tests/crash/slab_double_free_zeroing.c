@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * slab_double_free_zeroing.c - a double free under init_on_free, which the free fast path's cold
  * branch handles inline (slab_free_zero_fast): the object is FREE_ZERO there, and the state

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* slab_double_kfree.c - kfree twice in a row (the kernel's naive object == next case). */
 #include "crash_slab.h"
 

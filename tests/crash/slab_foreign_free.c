@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* slab_foreign_free.c - free of a pointer the allocator never handed out (a malloc block). */
 #include "crash_slab.h"
 

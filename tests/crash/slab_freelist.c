@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * slab_freelist.c - an overwritten (encoded) slab free pointer, caught when the list is next used.
  * The objects are flushed from the thread array to their slab first: only slab freelists carry

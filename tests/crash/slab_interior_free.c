@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* slab_interior_free.c - free of a pointer into the middle of a live object. */
 #include "crash_slab.h"
 

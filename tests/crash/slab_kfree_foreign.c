@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* slab_kfree_foreign.c - kfree of a stack address. */
 #include "crash_slab.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* slab_poison.c - SLAB_POISON: a write into a freed object, caught when it is handed out again. */
 #include "crash_slab.h"
 

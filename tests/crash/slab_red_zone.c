@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* slab_red_zone.c - a one-byte overflow past a 24-byte object, caught on free. */
 #include "crash_slab.h"
 

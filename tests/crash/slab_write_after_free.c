@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* slab_write_after_free.c - init_on_free + VERIFY_ON_ALLOC catch a write to a freed object. */
 #include "crash_slab.h"
 

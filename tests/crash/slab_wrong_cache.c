@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* slab_wrong_cache.c - an object of cache x freed into cache y (same object size). */
 #include "crash_slab.h"
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # build.sh — fetch Debian's kernel, busybox and auditctl, build the ko helper and the base
 # initramfs of the oracle guest. Everything lands in $KO_CACHE (default: /var/tmp/secpath-ko-cache),
 # never in the repository. Idempotent: downloads only what is missing.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # collect.sh OUTDIR — split OUTDIR/data.log (the guest's second serial port) into its files and
 # join the workload log with the kernel's records into OUTDIR/result.tsv.
 set -eu

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # gen-mix.sh [MIXDIR] — print a kernel-oracle scenario built from the real syscall mixes of
 # data/syscall-mix/*.tsv (syscall, calls, errors; strace -c of build, files, dd, git, python).
 #

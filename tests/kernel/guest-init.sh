@@ -1,4 +1,5 @@
 #!/bin/busybox sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # PID 1 of the oracle guest (installed as /init in the initramfs).
 # Inputs:  /ko/scenario (steps; lines starting with '!' are setup shell), /ko/rules (auditctl -R).
 # Outputs: sections "=== ko-begin NAME ===" ... "=== ko-end NAME ===" on /dev/ttyS1, then power off.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * ko.c — the kernel oracle's helper program: one static binary with four jobs.
  *

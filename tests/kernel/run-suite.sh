@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # run-suite.sh [-o OUTDIR] [-j JOBS] [--record] [NAME...] — run every kernel case of
 # tests/cases/kernel/NAME/ (a `scenario` and a `rules` file), or only the NAMEs given, each in a
 # fresh guest, leaving OUTDIR/NAME/result.tsv (default OUTDIR: $KO_CACHE/runs). OUTDIR/SUMMARY.tsv

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # run.sh SCENARIO RULES OUTDIR — boot the oracle guest once (qemu, software emulation by default),
 # load RULES with the real auditctl, run SCENARIO's syscalls, and leave OUTDIR/result.tsv.
 #

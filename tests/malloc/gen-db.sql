@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: LGPL-2.1-or-later
 -- gen-db.sql - a generated database for scripts/test-malloc.sh and `secpath bench malloc`:
 -- 200k rows through a recursive CTE, two indexes, joins, group by, window functions, text.
 create table a (id integer primary key, k integer, s text);

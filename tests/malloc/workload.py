@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # workload.py - an allocation-heavy python3 run for scripts/test-malloc.sh and `secpath bench
 # malloc`: json round trips, regular expressions, sqlite3, dict/list churn.  Prints a digest of
 # every result so the run under LD_PRELOAD can be compared with the plain one byte for byte.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * audit_golden.c - test support for the audit filter engines (see audit_golden.h).
  * Linked into every test program; every external name is tsupport_*.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * audit_golden.h - test support for the audit filter engines: golden blob sets
  * (tests/data/audit/golden/<set>/<file>.tsv), a blob builder, a small auditctl-text -> blob

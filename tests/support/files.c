@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * files.c - test support: tsupport_slurp (files.h).  Never reads past what ftell reported, always
  * NUL-terminates, leaves *len untouched on failure.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * files.h - test support: whole-file reading for the test programs (every C file of
  * tests/support is linked into every test).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * test_audit_filter.c - audit filter engines: syscall classes against libaudit's tables, rule
  * storage (EEXIST, ENOENT, priorities, kernel refusals), the golden rule sets loaded into both

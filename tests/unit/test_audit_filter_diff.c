@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * test_audit_filter_diff.c - differential testing of the audit filter engines and the RCU stress.
  *

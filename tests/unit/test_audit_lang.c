@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * test_audit_lang.c - the audit rule language: auditctl's line reader traps, every option, each
  * field type and operator, every error path with its line:col, and the blob decoder's checks

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * test_audit_lang_oracle.c - secpath's rule-language tables and field parsing against libaudit
  * 3.0.9 itself (linked into this test only).  libaudit needs the kernel only for its feature

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * test_audit_log.c - the audit.log reader's mechanics (line limits, the grouping window, the
  * end-of-event timeout, files and accessors, callback errors), the field mapping of replay

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * test_audit_record.c - the recorded event stream format: round trips (bytes and decisions of
  * both engines), and the reader's bounds and error offsets on damaged streams.

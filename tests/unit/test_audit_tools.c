@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * test_audit_tools.c - audit field tools: syscall-frequency profiles, the cost model of the
  * kernel's exit-list walk (exact counts on small rule sets), lints, and optimize's individual

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * test_base.c - base: allocator helpers and positioned diagnostics.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * test_bench.c - the bench harness: statistics, ratios, the callgrind output parser (on fixture
  * files from a real callgrind 3.19 run in tests/data/bench/), cache geometry presets, JSON Lines

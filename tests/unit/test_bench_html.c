@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * test_bench_html.c - the bench report's kept results, summary and HTML page (report.c,
  * report_html.c) on a synthetic result set: every bar's height is proportional to its median,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * test_bench_suites.c - the built-in slab, slab-spread and hackbench suites run end to end in
  * quick mode (every variant set up, run and torn down; JSON Lines valid; no variant skipped),

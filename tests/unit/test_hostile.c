@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * test_hostile.c - hostile inputs against the public parsers: each must be refused (or read the
  * documented way) with a positioned diagnostic, and in bounded memory.

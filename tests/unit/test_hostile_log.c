@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * test_hostile_log.c - hostile audit.log input against the log reader (audit_log.h): a line with
  * no end, odd-length hex in untrusted fields, NUL bytes inside records, huge and deeply split

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * test_malloc.c - the glibc allocation interface's contract, threads exchanging blocks, and fork
  * from a multi-threaded process.  Runs against whatever malloc the process has: glibc in the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * test_policy_avc.c - the AVC: decisions equal the policy's, cache_stats-style counters add up,
  * reclaim keeps the node count near the threshold, boolean changes and policy reloads flush,

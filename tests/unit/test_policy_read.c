@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * test_policy_read.c - the policy reader on the hand-written fixtures (every format revision
  * 15..33), decisions and new-object types on tiny.33 checked against tiny.conf, boolean changes,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * test_policy_util.h - shared helpers of the policy tests: whole-file reads, xz decompression
  * through a pipe from `xz -dc`, and a small deterministic PRNG (fixed seeds, reproducible runs).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * test_slab.c - slab caches: API input checks, alignment and layout rules, kmalloc classes,
  * set spread and colour, init_on_alloc/free semantics with exemptions and opt-outs, poison and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * test_slab_env.c - the init policy environment variables: SECPATH_INIT_ON_ALLOC=1 and
  * SECPATH_INIT_ON_FREE=1 switch the modes on, are read once (later changes to the environment do

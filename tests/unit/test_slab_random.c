@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * test_slab_random.c - randomized model tests: many caches with every flag combination driven by
  * a seeded PRNG (each live object carries a pattern that must survive until it is freed), and two

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * test_slab_threads.c - slab caches across threads: objects allocated in one thread and freed in
  * another come back to their slabs and are reused; a thread's cached objects return to the slabs

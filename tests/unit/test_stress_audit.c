@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * test_stress_audit.c - the RCU audit engine under load: N reader threads filter events through
  * sp_audit_engine_filter while one writer keeps publishing freshly compiled matchers of K rule

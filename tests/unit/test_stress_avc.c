@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * test_stress_avc.c - the AVC under load: N reader threads look up (source, target, class)
  * triples through sp_avc_lookup while one writer flips a boolean (sp_avc_set_bool) and replaces

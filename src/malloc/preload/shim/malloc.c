@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * malloc.c - libsecpath-malloc.so: secpath's slab caches as the process allocator (LD_PRELOAD).
  *

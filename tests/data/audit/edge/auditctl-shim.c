@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * auditctl-shim.c - LD_PRELOAD shim that lets the unmodified Debian auditctl 3.0.9 run without
  * a kernel: every libaudit call that would talk to the kernel is answered here and printed

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # make-golden.sh AUDITCTL SHIM.so [LIBDIR] - run every line of edge.rules through the real
 # auditctl 3.0.9 (Debian auditd 1:3.0.9-1, unmodified) with auditctl-shim.c preloaded, one line per
 # run, and write edge.rules.tsv in the golden format: LINE<TAB>ADD|DEL|CTRL|ERR|WARN<TAB>...
