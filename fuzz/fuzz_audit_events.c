@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * fuzz_audit_events.c - libFuzzer target for the events text format (`secpath audit filter`
- * EVENTS files, src/audit/event_text.c): any bytes, split into lines; "fs" lines go to
+ * EVENTS files, src/audit/filter/event_text.c): any bytes, split into lines; "fs" lines go to
  * sp_audit_fsview_parse_line, every other line to sp_audit_event_parse, and each event that
  * parses is decided by the reference engine and the compiled matcher of a fixed rule set that
  * reads names, exe, credentials, groups and contexts.

@@ -29,7 +29,7 @@
  *   kernel-unsw     that plus the unswitched walk (mask index hoisted, inline test);
  *   compiled        the compiled matcher behind the engine's read side, one event per call
  *                   (sp_audit_engine_filter: the seqcount gate, else an RCU read-side section;
- *                   see filter_compiled.c);
+ *                   see filter/match.c);
  *   batch           the RCU engine's batch read side (sp_audit_engine_filter_batch, BATCH
  *                   events per read-side section: the read side amortised);
  *   matcher         the same matcher called directly (the RCU read side's cost by difference).

@@ -314,7 +314,7 @@ VAR(0) VAR(1) VAR(2) VAR(3) VAR(4) VAR(5) VAR(6) VAR(7)
 
 static const char *const argv_gcc[] = {
 	"sh", "-c",
-	"for f in src/slab/cache.c src/audit/rule_parse.c src/policy/avtab.c; do "
+	"for f in src/slab/cache.c src/audit/lang/parse.c src/policy/avtab.c; do "
 	"gcc -std=c11 -D_GNU_SOURCE -O2 -Iinclude -Isrc -c -o /dev/null $f || exit 1; done",
 	NULL
 };

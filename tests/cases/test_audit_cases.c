@@ -164,7 +164,7 @@ static int run_case(const char *name, int *roundtrip_checked, int *roundtrip_bad
 		for (char *t = strtok_r(line, " \t", &save); t && n < 8; t = strtok_r(NULL, " \t", &save))
 			tok[n++] = t;
 		if (n >= 2 && !strcmp(tok[0], "fs")) {
-			/* the library's reader (src/audit/event_text.c), as `secpath audit filter` */
+			/* the library's reader (src/audit/filter/event_text.c), as `secpath audit filter` */
 			char *raw = events + (line - copy);
 			size_t rl = strcspn(raw, "\n");
 			struct sp_diags fd;

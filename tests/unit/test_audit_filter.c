@@ -16,7 +16,7 @@
 #include <dirent.h>
 
 #include "secpath/audit.h"
-#include "audit/engine_int.h"
+#include "audit/filter/filter_int.h"
 #include "../support/audit_golden.h"
 
 #define EQ 0x40000000u

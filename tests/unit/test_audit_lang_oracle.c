@@ -22,7 +22,7 @@
 #include <libaudit.h>
 
 #include "secpath/audit.h"
-#include "audit/lang_int.h"
+#include "audit/lang/lang_int.h"
 
 static uint32_t oracle_features = 0x7f;
 

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "audit/engine_int.h"
+#include "audit/filter/filter_int.h"
 
 /* ---- file-system view ---- */
 
@@ -150,7 +150,7 @@ _Static_assert(offsetof(struct sp_audit_event, c_argv) == 64, "line 1 starts wit
 _Static_assert(offsetof(struct sp_audit_event, sessionid) == 128, "line 0 and 1 hold the hot fields");
 _Static_assert(offsetof(struct audit_name, octx) <= 64, "a name's hot fields fit one line");
 
-/* The compiled engine's one-word gate (engine_int.h EV_GATE_*), refreshed by every setter of
+/* The compiled engine's one-word gate (filter/filter_int.h EV_GATE_*), refreshed by every setter of
  * kind, arch, is_auditd or the names. */
 static void ev_gate(struct sp_audit_event *ev)
 {

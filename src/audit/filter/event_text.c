@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "audit/engine_int.h"
+#include "audit/filter/filter_int.h"
 #include "secpath/audit.h"
 
 struct etx {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * engine_int.h - internals shared by the audit filter engines: the event layout, the kernel-form
+ * filter_int.h - internals shared by the audit filter engines: the event layout, the kernel-form
  * rule (struct audit_krule after audit_data_to_entry), the syscall class tables and the
  * comparators.  Nothing here is public; include/secpath/audit_filter.h is the contract.
  *
@@ -115,7 +115,7 @@ struct audit_name {
 	struct lsm_ctx octx;
 } __attribute__((aligned(64)));
 
-/* gate (see event.c): bits 0-7 kind, bit 8 is_auditd, bit 16 the event has names, bits 24-31 the
+/* gate (see filter/event.c): bits 0-7 kind, bit 8 is_auditd, bit 16 the event has names, bits 24-31 the
  * compiled engine's candidate table (ABI slot, +3 without names) */
 #define EV_GATE_AUDITD 0x100u
 #define EV_GATE_NAMES 0x10000u
@@ -161,7 +161,7 @@ struct sp_audit_event {
 	int32_t major;
 	uint64_t argv[4];
 	uint32_t names_cap;
-	uint32_t colour;		/* lines between the allocation and the event (event.c) */
+	uint32_t colour;		/* lines between the allocation and the event (filter/event.c) */
 	struct lsm_ctx sctx;
 	/* the task list's view (audit_alloc at fork): the forking task's tgid and credentials.
 	 * Without sp_audit_event_set_task_creds they mirror the event's (t_pid = ppid) and

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "audit/engine_int.h"
+#include "audit/filter/filter_int.h"
 #include "secpath/slab.h"
 
 /* Kernel-side objects come from the kmalloc size classes, as kzalloc/kstrdup do in the kernel. */

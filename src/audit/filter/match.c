@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * filter_compiled.c - the compiled audit filter: a rule set (the reference engine's lists, in
+ * match.c - the compiled audit filter: a rule set (the reference engine's lists, in
  * their kernel order) compiled into an immutable matcher that decides exactly what the reference
  * decides, touching only rules that can match the event's (arch, syscall).
  *
@@ -61,7 +61,7 @@
 #define URCU_INLINE_SMALL_FUNCTIONS
 #include <urcu.h>
 
-#include "audit/engine_int.h"
+#include "audit/filter/filter_int.h"
 
 enum pk {
 	PK_FALSE = 0, PK_TRUE, PK_STOP, PK_U32, PK_LOGINUID_SET, PK_GIDS, PK_EXIT, PK_SUCCESS,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * filter_ref.c - the reference audit filter: the kernel's rule lists and its filter walks,
+ * ref.c - the reference audit filter: the kernel's rule lists and its filter walks,
  * transcribed function by function so that it is obviously the kernel's behaviour.
  *
  *   rule storage      kernel/auditfilter.c   audit_add_rule, audit_del_rule, audit_find_rule
@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "audit/engine_int.h"
+#include "audit/filter/filter_int.h"
 #include "secpath/slab.h"
 
 /* audit_init_entry(): kzalloc(sizeof(struct audit_entry)) is a kmalloc-512 object */

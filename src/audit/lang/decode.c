@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * rule_decode.c - struct audit_rule_data bytes <-> struct sp_audit_rule <-> canonical text.
+ * decode.c - struct audit_rule_data bytes <-> struct sp_audit_rule <-> canonical text.
  *
  * Decoding validates like the kernel's audit_data_to_entry(): header size, field_count <= 64,
  * list and action, operators, every string length against the bytes that remain (never reading
@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "audit/lang_int.h"
+#include "audit/lang/lang_int.h"
 
 static uint32_t rd32(const uint8_t *p)
 {

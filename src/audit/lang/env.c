@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * rule_env.c - the host inputs auditctl consults, made injectable: user and group names
+ * env.c - the host inputs auditctl consults, made injectable: user and group names
  * (passwd/group files or NSS) and "is this -w path a directory" (a list file or stat()).
  * Invariant: a loaded env is immutable; lookups never allocate.  Files are read once at load.
  */
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "audit/lang_int.h"
+#include "audit/lang/lang_int.h"
 
 struct dir_ent {
 	const char *p;			/* into audit_env.dirs, trailing '/' trimmed */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * rule_field.c - the rule-building half of libaudit 3.0.9 re-created: "-F name OP value" parsing
+ * field.c - the rule-building half of libaudit 3.0.9 re-created: "-F name OP value" parsing
  * for every field type (audit_rule_fieldpair_data), "-C f1 OP f2" comparisons, syscall names
  * and numbers into the mask, arch values.  Return codes are libaudit's (negative, see
  * audit_fieldpair_msg) so the oracle test can compare them one to one.
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "audit/lang_int.h"
+#include "audit/lang/lang_int.h"
 
 void audit_rb_init(struct audit_rb *rb, const struct sp_allocator *a)
 {

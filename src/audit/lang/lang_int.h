@@ -3,8 +3,8 @@
  * lang_int.h - internals of the audit rule language: lookup tables (generated and hand-written),
  * the machine model, and the shared helpers of rule_*.c.  Not installed.
  *
- * Invariants: every table is const and process-wide; generated tables (syscall_tables.c,
- * lookup_tables.c) are sorted by number then name; name lookups are case-insensitive like
+ * Invariants: every table is const and process-wide; generated tables (lang/syscall_tables.c,
+ * lang/lookup_tables.c) are sorted by number then name; name lookups are case-insensitive like
  * libaudit's.
  */
 #ifndef SP_AUDIT_LANG_INT_H
@@ -118,7 +118,7 @@ const char *audit_list_name(uint32_t list);
 
 #endif
 
-/* ---- rule building (rule_field.c, rule_parse.c) ---- */
+/* ---- rule building (lang/field.c, lang/parse.c) ---- */
 
 #define AUDIT_RB_HDR 1040u
 #define AUDIT_PATH_MAX 4096u

@@ -5,7 +5,7 @@
  * minus range markers and netlink commands that are not record types; AA is spelled APPARMOR
  * as libaudit does).  Invariant: sorted by number, then name.  Do not edit.
  */
-#include "audit/lang_int.h"
+#include "audit/lang/lang_int.h"
 
 const struct audit_name_ent audit_errno_tab[] = {
 	{ 1, "EPERM" },

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * lookup_names.c - the small name tables of the audit rule language (fields, machines, file
+ * names.c - the small name tables of the audit rule language (fields, machines, file
  * types, filesystem types, operators, field comparisons) and lookups over the generated tables
- * (syscall_tables.c, lookup_tables.c).  Facts follow libaudit 3.0.9 (audit.md sections 1.6, 1.7,
+ * (lang/syscall_tables.c, lang/lookup_tables.c).  Facts follow libaudit 3.0.9 (audit.md sections 1.6, 1.7,
  * 1.11, 4); all name lookups are case-insensitive like libaudit's.
  * Invariant: tables are const; nothing here allocates or keeps state.
  */
@@ -12,7 +12,7 @@
 #include <strings.h>
 #include <sys/utsname.h>
 
-#include "audit/lang_int.h"
+#include "audit/lang/lang_int.h"
 
 static const struct audit_name_ent field_tab[] = {
 	{ AF_PID, "pid" }, { AF_UID, "uid" }, { AF_EUID, "euid" }, { AF_SUID, "suid" },

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * rule_parse.c - one line of a rules file as auditctl 3.0.9 handles it: escape preprocessing,
+ * parse.c - one line of a rules file as auditctl 3.0.9 handles it: escape preprocessing,
  * space-only token splitting with auditctl's token cap, glibc getopt_long (permuting, with
  * abbreviated long options) over "auditctl" + tokens, auditctl's option loop (setopt) and the
  * final step that turns the line's state into a rule to send (handle_request).
@@ -18,7 +18,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "audit/lang_int.h"
+#include "audit/lang/lang_int.h"
 
 #define LINE_MAX_COPY 6144	/* an option argument is part of one line, so it fits */
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * rule_set.c - struct sp_audit_ruleset (the ordered items of a parsed rules file) and the file
+ * ruleset.c - struct sp_audit_ruleset (the ordered items of a parsed rules file) and the file
  * reader: physical lines exactly as auditctl's fgets() loop sees them.
  * Invariants: items are in source order (line, then order within the line); every blob and
  * control text lives in the set's chunks (8-byte aligned) and is freed with it; n <= cap.
@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "audit/lang_int.h"
+#include "audit/lang/lang_int.h"
 
 struct rs_item {
 	struct sp_audit_item it;

@@ -6,7 +6,7 @@
  * and from asm-generic/unistd.h as arm64 configures it (aarch64: getdents, pread, pwrite, newfstat).
  * Invariant: each table is sorted by number (then name); names are lowercase.  Do not edit.
  */
-#include "audit/lang_int.h"
+#include "audit/lang/lang_int.h"
 
 const struct audit_sc_ent audit_sc_x86_64[] = {
 	{ 0, "read" },

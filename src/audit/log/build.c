@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * log_build.c - from a grouped audit.log event to the filter inputs (docs/audit.md §5.7).
+ * build.c - from a grouped audit.log event to the filter inputs (docs/audit.md §5.7).
  *
  * The log cannot reproduce inode identities of rule paths, so the replay model is (also in
  * docs/RECORD.md, "Replay model"):
@@ -20,8 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "audit/log_int.h"
-#include "audit/engine_int.h"
+#include "audit/log/log_int.h"
+#include "audit/filter/filter_int.h"
 
 #define PATHBUF 8192u
 

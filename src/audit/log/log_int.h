@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * log_int.h - the audit.log reader's event layout, shared by log_read.c (line parsing and
- * grouping), log_build.c (filter inputs) and log_replay.c.
+ * grouping), log/build.c (filter inputs) and log/replay.c.
  *
  * Invariants: an open event owns one arena holding its raw lines and the decoded strings its
  * parsed fields point to (as offsets: the arena may move while the event is open); rec[i].text

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * log_read.c - the audit.log reader: line splitting across chunks, record headers, the bodies
+ * reader.c - the audit.log reader: line splitting across chunks, record headers, the bodies
  * the filters need, and grouping records into events with a bounded window.
  *
  * Invariants:
@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "audit/log_int.h"
+#include "audit/log/log_int.h"
 #include "base/compiler.h"
 
 #define TYPE_CACHE 128u

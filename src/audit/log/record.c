@@ -25,7 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "audit/engine_int.h"
+#include "audit/filter/filter_int.h"
 #include "secpath/audit_record.h"
 
 #define REC_FIXED 140u

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * log_replay.c - `secpath audit replay`: audit.log events (or recorded streams) through the
+ * replay.c - `secpath audit replay`: audit.log events (or recorded streams) through the
  * compiled matcher, with counts of events kept/dropped, rule hits, keys and malformed lines.
  *
  * Which records of an event the given rules keep (kernel/auditsc.c, kernel/audit.c):
@@ -24,7 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "audit/log_int.h"
+#include "audit/log/log_int.h"
 #include "base/compiler.h"
 #include "secpath/audit_record.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * tool_cost.c - what a rule set costs the kernel's syscall-exit filter, and the lints.
+ * cost.c - what a rule set costs the kernel's syscall-exit filter, and the lints.
  *
  * The price of one syscall is the walk __audit_filter_op() does over the exit list: every rule
  * costs one audit_in_mask() test ("rules examined"), a rule whose mask holds the syscall then
@@ -20,7 +20,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "tools_int.h"
+#include "audit/tools/tools_int.h"
 #include "secpath/audit_record.h"
 
 /* ---- mixes ---- */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * tool_equiv.c - differential equivalence of two rule sets through the reference engine.
+ * equiv.c - differential equivalence of two rule sets through the reference engine.
  *
  * Both sets are replayed into their own sp_audit_ref over one synthetic file system holding
  * every path either names.  Events are generated to hit the rules: for each rule of either set,
@@ -19,7 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "tools_int.h"
+#include "audit/tools/tools_int.h"
 
 #define POOL_TYPES 211
 #define POOL_MAX 24

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * tool_optimize.c - a cheaper rule file with the same kernel decisions.
+ * optimize.c - a cheaper rule file with the same kernel decisions.
  *
  * Transformations on the exit family (exit list + inode hash, in global priority order), each
- * justified by a symbolic fact of tool_rules.c before it is applied:
+ * justified by a symbolic fact of tools/rules.c before it is applied:
  *  1. drop a rule that can never match (contradictory scalar comparisons, empty mask);
  *  2. drop a rule B when an earlier rule A matches every event B matches (A decides first:
  *     on the exit list by order, across the inode hash by priority), duplicates included;
@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools_int.h"
+#include "audit/tools/tools_int.h"
 
 static void remove_at(struct tool_set *s, size_t at)
 {

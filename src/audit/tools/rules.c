@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * tool_rules.c - the loaded rule model of the audit field tools: replaying a rules file the way
+ * rules.c - the loaded rule model of the audit field tools: replaying a rules file the way
  * the kernel receives it, the synthetic file system the rules' paths resolve in, printing a set
  * back as a rules file, and the symbolic facts (implication, disjointness, contradiction) that
  * cost, lint and optimize rely on.
@@ -18,7 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "tools_int.h"
+#include "audit/tools/tools_int.h"
 
 /* ---- paths and the synthetic file system ---- */
 

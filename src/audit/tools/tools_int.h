@@ -21,7 +21,7 @@
 #include <stddef.h>
 
 #include "secpath/audit_tools.h"
-#include "engine_int.h"
+#include "audit/filter/filter_int.h"
 
 struct tool_rule {
 	void *blob;			/* owned wire bytes */
@@ -104,7 +104,7 @@ int tool_field_truth(const struct audit_kfield *f, uint32_t arch, int32_t nr, in
  * rule_checks (indexed like s->v, may be NULL), weighted by w. */
 void tool_walk_cost(const struct tool_set *s, uint32_t arch, int32_t nr, int success, double w,
 		    double *rules, double *checks, double *rule_rules, double *rule_checks);
-/* Names an x86_64 syscall collects (trace_run.c's path table; 0 for others). */
+/* Names an x86_64 syscall collects (tools/trace.c's path table; 0 for others). */
 int tool_syscall_names(uint32_t arch, int32_t nr);
 /* Expected rules/checks per syscall of s under the mix (NULL mix: every x86_64 syscall once). */
 void tool_mix_cost(const struct tool_set *s, const struct sp_audit_mix *mix, double *rules,

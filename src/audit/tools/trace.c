@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * trace_run.c - `audit run`: run a command under ptrace and write the audit records a Linux
+ * trace.c - `audit run`: run a command under ptrace and write the audit records a Linux
  * kernel loaded with the rules would write for it, without touching the kernel's audit state.
  *
  * Mechanics: the child blocks on a pipe until it is seized (PTRACE_SEIZE with TRACESYSGOOD,
@@ -41,7 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "tools_int.h"
+#include "audit/tools/tools_int.h"
 #include "secpath/audit_record.h"
 
 #define TR_OPTS (PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | \
