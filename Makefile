@@ -4,7 +4,7 @@
 #   make SAN=asan        ASan+UBSan, -fno-sanitize-recover=all (out/asan)
 #   make DEBUG=3         graded assertions on (out/debug)
 # Targets: all, test, run, deps, bench, fuzz-smoke, install, uninstall, clean, check-layering.
-# New sources need no edits here: src/*/*.c and src/*/*/*.c form the library, cli/*.c the tool,
+# New sources need no edits here: src/*/*.c and src/*/*/*.c (but src/malloc/) form the library, cli/*.c the tool,
 # tests/unit/test_*.c and tests/cases/test_*.c cmocka programs, tests/crash/*.c crash programs.
 
 .DEFAULT_GOAL := all
@@ -59,7 +59,8 @@ endif
 LIBS := -lurcu -lpthread -lm
 TEST_LIBS := -lcmocka -laudit -lsepol
 
-LIB_SRC := $(sort $(wildcard src/*/*.c src/*/*/*.c))
+# src/malloc/ is the LD_PRELOAD shim, built on its own by mk/malloc.mk, never part of libsecpath.
+LIB_SRC := $(filter-out src/malloc/%,$(sort $(wildcard src/*/*.c src/*/*/*.c)))
 LIB_OBJ := $(LIB_SRC:%.c=$(OUT)/obj/%.o)
 CLI_SRC := $(sort $(wildcard cli/*.c))
 CLI_OBJ := $(CLI_SRC:%.c=$(OUT)/obj/%.o)

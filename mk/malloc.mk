@@ -4,7 +4,7 @@
 # flags (an ASan runtime cannot be preloaded under arbitrary programs), so every variant builds
 # the same kind of library.  `make test` builds it through EXTRA_TEST_DEPS.
 MALLOC_SO := $(OUT)/libsecpath-malloc.so
-MALLOC_SO_SRC := src/malloc/preload/shim/malloc.c src/slab/arena.c src/slab/cache.c \
+MALLOC_SO_SRC := src/malloc/malloc.c src/slab/arena.c src/slab/cache.c \
 	src/slab/harden.c src/base/base.c
 MALLOC_SO_HDR := $(wildcard src/slab/*.h src/base/*.h include/secpath/*.h)
 

@@ -2,7 +2,7 @@
 /*
  * malloc.c - libsecpath-malloc.so: secpath's slab caches as the process allocator (LD_PRELOAD).
  *
- * Not part of libsecpath (the directory is deeper than the Makefile's src/ globs); mk/malloc.mk
+ * Not part of libsecpath (the Makefile leaves src/malloc/ out of the library); mk/malloc.mk
  * builds it together with src/slab/{arena,cache,harden}.c and src/base/base.c, all hidden, so the
  * only exported symbols are the glibc allocation interface below.
  *

@@ -44,7 +44,7 @@ static void test_malloc__which(void **st)
 	assert_int_equal(ours, want && want[0] == '1');
 }
 
-/* The shim's classes (src/malloc/preload/shim/malloc.c): 16..128 by 16, eight per power of two
+/* The shim's classes (src/malloc/malloc.c): 16..128 by 16, eight per power of two
  * up to 2 KiB, then CLASS_HI. */
 #define SHIM_NCLASS (8 + 32 + 11)
 static uint32_t shim_classes[SHIM_NCLASS];
