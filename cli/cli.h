@@ -39,8 +39,6 @@ int cmd_audit_optimize(int argc, char **argv, struct sp_cli *cli);
  * a source line for the caret underline. */
 void cli_print_diags(struct sp_cli *cli, const struct sp_diags *d,
 		     const char *(*source_of)(void *ud, const char *file, uint32_t line), void *ud);
-/* Read a whole file (or "-" for stdin) into a NUL-terminated malloc'd buffer. 0 or -errno. */
-int cli_read_file(const char *path, char **buf, size_t *len);
 /* The rule-set options shared by `audit run|cost|optimize`: -R/--rules FILE, --machine M,
  * --passwd F, --group F, --dirs F, -c/--continue. */
 struct cli_rules_args {

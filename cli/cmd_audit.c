@@ -149,7 +149,7 @@ static void print_hex(FILE *f, const void *p, size_t n)
 static int load(struct sp_cli *cli, const struct audit_cli_opts *o, const char *path, char **text,
 		size_t *len, struct sp_audit_ruleset **rs, struct sp_diags *d)
 {
-	int rc = cli_read_file(path, text, len);
+	int rc = sp_file_read(path, text, len);
 	if (rc) {
 		fprintf(cli->err, "%s: cannot read '%s': %s\n", cli->prog, path, strerror(-rc));
 		return 2;
@@ -406,7 +406,7 @@ static int cmd_decode(struct sp_cli *cli, struct audit_cli_opts *o)
 	const char *path = o->nfiles ? o->files[0] : "-";
 	char *text;
 	size_t len;
-	int rc = cli_read_file(path, &text, &len);
+	int rc = sp_file_read(path, &text, &len);
 	if (rc) {
 		fprintf(cli->err, "%s: cannot read '%s': %s\n", cli->prog, path, strerror(-rc));
 		return SP_EXIT_REJECTED;

@@ -225,7 +225,7 @@ int cmd_audit_cost(int argc, char **argv, struct sp_cli *cli)
 			goto done;
 	}
 
-	err = cli_read_file(rules, &text, &len);
+	err = sp_file_read(rules, &text, &len);
 	if (err) {
 		fprintf(cli->err, "%s: cannot read '%s': %s\n", cli->prog, rules, strerror(-err));
 		goto done;

@@ -227,7 +227,7 @@ static int load_rules(struct sp_cli *cli, const char *path, const struct sp_audi
 {
 	char *text;
 	size_t len;
-	int err = cli_read_file(path, &text, &len), bad = 0;
+	int err = sp_file_read(path, &text, &len), bad = 0;
 	if (err) {
 		fprintf(cli->err, "%s: cannot read '%s': %s\n", cli->prog, path, strerror(-err));
 		return -EINVAL;
@@ -313,7 +313,7 @@ static int cmd_filter(int argc, char **argv, struct sp_cli *cli)
 	sp_diags_init(&diags, NULL);
 	char *text = NULL;
 	size_t len;
-	int err = cli_read_file(events, &text, &len);
+	int err = sp_file_read(events, &text, &len);
 	if (err) {
 		fprintf(cli->err, "%s: cannot read '%s': %s\n", cli->prog, events, strerror(-err));
 		return SP_EXIT_REJECTED;

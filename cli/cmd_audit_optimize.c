@@ -145,7 +145,7 @@ int cmd_audit_optimize(int argc, char **argv, struct sp_cli *cli)
 		goto done;
 	}
 	o.mix = mix;
-	err = cli_read_file(rules, &text, &len);
+	err = sp_file_read(rules, &text, &len);
 	if (err) {
 		fprintf(cli->err, "%s: cannot read '%s': %s\n", cli->prog, rules, strerror(-err));
 		goto done;

@@ -364,7 +364,7 @@ int cmd_audit_replay(int argc, char **argv, struct sp_cli *cli)
 	cli_files_add_input(&files, rules);
 	for (size_t k = 0; k < ninputs; k++)
 		cli_files_add_input(&files, inputs[k]);
-	rc = cli_read_file(rules, &text, &tlen);
+	rc = sp_file_read(rules, &text, &tlen);
 	if (rc) {
 		fprintf(cli->err, "%s: cannot read '%s': %s\n", cli->prog, rules, strerror(-rc));
 		free(inputs);

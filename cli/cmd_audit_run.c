@@ -157,7 +157,7 @@ int cmd_audit_run(int argc, char **argv, struct sp_cli *cli)
 
 	char *text = NULL;
 	size_t len = 0;
-	int err = cli_read_file(rules, &text, &len);
+	int err = sp_file_read(rules, &text, &len);
 	if (err) {
 		fprintf(cli->err, "%s: cannot read '%s': %s\n", cli->prog, rules, strerror(-err));
 		return SP_EXIT_REJECTED;

@@ -26,49 +26,6 @@ void cli_print_diags(struct sp_cli *cli, const struct sp_diags *d,
 		fprintf(cli->err, "%s: %zu more diagnostics not shown\n", cli->prog, d->dropped);
 }
 
-int cli_read_file(const char *path, char **buf, size_t *len)
-{
-	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-	if (!f)
-		return -errno;
-	size_t cap = 65536, n = 0;
-	char *b = malloc(cap + 1);
-	if (!b) {
-		if (f != stdin)
-			fclose(f);
-		return -ENOMEM;
-	}
-	for (;;) {
-		size_t r = fread(b + n, 1, cap - n, f);
-		n += r;
-		if (n < cap) {
-			if (ferror(f)) {
-				int e = errno ? -errno : -EIO;
-				free(b);
-				if (f != stdin)
-					fclose(f);
-				return e;
-			}
-			break;
-		}
-		char *nb = realloc(b, cap * 2 + 1);
-		if (!nb) {
-			free(b);
-			if (f != stdin)
-				fclose(f);
-			return -ENOMEM;
-		}
-		b = nb;
-		cap *= 2;
-	}
-	if (f != stdin)
-		fclose(f);
-	b[n] = 0;
-	*buf = b;
-	*len = n;
-	return 0;
-}
-
 int cli_is_help(const char *arg)
 {
 	return !strcmp(arg, "-h") || !strcmp(arg, "--help");

@@ -97,6 +97,16 @@ SP_API int sp_diags_add_offset(struct sp_diags *d, enum sp_severity sev, int cod
  */
 SP_API int sp_diag_format(const struct sp_diag *dg, const char *source_line, char *buf, size_t len);
 
+/* ---- files ---- */
+
+/* Read all of `path` ("-" = standard input) into a malloc'd buffer, NUL-terminated at (*buf)[*len];
+ * free() it.  Returns 0, -EISDIR, -ENOMEM or the -errno of open/read (the buffer is not set). */
+SP_API int sp_file_read(const char *path, char **buf, size_t *len);
+/* The same for an open descriptor, read to its end. */
+SP_API int sp_fd_read_all(int fd, char **buf, size_t *len);
+/* Write all n bytes (retrying short writes and EINTR).  Returns 0 or -errno. */
+SP_API int sp_fd_write_all(int fd, const void *p, size_t n);
+
 #ifdef __cplusplus
 }
 #endif

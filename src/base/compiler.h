@@ -24,6 +24,12 @@
 #define SP_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define SP_MAX(a, b) ((a) > (b) ? (a) : (b))
 
+/* An options struct (libbpf's OPTS_VALID idea) that starts with `size_t sz` carries `field`
+ * when the caller's struct is big enough to hold it: a caller built against an older header
+ * passes a smaller sz and gets the defaults for the newer fields. */
+#define SP_OPTS_HAS(o, field) \
+	((o) && (o)->sz >= offsetof(__typeof__(*(o)), field) + sizeof((o)->field))
+
 #define sp_container_of(ptr, type, member) ((type *)(void *)((char *)(ptr) - offsetof(type, member)))
 
 /* Compile-time knobs (config/ profiles set them; tested as plain C values, not #if). */
