@@ -460,13 +460,7 @@ static int cmd_decode(struct sp_cli *cli, struct audit_cli_opts *o)
 	} else {
 		size_t pos = 0;
 		while (pos < len) {
-			size_t n = len - pos;
-			if (n >= 1040) {
-				uint32_t bl;
-				memcpy(&bl, text + pos + 1036, 4);
-				if (bl <= n - 1040)
-					n = 1040 + bl;
-			}
+			size_t n = sp_audit_rule_blob_size(text + pos, len - pos);
 			if (print_rule(cli, o, text + pos, n, SP_AUDIT_ITEM_ADD, &d, path, first)) {
 				bad = 1;
 				break;

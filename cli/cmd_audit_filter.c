@@ -103,9 +103,9 @@ static int check_expect(struct fctx *c, const struct sp_audit_decision *d, char 
 		if (!strcmp(k, "record")) good = d->record == num(v);
 		else if (!strcmp(k, "excluded")) good = d->excluded == num(v);
 		else if (!strcmp(k, "key")) {
-			char want[SP_AUDIT_KEY_MAXLEN + 1];
+			char want[SP_AUDIT_MAX_KEY_LEN + 1];
 			size_t o = 0;
-			for (const char *s = v; *s && o < SP_AUDIT_KEY_MAXLEN; s++) {
+			for (const char *s = v; *s && o < SP_AUDIT_MAX_KEY_LEN; s++) {
 				if (s[0] == '\\' && s[1] == 'x' && s[2] && s[3]) {
 					char h[3] = { s[2], s[3], 0 };
 					want[o++] = (char)strtoul(h, NULL, 16);

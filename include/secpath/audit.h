@@ -27,7 +27,9 @@ extern "C" {
 #define SP_AUDIT_RULE_HDR_SIZE	1040u	/* sizeof(struct audit_rule_data) without buf[] */
 #define SP_AUDIT_MAX_FIELDS	64u
 #define SP_AUDIT_MASK_WORDS	64u
-#define SP_AUDIT_MAX_KEY_LEN	256u
+#ifndef SP_AUDIT_MAX_KEY_LEN
+#define SP_AUDIT_MAX_KEY_LEN	256u	/* also in audit_filter.h: the one key limit */
+#endif
 #define SP_AUDIT_FEATURES_6_1	0x7fu	/* every AUDIT_FEATURE_BITMAP_* bit of kernel 6.1 */
 
 /* Parse options (libbpf-style: set sz = sizeof(struct sp_audit_parse_opts); NULL = defaults). */
@@ -115,6 +117,12 @@ struct sp_audit_rule {
  */
 SP_API int sp_audit_rule_decode(const void *blob, size_t len, unsigned flags, struct sp_audit_rule *r,
 				struct sp_diags *d, const char *file);
+/*
+ * The size of the first rule of a stream of concatenated blobs (the header plus its buflen), or
+ * `avail` when the header is cut or claims more bytes than there are: decoding that much then
+ * reports the damage at its offset.
+ */
+SP_API size_t sp_audit_rule_blob_size(const void *blob, size_t avail);
 /*
  * Encode *r into buf (capacity cap).  *out_len gets 1040 + buflen.  Returns 0, -ENOSPC (buf too
  * small; *out_len still set), -EINVAL (field_count > 64).

@@ -47,7 +47,10 @@ extern "C" {
 #define SP_AUDIT_ARCH_I386	0x40000003u
 #define SP_AUDIT_UNSET		4294967295u	/* unset loginuid / sessionid */
 #define SP_AUDIT_INO_UNSET	UINT64_MAX	/* a name without an inode */
-#define SP_AUDIT_KEY_MAXLEN	256u
+#ifndef SP_AUDIT_MAX_KEY_LEN
+#define SP_AUDIT_MAX_KEY_LEN	256u	/* also in audit.h: the one key limit */
+#endif
+#define SP_AUDIT_KEY_MAXLEN	SP_AUDIT_MAX_KEY_LEN	/* the older spelling */
 #define SP_AUDIT_MAX_NAMES	32u		/* names collected per event */
 /* Kernel-internal dev_t (MAJOR = dev >> 20, MINOR = dev & 0xfffff). */
 #define SP_AUDIT_MKDEV(ma, mi)	((uint32_t)(((uint32_t)(ma) << 20) | ((uint32_t)(mi) & 0xfffffu)))
@@ -200,7 +203,7 @@ struct sp_audit_decision {
 	int32_t exit_rule;	/* the last rule that set the state (exit list or inode hash) */
 	int32_t user_rule;
 	int32_t exclude_rule;
-	char key[SP_AUDIT_KEY_MAXLEN + 1];	/* NUL-terminated; 0x01 separates joined keys */
+	char key[SP_AUDIT_MAX_KEY_LEN + 1];	/* NUL-terminated; 0x01 separates joined keys */
 };
 
 /* Equal decisions (key compared by content).  1 or 0. */

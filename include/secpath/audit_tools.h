@@ -171,7 +171,7 @@ SP_API int sp_audit_equiv_check(const struct sp_audit_ruleset *a, const struct s
 /* ---- run a command under ptrace ---- */
 
 struct sp_audit_trace_key {
-	char key[SP_AUDIT_KEY_MAXLEN + 1];	/* "(null)" for records without a key */
+	char key[SP_AUDIT_MAX_KEY_LEN + 1];	/* "(null)" for records without a key */
 	uint64_t count;
 };
 

@@ -708,7 +708,7 @@ static void case_file(char *out, size_t len, const struct kcase *kc, const char 
 
 static void decision_text(const struct sp_audit_decision *d, char *buf, size_t len)
 {
-	char key[SP_AUDIT_KEY_MAXLEN + 1];
+	char key[SP_AUDIT_MAX_KEY_LEN + 1];
 	char full[512];
 
 	strfmt(key, sizeof(key), "%s", d->has_key ? d->key : "-");
@@ -721,7 +721,7 @@ static void decision_text(const struct sp_audit_decision *d, char *buf, size_t l
 
 static int verdict_matches(const struct sp_audit_decision *d, int recorded, const char *key)
 {
-	char k[SP_AUDIT_KEY_MAXLEN + 1];
+	char k[SP_AUDIT_MAX_KEY_LEN + 1];
 
 	if ((d->record && !d->excluded) != recorded)
 		return 0;

@@ -42,6 +42,52 @@ int audit_detect_machine(void)
 	return MACH_86_64;
 }
 
+/* The one vocabulary (src/audit/audit_int.h) is <linux/audit.h>'s, number for number, and the
+ * rule-data layout is the kernel's struct audit_rule_data. */
+static void test_oracle__vocabulary(void **st)
+{
+	(void)st;
+	static const struct { int ours, theirs; } ids[] = {
+		{ AF_PID, AUDIT_PID }, { AF_UID, AUDIT_UID }, { AF_EUID, AUDIT_EUID },
+		{ AF_SUID, AUDIT_SUID }, { AF_FSUID, AUDIT_FSUID }, { AF_GID, AUDIT_GID },
+		{ AF_EGID, AUDIT_EGID }, { AF_SGID, AUDIT_SGID }, { AF_FSGID, AUDIT_FSGID },
+		{ AF_LOGINUID, AUDIT_LOGINUID }, { AF_PERS, AUDIT_PERS }, { AF_ARCH, AUDIT_ARCH },
+		{ AF_MSGTYPE, AUDIT_MSGTYPE }, { AF_SUBJ_USER, AUDIT_SUBJ_USER },
+		{ AF_SUBJ_ROLE, AUDIT_SUBJ_ROLE }, { AF_SUBJ_TYPE, AUDIT_SUBJ_TYPE },
+		{ AF_SUBJ_SEN, AUDIT_SUBJ_SEN }, { AF_SUBJ_CLR, AUDIT_SUBJ_CLR },
+		{ AF_PPID, AUDIT_PPID }, { AF_OBJ_USER, AUDIT_OBJ_USER },
+		{ AF_OBJ_ROLE, AUDIT_OBJ_ROLE }, { AF_OBJ_TYPE, AUDIT_OBJ_TYPE },
+		{ AF_OBJ_LEV_LOW, AUDIT_OBJ_LEV_LOW }, { AF_OBJ_LEV_HIGH, AUDIT_OBJ_LEV_HIGH },
+		{ AF_LOGINUID_SET, AUDIT_LOGINUID_SET }, { AF_SESSIONID, AUDIT_SESSIONID },
+		{ AF_FSTYPE, AUDIT_FSTYPE }, { AF_DEVMAJOR, AUDIT_DEVMAJOR },
+		{ AF_DEVMINOR, AUDIT_DEVMINOR }, { AF_INODE, AUDIT_INODE }, { AF_EXIT, AUDIT_EXIT },
+		{ AF_SUCCESS, AUDIT_SUCCESS }, { AF_WATCH, AUDIT_WATCH }, { AF_PERM, AUDIT_PERM },
+		{ AF_DIR, AUDIT_DIR }, { AF_FILETYPE, AUDIT_FILETYPE }, { AF_OBJ_UID, AUDIT_OBJ_UID },
+		{ AF_OBJ_GID, AUDIT_OBJ_GID }, { AF_FIELD_COMPARE, AUDIT_FIELD_COMPARE },
+		{ AF_EXE, AUDIT_EXE }, { AF_SADDR_FAM, AUDIT_SADDR_FAM }, { AF_ARG0, AUDIT_ARG0 },
+		{ AF_ARG1, AUDIT_ARG1 }, { AF_ARG2, AUDIT_ARG2 }, { AF_ARG3, AUDIT_ARG3 },
+		{ AF_FILTERKEY, AUDIT_FILTERKEY },
+		{ AL_USER, AUDIT_FILTER_USER }, { AL_TASK, AUDIT_FILTER_TASK },
+		{ AL_ENTRY, AUDIT_FILTER_ENTRY }, { AL_WATCH, AUDIT_FILTER_WATCH },
+		{ AL_EXIT, AUDIT_FILTER_EXIT }, { AL_EXCLUDE, AUDIT_FILTER_EXCLUDE },
+		{ AL_FS, AUDIT_FILTER_FS }, { AL_URING, AUDIT_FILTER_URING_EXIT },
+		{ AL_NR, AUDIT_NR_FILTERS }, { AL_PREPEND, AUDIT_FILTER_PREPEND },
+		{ AA_NEVER, AUDIT_NEVER }, { AA_POSSIBLE, AUDIT_POSSIBLE }, { AA_ALWAYS, AUDIT_ALWAYS },
+		{ ARD_MAX_FIELDS, AUDIT_MAX_FIELDS }, { ARD_MASK_WORDS, AUDIT_BITMASK_SIZE },
+		{ ARD_MAX_FIELD_COMPARE, AUDIT_MAX_FIELD_COMPARE },
+		{ (int)ARD_HDR, (int)sizeof(struct audit_rule_data) },
+		{ (int)ARD_OFF_FIELDS, (int)offsetof(struct audit_rule_data, fields) },
+		{ (int)ARD_OFF_VALUES, (int)offsetof(struct audit_rule_data, values) },
+		{ (int)ARD_OFF_FIELDFLAGS, (int)offsetof(struct audit_rule_data, fieldflags) },
+		{ (int)ARD_OFF_BUFLEN, (int)offsetof(struct audit_rule_data, buflen) },
+	};
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		if (ids[i].ours != ids[i].theirs)
+			fail_msg("vocabulary entry %zu: %d, <linux/audit.h> %d", i, ids[i].ours,
+				 ids[i].theirs);
+	}
+}
+
 static void test_oracle__syscall_tables(void **st)
 {
 	(void)st;
@@ -291,6 +337,7 @@ static void test_oracle__compare_and_syscalls(void **st)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_oracle__vocabulary),
 		cmocka_unit_test(test_oracle__syscall_tables),
 		cmocka_unit_test(test_oracle__name_tables),
 		cmocka_unit_test(test_oracle__fieldpair_matrix),

@@ -657,8 +657,8 @@ SP_API size_t sp_audit_event_name_count(const struct sp_audit_event *ev)
 
 void audit_decision_set_key(struct sp_audit_decision *d, const char *key, size_t len)
 {
-	if (len > SP_AUDIT_KEY_MAXLEN)
-		len = SP_AUDIT_KEY_MAXLEN;
+	if (len > SP_AUDIT_MAX_KEY_LEN)
+		len = SP_AUDIT_MAX_KEY_LEN;
 	memcpy(d->key, key, len);
 	d->key[len] = 0;
 	d->key_len = (uint16_t)len;
@@ -686,7 +686,7 @@ static const char *verdict_name(int v)
 SP_API int sp_audit_decision_format(const struct sp_audit_decision *d, char *buf, size_t len)
 {
 	static const char *const ctxn[] = { "active", "none", "dummy", "auditd", "user" };
-	char key[SP_AUDIT_KEY_MAXLEN * 4 + 8];
+	char key[SP_AUDIT_MAX_KEY_LEN * 4 + 8];
 	size_t k = 0;
 	if (d->has_key) {
 		for (size_t i = 0; i < d->key_len; i++) {

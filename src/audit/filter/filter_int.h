@@ -15,27 +15,10 @@
 #include <stddef.h>
 #include <string.h>
 #include "secpath/audit_filter.h"
+#include "audit/audit_int.h"
 #include "base/compiler.h"
 #include "base/list.h"
 
-/* <linux/audit.h> numbers used below (kept local so the engines need no kernel headers). */
-enum {
-	AFL_USER = 0, AFL_TASK = 1, AFL_ENTRY = 2, AFL_WATCH = 3, AFL_EXIT = 4, AFL_EXCLUDE = 5, AFL_FS = 6,
-	AFL_URING = 7, AFL_NR = 8, AFL_PREPEND = 0x10,
-};
-enum { AA_NEVER = 0, AA_POSSIBLE = 1, AA_ALWAYS = 2 };
-enum {
-	F_PID = 0, F_UID = 1, F_EUID = 2, F_SUID = 3, F_FSUID = 4, F_GID = 5, F_EGID = 6, F_SGID = 7,
-	F_FSGID = 8, F_LOGINUID = 9, F_PERS = 10, F_ARCH = 11, F_MSGTYPE = 12, F_SUBJ_USER = 13,
-	F_SUBJ_ROLE = 14, F_SUBJ_TYPE = 15, F_SUBJ_SEN = 16, F_SUBJ_CLR = 17, F_PPID = 18,
-	F_OBJ_USER = 19, F_OBJ_ROLE = 20, F_OBJ_TYPE = 21, F_OBJ_LEV_LOW = 22, F_OBJ_LEV_HIGH = 23,
-	F_LOGINUID_SET = 24, F_SESSIONID = 25, F_FSTYPE = 26, F_DEVMAJOR = 100, F_DEVMINOR = 101,
-	F_INODE = 102, F_EXIT = 103, F_SUCCESS = 104, F_WATCH = 105, F_PERM = 106, F_DIR = 107,
-	F_FILETYPE = 108, F_OBJ_UID = 109, F_OBJ_GID = 110, F_FIELD_COMPARE = 111, F_EXE = 112,
-	F_SADDR_FAM = 113, F_ARG0 = 200, F_ARG1 = 201, F_ARG2 = 202, F_ARG3 = 203, F_FILTERKEY = 210,
-};
-/* Kernel operator enum (audit_to_op order). */
-enum { OP_EQ = 0, OP_NE, OP_BITMASK, OP_BITTEST, OP_LT, OP_GT, OP_LE, OP_GE, OP_BAD };
 enum { PERM_EXEC = 1, PERM_WRITE = 2, PERM_READ = 4, PERM_ATTR = 8 };
 enum { STATE_DISABLED = 0, STATE_BUILD = 1, STATE_RECORD = 2 };
 enum { RET_INVALID = 0, RET_SUCCESS = 1, RET_FAILURE = 2 };
@@ -46,12 +29,6 @@ enum {
 	CL_DIR_WRITE = 0, CL_DIR_WRITE_32, CL_CHATTR, CL_CHATTR_32, CL_READ, CL_READ_32, CL_WRITE,
 	CL_WRITE_32, CL_SIGNAL, CL_SIGNAL_32, CL_NR,
 };
-#define KA_MAX_FIELDS 64
-#define KA_MAX_FIELD_COMPARE 25
-#define KA_BITMASK_WORDS 64
-#define KA_RULE_HDR 1040u
-#define KA_PATH_MAX 4096u
-#define KA_AF_MAX 46u	/* AF_MAX of kernel 6.1 */
 #define KA_INODE_BUCKETS 32
 #define KA_MSG_SYSCALL 1300u
 #define KA_MSG_URINGOP 1336u
@@ -205,14 +182,14 @@ struct audit_kfield {
 };
 
 struct audit_krule {
-	uint32_t flags;			/* AFL_PREPEND or 0 */
+	uint32_t flags;			/* AL_PREPEND or 0 */
 	uint32_t pflags;		/* AUDIT_LOGINUID_LEGACY */
 	uint32_t listnr;
 	uint32_t action;
 	uint32_t field_count;
 	uint32_t buflen;
 	uint32_t id;
-	uint32_t mask[KA_BITMASK_WORDS];
+	uint32_t mask[ARD_MASK_WORDS];
 	uint64_t prio;
 	struct audit_kfield *fields;
 	char *filterkey;
@@ -328,7 +305,7 @@ struct audit_entry {
 };
 
 struct sp_audit_ref {
-	struct sp_list lists[AFL_NR];
+	struct sp_list lists[AL_NR];
 	struct sp_list inode_hash[KA_INODE_BUCKETS];
 	uint64_t prio_low, prio_high;
 	size_t n_rules;			/* audit_n_rules: task, exit, io_uring rules */

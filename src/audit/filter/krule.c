@@ -58,7 +58,7 @@ static const uint16_t x32_chattr[] = { 15, 94, 182, 95, 16, 226, 227, 228, 235, 
 				       9, 303, 212, 207, 198 };
 static const uint16_t x32_signal[] = { 37, 270, 238 };
 
-static uint32_t class_masks[CL_NR][KA_BITMASK_WORDS];
+static uint32_t class_masks[CL_NR][ARD_MASK_WORDS];
 static pthread_once_t class_once = PTHREAD_ONCE_INIT;
 
 static void class_add(int cls, const uint16_t *v, size_t n)
@@ -93,7 +93,7 @@ const uint32_t *audit_class_mask(int cls)
 /* kernel/auditfilter.c: audit_match_class() */
 int audit_match_class(int cls, uint32_t nr)
 {
-	if (nr >= KA_BITMASK_WORDS * 32 || cls < 0 || cls >= CL_NR)
+	if (nr >= ARD_MASK_WORDS * 32 || cls < 0 || cls >= CL_NR)
 		return 0;
 	return (audit_class_mask(cls)[nr / 32] >> (nr % 32)) & 1;
 }
@@ -310,16 +310,16 @@ int audit_lsm_match(const struct lsm_ctx *c, const struct lsm_rule *r)
 	const char *s;
 	const struct lsm_level *lv;
 	switch (r->field) {
-	case F_SUBJ_USER: case F_OBJ_USER: s = c->user; break;
-	case F_SUBJ_ROLE: case F_OBJ_ROLE: s = c->role; break;
-	case F_SUBJ_TYPE: case F_OBJ_TYPE: s = c->type; break;
+	case AF_SUBJ_USER: case AF_OBJ_USER: s = c->user; break;
+	case AF_SUBJ_ROLE: case AF_OBJ_ROLE: s = c->role; break;
+	case AF_SUBJ_TYPE: case AF_OBJ_TYPE: s = c->type; break;
 	default: s = NULL; break;
 	}
 	if (s) {
 		int eq = !strcmp(s, r->name);
 		return r->op == OP_EQ ? eq : r->op == OP_NE ? !eq : 0;
 	}
-	lv = (r->field == F_SUBJ_SEN || r->field == F_OBJ_LEV_LOW) ? &c->low : &c->high;
+	lv = (r->field == AF_SUBJ_SEN || r->field == AF_OBJ_LEV_LOW) ? &c->low : &c->high;
 	switch (r->op) {
 	case OP_EQ: return level_eq(&r->level, lv);
 	case OP_NE: return !level_eq(&r->level, lv);
@@ -340,8 +340,8 @@ static struct lsm_rule *lsm_rule_init(uint32_t field, uint32_t op, const char *s
 	r->field = field;
 	r->op = op;
 	switch (field) {
-	case F_SUBJ_USER: case F_SUBJ_ROLE: case F_SUBJ_TYPE:
-	case F_OBJ_USER: case F_OBJ_ROLE: case F_OBJ_TYPE:
+	case AF_SUBJ_USER: case AF_SUBJ_ROLE: case AF_SUBJ_TYPE:
+	case AF_OBJ_USER: case AF_OBJ_ROLE: case AF_OBJ_TYPE:
 		if (op != OP_EQ && op != OP_NE)
 			goto bad;
 		r->name = audit_kstrndup(str, strlen(str));
@@ -365,12 +365,12 @@ bad:
  * file-system view nothing is known and every parent is assumed present. */
 static int parent_exists(const struct sp_audit_fsview *fs, const char *path)
 {
-	char buf[KA_PATH_MAX + 1];
+	char buf[ARD_PATH_MAX + 1];
 	const char *slash = strrchr(path, '/');
 	size_t len = slash ? (size_t)(slash - path) : 0;
 	if (!fs || len == 0)
 		return 1;
-	if (len > KA_PATH_MAX)
+	if (len > ARD_PATH_MAX)
 		return 0;
 	memcpy(buf, path, len);
 	buf[len] = 0;
@@ -379,18 +379,18 @@ static int parent_exists(const struct sp_audit_fsview *fs, const char *path)
 
 static int is_lsm_field(uint32_t t)
 {
-	return (t >= F_SUBJ_USER && t <= F_SUBJ_CLR) || (t >= F_OBJ_USER && t <= F_OBJ_LEV_HIGH);
+	return (t >= AF_SUBJ_USER && t <= AF_SUBJ_CLR) || (t >= AF_OBJ_USER && t <= AF_OBJ_LEV_HIGH);
 }
 
 static int is_uid_field(uint32_t t)
 {
-	return t == F_UID || t == F_EUID || t == F_SUID || t == F_FSUID || t == F_LOGINUID ||
-	       t == F_OBJ_UID;
+	return t == AF_UID || t == AF_EUID || t == AF_SUID || t == AF_FSUID || t == AF_LOGINUID ||
+	       t == AF_OBJ_UID;
 }
 
 static int is_gid_field(uint32_t t)
 {
-	return t == F_GID || t == F_EGID || t == F_SGID || t == F_FSGID || t == F_OBJ_GID;
+	return t == AF_GID || t == AF_EGID || t == AF_SGID || t == AF_FSGID || t == AF_OBJ_GID;
 }
 
 static uint32_t to_op(uint32_t wire)
@@ -407,35 +407,35 @@ static uint32_t to_op(uint32_t wire)
 static int field_valid(uint32_t listnr, const struct audit_kfield *f)
 {
 	switch (f->type) {
-	case F_MSGTYPE:
-		if (listnr != AFL_EXCLUDE && listnr != AFL_USER)
+	case AF_MSGTYPE:
+		if (listnr != AL_EXCLUDE && listnr != AL_USER)
 			return -EINVAL;
 		break;
-	case F_FSTYPE:
-		if (listnr != AFL_FS)
+	case AF_FSTYPE:
+		if (listnr != AL_FS)
 			return -EINVAL;
 		break;
-	case F_PERM:
-		if (listnr == AFL_URING)
+	case AF_PERM:
+		if (listnr == AL_URING)
 			return -EINVAL;
 		break;
 	}
-	if (listnr == AFL_FS && f->type != F_FSTYPE && f->type != F_FILTERKEY)
+	if (listnr == AL_FS && f->type != AF_FSTYPE && f->type != AF_FILTERKEY)
 		return -EINVAL;
 	switch (f->type) {
-	case F_ARG0: case F_ARG1: case F_ARG2: case F_ARG3: case F_PERS: case F_DEVMINOR:
+	case AF_ARG0: case AF_ARG1: case AF_ARG2: case AF_ARG3: case AF_PERS: case AF_DEVMINOR:
 		break;
-	case F_UID: case F_EUID: case F_SUID: case F_FSUID: case F_LOGINUID: case F_OBJ_UID:
-	case F_GID: case F_EGID: case F_SGID: case F_FSGID: case F_OBJ_GID: case F_PID:
-	case F_MSGTYPE: case F_PPID: case F_DEVMAJOR: case F_EXIT: case F_SUCCESS: case F_INODE:
-	case F_SESSIONID: case F_SUBJ_SEN: case F_SUBJ_CLR: case F_OBJ_LEV_LOW: case F_OBJ_LEV_HIGH:
-	case F_SADDR_FAM:
+	case AF_UID: case AF_EUID: case AF_SUID: case AF_FSUID: case AF_LOGINUID: case AF_OBJ_UID:
+	case AF_GID: case AF_EGID: case AF_SGID: case AF_FSGID: case AF_OBJ_GID: case AF_PID:
+	case AF_MSGTYPE: case AF_PPID: case AF_DEVMAJOR: case AF_EXIT: case AF_SUCCESS: case AF_INODE:
+	case AF_SESSIONID: case AF_SUBJ_SEN: case AF_SUBJ_CLR: case AF_OBJ_LEV_LOW: case AF_OBJ_LEV_HIGH:
+	case AF_SADDR_FAM:
 		if (f->op == OP_BITMASK || f->op == OP_BITTEST)
 			return -EINVAL;
 		break;
-	case F_SUBJ_USER: case F_SUBJ_ROLE: case F_SUBJ_TYPE: case F_OBJ_USER: case F_OBJ_ROLE:
-	case F_OBJ_TYPE: case F_WATCH: case F_DIR: case F_FILTERKEY: case F_LOGINUID_SET:
-	case F_ARCH: case F_FSTYPE: case F_PERM: case F_FILETYPE: case F_FIELD_COMPARE: case F_EXE:
+	case AF_SUBJ_USER: case AF_SUBJ_ROLE: case AF_SUBJ_TYPE: case AF_OBJ_USER: case AF_OBJ_ROLE:
+	case AF_OBJ_TYPE: case AF_WATCH: case AF_DIR: case AF_FILTERKEY: case AF_LOGINUID_SET:
+	case AF_ARCH: case AF_FSTYPE: case AF_PERM: case AF_FILETYPE: case AF_FIELD_COMPARE: case AF_EXE:
 		if (f->op != OP_NE && f->op != OP_EQ)
 			return -EINVAL;
 		break;
@@ -443,24 +443,24 @@ static int field_valid(uint32_t listnr, const struct audit_kfield *f)
 		return -EINVAL;
 	}
 	switch (f->type) {
-	case F_LOGINUID_SET:
+	case AF_LOGINUID_SET:
 		if (f->val != 0 && f->val != 1)
 			return -EINVAL;
 		break;
-	case F_PERM:
+	case AF_PERM:
 		if (f->val & ~15u)
 			return -EINVAL;
 		break;
-	case F_FILETYPE:
+	case AF_FILETYPE:
 		if (f->val & ~0170000u)
 			return -EINVAL;
 		break;
-	case F_FIELD_COMPARE:
-		if (f->val > KA_MAX_FIELD_COMPARE)
+	case AF_FIELD_COMPARE:
+		if (f->val > ARD_MAX_FIELD_COMPARE)
 			return -EINVAL;
 		break;
-	case F_SADDR_FAM:
-		if (f->val >= KA_AF_MAX)
+	case AF_SADDR_FAM:
+		if (f->val >= ARD_AF_MAX)
 			return -EINVAL;
 		break;
 	}
@@ -472,7 +472,7 @@ static int unpack_string(const uint8_t **bufp, size_t *remain, uint32_t len, cha
 {
 	if (len == 0 || len > *remain)
 		return -EINVAL;
-	if (len > KA_PATH_MAX)
+	if (len > ARD_PATH_MAX)
 		return -ENAMETOOLONG;
 	*out = audit_kstrndup((const char *)*bufp, len);
 	if (!*out)
@@ -520,13 +520,13 @@ int audit_krule_from_data(struct audit_krule *r, const void *blob, size_t len,
 
 	memset(r, 0, sizeof(*r));
 	r->inode_f = -1;
-	if (!blob || len < KA_RULE_HDR)
+	if (!blob || len < ARD_HDR)
 		return -EINVAL;
 	/* audit_to_entry_common() */
 	flags = rd32(d);
-	r->listnr = flags & ~(uint32_t)AFL_PREPEND;
+	r->listnr = flags & ~(uint32_t)AL_PREPEND;
 	switch (r->listnr) {
-	case AFL_EXIT: case AFL_URING: case AFL_TASK: case AFL_USER: case AFL_EXCLUDE: case AFL_FS:
+	case AL_EXIT: case AL_URING: case AL_TASK: case AL_USER: case AL_EXCLUDE: case AL_FS:
 		break;
 	default:
 		return -EINVAL;	/* including AUDIT_FILTER_ENTRY (deprecated) and WATCH */
@@ -535,19 +535,19 @@ int audit_krule_from_data(struct audit_krule *r, const void *blob, size_t len,
 	if (r->action != AA_NEVER && r->action != AA_ALWAYS)
 		return -EINVAL;
 	r->field_count = rd32(d + 8);
-	if (r->field_count > KA_MAX_FIELDS)
+	if (r->field_count > ARD_MAX_FIELDS)
 		return -EINVAL;
-	r->flags = flags & AFL_PREPEND;
-	for (i = 0; i < KA_BITMASK_WORDS; i++)
+	r->flags = flags & AL_PREPEND;
+	for (i = 0; i < ARD_MASK_WORDS; i++)
 		r->mask[i] = rd32(d + 12 + 4 * i);
 	for (i = 0; i < CL_NR; i++) {
-		uint32_t bit = KA_BITMASK_WORDS * 32 - i - 1;
+		uint32_t bit = ARD_MASK_WORDS * 32 - i - 1;
 		uint32_t *p = &r->mask[bit / 32];
 		if (!(*p & (1u << (bit % 32))))
 			continue;
 		*p &= ~(1u << (bit % 32));
 		const uint32_t *cls = audit_class_mask((int)i);
-		for (int j = 0; j < KA_BITMASK_WORDS; j++)
+		for (int j = 0; j < ARD_MASK_WORDS; j++)
 			r->mask[j] |= cls[j];
 	}
 	r->fields = audit_kzalloc(sizeof(*r->fields) * (r->field_count ? r->field_count : 1));
@@ -555,23 +555,23 @@ int audit_krule_from_data(struct audit_krule *r, const void *blob, size_t len,
 		return -ENOMEM;
 
 	/* audit_data_to_entry() */
-	bufp = d + KA_RULE_HDR;
-	remain = len - KA_RULE_HDR;
+	bufp = d + ARD_HDR;
+	remain = len - ARD_HDR;
 	for (i = 0; i < r->field_count; i++) {
 		struct audit_kfield *f = &r->fields[i];
 		uint32_t fval;
 		char *str = NULL;
 
 		err = -EINVAL;
-		f->op = to_op(rd32(d + 780 + 4 * i));
+		f->op = to_op(rd32(d + ARD_OFF_FIELDFLAGS + 4 * i));
 		if (f->op == OP_BAD)
 			goto fail;
-		f->type = rd32(d + 268 + 4 * i);
-		fval = rd32(d + 524 + 4 * i);
+		f->type = rd32(d + ARD_OFF_FIELDS + 4 * i);
+		fval = rd32(d + ARD_OFF_VALUES + 4 * i);
 		f->val = fval;
 		/* legacy "auid=-1": loginuid_set OP 0 */
-		if (f->type == F_LOGINUID && fval == SP_AUDIT_UNSET) {
-			f->type = F_LOGINUID_SET;
+		if (f->type == AF_LOGINUID && fval == SP_AUDIT_UNSET) {
+			f->type = AF_LOGINUID_SET;
 			f->val = fval = 0;
 			r->pflags |= 1;
 		}
@@ -589,13 +589,13 @@ int audit_krule_from_data(struct audit_krule *r, const void *blob, size_t len,
 			r->buflen += fval;
 			f->lsm_str = str;
 			f->lsm_rule = lsm_rule_init(f->type, f->op, str);
-		} else if (f->type == F_WATCH) {
+		} else if (f->type == AF_WATCH) {
 			err = unpack_string(&bufp, &remain, fval, &str);
 			if (err)
 				goto fail;
 			/* audit_to_watch() */
 			if (str[0] != '/' || str[fval - 1] == '/' ||
-			    (r->listnr != AFL_EXIT && r->listnr != AFL_URING) || f->op != OP_EQ ||
+			    (r->listnr != AL_EXIT && r->listnr != AL_URING) || f->op != OP_EQ ||
 			    r->inode_f >= 0 || r->has_watch || r->has_tree) {
 				audit_kfree(str);
 				err = -EINVAL;
@@ -609,12 +609,12 @@ int audit_krule_from_data(struct audit_krule *r, const void *blob, size_t len,
 				r->watch_ino = SP_AUDIT_INO_UNSET;
 				r->watch_dev = KA_DEV_UNSET;
 			}
-		} else if (f->type == F_DIR) {
+		} else if (f->type == AF_DIR) {
 			err = unpack_string(&bufp, &remain, fval, &str);
 			if (err)
 				goto fail;
 			/* audit_make_tree() */
-			if (str[0] != '/' || (r->listnr != AFL_EXIT && r->listnr != AFL_URING) ||
+			if (str[0] != '/' || (r->listnr != AL_EXIT && r->listnr != AL_URING) ||
 			    f->op != OP_EQ || r->inode_f >= 0 || r->has_watch || r->has_tree) {
 				audit_kfree(str);
 				err = -EINVAL;
@@ -623,22 +623,22 @@ int audit_krule_from_data(struct audit_krule *r, const void *blob, size_t len,
 			r->tree_path = str;
 			r->has_tree = 1;
 			r->buflen += fval;
-		} else if (f->type == F_INODE) {
+		} else if (f->type == AF_INODE) {
 			/* audit_to_inode() */
-			if (r->listnr != AFL_EXIT || r->inode_f >= 0 || r->has_watch || r->has_tree ||
+			if (r->listnr != AL_EXIT || r->inode_f >= 0 || r->has_watch || r->has_tree ||
 			    (f->op != OP_EQ && f->op != OP_NE))
 				goto fail;
 			r->inode_f = (int)i;
-		} else if (f->type == F_FILTERKEY) {
-			if (r->filterkey || fval > SP_AUDIT_KEY_MAXLEN)
+		} else if (f->type == AF_FILTERKEY) {
+			if (r->filterkey || fval > SP_AUDIT_MAX_KEY_LEN)
 				goto fail;
 			err = unpack_string(&bufp, &remain, fval, &str);
 			if (err)
 				goto fail;
 			r->buflen += fval;
 			r->filterkey = str;
-		} else if (f->type == F_EXE) {
-			if (r->has_exe || fval > KA_PATH_MAX)
+		} else if (f->type == AF_EXE) {
+			if (r->has_exe || fval > ARD_PATH_MAX)
 				goto fail;
 			err = unpack_string(&bufp, &remain, fval, &str);
 			if (err)
@@ -691,16 +691,16 @@ int audit_krule_compare(const struct audit_krule *a, const struct audit_krule *b
 		if (is_lsm_field(x->type)) {
 			if (strcmp(x->lsm_str, y->lsm_str))
 				return 1;
-		} else if (x->type == F_WATCH) {
+		} else if (x->type == AF_WATCH) {
 			if (strcmp(a->watch_path, b->watch_path))
 				return 1;
-		} else if (x->type == F_DIR) {
+		} else if (x->type == AF_DIR) {
 			if (strcmp(a->tree_path, b->tree_path))
 				return 1;
-		} else if (x->type == F_FILTERKEY) {
+		} else if (x->type == AF_FILTERKEY) {
 			if (strcmp(a->filterkey, b->filterkey))
 				return 1;
-		} else if (x->type == F_EXE) {
+		} else if (x->type == AF_EXE) {
 			if (strcmp(a->exe_path, b->exe_path))
 				return 1;
 		} else if (x->val != y->val) {

@@ -100,7 +100,7 @@ struct cident {
 
 #define NSLOT 3
 #define DYN_FLAG 0x80000000u	/* cand_off: index into dyn_off instead of a pool offset */
-#define NSYS (KA_BITMASK_WORDS * 32)
+#define NSYS (ARD_MASK_WORDS * 32)
 
 struct sp_audit_matcher {
 	/* hot */
@@ -139,7 +139,7 @@ struct sp_audit_matcher {
 	char *keys;
 	struct cident *idents;
 	struct lsm_rule *lsm;
-	uint32_t (*masks)[KA_BITMASK_WORDS];
+	uint32_t (*masks)[ARD_MASK_WORDS];
 	size_t nrules, npreds, npool, nkeys, nidents, nlsm, nmasks;
 	size_t hot_bytes, total_bytes;
 	void *hot;
@@ -162,9 +162,9 @@ static int lsm_match(const struct lsm_rule *r, const struct lsm_ctx *c)
 {
 	uint64_t h;
 	switch (r->field) {
-	case F_SUBJ_USER: case F_OBJ_USER: h = c->h_user; break;
-	case F_SUBJ_ROLE: case F_OBJ_ROLE: h = c->h_role; break;
-	case F_SUBJ_TYPE: case F_OBJ_TYPE: h = c->h_type; break;
+	case AF_SUBJ_USER: case AF_OBJ_USER: h = c->h_user; break;
+	case AF_SUBJ_ROLE: case AF_OBJ_ROLE: h = c->h_role; break;
+	case AF_SUBJ_TYPE: case AF_OBJ_TYPE: h = c->h_type; break;
 	default: return audit_lsm_match(c, r);
 	}
 	if (h != r->h_name)	/* precomputed identities: different hash, different name */
@@ -370,7 +370,7 @@ static sp_always_inline int rule_match(const struct sp_audit_matcher *m, const s
 		}
 		case PK_SUBJ_LSM: {
 			const struct lsm_rule *lr = &m->lsm[p->aux];
-			if (lr->field == F_SUBJ_TYPE && p->op == OP_EQ &&
+			if (lr->field == AF_SUBJ_TYPE && p->op == OP_EQ &&
 			    audit_ev_sctx(ev)->h_type != lr->h_name)
 				return 0;	/* the usual "subj_type=X" on another type */
 			if (!lsm_match(lr, audit_ev_sctx(ev)))
@@ -772,7 +772,7 @@ struct builder {
 	size_t ndirs, capdirs;
 	struct lsm_rule *lsm;
 	size_t nlsm, caplsm;
-	uint32_t (*masks)[KA_BITMASK_WORDS];
+	uint32_t (*masks)[ARD_MASK_WORDS];
 	size_t nmasks, capmasks;
 	const struct audit_krule **krules;	/* crule index -> source rule */
 	size_t capk;
@@ -873,19 +873,19 @@ static struct cpred compile_field(struct builder *b, const struct audit_krule *k
 	if (mode == M_UE) {
 		/* audit_filter(): only these fields exist; the rest end the scan */
 		switch (f->type) {
-		case F_PID: p.kind = PK_U32; p.aux = EVOFF(tid); break;
-		case F_UID: p.kind = PK_U32; p.aux = EVOFF(uid); break;
-		case F_GID: p.kind = PK_U32; p.aux = EVOFF(gid); break;
-		case F_LOGINUID: p.kind = PK_U32; p.aux = EVOFF(loginuid); break;
-		case F_LOGINUID_SET: p.kind = PK_LOGINUID_SET; break;
-		case F_MSGTYPE: p.kind = PK_MSGTYPE; break;
-		case F_SUBJ_USER: case F_SUBJ_ROLE: case F_SUBJ_TYPE: case F_SUBJ_SEN: case F_SUBJ_CLR:
+		case AF_PID: p.kind = PK_U32; p.aux = EVOFF(tid); break;
+		case AF_UID: p.kind = PK_U32; p.aux = EVOFF(uid); break;
+		case AF_GID: p.kind = PK_U32; p.aux = EVOFF(gid); break;
+		case AF_LOGINUID: p.kind = PK_U32; p.aux = EVOFF(loginuid); break;
+		case AF_LOGINUID_SET: p.kind = PK_LOGINUID_SET; break;
+		case AF_MSGTYPE: p.kind = PK_MSGTYPE; break;
+		case AF_SUBJ_USER: case AF_SUBJ_ROLE: case AF_SUBJ_TYPE: case AF_SUBJ_SEN: case AF_SUBJ_CLR:
 			if (f->lsm_rule) {
 				p.kind = PK_SUBJ_LSM;
 				p.aux = (uint16_t)add_lsm(b, f->lsm_rule);
 			}
 			break;
-		case F_EXE:
+		case AF_EXE:
 			p.kind = PK_EXE;
 			p.aux = (uint16_t)add_ident(b, k->exe_ino, k->exe_dev);
 			break;
@@ -897,9 +897,9 @@ static struct cpred compile_field(struct builder *b, const struct audit_krule *k
 	}
 
 	switch (f->type) {
-	case F_PID: p.kind = PK_U32; p.aux = task ? EVOFF(t_pid) : EVOFF(pid); break;
-	case F_PPID: if (!task) { p.kind = PK_U32; p.aux = EVOFF(ppid); } break;
-	case F_EXE:
+	case AF_PID: p.kind = PK_U32; p.aux = task ? EVOFF(t_pid) : EVOFF(pid); break;
+	case AF_PPID: if (!task) { p.kind = PK_U32; p.aux = EVOFF(ppid); } break;
+	case AF_EXE:
 		if (task) {
 			p.kind = f->op == OP_NE ? PK_TRUE : PK_FALSE;
 		} else {
@@ -909,37 +909,37 @@ static struct cpred compile_field(struct builder *b, const struct audit_krule *k
 		break;
 	/* credentials: on the task list the forking task's (the t_* view) */
 #define CRED(f) (task ? EVOFF(t_##f) : EVOFF(f))
-	case F_UID: p.kind = PK_U32; p.aux = CRED(uid); break;
-	case F_EUID: p.kind = PK_U32; p.aux = CRED(euid); break;
-	case F_SUID: p.kind = PK_U32; p.aux = CRED(suid); break;
-	case F_FSUID: p.kind = PK_U32; p.aux = CRED(fsuid); break;
-	case F_GID: case F_EGID:
+	case AF_UID: p.kind = PK_U32; p.aux = CRED(uid); break;
+	case AF_EUID: p.kind = PK_U32; p.aux = CRED(euid); break;
+	case AF_SUID: p.kind = PK_U32; p.aux = CRED(suid); break;
+	case AF_FSUID: p.kind = PK_U32; p.aux = CRED(fsuid); break;
+	case AF_GID: case AF_EGID:
 		if (f->op == OP_EQ || f->op == OP_NE) {
 			p.kind = PK_GIDS;
-			p.aux = (uint16_t)((f->type == F_EGID) | (task ? 2 : 0));
+			p.aux = (uint16_t)((f->type == AF_EGID) | (task ? 2 : 0));
 		} else {
 			p.kind = PK_U32;
-			p.aux = f->type == F_EGID ? CRED(egid) : CRED(gid);
+			p.aux = f->type == AF_EGID ? CRED(egid) : CRED(gid);
 		}
 		break;
-	case F_SGID: p.kind = PK_U32; p.aux = CRED(sgid); break;
-	case F_FSGID: p.kind = PK_U32; p.aux = CRED(fsgid); break;
-	case F_SESSIONID: p.kind = PK_U32; p.aux = CRED(sessionid); break;
-	case F_PERS: p.kind = PK_U32; p.aux = EVOFF(personality); break;
-	case F_ARCH: if (!task) { p.kind = PK_U32; p.aux = EVOFF(c_arch); } break;
-	case F_EXIT: if (!task) p.kind = PK_EXIT; break;
-	case F_SUCCESS:
+	case AF_SGID: p.kind = PK_U32; p.aux = CRED(sgid); break;
+	case AF_FSGID: p.kind = PK_U32; p.aux = CRED(fsgid); break;
+	case AF_SESSIONID: p.kind = PK_U32; p.aux = CRED(sessionid); break;
+	case AF_PERS: p.kind = PK_U32; p.aux = EVOFF(personality); break;
+	case AF_ARCH: if (!task) { p.kind = PK_U32; p.aux = EVOFF(c_arch); } break;
+	case AF_EXIT: if (!task) p.kind = PK_EXIT; break;
+	case AF_SUCCESS:
 		if (!task) {
 			p.kind = PK_SUCCESS;
 			p.val = f->val ? RET_SUCCESS : RET_FAILURE;
 		}
 		break;
-	case F_DEVMAJOR: if (!task) p.kind = PK_DEVMAJ; break;
-	case F_DEVMINOR: if (!task) p.kind = PK_DEVMIN; break;
-	case F_INODE: if (!task) p.kind = PK_INODE; break;
-	case F_OBJ_UID: if (!task) p.kind = PK_OBJ_UID; break;
-	case F_OBJ_GID: if (!task) p.kind = PK_OBJ_GID; break;
-	case F_WATCH:
+	case AF_DEVMAJOR: if (!task) p.kind = PK_DEVMAJ; break;
+	case AF_DEVMINOR: if (!task) p.kind = PK_DEVMIN; break;
+	case AF_INODE: if (!task) p.kind = PK_INODE; break;
+	case AF_OBJ_UID: if (!task) p.kind = PK_OBJ_UID; break;
+	case AF_OBJ_GID: if (!task) p.kind = PK_OBJ_GID; break;
+	case AF_WATCH:
 		if (mode == M_PENDING) {
 			p.kind = PK_WATCH_PATH;
 			p.val = add_string(b, k->watch_path);
@@ -952,50 +952,50 @@ static struct cpred compile_field(struct builder *b, const struct audit_krule *k
 			}
 		}
 		break;
-	case F_DIR:
+	case AF_DIR:
 		if (!task) {
 			p.kind = PK_DIR;
 			p.aux = (uint16_t)add_ident(b, k->tree_ino, k->tree_dev);
 			p.val = add_dir(b, k->tree_ino, k->tree_dev);
 		}
 		break;
-	case F_LOGINUID: p.kind = PK_U32; p.aux = CRED(loginuid); break;
-	case F_LOGINUID_SET: p.kind = PK_LOGINUID_SET; p.aux = task; break;
+	case AF_LOGINUID: p.kind = PK_U32; p.aux = CRED(loginuid); break;
+	case AF_LOGINUID_SET: p.kind = PK_LOGINUID_SET; p.aux = task; break;
 #undef CRED
-	case F_SADDR_FAM: if (!task) p.kind = PK_SADDR; break;
-	case F_SUBJ_USER: case F_SUBJ_ROLE: case F_SUBJ_TYPE: case F_SUBJ_SEN: case F_SUBJ_CLR:
+	case AF_SADDR_FAM: if (!task) p.kind = PK_SADDR; break;
+	case AF_SUBJ_USER: case AF_SUBJ_ROLE: case AF_SUBJ_TYPE: case AF_SUBJ_SEN: case AF_SUBJ_CLR:
 		if (f->lsm_rule) {
 			p.kind = PK_SUBJ_LSM;
 			p.aux = (uint16_t)add_lsm(b, f->lsm_rule);
 		}
 		break;
-	case F_OBJ_USER: case F_OBJ_ROLE: case F_OBJ_TYPE: case F_OBJ_LEV_LOW: case F_OBJ_LEV_HIGH:
+	case AF_OBJ_USER: case AF_OBJ_ROLE: case AF_OBJ_TYPE: case AF_OBJ_LEV_LOW: case AF_OBJ_LEV_HIGH:
 		if (!task && f->lsm_rule) {
 			p.kind = PK_OBJ_LSM;
 			p.aux = (uint16_t)add_lsm(b, f->lsm_rule);
 		}
 		break;
-	case F_ARG0: case F_ARG1: case F_ARG2: case F_ARG3:
+	case AF_ARG0: case AF_ARG1: case AF_ARG2: case AF_ARG3:
 		if (!task) {
 			p.kind = PK_U32;
-			p.aux = (uint16_t)(EVOFF(c_argv) + 8 * (f->type - F_ARG0));	/* low half, LE */
+			p.aux = (uint16_t)(EVOFF(c_argv) + 8 * (f->type - AF_ARG0));	/* low half, LE */
 		}
 		break;
-	case F_FILTERKEY: p.kind = PK_TRUE; break;
-	case F_PERM:
+	case AF_FILTERKEY: p.kind = PK_TRUE; break;
+	case AF_PERM:
 		if (task)
 			p.kind = f->op == OP_NE ? PK_TRUE : PK_FALSE;	/* audit_match_perm(NULL) = 0 */
 		else
 			p.kind = PK_PERM;
 		break;
-	case F_FILETYPE:
+	case AF_FILETYPE:
 		if (task)
 			p.kind = f->op == OP_NE ? PK_TRUE : PK_FALSE;
 		else
 			p.kind = PK_FILETYPE;
 		break;
-	case F_FIELD_COMPARE:
-		if (f->val >= 1 && f->val <= KA_MAX_FIELD_COMPARE) {
+	case AF_FIELD_COMPARE:
+		if (f->val >= 1 && f->val <= ARD_MAX_FIELD_COMPARE) {
 			const uint8_t *pr = audit_compare_pairs[f->val];
 			int obj = pr[1] == CS_OBJ_UID || pr[1] == CS_OBJ_GID;
 			if (obj && task)
@@ -1086,7 +1086,7 @@ static int64_t compile_rule(struct builder *b, const struct audit_krule *k, enum
 			cr->hkey = (uint32_t)k->watch_ino;
 		}
 	}
-	if (mode == M_HASH || mode == M_PENDING || k->listnr == AFL_URING) {
+	if (mode == M_HASH || mode == M_PENDING || k->listnr == AL_URING) {
 		GROW(b, b->masks, b->nmasks, b->capmasks, 1);
 		if (b->err)
 			return -1;
@@ -1389,20 +1389,20 @@ SP_API int sp_audit_matcher_compile(const struct sp_audit_ref *r, struct sp_audi
 	b.pool[b.npool++] = 0;	/* offset 0: the empty list */
 
 	m->n_rules = (uint32_t)r->n_rules;
-	m->task_off = compile_list(&b, &r->lists[AFL_TASK], M_TASK);
-	m->user_off = compile_list(&b, &r->lists[AFL_USER], M_UE);
-	m->exclude_off = compile_list(&b, &r->lists[AFL_EXCLUDE], M_UE);
-	m->uring_off = compile_list(&b, &r->lists[AFL_URING], M_EXIT);
+	m->task_off = compile_list(&b, &r->lists[AL_TASK], M_TASK);
+	m->user_off = compile_list(&b, &r->lists[AL_USER], M_UE);
+	m->exclude_off = compile_list(&b, &r->lists[AL_EXCLUDE], M_UE);
+	m->uring_off = compile_list(&b, &r->lists[AL_URING], M_EXIT);
 	if (compile_hash(&b, m, r))
 		goto fail;
 	m->pending_off = compile_list(&b, &r->inode_hash[KA_INODE_BUCKETS - 1], M_PENDING);
 	/* filesystem list: the fstype terms of never rules */
-	sp_list_for_each(pos, &r->lists[AFL_FS]) {
+	sp_list_for_each(pos, &r->lists[AL_FS]) {
 		const struct audit_entry *e = sp_list_entry(pos, struct audit_entry, list);
 		if (e->rule.action != AA_NEVER)
 			continue;
 		for (uint32_t i = 0; i < e->rule.field_count; i++) {
-			if (e->rule.fields[i].type != F_FSTYPE)
+			if (e->rule.fields[i].type != AF_FSTYPE)
 				continue;
 			void *t = realloc(m->fs, (m->nfs + 1) * sizeof(*m->fs));
 			if (!t) {
@@ -1417,7 +1417,7 @@ SP_API int sp_audit_matcher_compile(const struct sp_audit_ref *r, struct sp_audi
 	}
 	/* exit list rules, then candidate lists per (slot, syscall) */
 	exit_first = (uint32_t)b.nrules;
-	sp_list_for_each(pos, &r->lists[AFL_EXIT]) {
+	sp_list_for_each(pos, &r->lists[AL_EXIT]) {
 		const struct audit_entry *e = sp_list_entry(pos, struct audit_entry, list);
 		compile_rule(&b, &e->rule, M_EXIT);
 		if (b.err)

@@ -75,7 +75,7 @@ SP_API int sp_audit_ref_new(const struct sp_audit_engine_opts *o, struct sp_audi
 	struct sp_audit_ref *r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
-	for (int i = 0; i < AFL_NR; i++)
+	for (int i = 0; i < AL_NR; i++)
 		sp_list_init(&r->lists[i]);
 	for (int i = 0; i < KA_INODE_BUCKETS; i++)
 		sp_list_init(&r->inode_hash[i]);
@@ -100,7 +100,7 @@ SP_API void sp_audit_ref_free(struct sp_audit_ref *r)
 	struct sp_list *pos, *tmp;
 	if (!r)
 		return;
-	for (int i = 0; i < AFL_NR; i++)
+	for (int i = 0; i < AL_NR; i++)
 		sp_list_for_each_safe(pos, tmp, &r->lists[i])
 			entry_free(r, sp_list_entry(pos, struct audit_entry, list));
 	for (int i = 0; i < KA_INODE_BUCKETS; i++)
@@ -147,7 +147,7 @@ static struct audit_entry *find_rule(struct sp_audit_ref *r, const struct audit_
 
 static int counts_as_rule(uint32_t listnr)
 {
-	return listnr != AFL_USER && listnr != AFL_EXCLUDE && listnr != AFL_FS;
+	return listnr != AL_USER && listnr != AL_EXCLUDE && listnr != AL_FS;
 }
 
 /* audit_rule_change(AUDIT_ADD_RULE) -> audit_data_to_entry + audit_add_rule */
@@ -173,11 +173,11 @@ SP_API int sp_audit_ref_add(struct sp_audit_ref *r, const void *blob, size_t len
 		return -ENOENT;	/* audit_add_watch() -> audit_get_nd(): no parent directory */
 	}
 	entry->rule.prio = ~0ull;
-	if (entry->rule.listnr == AFL_EXIT || entry->rule.listnr == AFL_URING)
-		entry->rule.prio = (entry->rule.flags & AFL_PREPEND) ? ++r->prio_high : --r->prio_low;
-	if (entry->rule.flags & AFL_PREPEND) {
+	if (entry->rule.listnr == AL_EXIT || entry->rule.listnr == AL_URING)
+		entry->rule.prio = (entry->rule.flags & AL_PREPEND) ? ++r->prio_high : --r->prio_low;
+	if (entry->rule.flags & AL_PREPEND) {
 		sp_list_add(&entry->list, list);
-		entry->rule.flags &= ~(uint32_t)AFL_PREPEND;
+		entry->rule.flags &= ~(uint32_t)AL_PREPEND;
 	} else {
 		sp_list_add_tail(&entry->list, list);
 	}
@@ -303,7 +303,7 @@ static int compare_obj(uint32_t id, int is_gid, const struct audit_name *name, u
 static int field_compare(const struct sp_audit_event *ev, const struct audit_kfield *f,
 			 const struct rctx *ctx, const struct audit_name *name, int tc)
 {
-	if (f->val < 1 || f->val > KA_MAX_FIELD_COMPARE)
+	if (f->val < 1 || f->val > ARD_MAX_FIELD_COMPARE)
 		return 0;	/* WARN "Missing AUDIT_COMPARE define" */
 	const uint8_t *p = audit_compare_pairs[f->val];
 	uint32_t left = tc ? audit_task_cred(ev, p[0]) : audit_cred(ev, p[0]);
@@ -324,30 +324,30 @@ static int filter_rules(const struct sp_audit_event *ev, const struct audit_krul
 		int result = 0;
 
 		switch (f->type) {
-		case F_PID:
+		case AF_PID:
 			/* task_tgid_nr(tsk): at fork the child still shares the parent's signal */
 			result = audit_comparator(task_creation ? ev->t_pid : ev->pid, f->op, f->val);
 			break;
-		case F_PPID:
+		case AF_PPID:
 			if (ctx)
 				result = audit_comparator(ev->ppid, f->op, f->val);
 			break;
-		case F_EXE:
+		case AF_EXE:
 			result = exe_compare(ev, rule, task_creation);
 			if (f->op == OP_NE)
 				result = !result;
 			break;
 		/* cred = the task's: at fork, the forking task's (the t_* view) */
 #define TC(field) (task_creation ? ev->t_##field : ev->field)
-		case F_UID: result = audit_id_comparator(TC(uid), f->op, f->val); break;
-		case F_EUID: result = audit_id_comparator(TC(euid), f->op, f->val); break;
-		case F_SUID: result = audit_id_comparator(TC(suid), f->op, f->val); break;
-		case F_FSUID: result = audit_id_comparator(TC(fsuid), f->op, f->val); break;
-		case F_GID:
-		case F_EGID: {
+		case AF_UID: result = audit_id_comparator(TC(uid), f->op, f->val); break;
+		case AF_EUID: result = audit_id_comparator(TC(euid), f->op, f->val); break;
+		case AF_SUID: result = audit_id_comparator(TC(suid), f->op, f->val); break;
+		case AF_FSUID: result = audit_id_comparator(TC(fsuid), f->op, f->val); break;
+		case AF_GID:
+		case AF_EGID: {
 			int (*search)(const struct sp_audit_event *, uint32_t) =
 				task_creation ? audit_task_groups_search : audit_groups_search;
-			result = audit_id_comparator(f->type == F_GID ? TC(gid) : TC(egid), f->op, f->val);
+			result = audit_id_comparator(f->type == AF_GID ? TC(gid) : TC(egid), f->op, f->val);
 			if (f->op == OP_EQ) {
 				if (!result)
 					result = search(ev, f->val);
@@ -357,26 +357,26 @@ static int filter_rules(const struct sp_audit_event *ev, const struct audit_krul
 			}
 			break;
 		}
-		case F_SGID: result = audit_id_comparator(TC(sgid), f->op, f->val); break;
-		case F_FSGID: result = audit_id_comparator(TC(fsgid), f->op, f->val); break;
-		case F_SESSIONID: result = audit_comparator(TC(sessionid), f->op, f->val); break;
-		case F_PERS: result = audit_comparator(ev->personality, f->op, f->val); break;
-		case F_ARCH:
+		case AF_SGID: result = audit_id_comparator(TC(sgid), f->op, f->val); break;
+		case AF_FSGID: result = audit_id_comparator(TC(fsgid), f->op, f->val); break;
+		case AF_SESSIONID: result = audit_comparator(TC(sessionid), f->op, f->val); break;
+		case AF_PERS: result = audit_comparator(ev->personality, f->op, f->val); break;
+		case AF_ARCH:
 			if (ctx)
 				result = audit_comparator(ev->c_arch, f->op, f->val);
 			break;
-		case F_EXIT:
+		case AF_EXIT:
 			if (ctx && ev->return_valid != RET_INVALID)
 				result = audit_comparator((uint32_t)ev->return_code, f->op, f->val);
 			break;
-		case F_SUCCESS:
+		case AF_SUCCESS:
 			if (ctx && ev->return_valid != RET_INVALID)
 				result = audit_comparator(ev->return_valid, f->op,
 							  f->val ? RET_SUCCESS : RET_FAILURE);
 			break;
-		case F_DEVMAJOR:
-		case F_DEVMINOR: {
-			int maj = f->type == F_DEVMAJOR;
+		case AF_DEVMAJOR:
+		case AF_DEVMINOR: {
+			int maj = f->type == AF_DEVMAJOR;
 #define DEVPART(d) (maj ? (d) >> 20 : (d) & 0xfffffu)
 			if (name) {
 				if (audit_comparator(DEVPART(name->dev), f->op, f->val) ||
@@ -393,7 +393,7 @@ static int filter_rules(const struct sp_audit_event *ev, const struct audit_krul
 #undef DEVPART
 			break;
 		}
-		case F_INODE:
+		case AF_INODE:
 			if (name)
 				result = audit_comparator((uint32_t)name->ino, f->op, f->val);
 			else if (ctx)
@@ -403,9 +403,9 @@ static int filter_rules(const struct sp_audit_event *ev, const struct audit_krul
 						break;
 					}
 			break;
-		case F_OBJ_UID:
-		case F_OBJ_GID: {
-			int g = f->type == F_OBJ_GID;
+		case AF_OBJ_UID:
+		case AF_OBJ_GID: {
+			int g = f->type == AF_OBJ_GID;
 			if (name)
 				result = audit_id_comparator(g ? name->gid : name->uid, f->op, f->val);
 			else if (ctx)
@@ -416,7 +416,7 @@ static int filter_rules(const struct sp_audit_event *ev, const struct audit_krul
 					}
 			break;
 		}
-		case F_WATCH:
+		case AF_WATCH:
 			/* audit_watch_compare(); a pending watch follows its path (the kernel re-arms
 			 * it through the parent's fsnotify mark when the file appears) */
 			if (name) {
@@ -428,27 +428,27 @@ static int filter_rules(const struct sp_audit_event *ev, const struct audit_krul
 					result = !result;
 			}
 			break;
-		case F_DIR:
+		case AF_DIR:
 			if (ctx) {
 				result = match_tree(ctx, rule);
 				if (f->op == OP_NE)
 					result = !result;
 			}
 			break;
-		case F_LOGINUID: result = audit_id_comparator(TC(loginuid), f->op, f->val); break;
-		case F_LOGINUID_SET:
+		case AF_LOGINUID: result = audit_id_comparator(TC(loginuid), f->op, f->val); break;
+		case AF_LOGINUID_SET:
 			result = audit_comparator(TC(loginuid) != SP_AUDIT_UNSET, f->op, f->val);
 			break;
 #undef TC
-		case F_SADDR_FAM:
+		case AF_SADDR_FAM:
 			if (ctx && ev->saddr_fam >= 0)
 				result = audit_comparator((uint32_t)ev->saddr_fam, f->op, f->val);
 			break;
-		case F_SUBJ_USER: case F_SUBJ_ROLE: case F_SUBJ_TYPE: case F_SUBJ_SEN: case F_SUBJ_CLR:
+		case AF_SUBJ_USER: case AF_SUBJ_ROLE: case AF_SUBJ_TYPE: case AF_SUBJ_SEN: case AF_SUBJ_CLR:
 			if (f->lsm_rule)
 				result = audit_lsm_match(audit_ev_sctx(ev), f->lsm_rule);
 			break;
-		case F_OBJ_USER: case F_OBJ_ROLE: case F_OBJ_TYPE: case F_OBJ_LEV_LOW: case F_OBJ_LEV_HIGH:
+		case AF_OBJ_USER: case AF_OBJ_ROLE: case AF_OBJ_TYPE: case AF_OBJ_LEV_LOW: case AF_OBJ_LEV_HIGH:
 			if (f->lsm_rule) {
 				if (name) {
 					result = audit_lsm_match(audit_name_octx(name), f->lsm_rule);
@@ -462,24 +462,24 @@ static int filter_rules(const struct sp_audit_event *ev, const struct audit_krul
 				/* IPC objects (ctx->type == AUDIT_IPC) are not modelled */
 			}
 			break;
-		case F_ARG0: case F_ARG1: case F_ARG2: case F_ARG3:
+		case AF_ARG0: case AF_ARG1: case AF_ARG2: case AF_ARG3:
 			if (ctx)
-				result = audit_comparator((uint32_t)ev->c_argv[f->type - F_ARG0], f->op, f->val);
+				result = audit_comparator((uint32_t)ev->c_argv[f->type - AF_ARG0], f->op, f->val);
 			break;
-		case F_FILTERKEY:
+		case AF_FILTERKEY:
 			result = 1;	/* ignore this field for filtering */
 			break;
-		case F_PERM:
+		case AF_PERM:
 			result = match_perm(ctx, f->val);
 			if (f->op == OP_NE)
 				result = !result;
 			break;
-		case F_FILETYPE:
+		case AF_FILETYPE:
 			result = match_filetype(ctx, f->val);
 			if (f->op == OP_NE)
 				result = !result;
 			break;
-		case F_FIELD_COMPARE:
+		case AF_FIELD_COMPARE:
 			result = field_compare(ev, f, ctx, name, task_creation);
 			break;
 		}
@@ -502,7 +502,7 @@ static int in_mask(const struct audit_krule *rule, uint64_t val)
 {
 	if (val > 0xffffffffu)
 		return 0;
-	if (val / 32 >= KA_BITMASK_WORDS)
+	if (val / 32 >= ARD_MASK_WORDS)
 		return 0;
 	return (rule->mask[val / 32] >> (val % 32)) & 1;
 }
@@ -516,7 +516,7 @@ static int filter_op(const struct sp_audit_ref *r, struct rctx *ctx, const struc
 
 	if (r->flags & SP_AUDIT_REF_UNSWITCHED) {
 		/* the loop-invariant mask index hoisted out; an out-of-range op matches nothing */
-		if (op > 0xffffffffu || op / 32 >= KA_BITMASK_WORDS)
+		if (op > 0xffffffffu || op / 32 >= ARD_MASK_WORDS)
 			return 0;
 		uint32_t word = (uint32_t)(op / 32), bit = 1u << (op % 32);
 		sp_list_for_each(pos, list) {
@@ -578,7 +578,7 @@ static int filter_task(const struct sp_audit_ref *r, const struct sp_audit_event
 {
 	const struct sp_list *pos;
 	int state;
-	sp_list_for_each(pos, &r->lists[AFL_TASK]) {
+	sp_list_for_each(pos, &r->lists[AL_TASK]) {
 		const struct audit_entry *e = sp_list_entry(pos, struct audit_entry, list);
 		if (filter_rules(ev, &e->rule, NULL, NULL, &state, 1)) {
 			if (state == STATE_RECORD)
@@ -603,21 +603,21 @@ static int filter_user_exclude(const struct sp_audit_ref *r, const struct sp_aud
 		for (uint32_t i = 0; i < e->rule.field_count; i++) {
 			const struct audit_kfield *f = &e->rule.fields[i];
 			switch (f->type) {
-			case F_PID: result = audit_comparator(ev->tid, f->op, f->val); break;
-			case F_UID: result = audit_id_comparator(ev->uid, f->op, f->val); break;
-			case F_GID: result = audit_id_comparator(ev->gid, f->op, f->val); break;
-			case F_LOGINUID: result = audit_id_comparator(ev->loginuid, f->op, f->val); break;
-			case F_LOGINUID_SET:
+			case AF_PID: result = audit_comparator(ev->tid, f->op, f->val); break;
+			case AF_UID: result = audit_id_comparator(ev->uid, f->op, f->val); break;
+			case AF_GID: result = audit_id_comparator(ev->gid, f->op, f->val); break;
+			case AF_LOGINUID: result = audit_id_comparator(ev->loginuid, f->op, f->val); break;
+			case AF_LOGINUID_SET:
 				result = audit_comparator(ev->loginuid != SP_AUDIT_UNSET, f->op, f->val);
 				break;
-			case F_MSGTYPE: result = audit_comparator(msgtype, f->op, f->val); break;
-			case F_SUBJ_USER: case F_SUBJ_ROLE: case F_SUBJ_TYPE: case F_SUBJ_SEN:
-			case F_SUBJ_CLR:
+			case AF_MSGTYPE: result = audit_comparator(msgtype, f->op, f->val); break;
+			case AF_SUBJ_USER: case AF_SUBJ_ROLE: case AF_SUBJ_TYPE: case AF_SUBJ_SEN:
+			case AF_SUBJ_CLR:
 				result = 0;
 				if (f->lsm_rule)
 					result = audit_lsm_match(audit_ev_sctx(ev), f->lsm_rule);
 				break;
-			case F_EXE:
+			case AF_EXE:
 				result = exe_compare(ev, &e->rule, 0);
 				if (f->op == OP_NE)
 					result = !result;
@@ -629,7 +629,7 @@ static int filter_user_exclude(const struct sp_audit_ref *r, const struct sp_aud
 				break;
 		}
 		if (result > 0) {
-			if (e->rule.action == AA_NEVER || listtype == AFL_EXCLUDE)
+			if (e->rule.action == AA_NEVER || listtype == AL_EXCLUDE)
 				ret = 0;
 			*rule_id = (int32_t)e->rule.id;
 			*verdict = e->rule.action == AA_NEVER ? SP_AUDIT_NEVER : SP_AUDIT_ALWAYS;
@@ -645,12 +645,12 @@ static uint32_t filter_fs(const struct sp_audit_ref *r, const struct sp_audit_ev
 	uint32_t hidden = 0;
 	const struct sp_list *pos;
 	for (uint32_t i = 0; i < ev->nnames; i++) {
-		sp_list_for_each(pos, &r->lists[AFL_FS]) {
+		sp_list_for_each(pos, &r->lists[AL_FS]) {
 			const struct audit_entry *e = sp_list_entry(pos, struct audit_entry, list);
 			int hit = 0;
 			for (uint32_t j = 0; j < e->rule.field_count && !hit; j++) {
 				const struct audit_kfield *f = &e->rule.fields[j];
-				hit = f->type == F_FSTYPE &&
+				hit = f->type == AF_FSTYPE &&
 				      audit_comparator(ev->names[i].fs_magic, f->op, f->val) &&
 				      e->rule.action == AA_NEVER;
 			}
@@ -674,10 +674,10 @@ SP_API int sp_audit_ref_filter(const struct sp_audit_ref *r, const struct sp_aud
 	if (ev->kind == SP_AUDIT_EV_USER) {
 		/* audit_receive_msg(): user list, then audit_log_start() applies the exclude list */
 		d->context = SP_AUDIT_CTX_USER;
-		d->record = (uint8_t)filter_user_exclude(r, ev, ev->msgtype, AFL_USER, &d->user_rule, &d->user);
+		d->record = (uint8_t)filter_user_exclude(r, ev, ev->msgtype, AL_USER, &d->user_rule, &d->user);
 		if (d->record) {
 			uint8_t v = 0;
-			d->excluded = !filter_user_exclude(r, ev, ev->msgtype, AFL_EXCLUDE, &d->exclude_rule, &v);
+			d->excluded = !filter_user_exclude(r, ev, ev->msgtype, AL_EXCLUDE, &d->exclude_rule, &v);
 		}
 		return 0;
 	}
@@ -701,10 +701,10 @@ SP_API int sp_audit_ref_filter(const struct sp_audit_ref *r, const struct sp_aud
 	if (ev->is_auditd) {
 		d->context = SP_AUDIT_CTX_AUDITD;	/* auditd_test_task(): filters return early */
 	} else if (ev->kind == SP_AUDIT_EV_URING) {
-		filter_op(r, &ctx, &r->lists[AFL_URING], NULL, ev->op);	/* audit_filter_uring */
+		filter_op(r, &ctx, &r->lists[AL_URING], NULL, ev->op);	/* audit_filter_uring */
 		filter_inodes(r, &ctx, (uint64_t)(int64_t)ev->c_major);
 	} else {
-		filter_op(r, &ctx, &r->lists[AFL_EXIT], NULL, (uint64_t)(int64_t)ev->c_major);
+		filter_op(r, &ctx, &r->lists[AL_EXIT], NULL, (uint64_t)(int64_t)ev->c_major);
 		filter_inodes(r, &ctx, (uint64_t)(int64_t)ev->c_major);
 	}
 	d->exit = (uint8_t)ctx.verdict;
@@ -715,7 +715,7 @@ SP_API int sp_audit_ref_filter(const struct sp_audit_ref *r, const struct sp_aud
 	if (d->record) {
 		uint8_t v = 0;
 		uint32_t type = ev->kind == SP_AUDIT_EV_URING ? KA_MSG_URINGOP : KA_MSG_SYSCALL;
-		d->excluded = !filter_user_exclude(r, ev, type, AFL_EXCLUDE, &d->exclude_rule, &v);
+		d->excluded = !filter_user_exclude(r, ev, type, AL_EXCLUDE, &d->exclude_rule, &v);
 	}
 	return 0;
 }

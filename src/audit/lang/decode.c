@@ -71,36 +71,36 @@ static int kernel_checks(const struct sp_audit_rule *r, struct sp_diags *d, cons
 	int npath = 0, nkey = 0, nexe = 0;
 	for (uint32_t i = 0; i < r->field_count; i++) {
 		const struct sp_audit_field *f = &r->fields[i];
-		uint64_t off = 268 + 4 * i;
+		uint64_t off = ARD_OFF_FIELDS + 4 * i;
 		if (!op_ok(f->id, f->op))
-			return bad(d, file, 780 + 4 * i, -EINVAL, "operator '%s' not allowed for field %u",
+			return bad(d, file, ARD_OFF_FIELDFLAGS + 4 * i, -EINVAL, "operator '%s' not allowed for field %u",
 				   audit_op_text(f->op), f->id);
 		switch (f->id) {
 		case AF_UID: case AF_EUID: case AF_SUID: case AF_FSUID: case AF_OBJ_UID:
 		case AF_GID: case AF_EGID: case AF_SGID: case AF_FSGID: case AF_OBJ_GID:
 			if (f->value == 0xffffffffu)
-				return bad(d, file, 524 + 4 * i, -EINVAL, "invalid id -1 in field %u", f->id);
+				return bad(d, file, ARD_OFF_VALUES + 4 * i, -EINVAL, "invalid id -1 in field %u", f->id);
 			break;
 		case AF_LOGINUID_SET:
 			if (f->value > 1)
-				return bad(d, file, 524 + 4 * i, -EINVAL, "loginuid_set must be 0 or 1");
+				return bad(d, file, ARD_OFF_VALUES + 4 * i, -EINVAL, "loginuid_set must be 0 or 1");
 			break;
 		case AF_PERM:
 			if (f->value > 15)
-				return bad(d, file, 524 + 4 * i, -EINVAL, "perm value %u above 15", f->value);
+				return bad(d, file, ARD_OFF_VALUES + 4 * i, -EINVAL, "perm value %u above 15", f->value);
 			break;
 		case AF_FILETYPE:
 			if (f->value & ~0170000u)
-				return bad(d, file, 524 + 4 * i, -EINVAL, "filetype has bits outside S_IFMT");
+				return bad(d, file, ARD_OFF_VALUES + 4 * i, -EINVAL, "filetype has bits outside S_IFMT");
 			break;
 		case AF_FIELD_COMPARE:
 			if (f->value > 25)
-				return bad(d, file, 524 + 4 * i, -EINVAL, "field_compare value %u above 25",
+				return bad(d, file, ARD_OFF_VALUES + 4 * i, -EINVAL, "field_compare value %u above 25",
 					   f->value);
 			break;
 		case AF_SADDR_FAM:
 			if (f->value >= 46)
-				return bad(d, file, 524 + 4 * i, -EINVAL, "saddr_fam %u not below AF_MAX", f->value);
+				return bad(d, file, ARD_OFF_VALUES + 4 * i, -EINVAL, "saddr_fam %u not below AF_MAX", f->value);
 			break;
 		case AF_MSGTYPE:
 			if (r->list != AL_USER && r->list != AL_EXCLUDE)
@@ -132,11 +132,11 @@ static int kernel_checks(const struct sp_audit_rule *r, struct sp_diags *d, cons
 			return bad(d, file, off, -EINVAL, "field %u not allowed on the filesystem list", f->id);
 	}
 	if (npath > 1)
-		return bad(d, file, 268, -EINVAL, "more than one path, dir or inode= field");
+		return bad(d, file, ARD_OFF_FIELDS, -EINVAL, "more than one path, dir or inode= field");
 	if (nkey > 1)
-		return bad(d, file, 268, -EINVAL, "more than one key field");
+		return bad(d, file, ARD_OFF_FIELDS, -EINVAL, "more than one key field");
 	if (nexe > 1)
-		return bad(d, file, 268, -EINVAL, "more than one exe field");
+		return bad(d, file, ARD_OFF_FIELDS, -EINVAL, "more than one exe field");
 	return 0;
 }
 
@@ -147,14 +147,15 @@ SP_API int sp_audit_rule_decode(const void *blob, size_t len, unsigned flags, st
 	if (!r || (!blob && len))
 		return -EINVAL;
 	memset(r, 0, sizeof(*r));
-	if (len < AUDIT_RB_HDR)
-		return bad(d, file, len, -EINVAL, "truncated rule: %zu bytes, the header needs 1040", len);
+	if (len < ARD_HDR)
+		return bad(d, file, len, -EINVAL, "truncated rule: %zu bytes, the header needs %u", len,
+			   ARD_HDR);
 	r->flags = rd32(p);
-	r->action = rd32(p + 4);
-	r->field_count = rd32(p + 8);
-	r->buflen = rd32(p + 1036);
+	r->action = rd32(p + offsetof(struct audit_rd_hdr, action));
+	r->field_count = rd32(p + offsetof(struct audit_rd_hdr, field_count));
+	r->buflen = rd32(p + ARD_OFF_BUFLEN);
 	for (unsigned i = 0; i < 64; i++)
-		r->mask[i] = rd32(p + 12 + 4 * i);
+		r->mask[i] = rd32(p + offsetof(struct audit_rd_hdr, mask) + 4 * i);
 	r->list = r->flags & ~(uint32_t)AL_PREPEND;
 	switch (r->list) {
 	case AL_USER: case AL_TASK: case AL_EXIT: case AL_EXCLUDE: case AL_FS: case AL_URING:
@@ -166,27 +167,27 @@ SP_API int sp_audit_rule_decode(const void *blob, size_t len, unsigned flags, st
 		return bad(d, file, 4, -EINVAL, "invalid action %u", r->action);
 	if (r->field_count > SP_AUDIT_MAX_FIELDS)
 		return bad(d, file, 8, -EINVAL, "field_count %u above 64", r->field_count);
-	size_t avail = len - AUDIT_RB_HDR;
+	size_t avail = len - ARD_HDR;
 	if (r->buflen > avail)
-		return bad(d, file, 1036, -EINVAL, "buflen %u beyond the %zu bytes that follow the header",
+		return bad(d, file, ARD_OFF_BUFLEN, -EINVAL, "buflen %u beyond the %zu bytes that follow the header",
 			   r->buflen, avail);
 	size_t used = 0;
 	for (uint32_t i = 0; i < r->field_count; i++) {
 		struct sp_audit_field *f = &r->fields[i];
-		f->id = rd32(p + 268 + 4 * i);
-		f->value = rd32(p + 524 + 4 * i);
-		f->op = rd32(p + 780 + 4 * i);
+		f->id = rd32(p + ARD_OFF_FIELDS + 4 * i);
+		f->value = rd32(p + ARD_OFF_VALUES + 4 * i);
+		f->op = rd32(p + ARD_OFF_FIELDFLAGS + 4 * i);
 		if (!valid_op(f->op))
-			return bad(d, file, 780 + 4 * i, -EINVAL, "invalid operator 0x%x in field %u", f->op, i);
+			return bad(d, file, ARD_OFF_FIELDFLAGS + 4 * i, -EINVAL, "invalid operator 0x%x in field %u", f->op, i);
 		if (audit_field_is_string(f->id)) {
 			size_t remain = r->buflen - used;
-			if (f->value > AUDIT_PATH_MAX)
-				return bad(d, file, 524 + 4 * i, -ENAMETOOLONG,
+			if (f->value > ARD_PATH_MAX)
+				return bad(d, file, ARD_OFF_VALUES + 4 * i, -ENAMETOOLONG,
 					   "string length %u above PATH_MAX", f->value);
 			if (f->value == 0 || f->value > remain)
-				return bad(d, file, 524 + 4 * i, -EINVAL,
+				return bad(d, file, ARD_OFF_VALUES + 4 * i, -EINVAL,
 					   "string length %u with %zu bytes of buf left", f->value, remain);
-			f->str = (const char *)p + AUDIT_RB_HDR + used;
+			f->str = (const char *)p + ARD_HDR + used;
 			used += f->value;
 		}
 	}
@@ -198,6 +199,14 @@ SP_API int sp_audit_rule_decode(const void *blob, size_t len, unsigned flags, st
 	return 0;
 }
 
+SP_API size_t sp_audit_rule_blob_size(const void *blob, size_t avail)
+{
+	if (!blob || avail < ARD_HDR)
+		return avail;
+	uint32_t bl = rd32((const uint8_t *)blob + ARD_OFF_BUFLEN);
+	return bl <= avail - ARD_HDR ? ARD_HDR + bl : avail;
+}
+
 SP_API int sp_audit_rule_encode(const struct sp_audit_rule *r, void *buf, size_t cap, size_t *out_len)
 {
 	if (!r || r->field_count > SP_AUDIT_MAX_FIELDS)
@@ -206,29 +215,29 @@ SP_API int sp_audit_rule_encode(const struct sp_audit_rule *r, void *buf, size_t
 	for (uint32_t i = 0; i < r->field_count; i++)
 		if (audit_field_is_string(r->fields[i].id))
 			blen += r->fields[i].value;
-	size_t n = AUDIT_RB_HDR + blen;
+	size_t n = ARD_HDR + blen;
 	if (out_len)
 		*out_len = n;
 	if (!buf || cap < n)
 		return -ENOSPC;
 	uint8_t *p = buf;
 	uint32_t b32 = (uint32_t)blen;
-	memset(p, 0, AUDIT_RB_HDR);
+	memset(p, 0, ARD_HDR);
 	memcpy(p, &r->flags, 4);
-	memcpy(p + 4, &r->action, 4);
-	memcpy(p + 8, &r->field_count, 4);
-	memcpy(p + 12, r->mask, 256);
-	memcpy(p + 1036, &b32, 4);
+	memcpy(p + offsetof(struct audit_rd_hdr, action), &r->action, 4);
+	memcpy(p + offsetof(struct audit_rd_hdr, field_count), &r->field_count, 4);
+	memcpy(p + offsetof(struct audit_rd_hdr, mask), r->mask, sizeof(r->mask));
+	memcpy(p + ARD_OFF_BUFLEN, &b32, 4);
 	size_t used = 0;
 	for (uint32_t i = 0; i < r->field_count; i++) {
 		const struct sp_audit_field *f = &r->fields[i];
-		memcpy(p + 268 + 4 * i, &f->id, 4);
-		memcpy(p + 524 + 4 * i, &f->value, 4);
-		memcpy(p + 780 + 4 * i, &f->op, 4);
+		memcpy(p + ARD_OFF_FIELDS + 4 * i, &f->id, 4);
+		memcpy(p + ARD_OFF_VALUES + 4 * i, &f->value, 4);
+		memcpy(p + ARD_OFF_FIELDFLAGS + 4 * i, &f->op, 4);
 		if (audit_field_is_string(f->id) && f->value) {
 			if (!f->str)
 				return -EINVAL;
-			memcpy(p + AUDIT_RB_HDR + used, f->str, f->value);
+			memcpy(p + ARD_HDR + used, f->str, f->value);
 			used += f->value;
 		}
 	}

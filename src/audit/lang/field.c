@@ -51,20 +51,22 @@ int audit_rb_add_string(struct audit_rb *rb, const char *s, size_t n)
 
 int audit_rb_encode(const struct audit_rb *rb, void **out, size_t *len)
 {
-	size_t n = AUDIT_RB_HDR + rb->buflen;
+	size_t n = ARD_HDR + rb->buflen;
 	uint8_t *p = sp_zalloc(rb->alloc, n, 4);
 	if (!p)
 		return -ENOMEM;
-	memcpy(p + 0, &rb->flags, 4);
-	memcpy(p + 4, &rb->action, 4);
-	memcpy(p + 8, &rb->field_count, 4);
-	memcpy(p + 12, rb->mask, 256);
-	memcpy(p + 268, rb->fields, 256);
-	memcpy(p + 524, rb->values, 256);
-	memcpy(p + 780, rb->fieldflags, 256);
-	memcpy(p + 1036, &rb->buflen, 4);
+	struct audit_rd_hdr h;
+	h.flags = rb->flags;
+	h.action = rb->action;
+	h.field_count = rb->field_count;
+	memcpy(h.mask, rb->mask, sizeof(h.mask));
+	memcpy(h.fields, rb->fields, sizeof(h.fields));
+	memcpy(h.values, rb->values, sizeof(h.values));
+	memcpy(h.fieldflags, rb->fieldflags, sizeof(h.fieldflags));
+	h.buflen = rb->buflen;
+	memcpy(p, &h, sizeof(h));
 	if (rb->buflen)
-		memcpy(p + AUDIT_RB_HDR, rb->buf, rb->buflen);
+		memcpy(p + ARD_HDR, rb->buf, rb->buflen);
 	*out = p;
 	*len = n;
 	return 0;
@@ -321,7 +323,7 @@ int audit_fieldpair(struct audit_lstate *ls, char *pair, int flags)
 		size_t vlen = strlen(v);
 		if (field == AF_FILTERKEY && vlen > SP_AUDIT_MAX_KEY_LEN)
 			return -11;
-		if (vlen > AUDIT_PATH_MAX)
+		if (vlen > ARD_PATH_MAX)
 			return -11;
 		if (audit_rb_add_string(rb, v, vlen))
 			return AUDIT_RC_NOMEM;

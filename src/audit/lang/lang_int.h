@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * lang_int.h - internals of the audit rule language: lookup tables (generated and hand-written),
- * the machine model, and the shared helpers of rule_*.c.  Not installed.
+ * the machine model, and the helpers the lang/ files share.  Not installed.
  *
  * Invariants: every table is const and process-wide; generated tables (lang/syscall_tables.c,
  * lang/lookup_tables.c) are sorted by number then name; name lookups are case-insensitive like
@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "secpath/audit.h"
+#include "audit/audit_int.h"
 
 struct audit_sc_ent {
 	int nr;
@@ -65,23 +66,6 @@ enum audit_mach {
 	AUDIT_MACH_PPC64LE = 10,
 };
 
-/* Field ids (AUDIT_* of <linux/audit.h>). */
-enum {
-	AF_PID = 0, AF_UID = 1, AF_EUID = 2, AF_SUID = 3, AF_FSUID = 4, AF_GID = 5, AF_EGID = 6,
-	AF_SGID = 7, AF_FSGID = 8, AF_LOGINUID = 9, AF_PERS = 10, AF_ARCH = 11, AF_MSGTYPE = 12,
-	AF_SUBJ_USER = 13, AF_SUBJ_ROLE = 14, AF_SUBJ_TYPE = 15, AF_SUBJ_SEN = 16, AF_SUBJ_CLR = 17,
-	AF_PPID = 18, AF_OBJ_USER = 19, AF_OBJ_ROLE = 20, AF_OBJ_TYPE = 21, AF_OBJ_LEV_LOW = 22,
-	AF_OBJ_LEV_HIGH = 23, AF_LOGINUID_SET = 24, AF_SESSIONID = 25, AF_FSTYPE = 26,
-	AF_DEVMAJOR = 100, AF_DEVMINOR = 101, AF_INODE = 102, AF_EXIT = 103, AF_SUCCESS = 104,
-	AF_WATCH = 105, AF_PERM = 106, AF_DIR = 107, AF_FILETYPE = 108, AF_OBJ_UID = 109,
-	AF_OBJ_GID = 110, AF_FIELD_COMPARE = 111, AF_EXE = 112, AF_SADDR_FAM = 113,
-	AF_ARG0 = 200, AF_ARG1 = 201, AF_ARG2 = 202, AF_ARG3 = 203, AF_FILTERKEY = 210,
-};
-
-/* Lists. */
-enum { AL_USER = 0, AL_TASK = 1, AL_ENTRY = 2, AL_WATCH = 3, AL_EXIT = 4, AL_EXCLUDE = 5,
-       AL_FS = 6, AL_URING = 7, AL_PREPEND = 0x10 };
-
 /* Feature bits. */
 #define AUDIT_FEAT_EXE		0x02u	/* AUDIT_FEATURE_BITMAP_EXECUTABLE_PATH */
 #define AUDIT_FEAT_EXCL_EXT	0x04u	/* EXCLUDE_EXTEND */
@@ -116,12 +100,8 @@ int audit_compare_value(int f1, int f2);		/* AUDIT_COMPARE_* or -1 */
 int audit_compare_fields(uint32_t v, int *f1, int *f2);	/* reverse: 0 or -1 */
 const char *audit_list_name(uint32_t list);
 
-#endif
-
 /* ---- rule building (lang/field.c, lang/parse.c) ---- */
 
-#define AUDIT_RB_HDR 1040u
-#define AUDIT_PATH_MAX 4096u
 #define AUDIT_LIST_UNSET 0x400
 
 /* A rule under construction: the struct audit_rule_data fields plus a growable string buffer. */
@@ -197,3 +177,5 @@ void audit_scratch_free(struct audit_scratch *sc);
 /* Parse one physical line (NUL-terminated, no newline) into rs; diagnostics to d. */
 int audit_parse_line(const struct audit_pctx *pc, const char *line, uint32_t lineno, const char *file,
 		     struct sp_audit_ruleset *rs, struct sp_diags *d, const struct sp_allocator *a);
+
+#endif

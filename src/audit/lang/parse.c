@@ -372,7 +372,7 @@ static int opt_syscall(struct line_ctx *lc, char *optarg, const struct tok *t)
 static int check_path(struct line_ctx *lc, const char *path, const struct tok *t)
 {
 	size_t plen = strlen(path);
-	if (plen >= AUDIT_PATH_MAX) {
+	if (plen >= ARD_PATH_MAX) {
 		diag(lc, SP_SEV_ERROR, t, "the path passed for the watch is too big");
 		return 1;
 	}

@@ -256,23 +256,23 @@ static int perm_truth(uint32_t arch, int32_t nr, uint32_t mask)
 int tool_field_truth(const struct audit_kfield *f, uint32_t arch, int32_t nr, int success)
 {
 	switch (f->type) {
-	case F_ARCH:
+	case AF_ARCH:
 		return audit_comparator(arch, f->op, f->val);
-	case F_SUCCESS:
+	case AF_SUCCESS:
 		return audit_comparator(success ? RET_SUCCESS : RET_FAILURE, f->op,
 					f->val ? RET_SUCCESS : RET_FAILURE);
-	case F_EXIT:
+	case AF_EXIT:
 		/* errors are -4095..-1; successes are rarely in that range once truncated */
 		if (f->op == OP_EQ && (f->val >= 0xfffff001u) != !success)
 			return T_FALSE;
 		return T_UNKNOWN;
-	case F_PERM: {
+	case AF_PERM: {
 		int t = perm_truth(arch, nr, f->val);
 		if (f->op == OP_NE && t != T_UNKNOWN)
 			t = !t;
 		return t;
 	}
-	case F_FILTERKEY:
+	case AF_FILTERKEY:
 		return T_TRUE;
 	default:
 		return T_UNKNOWN;
@@ -289,7 +289,7 @@ void tool_walk_cost(const struct tool_set *s, uint32_t arch, int32_t nr, int suc
 		*rules += w;
 		if (rule_rules)
 			rule_rules[i] += w;
-		if (nr < 0 || nr >= KA_BITMASK_WORDS * 32 ||
+		if (nr < 0 || nr >= ARD_MASK_WORDS * 32 ||
 		    !(r->k.mask[nr / 32] >> (nr % 32) & 1))
 			continue;
 		int all_true = 1, stop = 0;
@@ -464,7 +464,7 @@ static int lint_set(const struct tool_set *s, struct sp_audit_lint **v, size_t *
 				op = sp_audit_op_text(wire_ops[f->op]);
 			if (!tool_field_always(f))
 				continue;
-			if (f->type == F_EXIT || f->type == F_SUCCESS)
+			if (f->type == AF_EXIT || f->type == AF_SUCCESS)
 				err = tool_lint_add(v, n, SP_AUDIT_LINT_NOOP_FIELD, b->line, 0,
 						    "%s%s%d is always true when there is a return value "
 						    "(compared as unsigned 32-bit; use success=): it only "

@@ -82,8 +82,8 @@ static uint32_t pick(struct gen *g, uint32_t type, uint32_t dflt)
 }
 
 static const uint32_t lsm_types[5][2] = {
-	{ F_SUBJ_USER, F_OBJ_USER }, { F_SUBJ_ROLE, F_OBJ_ROLE }, { F_SUBJ_TYPE, F_OBJ_TYPE },
-	{ F_SUBJ_SEN, F_OBJ_LEV_LOW }, { F_SUBJ_CLR, F_OBJ_LEV_HIGH },
+	{ AF_SUBJ_USER, AF_OBJ_USER }, { AF_SUBJ_ROLE, AF_OBJ_ROLE }, { AF_SUBJ_TYPE, AF_OBJ_TYPE },
+	{ AF_SUBJ_SEN, AF_OBJ_LEV_LOW }, { AF_SUBJ_CLR, AF_OBJ_LEV_HIGH },
 };
 
 static int lsm_slot(uint32_t type)
@@ -107,7 +107,7 @@ static void gen_init(struct gen *g, const struct tool_set *a, const struct tool_
 			for (uint32_t j = 0; j < r->k.field_count; j++) {
 				const struct audit_kfield *f = &r->k.fields[j];
 				pool_add(g, f->type, f->val);
-				if (f->type == F_ARCH && g->narches < SP_ARRAY_SIZE(g->arches)) {
+				if (f->type == AF_ARCH && g->narches < SP_ARRAY_SIZE(g->arches)) {
 					int dup = 0;
 					for (size_t k = 0; k < g->narches; k++)
 						dup |= g->arches[k] == f->val;
@@ -126,13 +126,13 @@ static void gen_init(struct gen *g, const struct tool_set *a, const struct tool_
 /* A syscall number of rule r's mask (or any). */
 static int32_t pick_nr(struct gen *g, const struct tool_rule *r)
 {
-	if (r && r->list == AFL_EXIT) {
+	if (r && r->list == AL_EXIT) {
 		uint32_t cnt = 0;
-		for (int w = 0; w < KA_BITMASK_WORDS; w++)
+		for (int w = 0; w < ARD_MASK_WORDS; w++)
 			cnt += (uint32_t)__builtin_popcount(r->k.mask[w]);
 		if (cnt) {
 			uint32_t k = rnd_below(g, cnt);
-			for (int w = 0; w < KA_BITMASK_WORDS; w++) {
+			for (int w = 0; w < ARD_MASK_WORDS; w++) {
 				uint32_t m = r->k.mask[w];
 				uint32_t c = (uint32_t)__builtin_popcount(m);
 				if (k >= c) {
@@ -147,7 +147,7 @@ static int32_t pick_nr(struct gen *g, const struct tool_rule *r)
 	}
 	if (g->nrules && rnd_below(g, 2)) {
 		const struct tool_rule *o = g->rules[rnd_below(g, (uint32_t)g->nrules)];
-		if (o != r && o->list == AFL_EXIT)
+		if (o != r && o->list == AL_EXIT)
 			return pick_nr(g, o);
 	}
 	return (int32_t)rnd_below(g, 470);
@@ -229,16 +229,16 @@ static void random_base(struct gen *g, struct evspec *e)
 	e->arch = g->arches[rnd_below(g, (uint32_t)g->narches)];
 	e->nr = pick_nr(g, NULL);
 	for (int i = 0; i < 4; i++)
-		e->a[i] = pick(g, F_ARG0 + (uint32_t)i, (uint32_t)rnd(g)) |
+		e->a[i] = pick(g, AF_ARG0 + (uint32_t)i, (uint32_t)rnd(g)) |
 			  (rnd_below(g, 8) ? 0 : (uint64_t)rnd(g) << 32);
 	e->has_ret = rnd_below(g, 10) != 0;
-	e->ret = rnd_below(g, 2) ? 0 : (int64_t)(int32_t)pick(g, F_EXIT, (uint32_t)-13);
-	e->pid = pick(g, F_PID, 4242);
+	e->ret = rnd_below(g, 2) ? 0 : (int64_t)(int32_t)pick(g, AF_EXIT, (uint32_t)-13);
+	e->pid = pick(g, AF_PID, 4242);
 	e->tid = rnd_below(g, 2) ? e->pid : e->pid + 1;
-	e->ppid = pick(g, F_PPID, 1);
+	e->ppid = pick(g, AF_PPID, 1);
 	for (int i = 0; i < 4; i++) {
-		e->uid[i] = pick(g, F_UID + (uint32_t)i, 1000);
-		e->gid[i] = pick(g, i < 2 ? F_GID + (uint32_t)i : F_SGID + (uint32_t)i - 2, 1000);
+		e->uid[i] = pick(g, AF_UID + (uint32_t)i, 1000);
+		e->gid[i] = pick(g, i < 2 ? AF_GID + (uint32_t)i : AF_SGID + (uint32_t)i - 2, 1000);
 	}
 	if (rnd_below(g, 3) == 0) {	/* one identity everywhere: field comparisons */
 		for (int i = 1; i < 4; i++) {
@@ -248,12 +248,12 @@ static void random_base(struct gen *g, struct evspec *e)
 	}
 	e->ngroups = rnd_below(g, 3);
 	for (uint32_t i = 0; i < e->ngroups; i++)
-		e->groups[i] = pick(g, F_GID, 27);
-	e->auid = rnd_below(g, 4) ? pick(g, F_LOGINUID, 1000) : SP_AUDIT_UNSET;
-	e->ses = rnd_below(g, 4) ? pick(g, F_SESSIONID, 3) : SP_AUDIT_UNSET;
-	e->pers = rnd_below(g, 8) ? 0 : pick(g, F_PERS, 8);
-	e->msgtype = pick(g, F_MSGTYPE, 1100 + rnd_below(g, 40));
-	e->saddr = rnd_below(g, 3) ? -1 : (int)pick(g, F_SADDR_FAM, 2) % 64;
+		e->groups[i] = pick(g, AF_GID, 27);
+	e->auid = rnd_below(g, 4) ? pick(g, AF_LOGINUID, 1000) : SP_AUDIT_UNSET;
+	e->ses = rnd_below(g, 4) ? pick(g, AF_SESSIONID, 3) : SP_AUDIT_UNSET;
+	e->pers = rnd_below(g, 8) ? 0 : pick(g, AF_PERS, 8);
+	e->msgtype = pick(g, AF_MSGTYPE, 1100 + rnd_below(g, 40));
+	e->saddr = rnd_below(g, 3) ? -1 : (int)pick(g, AF_SADDR_FAM, 2) % 64;
 	e->o2flags = rnd_below(g, 4);
 	e->exe = g->npaths && rnd_below(g, 2) ? (int)rnd_below(g, (uint32_t)g->npaths) : -1;
 	if (g->nlsm[2] && rnd_below(g, 4) == 0)
@@ -264,21 +264,21 @@ static void random_base(struct gen *g, struct evspec *e)
 		if (g->npaths && rnd_below(g, 5)) {
 			n->path = (int)rnd_below(g, (uint32_t)g->npaths);
 		} else {
-			n->ino = rnd_below(g, 2) ? pick(g, F_INODE, 77) : SP_AUDIT_INO_UNSET;
-			n->dev = SP_AUDIT_MKDEV(pick(g, F_DEVMAJOR, 8), pick(g, F_DEVMINOR, 1));
+			n->ino = rnd_below(g, 2) ? pick(g, AF_INODE, 77) : SP_AUDIT_INO_UNSET;
+			n->dev = SP_AUDIT_MKDEV(pick(g, AF_DEVMAJOR, 8), pick(g, AF_DEVMINOR, 1));
 		}
 		if (rnd_below(g, 3) == 0) {
 			n->set_mode = 1;
-			n->mode = (rnd_below(g, 2) ? pick(g, F_FILETYPE, S_IFREG) : S_IFREG) | 0644;
+			n->mode = (rnd_below(g, 2) ? pick(g, AF_FILETYPE, S_IFREG) : S_IFREG) | 0644;
 		}
 		if (rnd_below(g, 2)) {
 			n->set_owner = 1;
-			n->uid = pick(g, F_OBJ_UID, 0);
-			n->gid = pick(g, F_OBJ_GID, 0);
+			n->uid = pick(g, AF_OBJ_UID, 0);
+			n->gid = pick(g, AF_OBJ_GID, 0);
 		}
 		if (rnd_below(g, 6) == 0) {
 			n->set_magic = 1;
-			n->magic = pick(g, F_FSTYPE, 0xef53);
+			n->magic = pick(g, AF_FSTYPE, 0xef53);
 		}
 	}
 }
@@ -289,7 +289,7 @@ static int32_t pick_perm_nr(struct gen *g, const struct tool_rule *r, const stru
 {
 	int32_t cand[64];
 	uint32_t n = 0, seen = 0;
-	for (int32_t x = 0; x < KA_BITMASK_WORDS * 32; x++) {
+	for (int32_t x = 0; x < ARD_MASK_WORDS * 32; x++) {
 		if (!(r->k.mask[x / 32] >> (x % 32) & 1) || tool_field_truth(f, arch, x, 1) == T_FALSE)
 			continue;
 		/* reservoir sample of up to 64 candidates */
@@ -306,66 +306,66 @@ static int32_t pick_perm_nr(struct gen *g, const struct tool_rule *r, const stru
 static void aim(struct gen *g, struct evspec *e, const struct tool_rule *r)
 {
 	struct nspec *nm = NULL;
-	if (r->list == AFL_USER || r->list == AFL_EXCLUDE)
+	if (r->list == AL_USER || r->list == AL_EXCLUDE)
 		e->kind = rnd_below(g, 2) ? SP_AUDIT_EV_USER : SP_AUDIT_EV_SYSCALL;
 	else
-		e->kind = r->list == AFL_URING ? SP_AUDIT_EV_URING : SP_AUDIT_EV_SYSCALL;
-	if (r->list == AFL_EXIT || r->list == AFL_URING)
+		e->kind = r->list == AL_URING ? SP_AUDIT_EV_URING : SP_AUDIT_EV_SYSCALL;
+	if (r->list == AL_EXIT || r->list == AL_URING)
 		e->nr = pick_nr(g, r);
 	for (uint32_t j = 0; j < r->k.field_count; j++)	/* the arch first: perm depends on it */
-		if (r->k.fields[j].type == F_ARCH)
+		if (r->k.fields[j].type == AF_ARCH)
 			e->arch = satisfy(g, r->k.fields[j].op, r->k.fields[j].val);
 	for (uint32_t j = 0; j < r->k.field_count; j++) {
 		const struct audit_kfield *f = &r->k.fields[j];
 		uint32_t x = satisfy(g, f->op, f->val);
 		int ls = lsm_slot(f->type);
 		switch (f->type) {
-		case F_PID: e->pid = x; break;
-		case F_UID: case F_EUID: case F_SUID: case F_FSUID: e->uid[f->type - F_UID] = x; break;
-		case F_GID: case F_EGID:
+		case AF_PID: e->pid = x; break;
+		case AF_UID: case AF_EUID: case AF_SUID: case AF_FSUID: e->uid[f->type - AF_UID] = x; break;
+		case AF_GID: case AF_EGID:
 			if (rnd_below(g, 3) == 0 && f->op == OP_EQ) {
 				e->groups[0] = x;
 				e->ngroups = e->ngroups ? e->ngroups : 1;
 			} else {
-				e->gid[f->type - F_GID] = x;
+				e->gid[f->type - AF_GID] = x;
 			}
 			break;
-		case F_SGID: case F_FSGID: e->gid[f->type - F_SGID + 2] = x; break;
-		case F_LOGINUID: e->auid = x; break;
-		case F_LOGINUID_SET:
+		case AF_SGID: case AF_FSGID: e->gid[f->type - AF_SGID + 2] = x; break;
+		case AF_LOGINUID: e->auid = x; break;
+		case AF_LOGINUID_SET:
 			if (audit_comparator(1, f->op, f->val))
 				e->auid = e->auid == SP_AUDIT_UNSET ? 1000 : e->auid;
 			else
 				e->auid = SP_AUDIT_UNSET;
 			break;
-		case F_SESSIONID: e->ses = x; break;
-		case F_PERS: e->pers = x; break;
-		case F_ARCH: break;
-		case F_PPID: e->ppid = x; break;
-		case F_MSGTYPE: e->msgtype = x; e->kind = SP_AUDIT_EV_USER; break;
-		case F_EXIT: e->has_ret = 1; e->ret = (int64_t)(int32_t)x; break;
-		case F_SUCCESS:
+		case AF_SESSIONID: e->ses = x; break;
+		case AF_PERS: e->pers = x; break;
+		case AF_ARCH: break;
+		case AF_PPID: e->ppid = x; break;
+		case AF_MSGTYPE: e->msgtype = x; e->kind = SP_AUDIT_EV_USER; break;
+		case AF_EXIT: e->has_ret = 1; e->ret = (int64_t)(int32_t)x; break;
+		case AF_SUCCESS:
 			e->has_ret = 1;
 			e->ret = audit_comparator(RET_SUCCESS, f->op,
 						  f->val ? RET_SUCCESS : RET_FAILURE) ? 0 : -13;
 			break;
-		case F_SADDR_FAM: e->saddr = (int)(x % 64); break;
-		case F_ARG0: case F_ARG1: case F_ARG2: case F_ARG3:
-			e->a[f->type - F_ARG0] = x | (rnd_below(g, 4) ? 0 : (uint64_t)rnd(g) << 32);
+		case AF_SADDR_FAM: e->saddr = (int)(x % 64); break;
+		case AF_ARG0: case AF_ARG1: case AF_ARG2: case AF_ARG3:
+			e->a[f->type - AF_ARG0] = x | (rnd_below(g, 4) ? 0 : (uint64_t)rnd(g) << 32);
 			break;
-		case F_PERM:
-			if (f->op == OP_EQ && r->list == AFL_EXIT)
+		case AF_PERM:
+			if (f->op == OP_EQ && r->list == AL_EXIT)
 				e->nr = pick_perm_nr(g, r, f, e->arch, e->nr);
 			/* open-like syscalls: the access mode from the args */
 			e->a[1] = e->a[2] = (f->val & PERM_WRITE) ? (rnd_below(g, 2) ? 1 : 2) : 0;
 			e->o2flags = e->a[2];
 			break;
-		case F_WATCH:
+		case AF_WATCH:
 			nm = new_name(e);
 			nm->path = path_index(g, r->k.watch_path);
 			break;
-		case F_DIR: {
-			char child[KA_PATH_MAX + 8];
+		case AF_DIR: {
+			char child[ARD_PATH_MAX + 8];
 			size_t l = strlen(r->k.tree_path);
 			while (l > 1 && r->k.tree_path[l - 1] == '/')
 				l--;
@@ -376,42 +376,42 @@ static void aim(struct gen *g, struct evspec *e, const struct tool_rule *r)
 				nm->path = path_index(g, child);
 			break;
 		}
-		case F_EXE: e->exe = path_index(g, r->k.exe_path); break;
-		case F_INODE: nm = new_name(e); nm->ino = x; nm->dev = SP_AUDIT_MKDEV(8, 1); break;
-		case F_DEVMAJOR: case F_DEVMINOR:
+		case AF_EXE: e->exe = path_index(g, r->k.exe_path); break;
+		case AF_INODE: nm = new_name(e); nm->ino = x; nm->dev = SP_AUDIT_MKDEV(8, 1); break;
+		case AF_DEVMAJOR: case AF_DEVMINOR:
 			nm = nm ? nm : new_name(e);
 			if (nm->path < 0) {
-				nm->dev = f->type == F_DEVMAJOR ? SP_AUDIT_MKDEV(x, nm->dev & 0xfffff)
+				nm->dev = f->type == AF_DEVMAJOR ? SP_AUDIT_MKDEV(x, nm->dev & 0xfffff)
 							       : SP_AUDIT_MKDEV(nm->dev >> 20, x);
 				nm->ino = nm->ino == SP_AUDIT_INO_UNSET ? 55 : nm->ino;
 			} else {
 				nm->set_rdev = 1;
-				nm->rdev = f->type == F_DEVMAJOR ? SP_AUDIT_MKDEV(x, 0) : SP_AUDIT_MKDEV(0, x);
+				nm->rdev = f->type == AF_DEVMAJOR ? SP_AUDIT_MKDEV(x, 0) : SP_AUDIT_MKDEV(0, x);
 			}
 			break;
-		case F_FILETYPE:
+		case AF_FILETYPE:
 			nm = nm ? nm : new_name(e);
 			if (nm->path < 0 && nm->ino == SP_AUDIT_INO_UNSET)
 				nm->ino = 66;
 			nm->set_mode = 1;
 			nm->mode = (f->op == OP_EQ ? f->val : S_IFREG) | 0600;
 			break;
-		case F_OBJ_UID: case F_OBJ_GID:
+		case AF_OBJ_UID: case AF_OBJ_GID:
 			nm = nm ? nm : new_name(e);
 			if (nm->path < 0 && nm->ino == SP_AUDIT_INO_UNSET)
 				nm->ino = 67;
 			nm->set_owner = 1;
-			if (f->type == F_OBJ_UID)
+			if (f->type == AF_OBJ_UID)
 				nm->uid = x;
 			else
 				nm->gid = x;
 			break;
-		case F_FSTYPE:
+		case AF_FSTYPE:
 			nm = nm ? nm : new_name(e);
 			nm->set_magic = 1;
 			nm->magic = f->val;
 			break;
-		case F_FIELD_COMPARE:
+		case AF_FIELD_COMPARE:
 			for (int i = 1; i < 4; i++) {
 				e->uid[i] = e->uid[0];
 				e->gid[i] = e->gid[0];
@@ -425,7 +425,7 @@ static void aim(struct gen *g, struct evspec *e, const struct tool_rule *r)
 			break;
 		default:
 			if (ls >= 0 && f->lsm_str && !strchr(f->lsm_str, ':') && strlen(f->lsm_str) < 64) {
-				int obj = f->type >= F_OBJ_USER && f->type <= F_OBJ_LEV_HIGH;
+				int obj = f->type >= AF_OBJ_USER && f->type <= AF_OBJ_LEV_HIGH;
 				if (obj) {
 					nm = nm ? nm : new_name(e);
 					if (nm->path < 0 && nm->ino == SP_AUDIT_INO_UNSET)
@@ -446,10 +446,10 @@ static void perturb(struct gen *g, struct evspec *e)
 	case 0: e->arch = g->arches[rnd_below(g, (uint32_t)g->narches)]; break;
 	case 1: e->nr = pick_nr(g, g->nrules ? g->rules[rnd_below(g, (uint32_t)g->nrules)] : NULL); break;
 	case 2: e->has_ret = !e->has_ret; break;
-	case 3: e->ret = (int64_t)(int32_t)pick(g, F_EXIT, 0); break;
-	case 4: e->auid = pick(g, F_LOGINUID, SP_AUDIT_UNSET); break;
-	case 5: e->uid[rnd_below(g, 4)] = pick(g, F_UID, 0); break;
-	case 6: e->a[rnd_below(g, 4)] = pick(g, F_ARG0 + rnd_below(g, 4), 0); break;
+	case 3: e->ret = (int64_t)(int32_t)pick(g, AF_EXIT, 0); break;
+	case 4: e->auid = pick(g, AF_LOGINUID, SP_AUDIT_UNSET); break;
+	case 5: e->uid[rnd_below(g, 4)] = pick(g, AF_UID, 0); break;
+	case 6: e->a[rnd_below(g, 4)] = pick(g, AF_ARG0 + rnd_below(g, 4), 0); break;
 	case 7: if (e->nnames) e->nnames--; break;
 	default: e->kind = rnd_below(g, 3); break;
 	}
@@ -658,9 +658,9 @@ int tool_equiv(const struct sp_audit_ruleset *a, const struct sp_audit_ruleset *
 	for (size_t i = 0; i < g->nrules && result == 1 && sweep < 100000; i++) {
 		const struct tool_rule *r = g->rules[i];
 		uint32_t pop = 0;
-		if (r->list != AFL_EXIT)
+		if (r->list != AL_EXIT)
 			continue;
-		for (int w = 0; w < KA_BITMASK_WORDS; w++)
+		for (int w = 0; w < ARD_MASK_WORDS; w++)
 			pop += (uint32_t)__builtin_popcount(r->k.mask[w]);
 		if (pop > 128)	/* -S all, watches: covered by the random events */
 			continue;

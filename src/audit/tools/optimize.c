@@ -69,16 +69,16 @@ static void merge(struct tool_set *s, struct sp_audit_optimize_result *res)
 		int merged = 0;
 		for (size_t j = i; j-- > 0;) {
 			struct tool_rule *a = &s->v[j];
-			uint32_t extra[KA_BITMASK_WORDS];
+			uint32_t extra[ARD_MASK_WORDS];
 			if (!tool_same_body(a, b))
 				continue;
-			for (int w = 0; w < KA_BITMASK_WORDS; w++)
+			for (int w = 0; w < ARD_MASK_WORDS; w++)
 				extra[w] = b->k.mask[w] & ~a->k.mask[w];
 			int ok = 1;
 			for (size_t k = j + 1; k < i && ok; k++)
 				ok = tool_same_effect(&s->v[k], b) || tool_disjoint(&s->v[k], b, extra);
 			if (ok) {
-				for (int w = 0; w < KA_BITMASK_WORDS; w++) {
+				for (int w = 0; w < ARD_MASK_WORDS; w++) {
 					a->k.mask[w] |= b->k.mask[w];
 					a->wire.mask[w] |= b->wire.mask[w];
 				}
@@ -98,10 +98,10 @@ static void merge(struct tool_set *s, struct sp_audit_optimize_result *res)
 static int field_rank(const struct audit_kfield *f)
 {
 	switch (f->type) {
-	case F_ARCH: return 0;
-	case F_SUCCESS: case F_EXIT: return 1;
-	case F_PERM: return 4;	/* measured: no cheaper than the name fields it would pass */
-	case F_FILTERKEY: return 9;
+	case AF_ARCH: return 0;
+	case AF_SUCCESS: case AF_EXIT: return 1;
+	case AF_PERM: return 4;	/* measured: no cheaper than the name fields it would pass */
+	case AF_FILTERKEY: return 9;
 	default: return tool_scalar_var(f) >= 0 ? 3 : 4;
 	}
 }
@@ -115,7 +115,7 @@ static double rule_checks(const struct tool_rule *r, const struct sp_audit_mix *
 		struct sp_audit_mix_entry e = { SP_AUDIT_ARCH_X86_64, (int32_t)i, 1, 0 };
 		if (mix && sp_audit_mix_count(mix))
 			sp_audit_mix_entry(mix, i, &e);
-		if (e.nr >= KA_BITMASK_WORDS * 32 || !(r->k.mask[e.nr / 32] >> (e.nr % 32) & 1))
+		if (e.nr >= ARD_MASK_WORDS * 32 || !(r->k.mask[e.nr / 32] >> (e.nr % 32) & 1))
 			continue;
 		for (int ok = 0; ok < 2; ok++) {
 			double w = (double)(ok ? e.calls - e.errors : e.errors);
@@ -131,8 +131,8 @@ static double rule_checks(const struct tool_rule *r, const struct sp_audit_mix *
 
 static void permute(struct tool_rule *r, const uint32_t *order)
 {
-	struct audit_kfield kf[KA_MAX_FIELDS];
-	struct sp_audit_field wf[KA_MAX_FIELDS];
+	struct audit_kfield kf[ARD_MAX_FIELDS];
+	struct sp_audit_field wf[ARD_MAX_FIELDS];
 	for (uint32_t a = 0; a < r->k.field_count; a++) {
 		kf[a] = r->k.fields[order[a]];
 		wf[a] = r->wire.fields[order[a]];
@@ -142,7 +142,7 @@ static void permute(struct tool_rule *r, const uint32_t *order)
 	/* the inode= field index moves with the fields */
 	if (r->k.inode_f >= 0)
 		for (uint32_t a = 0; a < r->k.field_count; a++)
-			if (r->k.fields[a].type == F_INODE && r->k.fields[a].op == OP_EQ)
+			if (r->k.fields[a].type == AF_INODE && r->k.fields[a].op == OP_EQ)
 				r->k.inode_f = (int)a;
 }
 
@@ -153,7 +153,7 @@ static void reorder_fields(struct tool_set *s, const struct sp_audit_mix *mix,
 {
 	for (size_t i = 0; i < s->nexit; i++) {
 		struct tool_rule *r = &s->v[i];
-		uint32_t order[KA_MAX_FIELDS], back[KA_MAX_FIELDS];
+		uint32_t order[ARD_MAX_FIELDS], back[ARD_MAX_FIELDS];
 		int changed = 0;
 		if (r->hash)	/* walked per name only; the model does not price it */
 			continue;
@@ -185,7 +185,7 @@ static void reorder_fields(struct tool_set *s, const struct sp_audit_mix *mix,
 /* Could rule r match some event of syscall (arch, nr)?  (sound: 1 when unsure) */
 static int rule_may_match(const struct tool_rule *r, uint32_t arch, int32_t nr)
 {
-	if (nr < 0 || nr >= KA_BITMASK_WORDS * 32 || !(r->k.mask[nr / 32] >> (nr % 32) & 1))
+	if (nr < 0 || nr >= ARD_MASK_WORDS * 32 || !(r->k.mask[nr / 32] >> (nr % 32) & 1))
 		return 0;
 	for (uint32_t j = 0; j < r->k.field_count; j++) {
 		const struct audit_kfield *f = &r->k.fields[j];
@@ -213,7 +213,7 @@ static double rule_gain(const struct tool_rule *r, const struct sp_audit_mix *mi
 	for (size_t i = 0; mix && i < sp_audit_mix_count(mix); i++) {
 		struct sp_audit_mix_entry e;
 		sp_audit_mix_entry(mix, i, &e);
-		if (e.nr >= KA_BITMASK_WORDS * 32 || !(r->k.mask[e.nr / 32] >> (e.nr % 32) & 1))
+		if (e.nr >= ARD_MASK_WORDS * 32 || !(r->k.mask[e.nr / 32] >> (e.nr % 32) & 1))
 			continue;
 		for (int ok = 0; ok < 2; ok++) {
 			int all = 1;
@@ -265,7 +265,7 @@ static int hot_never(struct tool_set *s, const struct sp_audit_mix *mix, const c
 		for (size_t i = 0; i < sp_audit_mix_count(mix); i++) {
 			struct sp_audit_mix_entry e;
 			sp_audit_mix_entry(mix, i, &e);
-			if (e.arch != arches[ai] || e.nr >= KA_BITMASK_WORDS * 32 || e.calls * 100 < total)
+			if (e.arch != arches[ai] || e.nr >= ARD_MASK_WORDS * 32 || e.calls * 100 < total)
 				continue;
 			if (may_match(s, e.arch, e.nr))
 				continue;
@@ -337,7 +337,7 @@ static int proj_allowed(const struct tool_rule *r, uint32_t arch, int32_t nr)
 	if (!(r->k.mask[nr / 32] >> (nr % 32) & 1))
 		return 0;
 	for (uint32_t j = 0; j < r->k.field_count; j++)
-		if (r->k.fields[j].type == F_ARCH &&
+		if (r->k.fields[j].type == AF_ARCH &&
 		    !audit_comparator(arch, r->k.fields[j].op, r->k.fields[j].val))
 			return 0;
 	return 1;
@@ -351,7 +351,7 @@ static int check_projection(const struct tool_set *o, const uint8_t *dead, const
 	uint8_t *used = calloc(o->nexit + 1, 1);
 	size_t no = 0, np = 0;
 	int ok = 0;
-	uint32_t only[KA_BITMASK_WORDS] = { 0 };
+	uint32_t only[ARD_MASK_WORDS] = { 0 };
 	const char *an = sp_audit_arch_name(arch);
 
 	only[nr / 32] = 1u << (nr % 32);
@@ -438,7 +438,7 @@ static int symbolic_check(const struct tool_set *o, const struct tool_set *p, in
 			for (uint32_t j = 0; j < s->v[i].k.field_count; j++) {
 				uint32_t v = s->v[i].k.fields[j].val;
 				int have = 0;
-				if (s->v[i].k.fields[j].type != F_ARCH)
+				if (s->v[i].k.fields[j].type != AF_ARCH)
 					continue;
 				for (size_t k = 0; k < narch; k++)
 					have |= arches[k] == v;
@@ -452,7 +452,7 @@ static int symbolic_check(const struct tool_set *o, const struct tool_set *p, in
 			dead[i] = (uint8_t)tool_implies(&o->v[i], &o->v[j]);
 	}
 	for (size_t a = 0; a < narch && result == 1; a++)
-		for (int32_t nr = 0; nr < KA_BITMASK_WORDS * 32 && result == 1; nr++) {
+		for (int32_t nr = 0; nr < ARD_MASK_WORDS * 32 && result == 1; nr++) {
 			/* the signature: which rules of either set the projection holds */
 			memset(cur, 0, words * sizeof(uint64_t));
 			int any = 0;
@@ -524,7 +524,7 @@ SP_API int sp_audit_optimize(const struct sp_audit_ruleset *rs, const struct sp_
 	res->rules_before = s.nexit;
 	tool_mix_cost(&s, mix, &res->rules_walk_before, &res->checks_before);
 	for (size_t i = 0; i < s.n; i++)
-		has_uring |= s.v[i].list == AFL_URING;
+		has_uring |= s.v[i].list == AL_URING;
 	if (!has_uring) {
 		drop_dead(&s, res);
 		merge(&s, res);

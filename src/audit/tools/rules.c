@@ -37,8 +37,8 @@ static int strv_find(const struct strv *s, const char *p)
 
 static int strv_add(struct strv *s, const char *p, size_t len)
 {
-	char tmp[KA_PATH_MAX + 8];
-	if (len >= KA_PATH_MAX)
+	char tmp[ARD_PATH_MAX + 8];
+	if (len >= ARD_PATH_MAX)
 		return 0;
 	memcpy(tmp, p, len);
 	tmp[len] = 0;
@@ -82,13 +82,13 @@ static int collect_paths(const struct sp_audit_ruleset *rs, struct strv *dirs, s
 		for (uint32_t f = 0; f < r->field_count && !err; f++) {
 			const struct sp_audit_field *fd = &r->fields[f];
 			size_t len = fd->value;
-			if (fd->id != F_WATCH && fd->id != F_DIR && fd->id != F_EXE)
+			if (fd->id != AF_WATCH && fd->id != AF_DIR && fd->id != AF_EXE)
 				continue;
 			if (!fd->str || !len || fd->str[0] != '/')
 				continue;
 			while (len > 1 && fd->str[len - 1] == '/')
 				len--;
-			err = strv_add(fd->id == F_DIR ? dirs : files, fd->str, len);
+			err = strv_add(fd->id == AF_DIR ? dirs : files, fd->str, len);
 		}
 	}
 	free(r);
@@ -121,10 +121,10 @@ int tool_fs_build(const struct sp_audit_ruleset *rs, const struct sp_audit_rules
 	}
 	size_t nanc = all.n;
 	for (size_t i = 0; i < dirs.n && !err; i++) {
-		char child[KA_PATH_MAX + 8];
+		char child[ARD_PATH_MAX + 8];
 		err = strv_add(&all, dirs.v[i], strlen(dirs.v[i]));
 		int n = snprintf(child, sizeof(child), "%s/f", strcmp(dirs.v[i], "/") ? dirs.v[i] : "");
-		if (!err && n > 0 && (size_t)n < KA_PATH_MAX)
+		if (!err && n > 0 && (size_t)n < ARD_PATH_MAX)
 			err = strv_add(&all, child, (size_t)n);
 	}
 	for (size_t i = 0; i < files.n && !err; i++)
@@ -268,12 +268,12 @@ static void set_remove(struct tool_set *s, size_t at)
 
 static int set_add_rule(struct tool_set *s, struct tool_rule *r)
 {
-	int prepend = (r->wire.flags & AFL_PREPEND) != 0;
+	int prepend = (r->wire.flags & AL_PREPEND) != 0;
 	size_t at;
 	int err;
-	if (r->list == AFL_EXIT || r->list == AFL_URING)
+	if (r->list == AL_EXIT || r->list == AL_URING)
 		r->prio = prepend ? ++s->prio_pre : --s->prio_app;
-	if (r->list == AFL_EXIT) {
+	if (r->list == AL_EXIT) {
 		at = prepend ? 0 : s->nexit;
 		err = set_insert(s, at, r);
 		if (!err)
@@ -401,7 +401,7 @@ static void sb_rule(struct sbuf *b, const struct tool_rule *r, const char *machi
 		return;
 	}
 	*w = r->wire;
-	w->flags &= ~(uint32_t)AFL_PREPEND;
+	w->flags &= ~(uint32_t)AL_PREPEND;
 	int n = sp_audit_rule_format(w, SP_AUDIT_ITEM_ADD, machine, line, sizeof(line));
 	free(w);
 	if (n < 0 || (size_t)n >= sizeof(line)) {
@@ -421,14 +421,14 @@ int tool_set_format(const struct tool_set *s, char **text, size_t *len)
 	 * them are not rewritten, so the priorities still describe v) */
 	size_t nuring = 0;
 	for (size_t i = s->nexit; i < s->n; i++)
-		nuring += s->v[i].list == AFL_URING;
+		nuring += s->v[i].list == AL_URING;
 	if (!nuring) {
 		for (size_t i = 0; i < s->n; i++)
 			sb_rule(&b, &s->v[i], s->machine);
 	} else {
 		size_t e = 0, u = s->nexit;
 		for (;;) {
-			while (u < s->n && s->v[u].list != AFL_URING)
+			while (u < s->n && s->v[u].list != AL_URING)
 				u++;
 			if (e < s->nexit && (u >= s->n || s->v[e].prio > s->v[u].prio))
 				sb_rule(&b, &s->v[e++], s->machine);
@@ -438,7 +438,7 @@ int tool_set_format(const struct tool_set *s, char **text, size_t *len)
 				break;
 		}
 		for (size_t i = s->nexit; i < s->n; i++)
-			if (s->v[i].list != AFL_URING)
+			if (s->v[i].list != AL_URING)
 				sb_rule(&b, &s->v[i], s->machine);
 	}
 	for (size_t i = 0; i < s->npost; i++)
@@ -552,16 +552,16 @@ static const struct {
 	uint32_t dom_lo;
 	uint8_t presence;
 } scalar_vars[TOOL_NVARS] = {
-	{ F_PID, UINT32_MAX, 0, 0 },	 { F_UID, UINT32_MAX, 0, 0 },	{ F_EUID, UINT32_MAX, 0, 0 },
-	{ F_SUID, UINT32_MAX, 0, 0 },	 { F_FSUID, UINT32_MAX, 0, 0 }, { F_SGID, UINT32_MAX, 0, 0 },
-	{ F_FSGID, UINT32_MAX, 0, 0 },	 { F_LOGINUID, UINT32_MAX, 0, 0 },
-	{ F_PERS, UINT32_MAX, 0, 0 },	 { F_ARCH, UINT32_MAX, 0, 0 },	{ F_PPID, UINT32_MAX, 0, 0 },
-	{ F_LOGINUID_SET, 1, 0, 0 },	 { F_SESSIONID, UINT32_MAX, 0, 0 },
-	{ F_EXIT, UINT32_MAX, 0, PG_RETURN }, { F_SUCCESS, 2, 1, PG_RETURN },
-	{ F_SADDR_FAM, UINT32_MAX, 0, PG_SADDR }, { F_ARG0, UINT32_MAX, 0, 0 },
-	{ F_ARG1, UINT32_MAX, 0, 0 },	 { F_ARG2, UINT32_MAX, 0, 0 },	{ F_ARG3, UINT32_MAX, 0, 0 },
-	{ F_MSGTYPE, UINT32_MAX, 0, 0 }, { F_EGID, 0, 0, 0 },		{ F_GID, 0, 0, 0 },
-	{ F_PID, 0, 0, 0 },
+	{ AF_PID, UINT32_MAX, 0, 0 },	 { AF_UID, UINT32_MAX, 0, 0 },	{ AF_EUID, UINT32_MAX, 0, 0 },
+	{ AF_SUID, UINT32_MAX, 0, 0 },	 { AF_FSUID, UINT32_MAX, 0, 0 }, { AF_SGID, UINT32_MAX, 0, 0 },
+	{ AF_FSGID, UINT32_MAX, 0, 0 },	 { AF_LOGINUID, UINT32_MAX, 0, 0 },
+	{ AF_PERS, UINT32_MAX, 0, 0 },	 { AF_ARCH, UINT32_MAX, 0, 0 },	{ AF_PPID, UINT32_MAX, 0, 0 },
+	{ AF_LOGINUID_SET, 1, 0, 0 },	 { AF_SESSIONID, UINT32_MAX, 0, 0 },
+	{ AF_EXIT, UINT32_MAX, 0, PG_RETURN }, { AF_SUCCESS, 2, 1, PG_RETURN },
+	{ AF_SADDR_FAM, UINT32_MAX, 0, PG_SADDR }, { AF_ARG0, UINT32_MAX, 0, 0 },
+	{ AF_ARG1, UINT32_MAX, 0, 0 },	 { AF_ARG2, UINT32_MAX, 0, 0 },	{ AF_ARG3, UINT32_MAX, 0, 0 },
+	{ AF_MSGTYPE, UINT32_MAX, 0, 0 }, { AF_EGID, 0, 0, 0 },		{ AF_GID, 0, 0, 0 },
+	{ AF_PID, 0, 0, 0 },
 };
 
 int tool_scalar_var(const struct audit_kfield *f)
@@ -578,7 +578,7 @@ int tool_scalar_var(const struct audit_kfield *f)
 static int field_set(const struct audit_kfield *f, int var, struct ivset *s)
 {
 	uint32_t v = f->val;
-	if (f->type == F_SUCCESS)
+	if (f->type == AF_SUCCESS)
 		v = f->val ? RET_SUCCESS : RET_FAILURE;
 	if (iv_of_op(s, f->op, v))
 		return -1;
@@ -608,9 +608,9 @@ static void rule_facts(const struct tool_rule *r, struct rule_facts *rf)
 		const struct audit_kfield *f = &r->k.fields[i];
 		int var = tool_scalar_var(f);
 		struct ivset s;
-		if (f->type == F_EXIT || f->type == F_SUCCESS)
+		if (f->type == AF_EXIT || f->type == AF_SUCCESS)
 			rf->presence |= PG_RETURN;
-		if (f->type == F_SADDR_FAM)
+		if (f->type == AF_SADDR_FAM)
 			rf->presence |= PG_SADDR;
 		if (var < 0 || field_set(f, var, &s))
 			continue;
@@ -622,9 +622,9 @@ static void rule_facts(const struct tool_rule *r, struct rule_facts *rf)
 static const char *kfield_str(const struct tool_rule *r, const struct audit_kfield *f)
 {
 	switch (f->type) {
-	case F_WATCH: return r->k.watch_path;
-	case F_DIR: return r->k.tree_path;
-	case F_EXE: return r->k.exe_path;
+	case AF_WATCH: return r->k.watch_path;
+	case AF_DIR: return r->k.tree_path;
+	case AF_EXE: return r->k.exe_path;
 	default: return f->lsm_str;
 	}
 }
@@ -685,9 +685,9 @@ int tool_same_body_unordered(const struct tool_rule *a, const struct tool_rule *
 int tool_implies(const struct tool_rule *a, const struct tool_rule *b)
 {
 	struct rule_facts fa, fb;
-	if (a->list != AFL_EXIT || b->list != AFL_EXIT)
+	if (a->list != AL_EXIT || b->list != AL_EXIT)
 		return 0;
-	for (int w = 0; w < KA_BITMASK_WORDS; w++)
+	for (int w = 0; w < ARD_MASK_WORDS; w++)
 		if (a->k.mask[w] & ~b->k.mask[w])
 			return 0;
 	rule_facts(a, &fa);
@@ -700,7 +700,7 @@ int tool_implies(const struct tool_rule *a, const struct tool_rule *b)
 	for (uint32_t i = 0; i < b->k.field_count; i++) {
 		const struct audit_kfield *f = &b->k.fields[i];
 		int found = 0;
-		if (f->type == F_FILTERKEY || tool_scalar_var(f) >= 0)
+		if (f->type == AF_FILTERKEY || tool_scalar_var(f) >= 0)
 			continue;
 		for (uint32_t j = 0; j < a->k.field_count && !found; j++)
 			found = kfield_equal(a, &a->k.fields[j], b, f);
@@ -714,7 +714,7 @@ int tool_disjoint(const struct tool_rule *a, const struct tool_rule *b, const ui
 {
 	struct rule_facts fa, fb;
 	uint32_t any = 0;
-	for (int w = 0; w < KA_BITMASK_WORDS; w++)
+	for (int w = 0; w < ARD_MASK_WORDS; w++)
 		any |= a->k.mask[w] & b->k.mask[w] & (only ? only[w] : UINT32_MAX);
 	if (!any)
 		return 1;
@@ -742,9 +742,9 @@ int tool_field_always(const struct audit_kfield *f)
 int tool_never_matches(const struct tool_rule *r, char *why, size_t len)
 {
 	struct rule_facts f;
-	if (r->list == AFL_EXIT) {
+	if (r->list == AL_EXIT) {
 		uint32_t any = 0;
-		for (int w = 0; w < KA_BITMASK_WORDS; w++)
+		for (int w = 0; w < ARD_MASK_WORDS; w++)
 			any |= r->k.mask[w];
 		if (!any) {
 			snprintf(why, len, "no syscall in the mask");
