@@ -23,13 +23,29 @@ struct sp_cli {
 	const char *prog;	/* "secpath" */
 };
 
+/* A command: argv[0] is its name; it answers -h/--help itself (usage, then its exit status). */
+struct cli_cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv, struct sp_cli *cli);
+	const char *summary;		/* one line for the area's list */
+};
+/* An area: `secpath NAME COMMAND ...` (cli/area.c). */
+struct cli_area {
+	const char *name;
+	const char *summary;
+	const struct cli_cmd *cmds;
+	size_t ncmds;
+	const char *footer;		/* printed after the list (may be NULL) */
+};
+int cli_area_run(const struct cli_area *a, int argc, char **argv, struct sp_cli *cli);
+void cli_area_usage(const struct cli_area *a, FILE *f, const char *prog);
+extern const struct cli_area cli_area_audit;
+
 int cmd_slab(int argc, char **argv, struct sp_cli *cli);
-int cmd_audit(int argc, char **argv, struct sp_cli *cli);
 int cmd_policy(int argc, char **argv, struct sp_cli *cli);
 int cmd_bench(int argc, char **argv, struct sp_cli *cli);
-/* `secpath audit filter|run|replay|...`: the filter-engine commands, dispatched from cmd_audit. */
+/* `secpath audit filter|replay|run|cost|optimize` (argv[0] is the command name). */
 int cmd_audit_filter(int argc, char **argv, struct sp_cli *cli);
-/* `secpath audit replay|run|cost|optimize` (argv[0] is the subcommand name). */
 int cmd_audit_replay(int argc, char **argv, struct sp_cli *cli);
 int cmd_audit_run(int argc, char **argv, struct sp_cli *cli);
 int cmd_audit_cost(int argc, char **argv, struct sp_cli *cli);
@@ -39,16 +55,23 @@ int cmd_audit_optimize(int argc, char **argv, struct sp_cli *cli);
  * a source line for the caret underline. */
 void cli_print_diags(struct sp_cli *cli, const struct sp_diags *d,
 		     const char *(*source_of)(void *ud, const char *file, uint32_t line), void *ud);
-/* The rule-set options shared by `audit run|cost|optimize`: -R/--rules FILE, --machine M,
- * --passwd F, --group F, --dirs F, -c/--continue. */
+/* The rule-set options every command that reads rules takes: -R/--rules FILE (the commands
+ * whose rules are not positional), --machine M, --passwd F, --group F, --dirs F, --features N,
+ * -c/--continue. */
 struct cli_rules_args {
 	const char *rules;
 	struct sp_audit_parse_opts po;	/* machine defaults to x86_64 */
 	int keep_going;
+	const char *missing;		/* an option given without its value */
+	const char *bad_features;
 };
 void cli_rules_args_init(struct cli_rules_args *ra);
-/* If argv[*i] is one of those options, consume it (and its value) and return 1; else 0. */
+/* If argv[*i] is one of those options, consume it (and its value) and return 1; -1 when its
+ * value is missing or bad (cli_rules_args_check then says why); 0 for another argument. */
 int cli_rules_arg(int argc, char **argv, int *i, struct cli_rules_args *ra);
+/* After the arguments: a missing value, bad features or an unknown machine is printed (then -1,
+ * a usage error); else 0. */
+int cli_rules_args_check(struct sp_cli *cli, const struct cli_rules_args *ra, const char *cmd);
 struct cli_files;
 /* Register the rules file and the host inputs as inputs of the command. */
 void cli_rules_args_inputs(const struct cli_rules_args *ra, struct cli_files *fs);

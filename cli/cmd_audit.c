@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * cmd_audit.c - `secpath audit ...`: the rule-language commands (check, compile, list, decode)
- * and dispatch of the filter-engine commands (filter, run, replay, cost, optimize) to
- * cmd_audit_filter().  Exit codes: 0 ok, 1 input rejected, 2 usage.
+ * cmd_audit.c - `secpath audit ...`: the area's one command table, and the rule-language
+ * commands (check, compile, list, decode).  The filter-engine commands (filter, replay, run, cost,
+ * optimize) live in cmd_audit_*.c.  Exit codes: 0 ok, 1 input rejected, 2 usage.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -22,91 +22,97 @@ struct audit_cli_opts {
 	char **files;
 };
 
-static void usage(FILE *f)
-{
-	fputs("usage: secpath audit <command> [options] [FILE...]\n"
-	      "\n"
-	      "rule language (auditctl 3.0.9 exact):\n"
-	      "  check FILE...        report every line auditctl would reject (exit 1 if any)\n"
-	      "  compile FILE         print what auditctl would send for each line\n"
-	      "                       --format tsv (LINE<TAB>ADD|DEL|CTRL|ERR|WARN<TAB>...), hex, bin\n"
-	      "  list FILE            canonical auditctl -l style text of every rule\n"
-	      "  decode [FILE|-]      struct audit_rule_data blobs (hex lines or binary) to text\n"
-	      "\n"
-	      "filter engine: filter, run, replay, cost, optimize (see secpath audit filter --help)\n"
-	      "\n"
-	      "host inputs (default: this host):\n"
-	      "  --machine M          machine for -S names and b32/b64 (x86_64, i686, aarch64...)\n"
-	      "  --passwd F, --group F  user/group names from these files instead of NSS\n"
-	      "  --dirs F             -w paths that are directories (one per line) instead of stat()\n"
-	      "  --features N         kernel audit feature bitmap (default 0x7f, kernel 6.1)\n"
-	      "  --kernel             decode: also apply the kernel's per-field checks\n"
-	      "  --json               machine-readable report (check, compile, list, decode)\n",
-	      f);
-}
+#define HOST_OPTS \
+	"  --machine M          machine for -S names and b32/b64 (x86_64, i686, aarch64...;\n" \
+	"                       default: this host)\n" \
+	"  --passwd F, --group F  user/group names from these files instead of NSS\n" \
+	"  --dirs F             -w paths that are directories (one per line) instead of stat()\n" \
+	"  --features N         kernel audit feature bitmap (default 0x7f, kernel 6.1)\n" \
+	"  -c, --continue       accepted for auditctl's -c (every line is always reported)\n"
 
-/* Parse the shared options; 0, or SP_EXIT_USAGE after printing why (or -1 for --help). */
-static int parse_opts(int argc, char **argv, struct sp_cli *cli, struct audit_cli_opts *o)
+static const char check_usage[] =
+	"usage: secpath audit check [--json] [host options] FILE...\n"
+	"\n"
+	"Report every line of each rules FILE (auditctl -R syntax, \"-\" = stdin) that auditctl\n"
+	"3.0.9 would reject, as FILE:LINE:COL-END with the line and a caret, then a summary per\n"
+	"file.\n"
+	"  --json               one JSON object: per file the counts and the diagnostics\n"
+	HOST_OPTS
+	"Exit status: 0 no line rejected, 1 a line rejected or a file unreadable, 2 usage.\n";
+static const char compile_usage[] =
+	"usage: secpath audit compile [--format tsv|hex|bin] [--json] [host options] FILE\n"
+	"\n"
+	"Print what auditctl would send to the kernel for each line of FILE: --format tsv (default;\n"
+	"LINE<TAB>ADD|DEL|CTRL|ERR|WARN<TAB>hex or text), hex (one blob per line) or bin (the\n"
+	"struct audit_rule_data bytes, concatenated).\n"
+	"  --json               one JSON object with the same records\n"
+	HOST_OPTS
+	"Exit status: 0 no line rejected, 1 a line rejected or the file unreadable, 2 usage.\n";
+static const char list_usage[] =
+	"usage: secpath audit list [--json] [host options] FILE\n"
+	"\n"
+	"Print the canonical text of every rule of FILE, as secpath decodes the blob auditctl\n"
+	"would send (-a LIST,ACTION -F ... -S ... -F key=...), and the control lines.\n"
+	"  --json               one JSON object\n"
+	HOST_OPTS
+	"Exit status: 0 ok, 1 a line rejected or the file unreadable, 2 usage.\n";
+static const char decode_usage[] =
+	"usage: secpath audit decode [--kernel] [--json] [--machine M] [FILE|-]\n"
+	"\n"
+	"Decode struct audit_rule_data blobs (hex lines, the tsv of `audit compile`, or binary)\n"
+	"into rule text; damage is reported at its byte offset (FILE:+0xOFF).\n"
+	"  --kernel             also apply the kernel's per-field checks (audit_field_valid)\n"
+	"  --json               one JSON object\n"
+	"  --machine M          syscall names of this machine (default: this host)\n"
+	"Exit status: 0 ok, 1 a blob rejected or the file unreadable, 2 usage.\n";
+
+/* Parse the options of check/compile/list/decode; 0, SP_EXIT_USAGE after printing why, or -1
+ * after printing `usage` for --help. */
+static int parse_opts(int argc, char **argv, struct sp_cli *cli, const char *usage,
+		      struct audit_cli_opts *o)
 {
+	struct cli_rules_args ra;
 	memset(o, 0, sizeof(*o));
-	o->po.sz = sizeof(o->po);
+	cli_rules_args_init(&ra);
+	ra.po.machine = NULL;		/* the rule language's default: this host */
 	o->format = "tsv";
 	o->files = calloc((size_t)argc + 1, sizeof(char *));
 	if (!o->files)
 		return SP_EXIT_USAGE;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		const char **slot = NULL;
+		int r;
 		if (cli_is_help(a)) {
-			usage(cli->out);
+			fputs(usage, cli->out);
 			return -1;
 		} else if (!strcmp(a, "--json")) {
 			o->json = 1;
-		} else if (!strcmp(a, "--kernel")) {
+		} else if (!strcmp(a, "--kernel") && !strcmp(argv[0], "decode")) {
 			o->kernel = 1;
-		} else if (!strcmp(a, "--machine")) {
-			slot = &o->po.machine;
-		} else if (!strcmp(a, "--passwd")) {
-			slot = &o->po.passwd_file;
-		} else if (!strcmp(a, "--group")) {
-			slot = &o->po.group_file;
-		} else if (!strcmp(a, "--dirs")) {
-			slot = &o->po.dirs_file;
-		} else if (!strcmp(a, "--format")) {
-			slot = &o->format;
-		} else if (!strcmp(a, "--features")) {
-			if (i + 1 >= argc) {
-				fprintf(cli->err, "%s audit: --features needs a value\n", cli->prog);
+		} else if (!strcmp(a, "--format") && !strcmp(argv[0], "compile") && i + 1 < argc) {
+			o->format = argv[++i];
+		} else if ((r = cli_rules_arg(argc, argv, &i, &ra)) != 0) {
+			if (r < 0) {
+				cli_rules_args_check(cli, &ra, argv[0]);
 				return SP_EXIT_USAGE;
 			}
-			char *end;
-			o->po.features = (uint32_t)strtoul(argv[++i], &end, 0);
-			o->po.features_given = 1;
-			if (*end) {
-				fprintf(cli->err, "%s audit: bad --features '%s'\n", cli->prog, argv[i]);
+			if (!strcmp(a, "-R") || !strcmp(a, "--rules")) {
+				fprintf(cli->err, "%s audit %s: the rules files are arguments, not -R\n",
+					cli->prog, argv[0]);
+				fputs(usage, cli->err);
 				return SP_EXIT_USAGE;
 			}
 		} else if (a[0] == '-' && a[1]) {
 			fprintf(cli->err, "%s audit %s: unknown option '%s'\n", cli->prog, argv[0], a);
+			fputs(usage, cli->err);
 			return SP_EXIT_USAGE;
 		} else {
 			o->files[o->nfiles++] = argv[i];
 		}
-		if (slot) {
-			if (i + 1 >= argc) {
-				fprintf(cli->err, "%s audit: %s needs a value\n", cli->prog, a);
-				return SP_EXIT_USAGE;
-			}
-			*slot = argv[++i];
-		}
 	}
-	if (o->po.machine) {
-		uint32_t arch;
-		if (sp_audit_arch_lookup(NULL, o->po.machine, &arch)) {
-			fprintf(cli->err, "%s audit: unknown machine '%s'\n", cli->prog, o->po.machine);
-			return SP_EXIT_USAGE;
-		}
-	}
+	if (cli_rules_args_check(cli, &ra, argv[0]))
+		return SP_EXIT_USAGE;
+	o->po = ra.po;
 	return 0;
 }
 
@@ -480,36 +486,56 @@ static int cmd_decode(struct sp_cli *cli, struct audit_cli_opts *o)
 	return bad ? SP_EXIT_REJECTED : SP_EXIT_OK;
 }
 
-int cmd_audit(int argc, char **argv, struct sp_cli *cli)
+/* check/compile/list/decode: the shared options, then the command. */
+static int run_lang(int argc, char **argv, struct sp_cli *cli, const char *usage,
+		    int (*fn)(struct sp_cli *, struct audit_cli_opts *))
 {
-	if (argc < 2 || cli_is_help(argv[1])) {
-		usage(argc < 2 ? cli->err : cli->out);
-		return argc < 2 ? SP_EXIT_USAGE : SP_EXIT_OK;
-	}
-	static const char *const filter_cmds[] = { "filter", "run", "replay", "cost", "optimize" };
-	for (size_t i = 0; i < sizeof(filter_cmds) / sizeof(filter_cmds[0]); i++)
-		if (!strcmp(argv[1], filter_cmds[i]))
-			return cmd_audit_filter(argc - 1, argv + 1, cli);
-	static const struct {
-		const char *name;
-		int (*fn)(struct sp_cli *, struct audit_cli_opts *);
-	} cmds[] = {
-		{ "check", cmd_check }, { "compile", cmd_compile }, { "list", cmd_list },
-		{ "decode", cmd_decode },
-	};
-	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
-		if (strcmp(argv[1], cmds[i].name))
-			continue;
-		struct audit_cli_opts o;
-		int rc = parse_opts(argc - 1, argv + 1, cli, &o);
-		if (rc == 0)
-			rc = cmds[i].fn(cli, &o);
-		else if (rc < 0)
-			rc = SP_EXIT_OK;
-		free(o.files);
-		return rc;
-	}
-	fprintf(cli->err, "%s audit: unknown command '%s'\n", cli->prog, argv[1]);
-	usage(cli->err);
-	return SP_EXIT_USAGE;
+	struct audit_cli_opts o;
+	int rc = parse_opts(argc, argv, cli, usage, &o);
+	if (rc == 0)
+		rc = fn(cli, &o);
+	else if (rc < 0)
+		rc = SP_EXIT_OK;
+	free(o.files);
+	return rc;
 }
+
+static int audit_check(int argc, char **argv, struct sp_cli *cli)
+{
+	return run_lang(argc, argv, cli, check_usage, cmd_check);
+}
+
+static int audit_compile(int argc, char **argv, struct sp_cli *cli)
+{
+	return run_lang(argc, argv, cli, compile_usage, cmd_compile);
+}
+
+static int audit_list(int argc, char **argv, struct sp_cli *cli)
+{
+	return run_lang(argc, argv, cli, list_usage, cmd_list);
+}
+
+static int audit_decode(int argc, char **argv, struct sp_cli *cli)
+{
+	return run_lang(argc, argv, cli, decode_usage, cmd_decode);
+}
+
+static const struct cli_cmd audit_cmds[] = {
+	{ "check", audit_check, "report every line auditctl would reject (the gate before loading)" },
+	{ "compile", audit_compile, "what auditctl would send for each line (tsv, hex, bin)" },
+	{ "list", audit_list, "canonical text of every rule" },
+	{ "decode", audit_decode, "struct audit_rule_data blobs to rule text" },
+	{ "filter", cmd_audit_filter, "decide events of an events file with the kernel's filter" },
+	{ "replay", cmd_audit_replay, "replay audit.log files through new rules" },
+	{ "run", cmd_audit_run, "run a command and write the records the rules would give" },
+	{ "cost", cmd_audit_cost, "rules examined and field checks per syscall of a workload" },
+	{ "optimize", cmd_audit_optimize, "an equivalent, cheaper rules file" },
+};
+
+const struct cli_area cli_area_audit = {
+	.name = "audit",
+	.summary = "Audit rules: auditctl 3.0.9's rule language byte-exact, the Linux 6.1 audit\n"
+		   "filter in a reference and a compiled engine, and the tools around them.",
+	.cmds = audit_cmds,
+	.ncmds = sizeof(audit_cmds) / sizeof(audit_cmds[0]),
+};

@@ -135,6 +135,7 @@ int cmd_audit_cost(int argc, char **argv, struct sp_cli *cli)
 	const char *mixargs[16];
 	struct cli_rules_args ra;
 	cli_rules_args_init(&ra);
+	int r;
 	size_t nmixargs = 0, top = 10;
 	double time_ms = 20;
 	int json = 0, rc = SP_EXIT_REJECTED;
@@ -146,8 +147,9 @@ int cmd_audit_cost(int argc, char **argv, struct sp_cli *cli)
 			return SP_EXIT_OK;
 		} else if (!strcmp(a, "--json")) {
 			json = 1;
-		} else if (cli_rules_arg(argc, argv, &i, &ra)) {
-			;
+		} else if ((r = cli_rules_arg(argc, argv, &i, &ra)) != 0) {
+			if (r < 0)
+				break;
 		} else if (i + 1 < argc && !strcmp(a, "--mix") && nmixargs < 16) {
 			mixargs[nmixargs++] = argv[++i];
 		} else if (i + 1 < argc && !strcmp(a, "--top")) {
@@ -170,6 +172,8 @@ int cmd_audit_cost(int argc, char **argv, struct sp_cli *cli)
 			return SP_EXIT_USAGE;
 		}
 	}
+	if (cli_rules_args_check(cli, &ra, "cost"))
+		return SP_EXIT_USAGE;
 	const char *rules = ra.rules;
 	const char *machine = ra.po.machine;
 	int keep_going = ra.keep_going;

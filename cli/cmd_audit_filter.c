@@ -7,9 +7,8 @@
  * RULES is auditctl text (parsed like `auditctl -R`, rule ids are source lines) or a golden
  * .tsv of blobs (LINE<TAB>ADD|DEL<TAB>hex).  EVENTS holds `fs PATH ino=N dev=MA:MI mode=...`
  * lines (the file-system view the rules are resolved against) and `event TOKENS [=> EXPECT]`
- * lines (see secpath-audit-filter(1)); expectations, when present, are checked and a mismatch
- * makes the exit status 1.  `run`, `replay`, `cost` and `optimize` are forwarded to their own
- * command files (cmd_audit_run.c, cmd_audit_replay.c, cmd_audit_cost.c, cmd_audit_optimize.c).
+ * lines (see secpath-audit(1), EVENTS); expectations, when present, are checked and a mismatch
+ * makes the exit status 1.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -24,7 +23,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: secpath audit filter [--engine ref|compiled] [--json] [--machine M]\n"
-		"                            [--passwd F] [--group F] [--dirs F] RULES EVENTS\n"
+		"                            [--passwd F] [--group F] [--dirs F] [--features N]\n"
+		"                            RULES EVENTS   (or -R RULES EVENTS)\n"
 		"\n"
 		"Decide each event of EVENTS against RULES the way the Linux 6.1 audit filter does:\n"
 		"the task list verdict, whether the SYSCALL record is written and with which key\n"
@@ -36,7 +36,7 @@ static void usage(FILE *f)
 		"  --engine E   ref (kernel-faithful lists) or compiled (default)\n"
 		"  --json       one JSON object per event in an array\n"
 		"  --machine M  syscall table for names (default x86_64)\n"
-		"  --passwd F, --group F, --dirs F   host inputs for the rules parser\n"
+		"  --passwd F, --group F, --dirs F, --features N   host inputs for the rules parser\n"
 		"Exit status: 0 ok, 1 rules or events rejected or an expectation failed, 2 usage.\n"
 		"\n"
 		"See also: secpath audit run|replay|cost|optimize --help.\n");
@@ -223,7 +223,7 @@ static int load_tsv(struct sp_cli *cli, const char *path, char *text, struct sp_
 }
 
 static int load_rules(struct sp_cli *cli, const char *path, const struct sp_audit_parse_opts *po,
-		      struct sp_audit_ref *r)
+		      int keep_going, struct sp_audit_ref *r)
 {
 	char *text;
 	size_t len;
@@ -243,7 +243,7 @@ static int load_rules(struct sp_cli *cli, const char *path, const struct sp_audi
 	sp_diags_init(&d, NULL);
 	err = sp_audit_ruleset_parse(text, len, path, po, &rs, &d);
 	cli_print_diags(cli, &d, NULL, NULL);
-	if (err || d.nerrors) {
+	if (err || (d.nerrors && !keep_going)) {
 		sp_diags_release(&d);
 		sp_audit_ruleset_free(rs);
 		free(text);
@@ -268,11 +268,12 @@ static int load_rules(struct sp_cli *cli, const char *path, const struct sp_audi
 	return bad ? 1 : 0;
 }
 
-static int cmd_filter(int argc, char **argv, struct sp_cli *cli)
+int cmd_audit_filter(int argc, char **argv, struct sp_cli *cli)
 {
 	const char *engine = "compiled", *rules = NULL, *events = NULL;
-	struct sp_audit_parse_opts po = { .sz = sizeof(po), .machine = "x86_64" };
-	int json = 0, status = SP_EXIT_OK;
+	struct cli_rules_args ra;
+	int json = 0, status = SP_EXIT_OK, r;
+	cli_rules_args_init(&ra);
 
 	for (int i = 1; i < argc; i++) {
 		if (cli_is_help(argv[i])) {
@@ -282,14 +283,10 @@ static int cmd_filter(int argc, char **argv, struct sp_cli *cli)
 			json = 1;
 		} else if (i + 1 < argc && !strcmp(argv[i], "--engine")) {
 			engine = argv[++i];
-		} else if (i + 1 < argc && !strcmp(argv[i], "--machine")) {
-			po.machine = argv[++i];
-		} else if (i + 1 < argc && !strcmp(argv[i], "--passwd")) {
-			po.passwd_file = argv[++i];
-		} else if (i + 1 < argc && !strcmp(argv[i], "--group")) {
-			po.group_file = argv[++i];
-		} else if (i + 1 < argc && !strcmp(argv[i], "--dirs")) {
-			po.dirs_file = argv[++i];
+		} else if ((r = cli_rules_arg(argc, argv, &i, &ra)) < 0) {
+			break;
+		} else if (r) {
+			;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(cli->err, "%s audit filter: unknown option '%s'\n", cli->prog, argv[i]);
 			usage(cli->err);
@@ -299,14 +296,30 @@ static int cmd_filter(int argc, char **argv, struct sp_cli *cli)
 		} else if (!events) {
 			events = argv[i];
 		} else {
+			fprintf(cli->err, "%s audit filter: unexpected argument '%s'\n", cli->prog,
+				argv[i]);
 			usage(cli->err);
 			return SP_EXIT_USAGE;
 		}
 	}
-	if (!rules || !events || (strcmp(engine, "ref") && strcmp(engine, "compiled"))) {
+	if (cli_rules_args_check(cli, &ra, "filter"))
+		return SP_EXIT_USAGE;
+	if (strcmp(engine, "ref") && strcmp(engine, "compiled")) {
+		fprintf(cli->err, "%s audit filter: --engine is ref or compiled, not '%s'\n",
+			cli->prog, engine);
+		return SP_EXIT_USAGE;
+	}
+	if (ra.rules && !rules) {
+		rules = ra.rules;	/* -R RULES EVENTS, as the other commands take it */
+	} else if (ra.rules) {
+		events = rules;
+		rules = ra.rules;
+	}
+	if (!rules || !events) {
 		usage(cli->err);
 		return SP_EXIT_USAGE;
 	}
+	struct sp_audit_parse_opts po = ra.po;
 
 	struct fctx c = { .cli = cli, .machine = po.machine, .events_path = events };
 	struct sp_diags diags;
@@ -353,7 +366,7 @@ static int cmd_filter(int argc, char **argv, struct sp_cli *cli)
 		status = SP_EXIT_REJECTED;
 		goto out;
 	}
-	err = load_rules(cli, rules, &po, ref);
+	err = load_rules(cli, rules, &po, ra.keep_going, ref);
 	if (err < 0) {
 		status = SP_EXIT_REJECTED;
 		goto out;
@@ -433,23 +446,4 @@ out:
 	sp_diags_release(&diags);
 	free(text);
 	return status;
-}
-
-int cmd_audit_filter(int argc, char **argv, struct sp_cli *cli)
-{
-	if (argc < 1)
-		return SP_EXIT_USAGE;
-	if (!strcmp(argv[0], "filter"))
-		return cmd_filter(argc, argv, cli);
-	/* the other filter-engine commands live in their own files (cli.h) */
-	if (!strcmp(argv[0], "replay"))
-		return cmd_audit_replay(argc, argv, cli);
-	if (!strcmp(argv[0], "run"))
-		return cmd_audit_run(argc, argv, cli);
-	if (!strcmp(argv[0], "cost"))
-		return cmd_audit_cost(argc, argv, cli);
-	if (!strcmp(argv[0], "optimize"))
-		return cmd_audit_optimize(argc, argv, cli);
-	fprintf(cli->err, "secpath audit %s: unknown filter command\n", argv[0]);
-	return SP_EXIT_USAGE;
 }

@@ -47,6 +47,7 @@ int cmd_audit_optimize(int argc, char **argv, struct sp_cli *cli)
 	const char *out = NULL, *mixarg = NULL;
 	struct cli_rules_args ra;
 	cli_rules_args_init(&ra);
+	int r;
 	struct sp_audit_tools_opts o = { .sz = sizeof(o), .time_budget_ms = 20 };
 	int json = 0, rc = SP_EXIT_REJECTED;
 
@@ -61,8 +62,9 @@ int cmd_audit_optimize(int argc, char **argv, struct sp_cli *cli)
 			o.flags |= SP_AUDIT_TOOLS_HOT_NEVER;
 		} else if (!strcmp(a, "--keep-field-order")) {
 			o.flags |= SP_AUDIT_TOOLS_KEEP_FIELDS;
-		} else if (cli_rules_arg(argc, argv, &i, &ra)) {
-			;
+		} else if ((r = cli_rules_arg(argc, argv, &i, &ra)) != 0) {
+			if (r < 0)
+				break;
 		} else if (i + 1 < argc && (!strcmp(a, "-o") || !strcmp(a, "--output"))) {
 			out = argv[++i];
 		} else if (i + 1 < argc && !strcmp(a, "--mix")) {
@@ -97,6 +99,8 @@ int cmd_audit_optimize(int argc, char **argv, struct sp_cli *cli)
 			return SP_EXIT_USAGE;
 		}
 	}
+	if (cli_rules_args_check(cli, &ra, "optimize"))
+		return SP_EXIT_USAGE;
 	const char *rules = ra.rules;
 	const char *machine = ra.po.machine;
 	int keep_going = ra.keep_going;

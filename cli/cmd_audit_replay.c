@@ -23,19 +23,25 @@
 
 static void usage(FILE *f)
 {
-	fputs("usage: secpath audit replay -R RULES [--json] [--output FILE] [--window N] LOG...\n"
-	      "  Replay audit.log files (plain or gzip; \"-\" = stdin; raw or ENRICHED) or "
-	      "recorded\n"
-	      "  event streams (docs/RECORD.md) through the compiled filter built from RULES\n"
-	      "  (auditctl -R syntax).  Reports events read/kept/dropped, per-rule hits "
-	      "(file:line),\n"
-	      "  per-key counts, rules that never fired, and every malformed line (file:line: "
-	      "reason).\n"
+	fputs("usage: secpath audit replay -R RULES [--json] [--output FILE] [--window N]\n"
+	      "                            [host options] [-c] LOG...\n"
+	      "\n"
+	      "Replay audit.log files (plain or gzip; \"-\" = stdin; raw or ENRICHED) or recorded\n"
+	      "event streams (docs/RECORD.md) through the compiled filter built from RULES\n"
+	      "(auditctl -R syntax).  Reports events read/kept/dropped, per-rule hits (file:line),\n"
+	      "per-key counts, rules that never fired, and every malformed line (file:line: reason).\n"
 	      "  -R RULES       rules file\n"
 	      "  --json         machine-readable report\n"
-	      "  --output FILE  write the kept records, byte-identical, to FILE (recorded\n"
-	      "                 stream inputs: the kept events as a recorded stream)\n"
-	      "  --window N     events kept open for grouping (default 64)\n",
+	      "  --output FILE  write the kept records, byte-identical, to FILE (recorded stream\n"
+	      "                 inputs: the kept events as a recorded stream); FILE may not be an\n"
+	      "                 input and is replaced only when every input was read to its end\n"
+	      "  --window N     events kept open for grouping (default 64)\n"
+	      "  --machine M, --passwd F, --group F, --dirs F, --features N\n"
+	      "                 host inputs for the rules parser (as audit check)\n"
+	      "  -c, --continue replay with the rule lines that parse when others are rejected\n"
+	      "Exit status: 0 every input read; 1 an input unreadable or cut (no report then), a\n"
+	      "non-empty input without an audit record, a malformed line, rules errors, or the\n"
+	      "output not written; 2 usage.\n",
 	      f);
 }
 
@@ -307,16 +313,18 @@ static void report_json(struct sp_cli *cli, struct sp_audit_replay *r, const str
 
 int cmd_audit_replay(int argc, char **argv, struct sp_cli *cli)
 {
-	const char *rules = NULL, *output = NULL;
-	int json = 0, i, rc, status = SP_EXIT_OK;
+	const char *rules, *output = NULL;
+	struct cli_rules_args ra;
+	int json = 0, i, r, rc, status = SP_EXIT_OK;
 	size_t window = 0;
 	char *text = NULL;
 	size_t tlen;
 	struct sp_diags d;
-	struct sp_audit_replay *r = NULL;
+	struct sp_audit_replay *rp = NULL;
 	struct cli_files files;
 	struct cli_out out = { .fd = -1, .slot = -1 };
 
+	cli_rules_args_init(&ra);
 	const char **inputs = calloc((size_t)argc, sizeof(*inputs));
 	size_t ninputs = 0;
 	int dashdash = 0;
@@ -330,8 +338,10 @@ int cmd_audit_replay(int argc, char **argv, struct sp_cli *cli)
 			usage(cli->out);
 			free(inputs);
 			return SP_EXIT_OK;
-		} else if (!strcmp(a, "-R") && i + 1 < argc) {
-			rules = argv[++i];
+		} else if ((r = cli_rules_arg(argc, argv, &i, &ra)) < 0) {
+			break;
+		} else if (r) {
+			;
 		} else if (!strcmp(a, "--json")) {
 			json = 1;
 		} else if (!strcmp(a, "--output") && i + 1 < argc) {
@@ -355,13 +365,18 @@ int cmd_audit_replay(int argc, char **argv, struct sp_cli *cli)
 			return SP_EXIT_USAGE;
 		}
 	}
+	if (cli_rules_args_check(cli, &ra, "replay")) {
+		free(inputs);
+		return SP_EXIT_USAGE;
+	}
+	rules = ra.rules;
 	if (!rules || !ninputs) {
 		usage(cli->err);
 		free(inputs);
 		return SP_EXIT_USAGE;
 	}
 	cli_files_init(&files);
-	cli_files_add_input(&files, rules);
+	cli_rules_args_inputs(&ra, &files);
 	for (size_t k = 0; k < ninputs; k++)
 		cli_files_add_input(&files, inputs[k]);
 	rc = sp_file_read(rules, &text, &tlen);
@@ -378,9 +393,19 @@ int cmd_audit_replay(int argc, char **argv, struct sp_cli *cli)
 	sp_diags_init(&d, NULL);
 	d.limit = 1000;
 	struct sp_audit_replay_opts o = {
-		.sz = sizeof(o), .window = window, .out_fd = output ? out.fd : -1, .diags = &d
+		.sz = sizeof(o), .parse = &ra.po, .window = window, .out_fd = output ? out.fd : -1,
+		.diags = &d
 	};
-	rc = sp_audit_replay_new(text, tlen, rules, &o, &r);
+	rc = sp_audit_replay_new(text, tlen, rules, &o, &rp);
+	size_t rule_errors = d.nerrors;
+	if (!rc && rule_errors && !ra.keep_going) {
+		/* auditctl -R stops at a rejected line; -c goes on with the lines that parse */
+		cli_print_diags(cli, &d, NULL, NULL);
+		fprintf(cli->err, "%s: audit replay: '%s' has errors (-c uses the lines that parse)\n",
+			cli->prog, rules);
+		status = SP_EXIT_REJECTED;
+		goto out;
+	}
 	if (rc) {
 		cli_print_diags(cli, &d, NULL, NULL);
 		fprintf(cli->err, "%s: audit replay: cannot load '%s': %s\n", cli->prog, rules,
@@ -394,9 +419,9 @@ int cmd_audit_replay(int argc, char **argv, struct sp_cli *cli)
 	for (size_t k = 0; k < ninputs && !rc; k++) {
 		struct sp_audit_replay_stats before, after;
 		size_t bytes = 0;
-		sp_audit_replay_get_stats(r, &before);
-		rc = replay_input(r, inputs[k], cli, progress, &bytes, &read_failed);
-		sp_audit_replay_get_stats(r, &after);
+		sp_audit_replay_get_stats(rp, &before);
+		rc = replay_input(rp, inputs[k], cli, progress, &bytes, &read_failed);
+		sp_audit_replay_get_stats(rp, &after);
 		if (!rc && bytes && after.records + after.stream_events ==
 					    before.records + before.stream_events) {
 			fprintf(cli->err, "%s: audit replay: '%s': no audit record in %zu bytes\n",
@@ -416,7 +441,7 @@ int cmd_audit_replay(int argc, char **argv, struct sp_cli *cli)
 		status = SP_EXIT_REJECTED;
 		goto out;
 	}
-	rc = sp_audit_replay_finish(r);
+	rc = sp_audit_replay_finish(rp);
 	if (rc) {
 		cli_print_diags(cli, &d, NULL, NULL);
 		fprintf(cli->err, "%s: audit replay: %s%s%s\n", cli->prog, output ? output : "",
@@ -424,20 +449,20 @@ int cmd_audit_replay(int argc, char **argv, struct sp_cli *cli)
 		status = SP_EXIT_REJECTED;
 		goto out;
 	}
-	if (d.nerrors || empty_inputs)
+	if (d.nerrors > (ra.keep_going ? rule_errors : 0) || empty_inputs)
 		status = SP_EXIT_REJECTED;
 	if (output && cli_out_commit(cli, &out))
 		status = SP_EXIT_REJECTED;
 	if (json) {
-		report_json(cli, r, &d);
+		report_json(cli, rp, &d);
 	} else {
 		cli_print_diags(cli, &d, NULL, NULL);
-		report_text(cli, r, &d);
+		report_text(cli, rp, &d);
 	}
 out:
 	if (output)
 		cli_out_abort(&out);	/* no-op after a commit */
-	sp_audit_replay_free(r);
+	sp_audit_replay_free(rp);
 	sp_diags_release(&d);
 	free(text);
 	free(inputs);

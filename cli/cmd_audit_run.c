@@ -118,6 +118,7 @@ int cmd_audit_run(int argc, char **argv, struct sp_cli *cli)
 	struct cli_files files;
 	memset(&ro, 0, sizeof(ro));
 	cli_rules_args_init(&ra);
+	int r;
 	int json = 0, i, rc = SP_EXIT_REJECTED;
 
 	for (i = 1; i < argc; i++) {
@@ -130,8 +131,9 @@ int cmd_audit_run(int argc, char **argv, struct sp_cli *cli)
 			break;
 		} else if (!strcmp(a, "--json")) {
 			json = 1;
-		} else if (cli_rules_arg(argc, argv, &i, &ra)) {
-			;
+		} else if ((r = cli_rules_arg(argc, argv, &i, &ra)) != 0) {
+			if (r < 0)
+				break;
 		} else if (i + 1 < argc && !strcmp(a, "--record")) {
 			ro.path[OUT_RECORD] = argv[++i];
 		} else if (i + 1 < argc && !strcmp(a, "--output")) {
@@ -146,6 +148,8 @@ int cmd_audit_run(int argc, char **argv, struct sp_cli *cli)
 			break;
 		}
 	}
+	if (cli_rules_args_check(cli, &ra, "run"))
+		return SP_EXIT_USAGE;
 	const char *rules = ra.rules;
 	int keep_going = ra.keep_going;
 	if (!rules || i >= argc) {

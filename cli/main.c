@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * main.c - `secpath <area> <command>`: one command table, exact name matching, exit codes
- * 0 ok / 1 input rejected / 2 usage.
+ * main.c - `secpath <area> <command>`: the table of areas, each with its table of commands
+ * (cli/area.c), exact name matching, exit codes 0 ok / 1 input rejected / 2 usage.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -9,17 +9,19 @@
 
 #include "cli.h"
 
-struct cmd {
+/* An area is a command table (cli_area_run) or, for bench, one command. */
+struct area {
 	const char *name;
+	const struct cli_area *table;
 	int (*fn)(int argc, char **argv, struct sp_cli *cli);
 	const char *help;
 };
 
-static const struct cmd commands[] = {
-	{ "slab", cmd_slab, "kernel-style object caches: stats" },
-	{ "audit", cmd_audit, "audit rules: check, compile, list, decode, filter" },
-	{ "policy", cmd_policy, "SELinux binary policies: info, search, decide" },
-	{ "bench", cmd_bench, "perf-stat-style benchmark suites" },
+static const struct area areas[] = {
+	{ "slab", NULL, cmd_slab, "kernel-style object caches: stats" },
+	{ "audit", &cli_area_audit, NULL, NULL },
+	{ "policy", NULL, cmd_policy, "SELinux binary policies: info, search, decide" },
+	{ "bench", NULL, cmd_bench, "perf-stat-style benchmark suites" },
 };
 
 /* A report that did not reach its reader is a failure (coreutils' close_stdout): with SIGPIPE
@@ -38,8 +40,17 @@ static int close_stdout(int rc)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: secpath [--version] [--help] <area> <command> [args]\n\nareas:\n");
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
+	for (size_t i = 0; i < sizeof(areas) / sizeof(areas[0]); i++) {
+		const struct area *a = &areas[i];
+		if (!a->table) {
+			fprintf(f, "  %-8s %s\n", a->name, a->help);
+			continue;
+		}
+		fprintf(f, "  %-8s", a->name);
+		for (size_t k = 0; k < a->table->ncmds; k++)
+			fprintf(f, "%s%s", k ? ", " : " ", a->table->cmds[k].name);
+		fputc('\n', f);
+	}
 	fprintf(f, "\n'secpath <area> --help' lists an area's commands; see secpath(1).\n");
 }
 
@@ -59,9 +70,14 @@ int main(int argc, char **argv)
 		printf("secpath %s\n", sp_version());
 		return SP_EXIT_OK;
 	}
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return close_stdout(commands[i].fn(argc - 1, argv + 1, &cli));
+	for (size_t i = 0; i < sizeof(areas) / sizeof(areas[0]); i++) {
+		const struct area *a = &areas[i];
+		if (strcmp(argv[1], a->name))
+			continue;
+		int rc = a->table ? cli_area_run(a->table, argc - 1, argv + 1, &cli)
+				  : a->fn(argc - 1, argv + 1, &cli);
+		return close_stdout(rc);
+	}
 	fprintf(stderr, "secpath: '%s' is not a secpath area\n", argv[1]);
 	usage(stderr);
 	return SP_EXIT_USAGE;

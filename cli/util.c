@@ -3,6 +3,7 @@
  * util.c - helpers shared by the command groups: diagnostics printing, file reading, JSON strings.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,17 +64,50 @@ int cli_rules_arg(int argc, char **argv, int *i, struct cli_rules_args *ra)
 		ra->keep_going = 1;
 		return 1;
 	}
-	if (*i + 1 >= argc)
-		return 0;
+	int features = !strcmp(a, "--features");
 	const char **slot = !strcmp(a, "-R") || !strcmp(a, "--rules") ? &ra->rules
 			    : !strcmp(a, "--machine") ? &ra->po.machine
 			    : !strcmp(a, "--passwd") ? &ra->po.passwd_file
 			    : !strcmp(a, "--group") ? &ra->po.group_file
 			    : !strcmp(a, "--dirs") ? &ra->po.dirs_file : NULL;
-	if (!slot)
+	if (!slot && !features)
 		return 0;
+	if (*i + 1 >= argc) {
+		ra->missing = a;
+		return -1;
+	}
+	if (features) {
+		unsigned long long v;
+		if (cli_parse_u64(argv[++*i], &v) || v > UINT32_MAX) {
+			ra->bad_features = argv[*i];
+			return -1;
+		}
+		ra->po.features = (uint32_t)v;
+		ra->po.features_given = 1;
+		return 1;
+	}
 	*slot = argv[++*i];
 	return 1;
+}
+
+int cli_rules_args_check(struct sp_cli *cli, const struct cli_rules_args *ra, const char *cmd)
+{
+	uint32_t arch;
+	if (ra->missing) {
+		fprintf(cli->err, "%s audit %s: %s needs a value\n", cli->prog, cmd, ra->missing);
+		return -1;
+	}
+	if (ra->bad_features) {
+		fprintf(cli->err, "%s audit %s: bad --features '%s' (a number up to 0xffffffff)\n",
+			cli->prog, cmd, ra->bad_features);
+		return -1;
+	}
+	if (ra->po.machine && sp_audit_arch_lookup(NULL, ra->po.machine, &arch)) {
+		fprintf(cli->err, "%s audit %s: unknown machine '%s'\n", cli->prog, cmd,
+			ra->po.machine);
+		return -1;
+	}
+	return 0;
 }
 
 void cli_rules_args_inputs(const struct cli_rules_args *ra, struct cli_files *fs)
