@@ -176,9 +176,18 @@ LIBDIR ?= $(PREFIX)/lib
 INCDIR ?= $(PREFIX)/include
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
+# The bundled data (rule sets, syscall mixes, policies) goes to DATADIR; the installed tool finds it
+# as BINDIR/../share/secpath (or $$SECPATH_DATADIR), so keep DATADIR there.  The LD_PRELOAD
+# allocator goes to LIBDIR/secpath/ (it is not a library to link against).
+DATADIR ?= $(PREFIX)/share/secpath
+DATA_FILES := $(shell find data -type f | sort)
 MANPAGES := $(sort $(wildcard man/*.1))
 install: all
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR)/secpath $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -d $(DESTDIR)$(LIBDIR)/secpath
+	install -m 755 $(MALLOC_SO) $(DESTDIR)$(LIBDIR)/secpath/libsecpath-malloc.so
+	for f in $(DATA_FILES:data/%=%); do \
+		install -D -m 644 data/$$f $(DESTDIR)$(DATADIR)/$$f || exit 1; done
 	install -m 644 $(STATIC_LIB) $(DESTDIR)$(LIBDIR)/libsecpath.a
 	install -m 755 $(SHARED_LIB) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libsecpath.so
@@ -193,6 +202,7 @@ uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/pkgconfig/secpath.pc $(DESTDIR)$(BINDIR)/secpath
 	rm -rf $(DESTDIR)$(INCDIR)/secpath
 	for m in $(notdir $(MANPAGES)); do rm -f $(DESTDIR)$(MANDIR)/man1/$$m; done
+	rm -rf $(DESTDIR)$(DATADIR) $(DESTDIR)$(LIBDIR)/secpath
 
 check-layering:
 	@sh scripts/check-layering.sh

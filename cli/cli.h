@@ -75,6 +75,17 @@ int cli_rules_args_check(struct sp_cli *cli, const struct cli_rules_args *ra, co
 struct cli_files;
 /* Register the rules file and the host inputs as inputs of the command. */
 void cli_rules_args_inputs(const struct cli_rules_args *ra, struct cli_files *fs);
+/* Read and parse ra->rules: diagnostics printed; -1 when the file is unreadable or (without -c)
+ * a line is rejected, else 0.  *text (the file) and *rs are the caller's to free either way. */
+int cli_rules_load(struct sp_cli *cli, const struct cli_rules_args *ra, char **text, size_t *len,
+		   struct sp_audit_ruleset **rs);
+/* The bundled data directory (rule sets, syscall mixes, policies: the tree's data/): the one
+ * lookup of every command.  $SECPATH_DATADIR, else PREFIX/share/secpath beside an installed
+ * binary, else the build tree's data/ beside out/VARIANT/secpath; never the current directory.
+ * 0, or -ENOENT after saying so (unless quiet). */
+int cli_datadir(struct sp_cli *cli, char *out, size_t len, int quiet);
+/* DATADIR/rel, or -ENOENT after saying why. */
+int cli_data_file(struct sp_cli *cli, const char *rel, char *out, size_t len);
 /* Parse a whole unsigned decimal/0x-hex number or a finite non-negative double; 0 or -EINVAL. */
 int cli_parse_u64(const char *s, unsigned long long *v);
 int cli_parse_double(const char *s, double *v);

@@ -3,8 +3,8 @@
  * cmd_audit_cost.c - `secpath audit cost -R RULES [--mix PROFILE]`: what RULES cost the kernel's
  * syscall-exit filter per syscall of a workload (rules examined, field checks, reference-engine
  * ns), the most expensive syscalls and rules, and lints.  The work is sp_audit_cost_compute();
- * this file reads the inputs and prints.  Without --mix the bundled profiles
- * (data/syscall-mix/NAME.tsv) are blended with equal weight, and each is also priced alone.
+ * this file reads the inputs and prints.  Without --mix the bundled profiles (syscall-mix/ of the
+ * data directory, cli_datadir) are blended with equal weight, and each is also priced alone.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -16,6 +16,8 @@
 
 #include "cli.h"
 #include "secpath/audit_tools.h"
+
+#define SP_MIN_SZ(a, b) ((a) < (b) ? (a) : (b))
 
 static void usage(FILE *f)
 {
@@ -30,7 +32,7 @@ static void usage(FILE *f)
 		"rules, always-true fields).\n"
 		"  --mix PROFILE  syscall<TAB>calls<TAB>errors file, a stream from `audit run --record`,\n"
 		"                 or a bundled profile name (build, dd, files, git, python); repeatable.\n"
-		"                 Default: all bundled profiles of data/syscall-mix, equal weight\n"
+		"                 Default: every bundled profile (DATADIR/syscall-mix), equal weight\n"
 		"  --top N        rows in the top lists (default 10)\n"
 		"  --time-ms MS   measuring time for ns/syscall (default 20; 0 = skip)\n"
 		"  --json         one JSON object\n"
@@ -44,39 +46,14 @@ struct mixfile {
 	struct sp_audit_mix *mix;
 };
 
-static int find_mix_dir(char *out, size_t len)
-{
-	const char *env = getenv("SECPATH_DATADIR");
-	char exe[PATH_MAX];
-	if (env) {
-		snprintf(out, len, "%s/syscall-mix", env);
-		if (!access(out, R_OK))
-			return 0;
-	}
-	snprintf(out, len, "data/syscall-mix");
-	if (!access(out, R_OK))
-		return 0;
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = 0;
-		char *s = strrchr(exe, '/');
-		if (s)
-			*s = 0;
-		snprintf(out, len, "%.3000s/../../data/syscall-mix", exe);
-		if (!access(out, R_OK))
-			return 0;
-	}
-	return -ENOENT;
-}
-
 static int load_one(struct sp_cli *cli, const char *arg, const char *machine, struct mixfile *mf)
 {
 	char path[PATH_MAX], dir[PATH_MAX];
 	struct sp_diags d;
 	int err;
 	snprintf(path, sizeof(path), "%s", arg);
-	if (access(path, R_OK) && !strchr(arg, '/') && !find_mix_dir(dir, sizeof(dir)))
-		snprintf(path, sizeof(path), "%.2000s/%.200s.tsv", dir, arg);
+	if (access(path, R_OK) && !strchr(arg, '/') && !cli_datadir(cli, dir, sizeof(dir), 1))
+		snprintf(path, sizeof(path), "%.2000s/syscall-mix/%.200s.tsv", dir, arg);
 	const char *base = strrchr(path, '/');
 	snprintf(mf->name, sizeof(mf->name), "%.60s", base ? base + 1 : path);
 	err = sp_audit_mix_new(&mf->mix);
@@ -130,210 +107,246 @@ static void source_line(const char *text, uint32_t line, char *out, size_t len)
 	out[n] = 0;
 }
 
-int cmd_audit_cost(int argc, char **argv, struct sp_cli *cli)
-{
-	const char *mixargs[16];
+struct cost_args {
 	struct cli_rules_args ra;
-	cli_rules_args_init(&ra);
-	int r;
-	size_t nmixargs = 0, top = 10;
-	double time_ms = 20;
-	int json = 0, rc = SP_EXIT_REJECTED;
+	const char *mixargs[16];
+	size_t nmixargs, top;
+	double time_ms;
+	int json;
+};
 
+/* 0, SP_EXIT_USAGE, or -1 after --help. */
+static int parse_args(int argc, char **argv, struct sp_cli *cli, struct cost_args *ca)
+{
+	unsigned long long v;
+	int r;
+	memset(ca, 0, sizeof(*ca));
+	cli_rules_args_init(&ca->ra);
+	ca->top = 10;
+	ca->time_ms = 20;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (cli_is_help(a)) {
 			usage(cli->out);
-			return SP_EXIT_OK;
+			return -1;
 		} else if (!strcmp(a, "--json")) {
-			json = 1;
-		} else if ((r = cli_rules_arg(argc, argv, &i, &ra)) != 0) {
+			ca->json = 1;
+		} else if ((r = cli_rules_arg(argc, argv, &i, &ca->ra)) != 0) {
 			if (r < 0)
 				break;
-		} else if (i + 1 < argc && !strcmp(a, "--mix") && nmixargs < 16) {
-			mixargs[nmixargs++] = argv[++i];
+		} else if (i + 1 < argc && !strcmp(a, "--mix")) {
+			if (ca->nmixargs == 16) {
+				fprintf(cli->err, "%s audit cost: at most 16 --mix\n", cli->prog);
+				return SP_EXIT_USAGE;
+			}
+			ca->mixargs[ca->nmixargs++] = argv[++i];
 		} else if (i + 1 < argc && !strcmp(a, "--top")) {
-			unsigned long long v;
 			if (cli_parse_u64(argv[++i], &v)) {
-			fprintf(cli->err, "%s audit cost: --top needs a number, not '%s'\n", cli->prog,
-				argv[i]);
-			return SP_EXIT_USAGE;
-		}
-			top = (size_t)v;
+				fprintf(cli->err, "%s audit cost: --top needs a number, not '%s'\n",
+					cli->prog, argv[i]);
+				return SP_EXIT_USAGE;
+			}
+			ca->top = (size_t)v;
 		} else if (i + 1 < argc && !strcmp(a, "--time-ms")) {
-			if (cli_parse_double(argv[++i], &time_ms)) {
-			fprintf(cli->err, "%s audit cost: --time-ms needs a number, not '%s'\n", cli->prog,
-				argv[i]);
-			return SP_EXIT_USAGE;
-		}
+			if (cli_parse_double(argv[++i], &ca->time_ms)) {
+				fprintf(cli->err, "%s audit cost: --time-ms needs a number, not '%s'\n",
+					cli->prog, argv[i]);
+				return SP_EXIT_USAGE;
+			}
 		} else {
 			fprintf(cli->err, "%s audit cost: unexpected argument '%s'\n", cli->prog, a);
 			usage(cli->err);
 			return SP_EXIT_USAGE;
 		}
 	}
-	if (cli_rules_args_check(cli, &ra, "cost"))
+	if (cli_rules_args_check(cli, &ca->ra, "cost"))
 		return SP_EXIT_USAGE;
-	const char *rules = ra.rules;
-	const char *machine = ra.po.machine;
-	int keep_going = ra.keep_going;
-	if (!rules) {
+	if (!ca->ra.rules) {
 		usage(cli->err);
 		return SP_EXIT_USAGE;
 	}
+	return 0;
+}
 
-	struct mixfile mf[16];
-	size_t nmf = 0;
-	struct sp_audit_mix *blend = NULL;
-	struct sp_audit_ruleset *rs = NULL;
-	struct sp_audit_cost *c = NULL;
-	char *text = NULL;
-	size_t len = 0;
-	int err;
-
-	memset(mf, 0, sizeof(mf));
-	if (!nmixargs) {
+/* The workload: the --mix files, or every bundled profile; blended with equal weight when
+ * there are several (each also kept in mf[] to be priced alone).  0 or -1 after a message. */
+static int load_mixes(struct sp_cli *cli, const struct cost_args *ca, struct mixfile *mf,
+		      size_t *nmf, struct sp_audit_mix **blend)
+{
+	const char *machine = ca->ra.po.machine;
+	*nmf = 0;
+	if (ca->nmixargs) {
+		for (size_t k = 0; k < ca->nmixargs; k++)
+			if (load_one(cli, ca->mixargs[k], machine, &mf[(*nmf)++]))
+				return -1;
+	} else {
 		char dir[PATH_MAX];
 		struct dirent **ents = NULL;
-		int n = find_mix_dir(dir, sizeof(dir)) ? -1 : scandir(dir, &ents, NULL, alphasort);
+		if (cli_data_file(cli, "syscall-mix", dir, sizeof(dir)))
+			return -1;
+		int n = scandir(dir, &ents, NULL, alphasort), bad = 0;
 		for (int k = 0; k < n; k++) {
 			size_t l = strlen(ents[k]->d_name);
-			if (nmf < 16 && l > 4 && !strcmp(ents[k]->d_name + l - 4, ".tsv")) {
+			if (!bad && *nmf < 16 && l > 4 && !strcmp(ents[k]->d_name + l - 4, ".tsv")) {
 				char p[PATH_MAX + 300];
 				snprintf(p, sizeof(p), "%s/%s", dir, ents[k]->d_name);
-				if (load_one(cli, p, machine, &mf[nmf++]))
-					goto done;
+				bad = load_one(cli, p, machine, &mf[(*nmf)++]) != 0;
 			}
 			free(ents[k]);
 		}
 		free(ents);
-		if (!nmf) {
-			fprintf(cli->err, "%s audit cost: no bundled profiles found (data/syscall-mix); "
-				"use --mix\n", cli->prog);
-			goto done;
+		if (bad)
+			return -1;
+		if (!*nmf) {
+			fprintf(cli->err, "%s audit cost: no profile in '%s'; use --mix\n", cli->prog,
+				dir);
+			return -1;
 		}
-	} else {
-		for (size_t k = 0; k < nmixargs; k++)
-			if (load_one(cli, mixargs[k], machine, &mf[nmf++]))
-				goto done;
 	}
-	if (nmf == 1) {
-		blend = mf[0].mix;
+	if (*nmf == 1) {
+		*blend = mf[0].mix;
 		mf[0].mix = NULL;
-		nmf = 0;
-	} else {
-		err = sp_audit_mix_new(&blend);
-		for (size_t k = 0; !err && k < nmf; k++)
-			err = sp_audit_mix_add_scaled(blend, mf[k].mix, 1000000);
-		if (err)
-			goto done;
+		*nmf = 0;
+		return 0;
 	}
+	int err = sp_audit_mix_new(blend);
+	for (size_t k = 0; !err && k < *nmf; k++)
+		err = sp_audit_mix_add_scaled(*blend, mf[k].mix, 1000000);
+	if (err)
+		fprintf(cli->err, "%s audit cost: %s\n", cli->prog, strerror(-err));
+	return err ? -1 : 0;
+}
 
-	err = sp_file_read(rules, &text, &len);
-	if (err) {
-		fprintf(cli->err, "%s: cannot read '%s': %s\n", cli->prog, rules, strerror(-err));
-		goto done;
+/* What the report needs beside the cost itself. */
+struct cost_report {
+	const char *rules, *text;
+	const struct mixfile *mf;
+	size_t nmf, top;
+	double per_rules[16], per_checks[16];
+};
+
+static void report_json(FILE *f, const struct sp_audit_cost *c, const struct cost_report *cr)
+{
+	size_t ns = SP_MIN_SZ(cr->top, c->nsys), nr = SP_MIN_SZ(cr->top, c->nrules);
+	char nb[32], src[512];
+	fprintf(f, "{\"schema\":\"secpath.audit-cost/1\",\"rules_file\":");
+	cli_json_str(f, cr->rules);
+	fprintf(f, ",\"exit_rules\":%zu,\"calls\":%llu,\"rules_per_syscall\":%.3f,"
+		"\"checks_per_syscall\":%.3f,\"ns_per_syscall\":%.1f,\"hash_rules\":%zu,"
+		"\"hash_per_syscall\":%.3f,\"mixes\":[",
+		c->exit_rules, (unsigned long long)c->calls, c->rules_per_syscall,
+		c->checks_per_syscall, c->ns_per_syscall, c->hash_rules, c->hash_per_syscall);
+	for (size_t k = 0; k < cr->nmf; k++) {
+		fprintf(f, "%s{\"name\":", k ? "," : "");
+		cli_json_str(f, cr->mf[k].name);
+		fprintf(f, ",\"rules_per_syscall\":%.3f,\"checks_per_syscall\":%.3f}",
+			cr->per_rules[k], cr->per_checks[k]);
 	}
-	struct sp_audit_parse_opts po = ra.po;
-	struct sp_diags d;
-	sp_diags_init(&d, NULL);
-	err = sp_audit_ruleset_parse(text, len, rules, &po, &rs, &d);
-	cli_print_diags(cli, &d, NULL, NULL);
-	int bad = err || (d.nerrors && !keep_going);
-	sp_diags_release(&d);
-	if (bad)
-		goto done;
+	fprintf(f, "],\"top_syscalls\":[");
+	for (size_t k = 0; k < ns; k++) {
+		const struct sp_audit_cost_sys *s = &c->sys[k];
+		fprintf(f, "%s{\"syscall\":", k ? "," : "");
+		cli_json_str(f, sysname(s->arch, s->nr, nb, sizeof(nb)));
+		fprintf(f, ",\"arch\":\"%x\",\"calls\":%llu,\"rules\":%.2f,\"checks\":%.2f}",
+			s->arch, (unsigned long long)s->calls, s->rules, s->checks);
+	}
+	fprintf(f, "],\"top_rules\":[");
+	for (size_t k = 0; k < nr; k++) {
+		source_line(cr->text, c->rules[k].line, src, sizeof(src));
+		fprintf(f, "%s{\"line\":%u,\"rules\":%.4f,\"checks\":%.4f,\"text\":", k ? "," : "",
+			c->rules[k].line, c->rules[k].rules, c->rules[k].checks);
+		cli_json_str(f, src);
+		fprintf(f, "}");
+	}
+	fprintf(f, "],\"lints\":[");
+	for (size_t k = 0; k < c->nlints; k++) {
+		fprintf(f, "%s{\"kind\":\"%s\",\"line\":%u,\"other_line\":%u,\"message\":",
+			k ? "," : "", lint_kind(c->lints[k].kind), c->lints[k].line,
+			c->lints[k].other_line);
+		cli_json_str(f, c->lints[k].msg);
+		fprintf(f, "}");
+	}
+	fprintf(f, "]}\n");
+}
 
-	struct sp_audit_tools_opts o = { .sz = sizeof(o), .machine = machine, .mix = blend,
-					 .time_budget_ms = time_ms > 0 ? time_ms : -1 };
+static void report_text(struct sp_cli *cli, const struct sp_audit_cost *c,
+			const struct cost_report *cr)
+{
+	FILE *f = cli->out;
+	size_t ns = SP_MIN_SZ(cr->top, c->nsys), nr = SP_MIN_SZ(cr->top, c->nrules);
+	char nb[32], src[512];
+	fprintf(f, "%s: %zu exit-list/watch rules (%zu in the inode hash)\n", cr->rules,
+		c->exit_rules, c->hash_rules);
+	fprintf(f, "per syscall: %.2f rules examined, %.2f field checks; reference engine %.1f ns\n",
+		c->rules_per_syscall, c->checks_per_syscall, c->ns_per_syscall);
+	if (c->hash_rules)
+		fprintf(f, "inode-hash pass (estimate): %.2f rules examined per syscall\n",
+			c->hash_per_syscall);
+	for (size_t k = 0; k < cr->nmf; k++)
+		fprintf(f, "  mix %-12s %8.2f rules %8.2f checks\n", cr->mf[k].name,
+			cr->per_rules[k], cr->per_checks[k]);
+	fprintf(f, "top syscalls (share of calls, rules and checks per call):\n");
+	for (size_t k = 0; k < ns; k++) {
+		const struct sp_audit_cost_sys *s = &c->sys[k];
+		fprintf(f, "  %-20s %6.2f%% %8.2f %8.2f\n", sysname(s->arch, s->nr, nb, sizeof(nb)),
+			c->calls ? 100.0 * (double)s->calls / (double)c->calls : 0, s->rules,
+			s->checks);
+	}
+	fprintf(f, "top rules (field checks per syscall):\n");
+	for (size_t k = 0; k < nr; k++) {
+		source_line(cr->text, c->rules[k].line, src, sizeof(src));
+		fprintf(f, "  line %-5u %8.3f  %s\n", c->rules[k].line, c->rules[k].checks, src);
+	}
+	for (size_t k = 0; k < c->nlints; k++)
+		fprintf(cli->err, "%s:%u: warning: [%s] %s\n", cr->rules, c->lints[k].line,
+			lint_kind(c->lints[k].kind), c->lints[k].msg);
+}
+
+int cmd_audit_cost(int argc, char **argv, struct sp_cli *cli)
+{
+	struct cost_args ca;
+	struct mixfile mf[16];
+	struct sp_audit_mix *blend = NULL;
+	struct sp_audit_ruleset *rs = NULL;
+	struct sp_audit_cost *c = NULL;
+	struct cost_report cr;
+	char *text = NULL;
+	size_t len = 0;
+	int rc = parse_args(argc, argv, cli, &ca), err;
+	if (rc)
+		return rc < 0 ? SP_EXIT_OK : rc;
+	rc = SP_EXIT_REJECTED;
+	memset(mf, 0, sizeof(mf));
+	memset(&cr, 0, sizeof(cr));
+	if (load_mixes(cli, &ca, mf, &cr.nmf, &blend) ||
+	    cli_rules_load(cli, &ca.ra, &text, &len, &rs))
+		goto done;
+	struct sp_audit_tools_opts o = { .sz = sizeof(o), .machine = ca.ra.po.machine, .mix = blend,
+					 .time_budget_ms = ca.time_ms > 0 ? ca.time_ms : -1 };
 	err = sp_audit_cost_compute(rs, &o, &c);
 	if (err) {
 		fprintf(cli->err, "%s audit cost: %s\n", cli->prog, strerror(-err));
 		goto done;
 	}
-	double per_rules[16], per_checks[16];
-	for (size_t k = 0; k < nmf; k++) {
+	for (size_t k = 0; k < cr.nmf; k++) {
 		struct sp_audit_cost *ck = NULL;
 		struct sp_audit_tools_opts ok = o;
 		ok.mix = mf[k].mix;
 		ok.time_budget_ms = -1;
-		per_rules[k] = per_checks[k] = 0;
 		if (!sp_audit_cost_compute(rs, &ok, &ck)) {
-			per_rules[k] = ck->rules_per_syscall;
-			per_checks[k] = ck->checks_per_syscall;
+			cr.per_rules[k] = ck->rules_per_syscall;
+			cr.per_checks[k] = ck->checks_per_syscall;
 		}
 		sp_audit_cost_free(ck);
 	}
-	size_t ns = top < c->nsys ? top : c->nsys, nr = top < c->nrules ? top : c->nrules;
-	char nb[32], src[512];
-	if (json) {
-		FILE *f = cli->out;
-		fprintf(f, "{\"rules_file\":");
-		cli_json_str(f, rules);
-		fprintf(f, ",\"exit_rules\":%zu,\"calls\":%llu,\"rules_per_syscall\":%.3f,"
-			"\"checks_per_syscall\":%.3f,\"ns_per_syscall\":%.1f,\"hash_rules\":%zu,"
-			"\"hash_per_syscall\":%.3f,\"mixes\":[",
-			c->exit_rules, (unsigned long long)c->calls, c->rules_per_syscall,
-			c->checks_per_syscall, c->ns_per_syscall, c->hash_rules, c->hash_per_syscall);
-		for (size_t k = 0; k < nmf; k++) {
-			fprintf(f, "%s{\"name\":", k ? "," : "");
-			cli_json_str(f, mf[k].name);
-			fprintf(f, ",\"rules_per_syscall\":%.3f,\"checks_per_syscall\":%.3f}",
-				per_rules[k], per_checks[k]);
-		}
-		fprintf(f, "],\"top_syscalls\":[");
-		for (size_t k = 0; k < ns; k++) {
-			const struct sp_audit_cost_sys *s = &c->sys[k];
-			fprintf(f, "%s{\"syscall\":", k ? "," : "");
-			cli_json_str(f, sysname(s->arch, s->nr, nb, sizeof(nb)));
-			fprintf(f, ",\"arch\":\"%x\",\"calls\":%llu,\"rules\":%.2f,\"checks\":%.2f}",
-				s->arch, (unsigned long long)s->calls, s->rules, s->checks);
-		}
-		fprintf(f, "],\"top_rules\":[");
-		for (size_t k = 0; k < nr; k++) {
-			source_line(text, c->rules[k].line, src, sizeof(src));
-			fprintf(f, "%s{\"line\":%u,\"rules\":%.4f,\"checks\":%.4f,\"text\":", k ? "," : "",
-				c->rules[k].line, c->rules[k].rules, c->rules[k].checks);
-			cli_json_str(f, src);
-			fprintf(f, "}");
-		}
-		fprintf(f, "],\"lints\":[");
-		for (size_t k = 0; k < c->nlints; k++) {
-			fprintf(f, "%s{\"kind\":\"%s\",\"line\":%u,\"other_line\":%u,\"message\":",
-				k ? "," : "", lint_kind(c->lints[k].kind), c->lints[k].line,
-				c->lints[k].other_line);
-			cli_json_str(f, c->lints[k].msg);
-			fprintf(f, "}");
-		}
-		fprintf(f, "]}\n");
-	} else {
-		FILE *f = cli->out;
-		fprintf(f, "%s: %zu exit-list/watch rules (%zu in the inode hash)\n", rules,
-			c->exit_rules, c->hash_rules);
-		fprintf(f, "per syscall: %.2f rules examined, %.2f field checks; reference engine %.1f ns\n",
-			c->rules_per_syscall, c->checks_per_syscall, c->ns_per_syscall);
-		if (c->hash_rules)
-			fprintf(f, "inode-hash pass (estimate): %.2f rules examined per syscall\n",
-				c->hash_per_syscall);
-		for (size_t k = 0; k < nmf; k++)
-			fprintf(f, "  mix %-12s %8.2f rules %8.2f checks\n", mf[k].name, per_rules[k],
-				per_checks[k]);
-		fprintf(f, "top syscalls (share of calls, rules and checks per call):\n");
-		for (size_t k = 0; k < ns; k++) {
-			const struct sp_audit_cost_sys *s = &c->sys[k];
-			fprintf(f, "  %-20s %6.2f%% %8.2f %8.2f\n", sysname(s->arch, s->nr, nb, sizeof(nb)),
-				c->calls ? 100.0 * (double)s->calls / (double)c->calls : 0, s->rules,
-				s->checks);
-		}
-		fprintf(f, "top rules (field checks per syscall):\n");
-		for (size_t k = 0; k < nr; k++) {
-			source_line(text, c->rules[k].line, src, sizeof(src));
-			fprintf(f, "  line %-5u %8.3f  %s\n", c->rules[k].line, c->rules[k].checks, src);
-		}
-		for (size_t k = 0; k < c->nlints; k++)
-			fprintf(cli->err, "%s:%u: warning: [%s] %s\n", rules, c->lints[k].line,
-				lint_kind(c->lints[k].kind), c->lints[k].msg);
-	}
+	cr.rules = ca.ra.rules;
+	cr.text = text;
+	cr.mf = mf;
+	cr.top = ca.top;
+	if (ca.json)
+		report_json(cli->out, c, &cr);
+	else
+		report_text(cli, c, &cr);
 	rc = SP_EXIT_OK;
 done:
 	sp_audit_cost_free(c);

@@ -311,160 +311,176 @@ static void report_json(struct sp_cli *cli, struct sp_audit_replay *r, const str
 	fprintf(f, "],\"diagnostics_not_shown\":%zu}\n", d->dropped);
 }
 
-int cmd_audit_replay(int argc, char **argv, struct sp_cli *cli)
-{
-	const char *rules, *output = NULL;
+struct replay_args {
 	struct cli_rules_args ra;
-	int json = 0, i, r, rc, status = SP_EXIT_OK;
-	size_t window = 0;
-	char *text = NULL;
-	size_t tlen;
-	struct sp_diags d;
-	struct sp_audit_replay *rp = NULL;
-	struct cli_files files;
-	struct cli_out out = { .fd = -1, .slot = -1 };
+	const char *output;
+	const char **inputs;		/* argc slots */
+	size_t ninputs, window;
+	int json;
+};
 
-	cli_rules_args_init(&ra);
-	const char **inputs = calloc((size_t)argc, sizeof(*inputs));
-	size_t ninputs = 0;
-	int dashdash = 0;
-	if (!inputs)
-		return SP_EXIT_REJECTED;
-	for (i = 1; i < argc; i++) {
+/* 0, SP_EXIT_USAGE, or -1 after --help. */
+static int parse_args(int argc, char **argv, struct sp_cli *cli, struct replay_args *ra)
+{
+	int dashdash = 0, r;
+	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (dashdash || a[0] != '-' || !a[1]) {
-			inputs[ninputs++] = a;
+			ra->inputs[ra->ninputs++] = a;
 		} else if (cli_is_help(a)) {
 			usage(cli->out);
-			free(inputs);
-			return SP_EXIT_OK;
-		} else if ((r = cli_rules_arg(argc, argv, &i, &ra)) < 0) {
+			return -1;
+		} else if ((r = cli_rules_arg(argc, argv, &i, &ra->ra)) < 0) {
 			break;
 		} else if (r) {
 			;
 		} else if (!strcmp(a, "--json")) {
-			json = 1;
+			ra->json = 1;
 		} else if (!strcmp(a, "--output") && i + 1 < argc) {
-			output = argv[++i];
+			ra->output = argv[++i];
 		} else if (!strcmp(a, "--window") && i + 1 < argc) {
 			char *e;
 			unsigned long v = strtoul(argv[++i], &e, 10);
 			if (*e || !v || v > 65536) {
-				fprintf(cli->err, "%s: audit replay: bad --window '%s'\n",
+				fprintf(cli->err, "%s: audit replay: bad --window '%s' (1 to 65536)\n",
 					cli->prog, argv[i]);
-				free(inputs);
 				return SP_EXIT_USAGE;
 			}
-			window = v;
+			ra->window = v;
 		} else if (!strcmp(a, "--")) {
 			dashdash = 1;
 		} else {
 			fprintf(cli->err, "%s: audit replay: unknown option '%s'\n", cli->prog, a);
 			usage(cli->err);
-			free(inputs);
 			return SP_EXIT_USAGE;
 		}
 	}
-	if (cli_rules_args_check(cli, &ra, "replay")) {
-		free(inputs);
+	if (cli_rules_args_check(cli, &ra->ra, "replay"))
 		return SP_EXIT_USAGE;
-	}
-	rules = ra.rules;
-	if (!rules || !ninputs) {
+	if (!ra->ra.rules || !ra->ninputs) {
 		usage(cli->err);
-		free(inputs);
 		return SP_EXIT_USAGE;
 	}
-	cli_files_init(&files);
-	cli_rules_args_inputs(&ra, &files);
-	for (size_t k = 0; k < ninputs; k++)
-		cli_files_add_input(&files, inputs[k]);
-	rc = sp_file_read(rules, &text, &tlen);
-	if (rc) {
-		fprintf(cli->err, "%s: cannot read '%s': %s\n", cli->prog, rules, strerror(-rc));
-		free(inputs);
-		return SP_EXIT_REJECTED;
-	}
-	if (output && cli_out_open(cli, &files, &out, output)) {
-		free(text);
-		free(inputs);
-		return SP_EXIT_REJECTED;
-	}
-	sp_diags_init(&d, NULL);
-	d.limit = 1000;
-	struct sp_audit_replay_opts o = {
-		.sz = sizeof(o), .parse = &ra.po, .window = window, .out_fd = output ? out.fd : -1,
-		.diags = &d
-	};
-	rc = sp_audit_replay_new(text, tlen, rules, &o, &rp);
-	size_t rule_errors = d.nerrors;
-	if (!rc && rule_errors && !ra.keep_going) {
-		/* auditctl -R stops at a rejected line; -c goes on with the lines that parse */
-		cli_print_diags(cli, &d, NULL, NULL);
-		fprintf(cli->err, "%s: audit replay: '%s' has errors (-c uses the lines that parse)\n",
-			cli->prog, rules);
-		status = SP_EXIT_REJECTED;
-		goto out;
-	}
-	if (rc) {
-		cli_print_diags(cli, &d, NULL, NULL);
-		fprintf(cli->err, "%s: audit replay: cannot load '%s': %s\n", cli->prog, rules,
-			strerror(-rc));
-		status = SP_EXIT_REJECTED;
-		goto out;
-	}
-	int progress = isatty(fileno(cli->err));
-	size_t empty_inputs = 0;
-	int read_failed = 0;
-	for (size_t k = 0; k < ninputs && !rc; k++) {
+	return 0;
+}
+
+/* Every input in turn.  0, or the first input's failure (printed; then no report). */
+static int replay_inputs(struct sp_cli *cli, struct sp_audit_replay *rp,
+			 const struct replay_args *ra, const struct sp_diags *d, size_t *empty)
+{
+	int progress = isatty(fileno(cli->err)), read_failed = 0, rc = 0;
+	for (size_t k = 0; k < ra->ninputs && !rc; k++) {
 		struct sp_audit_replay_stats before, after;
 		size_t bytes = 0;
 		sp_audit_replay_get_stats(rp, &before);
-		rc = replay_input(rp, inputs[k], cli, progress, &bytes, &read_failed);
+		rc = replay_input(rp, ra->inputs[k], cli, progress, &bytes, &read_failed);
 		sp_audit_replay_get_stats(rp, &after);
 		if (!rc && bytes && after.records + after.stream_events ==
 					    before.records + before.stream_events) {
 			fprintf(cli->err, "%s: audit replay: '%s': no audit record in %zu bytes\n",
-				cli->prog, inputs[k], bytes);
-			empty_inputs++;
+				cli->prog, ra->inputs[k], bytes);
+			(*empty)++;
 		}
 	}
+	if (!rc)
+		return 0;
+	/* an input that could not be read to its end, or the output that could not be written */
+	cli_print_diags(cli, d, NULL, NULL);
+	if (rc == -ENOMEM)
+		fprintf(cli->err, "%s: audit replay: %s\n", cli->prog, strerror(-rc));
+	else if (rc != -EINVAL && !read_failed && ra->output)
+		fprintf(cli->err, "%s: cannot write '%s': %s; it was left as it was\n", cli->prog,
+			ra->output, strerror(-rc));
+	return rc;
+}
+
+/* The replay of ra's rules, or NULL after saying why (rules errors stop it without -c, as
+ * auditctl -R stops at a rejected line). */
+static struct sp_audit_replay *replay_open(struct sp_cli *cli, const struct replay_args *ra,
+					   int out_fd, const char *text, size_t tlen,
+					   struct sp_diags *d)
+{
+	struct sp_audit_replay *rp = NULL;
+	struct sp_audit_replay_opts o = {
+		.sz = sizeof(o), .parse = &ra->ra.po, .window = ra->window, .out_fd = out_fd,
+		.diags = d
+	};
+	int rc = sp_audit_replay_new(text, tlen, ra->ra.rules, &o, &rp);
+	if (rc || (d->nerrors && !ra->ra.keep_going)) {
+		cli_print_diags(cli, d, NULL, NULL);
+		if (rc)
+			fprintf(cli->err, "%s: audit replay: cannot load '%s': %s\n", cli->prog,
+				ra->ra.rules, strerror(-rc));
+		else
+			fprintf(cli->err, "%s: audit replay: '%s' has errors (-c uses the lines that "
+				"parse)\n", cli->prog, ra->ra.rules);
+		sp_audit_replay_free(rp);
+		return NULL;
+	}
+	return rp;
+}
+
+int cmd_audit_replay(int argc, char **argv, struct sp_cli *cli)
+{
+	struct replay_args ra;
+	struct sp_diags d;
+	struct sp_audit_replay *rp = NULL;
+	struct cli_files files;
+	struct cli_out out = { .fd = -1, .slot = -1 };
+	char *text = NULL;
+	size_t tlen, empty = 0;
+	int rc, status = SP_EXIT_REJECTED;
+
+	memset(&ra, 0, sizeof(ra));
+	cli_rules_args_init(&ra.ra);
+	ra.inputs = calloc((size_t)argc, sizeof(*ra.inputs));
+	if (!ra.inputs)
+		return SP_EXIT_REJECTED;
+	rc = parse_args(argc, argv, cli, &ra);
 	if (rc) {
-		/* an input that could not be read to its end, or the output that could not be
-		 * written: no report, the output not kept */
-		cli_print_diags(cli, &d, NULL, NULL);
-		if (rc == -ENOMEM)
-			fprintf(cli->err, "%s: audit replay: %s\n", cli->prog, strerror(-rc));
-		else if (rc != -EINVAL && !read_failed && output)
-			fprintf(cli->err, "%s: cannot write '%s': %s; it was left as it was\n",
-				cli->prog, output, strerror(-rc));
-		status = SP_EXIT_REJECTED;
+		free(ra.inputs);
+		return rc < 0 ? SP_EXIT_OK : rc;
+	}
+	cli_files_init(&files);
+	cli_rules_args_inputs(&ra.ra, &files);
+	for (size_t k = 0; k < ra.ninputs; k++)
+		cli_files_add_input(&files, ra.inputs[k]);
+	sp_diags_init(&d, NULL);
+	d.limit = 1000;
+	rc = sp_file_read(ra.ra.rules, &text, &tlen);
+	if (rc) {
+		fprintf(cli->err, "%s: cannot read '%s': %s\n", cli->prog, ra.ra.rules,
+			strerror(-rc));
 		goto out;
 	}
+	if (ra.output && cli_out_open(cli, &files, &out, ra.output))
+		goto out;
+	rp = replay_open(cli, &ra, ra.output ? out.fd : -1, text, tlen, &d);
+	size_t rule_errors = d.nerrors;
+	if (!rp || replay_inputs(cli, rp, &ra, &d, &empty))
+		goto out;
 	rc = sp_audit_replay_finish(rp);
 	if (rc) {
 		cli_print_diags(cli, &d, NULL, NULL);
-		fprintf(cli->err, "%s: audit replay: %s%s%s\n", cli->prog, output ? output : "",
-			output ? ": " : "", strerror(-rc));
-		status = SP_EXIT_REJECTED;
+		fprintf(cli->err, "%s: audit replay: %s%s%s\n", cli->prog, ra.output ? ra.output : "",
+			ra.output ? ": " : "", strerror(-rc));
 		goto out;
 	}
-	if (d.nerrors > (ra.keep_going ? rule_errors : 0) || empty_inputs)
+	status = d.nerrors > rule_errors || empty ? SP_EXIT_REJECTED : SP_EXIT_OK;
+	if (ra.output && cli_out_commit(cli, &out))
 		status = SP_EXIT_REJECTED;
-	if (output && cli_out_commit(cli, &out))
-		status = SP_EXIT_REJECTED;
-	if (json) {
+	if (ra.json) {
 		report_json(cli, rp, &d);
 	} else {
 		cli_print_diags(cli, &d, NULL, NULL);
 		report_text(cli, rp, &d);
 	}
 out:
-	if (output)
+	if (ra.output)
 		cli_out_abort(&out);	/* no-op after a commit */
 	sp_audit_replay_free(rp);
 	sp_diags_release(&d);
 	free(text);
-	free(inputs);
+	free(ra.inputs);
 	return status;
 }

@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -143,4 +146,73 @@ int cli_parse_double(const char *s, double *v)
 		return -EINVAL;
 	*v = x;
 	return 0;
+}
+
+int cli_datadir(struct sp_cli *cli, char *out, size_t len, int quiet)
+{
+	const char *env = getenv("SECPATH_DATADIR");
+	struct stat st;
+	if (env && *env) {
+		snprintf(out, len, "%s", env);
+		if (!stat(out, &st) && S_ISDIR(st.st_mode))
+			return 0;
+		if (!quiet)
+			fprintf(cli->err, "%s: SECPATH_DATADIR '%s' is not a directory\n", cli->prog,
+				env);
+		return -ENOENT;
+	}
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = 0;
+		char *slash = strrchr(exe, '/');
+		if (slash)
+			*slash = 0;
+		/* installed: PREFIX/bin/secpath and PREFIX/share/secpath; the build tree:
+		 * out/VARIANT/secpath and data/ */
+		static const char *const rel[] = { "../share/secpath", "../../data" };
+		for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+			snprintf(out, len, "%.3000s/%s", exe, rel[i]);
+			if (!stat(out, &st) && S_ISDIR(st.st_mode) &&
+			    !access(out, R_OK | X_OK))
+				return 0;
+		}
+	}
+	if (!quiet)
+		fprintf(cli->err, "%s: cannot find the bundled data (SECPATH_DATADIR is unset, and "
+			"neither ../share/secpath nor ../../data beside the binary exists)\n",
+			cli->prog);
+	return -ENOENT;
+}
+
+int cli_data_file(struct sp_cli *cli, const char *rel, char *out, size_t len)
+{
+	char dir[PATH_MAX];
+	int err = cli_datadir(cli, dir, sizeof(dir), 0);
+	if (err)
+		return err;
+	snprintf(out, len, "%.3000s/%s", dir, rel);
+	return 0;
+}
+
+int cli_rules_load(struct sp_cli *cli, const struct cli_rules_args *ra, char **text, size_t *len,
+		   struct sp_audit_ruleset **rs)
+{
+	struct sp_diags d;
+	*rs = NULL;
+	int err = sp_file_read(ra->rules, text, len);
+	if (err) {
+		fprintf(cli->err, "%s: cannot read '%s': %s\n", cli->prog, ra->rules, strerror(-err));
+		*text = NULL;
+		return -1;
+	}
+	sp_diags_init(&d, NULL);
+	err = sp_audit_ruleset_parse(*text, *len, ra->rules, &ra->po, rs, &d);
+	cli_print_diags(cli, &d, NULL, NULL);
+	if (err)
+		fprintf(cli->err, "%s: cannot parse '%s': %s\n", cli->prog, ra->rules,
+			strerror(-err));
+	int bad = err || (d.nerrors && !ra->keep_going);
+	sp_diags_release(&d);
+	return bad ? -1 : 0;
 }
