@@ -131,5 +131,8 @@ void cli_signal_noop(int sig);
 int cli_is_help(const char *arg);
 /* Print a JSON string literal (escaped) to f. */
 void cli_json_str(FILE *f, const char *s);
+/* The diagnostics as a JSON array of {file, line, col, end_col | offset, severity, message},
+ * then `,"diagnostics_not_shown":N` (the caller has just printed the "diagnostics": key). */
+void cli_json_diags(FILE *f, const struct sp_diags *d);
 
 #endif

@@ -169,19 +169,6 @@ static int load(struct sp_cli *cli, const struct audit_cli_opts *o, const char *
 	return d->nerrors ? 1 : 0;
 }
 
-static void json_diags(FILE *f, const struct sp_diags *d)
-{
-	fputs("[", f);
-	for (size_t i = 0; i < d->n; i++) {
-		const struct sp_diag *g = &d->v[i];
-		fprintf(f, "%s{\"line\":%u,\"col\":%u,\"severity\":\"%s\",\"message\":", i ? "," : "",
-			g->line, g->col, g->severity == SP_SEV_ERROR ? "error" : "warning");
-		cli_json_str(f, g->msg);
-		fputs("}", f);
-	}
-	fputs("]", f);
-}
-
 static int cmd_check(struct sp_cli *cli, struct audit_cli_opts *o)
 {
 	if (!o->nfiles) {
@@ -190,7 +177,7 @@ static int cmd_check(struct sp_cli *cli, struct audit_cli_opts *o)
 	}
 	int worst = 0;
 	if (o->json)
-		fputs("{\"files\":[", cli->out);
+		fputs("{\"schema\":\"secpath.audit-check/1\",\"files\":[", cli->out);
 	for (int i = 0; i < o->nfiles; i++) {
 		struct sp_diags d;
 		sp_diags_init(&d, NULL);
@@ -213,7 +200,7 @@ static int cmd_check(struct sp_cli *cli, struct audit_cli_opts *o)
 			cli_json_str(cli->out, o->files[i]);
 			fprintf(cli->out, ",\"rules\":%zu,\"errors\":%zu,\"warnings\":%zu,\"diagnostics\":",
 				nrules, d.nerrors, d.nwarnings);
-			json_diags(cli->out, &d);
+			cli_json_diags(cli->out, &d);
 			fputs("}", cli->out);
 		} else {
 			struct src s = { .text = text, .len = len };
@@ -281,7 +268,7 @@ static int cmd_compile(struct sp_cli *cli, struct audit_cli_opts *o)
 	if (o->json) {
 		/* {"file":F,"records":[{"line":N,"kind":"ADD|DEL","hex":H}|{"line":N,"kind":"CTRL",
 		 * "text":T}...],"diagnostics":[...]}: the same content as the tsv format */
-		fputs("{\"file\":", cli->out);
+		fputs("{\"schema\":\"secpath.audit-compile/1\",\"file\":", cli->out);
 		cli_json_str(cli->out, o->files[0]);
 		fputs(",\"records\":[", cli->out);
 		for (size_t k = 0; k < n; k++) {
@@ -301,7 +288,7 @@ static int cmd_compile(struct sp_cli *cli, struct audit_cli_opts *o)
 			fputc('}', cli->out);
 		}
 		fputs("],\"diagnostics\":", cli->out);
-		json_diags(cli->out, &d);
+		cli_json_diags(cli->out, &d);
 		fputs("}\n", cli->out);
 	} else if (fmt == 0) {
 		size_t ii = 0, di = 0;
@@ -333,8 +320,87 @@ static int cmd_compile(struct sp_cli *cli, struct audit_cli_opts *o)
 	return rc ? SP_EXIT_REJECTED : SP_EXIT_OK;
 }
 
+static const char *list_name(uint32_t l)
+{
+	static const char *const names[] = { "user", "task", "entry", "watch", "exit", "exclude",
+					     "filesystem", "io_uring" };
+	return l < 8 ? names[l] : "unknown";
+}
+
+/* One rule as a JSON object: its canonical text and its parts (secpath.audit-rule/1). */
+static void json_rule(FILE *f, const struct sp_audit_rule *r, enum sp_audit_item_kind kind,
+		      const char *machine, const char *text, uint32_t line, long long offset)
+{
+	const char *m = machine;
+	unsigned nsys = 0;	/* every syscall: "all_syscalls" and an empty list */
+	for (uint32_t i = 0; i < r->field_count; i++)
+		if (r->fields[i].id == 11 && sp_audit_arch_name(r->fields[i].value))
+			m = sp_audit_arch_name(r->fields[i].value);	/* arch= picks the table */
+	fprintf(f, "{\"kind\":\"%s\",", kind == SP_AUDIT_ITEM_DEL ? "delete" : "add");
+	if (line)
+		fprintf(f, "\"line\":%u,", line);
+	if (offset >= 0)
+		fprintf(f, "\"offset\":%lld,", offset);
+	fputs("\"text\":", f);
+	cli_json_str(f, text);
+	fprintf(f, ",\"list\":\"%s\",\"action\":\"%s\",\"prepend\":%s,\"syscalls\":[",
+		list_name(r->list), r->action == 2 ? "always" : r->action == 0 ? "never" : "possible",
+		r->flags & 0x10 ? "true" : "false");
+	int all = 1;
+	for (unsigned w = 0; w < SP_AUDIT_MASK_WORDS; w++)
+		all &= r->mask[w] == UINT32_MAX;
+	for (unsigned nr = 0; !all && nr < 32 * SP_AUDIT_MASK_WORDS; nr++) {
+		if (!(r->mask[nr / 32] & (1u << (nr % 32))))
+			continue;
+		const char *n = sp_audit_syscall_name(m, (int)nr);
+		fputs(nsys++ ? "," : "", f);
+		if (n)
+			cli_json_str(f, n);
+		else
+			fprintf(f, "%u", nr);
+	}
+	fprintf(f, "],\"all_syscalls\":%s,\"fields\":[", all ? "true" : "false");
+	for (uint32_t i = 0; i < r->field_count; i++) {
+		const struct sp_audit_field *fd = &r->fields[i];
+		const char *name = sp_audit_field_name(fd->id), *op = sp_audit_op_text(fd->op);
+		fputs(i ? ",{\"field\":" : "{\"field\":", f);
+		if (name)
+			cli_json_str(f, name);
+		else
+			fprintf(f, "%u", fd->id);
+		fputs(",\"op\":", f);
+		cli_json_str(f, op ? op : "?");
+		fputs(",\"value\":", f);
+		if (fd->str) {
+			char v[4200];
+			size_t n = fd->value < sizeof(v) - 1 ? fd->value : sizeof(v) - 1;
+			memcpy(v, fd->str, n);
+			v[n] = 0;
+			cli_json_str(f, v);
+		} else {
+			fprintf(f, "%u", fd->value);
+		}
+		fputc('}', f);
+	}
+	fputs("],\"keys\":[", f);
+	for (uint32_t i = 0, n = 0; i < r->field_count; i++) {
+		const struct sp_audit_field *fd = &r->fields[i];
+		for (uint32_t a = 0, b = 0; fd->id == 210 && fd->str && b <= fd->value; b++) {
+			if (b < fd->value && fd->str[b] != 1)
+				continue;
+			char k[SP_AUDIT_MAX_KEY_LEN + 1];
+			snprintf(k, sizeof(k), "%.*s", (int)(b - a), fd->str + a);
+			fputs(n++ ? "," : "", f);
+			cli_json_str(f, k);
+			a = b + 1;
+		}
+	}
+	fputs("]}", f);
+}
+
 static int print_rule(struct sp_cli *cli, const struct audit_cli_opts *o, const void *blob, size_t len,
-		      enum sp_audit_item_kind kind, struct sp_diags *d, const char *file, int first)
+		      enum sp_audit_item_kind kind, struct sp_diags *d, const char *file, int first,
+		      uint32_t line, long long offset)
 {
 	struct sp_audit_rule r;
 	if (sp_audit_rule_decode(blob, len, o->kernel ? SP_AUDIT_DECODE_KERNEL : 0, &r, d, file))
@@ -343,7 +409,7 @@ static int print_rule(struct sp_cli *cli, const struct audit_cli_opts *o, const 
 	sp_audit_rule_format(&r, kind, o->po.machine, buf, sizeof(buf));
 	if (o->json) {
 		fputs(first ? "" : ",", cli->out);
-		cli_json_str(cli->out, buf);
+		json_rule(cli->out, &r, kind, o->po.machine, buf, line, offset);
 	} else {
 		fprintf(cli->out, "%s\n", buf);
 	}
@@ -366,27 +432,33 @@ static int cmd_list(struct sp_cli *cli, struct audit_cli_opts *o)
 		sp_diags_release(&d);
 		return SP_EXIT_REJECTED;
 	}
-	if (o->json)
-		fputs("{\"rules\":[", cli->out);
+	if (o->json) {
+		fputs("{\"schema\":\"secpath.audit-list/1\",\"file\":", cli->out);
+		cli_json_str(cli->out, o->files[0]);
+		fputs(",\"rules\":[", cli->out);
+	}
 	int first = 1;
 	for (size_t k = 0; k < sp_audit_ruleset_count(rs); k++) {
 		struct sp_audit_item it;
 		sp_audit_ruleset_item(rs, k, &it);
 		if (it.kind == SP_AUDIT_ITEM_CTRL) {
 			if (o->json) {
-				fputs(first ? "" : ",", cli->out);
+				fprintf(cli->out, "%s{\"kind\":\"control\",\"line\":%u,\"text\":",
+					first ? "" : ",", it.line);
 				cli_json_str(cli->out, it.ctrl);
+				fputc('}', cli->out);
 			} else {
 				fprintf(cli->out, "%s\n", it.ctrl);
 			}
-		} else if (print_rule(cli, o, it.blob, it.blob_len, it.kind, &d, o->files[0], first)) {
+		} else if (print_rule(cli, o, it.blob, it.blob_len, it.kind, &d, o->files[0], first,
+				      it.line, -1)) {
 			rc = 1;
 		}
 		first = 0;
 	}
 	if (o->json) {
 		fputs("],\"diagnostics\":", cli->out);
-		json_diags(cli->out, &d);
+		cli_json_diags(cli->out, &d);
 		fputs("}\n", cli->out);
 	}
 	struct src s = { .text = text, .len = len };
@@ -426,8 +498,11 @@ static int cmd_decode(struct sp_cli *cli, struct audit_cli_opts *o)
 	struct sp_diags d;
 	sp_diags_init(&d, NULL);
 	int bad = 0, first = 1;
-	if (o->json)
-		fputs("{\"rules\":[", cli->out);
+	if (o->json) {
+		fputs("{\"schema\":\"secpath.audit-decode/1\",\"file\":", cli->out);
+		cli_json_str(cli->out, path);
+		fputs(",\"rules\":[", cli->out);
+	}
 	if (is_text) {
 		unsigned char *blob = malloc(len / 2 + 1);
 		unsigned lineno = 1;
@@ -452,7 +527,7 @@ static int cmd_decode(struct sp_cli *cli, struct audit_cli_opts *o)
 			int other = strstr(line, "\tCTRL\t") || strstr(line, "\tERR\t") ||
 				    strstr(line, "\tWARN\t") || !line[strspn(line, " \t\r")];
 			if (ok) {
-				if (print_rule(cli, o, blob, bl, kind, &d, path, first))
+				if (print_rule(cli, o, blob, bl, kind, &d, path, first, lineno, -1))
 					bad = 1;
 				first = 0;
 			} else if (!other) {
@@ -467,7 +542,8 @@ static int cmd_decode(struct sp_cli *cli, struct audit_cli_opts *o)
 		size_t pos = 0;
 		while (pos < len) {
 			size_t n = sp_audit_rule_blob_size(text + pos, len - pos);
-			if (print_rule(cli, o, text + pos, n, SP_AUDIT_ITEM_ADD, &d, path, first)) {
+			if (print_rule(cli, o, text + pos, n, SP_AUDIT_ITEM_ADD, &d, path, first, 0,
+				       (long long)pos)) {
 				bad = 1;
 				break;
 			}
@@ -477,7 +553,7 @@ static int cmd_decode(struct sp_cli *cli, struct audit_cli_opts *o)
 	}
 	if (o->json) {
 		fputs("],\"diagnostics\":", cli->out);
-		json_diags(cli->out, &d);
+		cli_json_diags(cli->out, &d);
 		fputs("}\n", cli->out);
 	}
 	cli_print_diags(cli, &d, NULL, NULL);

@@ -252,7 +252,7 @@ static void report_json(struct sp_cli *cli, struct sp_audit_replay *r, const str
 	int first = 1;
 	sp_audit_replay_get_stats(r, &st);
 	fprintf(f,
-		"{\"events\":{\"read\":%llu,\"kept\":%llu,\"dropped\":%llu,\"from_streams\":%llu},",
+		"{\"schema\":\"secpath.audit-replay/1\",\"events\":{\"read\":%llu,\"kept\":%llu,\"dropped\":%llu,\"from_streams\":%llu},",
 		(unsigned long long)st.events, (unsigned long long)st.kept,
 		(unsigned long long)st.dropped, (unsigned long long)st.stream_events);
 	fprintf(f, "\"lines\":{\"read\":%llu,\"parsed\":%llu,\"malformed\":%llu,\"truncated\":%llu},"
@@ -292,23 +292,9 @@ static void report_json(struct sp_cli *cli, struct sp_audit_replay *r, const str
 			cli_json_str(f, loc);
 			first = 0;
 		}
-	fputs("],\"diagnostics\":[", f);
-	for (size_t i = 0; i < d->n; i++) {
-		char loc[512];
-		const struct sp_diag *dg = &d->v[i];
-		if (dg->has_offset)
-			snprintf(loc, sizeof(loc), "%s:+0x%llx", dg->file ? dg->file : "-",
-				 (unsigned long long)dg->offset);
-		else
-			snprintf(loc, sizeof(loc), "%s:%u", dg->file ? dg->file : "-", dg->line);
-		fputs(i ? ",{\"at\":" : "{\"at\":", f);
-		cli_json_str(f, loc);
-		fprintf(f, ",\"severity\":\"%s\",\"reason\":",
-			dg->severity == SP_SEV_ERROR ? "error" : "warning");
-		cli_json_str(f, dg->msg);
-		fputc('}', f);
-	}
-	fprintf(f, "],\"diagnostics_not_shown\":%zu}\n", d->dropped);
+	fputs("],\"diagnostics\":", f);
+	cli_json_diags(f, d);
+	fputs("}\n", f);
 }
 
 struct replay_args {

@@ -216,3 +216,31 @@ int cli_rules_load(struct sp_cli *cli, const struct cli_rules_args *ra, char **t
 	sp_diags_release(&d);
 	return bad ? -1 : 0;
 }
+
+void cli_json_diags(FILE *f, const struct sp_diags *d)
+{
+	fputc('[', f);
+	for (size_t i = 0; i < d->n; i++) {
+		const struct sp_diag *g = &d->v[i];
+		fputs(i ? ",{\"file\":" : "{\"file\":", f);
+		if (g->file)
+			cli_json_str(f, g->file);
+		else
+			fputs("null", f);
+		if (g->has_offset)
+			fprintf(f, ",\"offset\":%llu", (unsigned long long)g->offset);
+		else
+			fprintf(f, ",\"line\":%u,\"col\":%u,\"end_col\":%u", g->line, g->col,
+				g->end_col ? g->end_col : g->col);
+		fprintf(f, ",\"severity\":\"%s\",\"message\":",
+			g->severity == SP_SEV_ERROR ? "error" : g->severity == SP_SEV_WARNING ? "warning"
+										 : "note");
+		cli_json_str(f, g->msg);
+		fputc('}', f);
+	}
+	fputc(']', f);
+	if (d->dropped)
+		fprintf(f, ",\"diagnostics_not_shown\":%zu", d->dropped);
+	else
+		fputs(",\"diagnostics_not_shown\":0", f);
+}

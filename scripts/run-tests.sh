@@ -86,6 +86,8 @@ group malloc 'FAIL\|fail' sh scripts/test-malloc.sh "$out"
 group cli FAIL sh tests/cli/test-cli.sh "$out"
 # No command destroys a user's file: outputs vs inputs, full disk, signals, cut input.
 group files FAIL sh tests/cli/test-files.sh "$out"
+# Every --json output against its schema (docs/json/secpath.schema.json).
+group json FAIL sh tests/cli/test-json.sh "$out"
 # The installed tool, run from another directory: its data, allocator and man pages.
 group install FAIL sh tests/cli/test-install.sh "$out"
 [ -z "$failed_names" ] || echo "failed:$failed_names"

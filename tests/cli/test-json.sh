@@ -1,0 +1,72 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# test-json.sh OUT - every --json output of OUT/secpath names its schema ("schema":
+# "secpath.NAME/V") and validates against docs/json/secpath.schema.json (tests/cli/
+# schema-check.py, python3-jsonschema), on success and on rejected input; positions are in the
+# JSON as in the text diagnostics (line, col, end_col, or a byte offset).  The checker itself
+# must refuse a document with a required member removed and one with a wrong type.
+# Ends with "json: N passed, N failed".
+set -u
+out=${1:?usage: test-json.sh OUT}
+B=$out/secpath
+SCHEMA=docs/json/secpath.schema.json
+pass=0
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+# valid NAME WANT_RC CMD...: the exit status, then the schema of stdout
+valid() {
+	name=$1; want=$2; shift 2
+	"$@" >"$tmp/o" 2>"$tmp/e" </dev/null
+	rc=$?
+	if [ "$rc" -ne "$want" ]; then bad "$* -> exit $rc, want $want: $(head -2 "$tmp/e")"; return; fi
+	if python3 tests/cli/schema-check.py "$SCHEMA" "$name" <"$tmp/o" >"$tmp/why" 2>&1; then ok
+	else bad "$* -> $(cat "$tmp/why")"; fi
+}
+# has PATTERN DESC: the last output contains PATTERN
+has() { if grep -q -- "$1" "$tmp/o"; then ok; else bad "$2: no '$1' in $(head -c 300 "$tmp/o")"; fi; }
+
+R=data/audit/rules/debian/30-stig.rules
+printf -- '-w /etc/passwd -p wa -k identity\n-D\n-a always,exit -F arch=b64 -S openat,open -F auid>=1000 -k a -k b\n' >"$tmp/j.rules"
+printf -- '-a always,exit -F arch=b64 -S openat -F uid=no_such_user_x -k k\n' >"$tmp/bad.rules"
+E="--passwd tests/data/audit/env/passwd --group tests/data/audit/env/group --dirs tests/data/audit/env/dirs"
+
+valid audit-check 0 "$B" audit check --json $E "$R"
+valid audit-check 1 "$B" audit check --json "$tmp/bad.rules"
+has '"line":1,"col":41,"end_col":' "check --json: the error's line, col and end_col"
+valid audit-compile 0 "$B" audit compile --json $E "$R"
+valid audit-compile 1 "$B" audit compile --json "$tmp/bad.rules"
+valid audit-list 0 "$B" audit list --json "$tmp/j.rules"
+has '"keys":\["a","b"\]' "list --json: the keys of a rule"
+has '"kind":"control","line":2,"text":"-D"' "list --json: a control line"
+has '"all_syscalls":true' "list --json: a watch is every syscall"
+"$B" audit compile --format bin "$tmp/j.rules" >"$tmp/j.bin"
+valid audit-decode 0 "$B" audit decode --json "$tmp/j.bin"
+has '"offset":1059' "decode --json: the second blob's byte offset"
+head -c 1000 "$tmp/j.bin" >"$tmp/cut.bin"
+valid audit-decode 1 "$B" audit decode --json "$tmp/cut.bin"
+has '"offset":1000' "decode --json: the damage's byte offset"
+printf -- '-a always,exit -F arch=b64 -S all -k all\n' >"$tmp/all.rules"
+valid audit-replay 0 "$B" audit replay --json -R "$tmp/all.rules" tests/data/audit/logs/go-libaudit/audit-rhel6.log
+valid audit-replay 1 "$B" audit replay --json -R "$tmp/all.rules" tests/cases/replay/05-malformed.log
+has '"line":17,"col":0,"end_col":0,"severity":"warning"' "replay --json: the cut line's warning"
+valid audit-cost 0 "$B" audit cost --json -R "$R" --time-ms 0
+valid audit-optimize 0 "$B" audit optimize --json -R "$R" -o "$tmp/o.rules" --time-ms 0
+if "$B" audit run -R "$tmp/all.rules" --json --summary "$tmp/run.json" -- true >/dev/null 2>"$tmp/e"; then
+	if python3 tests/cli/schema-check.py "$SCHEMA" audit-run <"$tmp/run.json" >"$tmp/why" 2>&1; then ok
+	else bad "run --json: $(cat "$tmp/why")"; fi
+elif ! grep -q "ptrace is not permitted" "$tmp/e"; then
+	bad "audit run: $(head -2 "$tmp/e")"
+fi
+
+# the checker refuses what it should
+"$B" audit check --json "$tmp/bad.rules" 2>/dev/null | sed 's/"warnings":[0-9]*,//' >"$tmp/o"
+if python3 tests/cli/schema-check.py "$SCHEMA" <"$tmp/o" >/dev/null 2>&1; then bad "checker: a missing member passed"; else ok; fi
+"$B" audit check --json "$tmp/bad.rules" 2>/dev/null | sed 's/"col":41/"col":"41"/' >"$tmp/o"
+if python3 tests/cli/schema-check.py "$SCHEMA" <"$tmp/o" >/dev/null 2>&1; then bad "checker: a wrong type passed"; else ok; fi
+echo '{"files":[]}' >"$tmp/o"
+if python3 tests/cli/schema-check.py "$SCHEMA" <"$tmp/o" >/dev/null 2>&1; then bad "checker: no schema member passed"; else ok; fi
+echo "json: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
