@@ -18,6 +18,7 @@ bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 check() { d=$1; shift; if "$@"; then ok; else bad "$d"; fi; }
 san=""
 [ "$variant" = asan ] && san="SAN=asan"
+[ "$variant" = debug ] && san="DEBUG=3"
 p=$tmp/p
 if make --no-print-directory $san install PREFIX="$p" DESTDIR= >"$tmp/log" 2>&1; then ok; else
 	bad "make install: $(tail -5 "$tmp/log")"; echo "install: $pass passed, $fail failed"; exit 1; fi
