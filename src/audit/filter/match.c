@@ -1,0 +1,595 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * match.c - the compiled audit filter's evaluation: one event against an immutable matcher
+ * (match_int.h), deciding exactly what the reference engine decides while touching only the
+ * rules that can match the event's (arch, syscall).
+ *
+ * Exit rules with `dir=` are not in the candidate lists: they hang off their root (dir_off), and
+ * only the roots the syscall walked (looked up once per event from the walked inodes) are
+ * visited, highest priority first, merged with the candidates' first match by priority.  The
+ * inode hash is split the same way: rules that need one inode (a resolved watch, inode=) are
+ * found by that inode (hk), the others per bucket.  The inner loop is a switch on the predicate
+ * kind: no function pointers.
+ * Fast path (sp_audit_matcher_filter): one load of the event's gate word (kind, auditd, names,
+ * candidate table) decides whether the event can skip the task/filesystem/auditd checks; a
+ * syscall whose (ABI, syscall) has no candidate and no name reaching the inode hash is decided
+ * in about 35 instructions.  filter_exit_only() then keeps the exit winner, the hash winner and
+ * the key rule in registers; dir= roots are found through a 256-bit bloom of their inodes before
+ * the hash probe (most walked directories are not roots).
+ */
+#include <string.h>
+
+#include "audit/filter/match_int.h"
+
+/* ---- evaluation ---- */
+
+#define for_each_visible(n, ev, vis)                                                                \
+	for (uint32_t vi__ = 0; vi__ < (ev)->nnames; vi__++)                                        \
+		if (((vis) >> vi__ & 1) && ((n) = &(ev)->names[vi__]))
+
+static inline uint32_t ld32(const struct sp_audit_event *ev, uint16_t off)
+{
+	uint32_t v;
+	memcpy(&v, (const char *)ev + off, 4);
+	return v;
+}
+
+static int lsm_match(const struct lsm_rule *r, const struct lsm_ctx *c)
+{
+	uint64_t h;
+	switch (r->field) {
+	case AF_SUBJ_USER: case AF_OBJ_USER: h = c->h_user; break;
+	case AF_SUBJ_ROLE: case AF_OBJ_ROLE: h = c->h_role; break;
+	case AF_SUBJ_TYPE: case AF_OBJ_TYPE: h = c->h_type; break;
+	default: return audit_lsm_match(c, r);
+	}
+	if (h != r->h_name)	/* precomputed identities: different hash, different name */
+		return r->op == OP_NE;
+	return audit_lsm_match(c, r);
+}
+
+static int name_devpart(const struct audit_name *n, int maj, uint32_t op, uint32_t val)
+{
+	uint32_t a = maj ? n->dev >> 20 : n->dev & 0xfffffu;
+	uint32_t b = maj ? n->rdev >> 20 : n->rdev & 0xfffffu;
+	return audit_comparator(a, op, val) || audit_comparator(b, op, val);
+}
+
+
+/* Per-event scratch: which dir= roots the syscall walked (computed on first use). */
+struct scratch {
+	int dir_ready;
+	uint64_t dir_bits[DIRBITS_MAX / 64];
+};
+
+
+static sp_noinline void dir_scan(const struct sp_audit_matcher *m, const struct sp_audit_event *ev,
+				  uint32_t vis, struct scratch *sc)
+{
+	const struct audit_name *n;
+	uint32_t nw = (m->ndirs + 63) / 64;
+	sc->dir_bits[0] = 0;			/* usually the only word: no memset call */
+	if (unlikely(nw > 1))
+		memset(&sc->dir_bits[1], 0, (nw - 1) * sizeof(uint64_t));
+	for_each_visible(n, ev, vis)
+		for (uint32_t i = 0; i < n->nwalk; i++) {
+			uint64_t ino = n->walk[i].ino;
+			if (!(m->dir_bloom[(ino >> 6) & 3] >> (ino & 63) & 1))
+				continue;
+			uint32_t h = ident_hash(ino, n->walk[i].dev) & m->dirhash_mask;
+			for (uint32_t x; (x = m->dirhash[h]); h = (h + 1) & m->dirhash_mask) {
+				const struct cident *id = &m->dirs[x - 1];
+				if (id->ino == ino && id->dev == n->walk[i].dev) {
+					sc->dir_bits[(x - 1) / 64] |= 1ull << ((x - 1) % 64);
+					break;
+				}
+			}
+		}
+	sc->dir_ready = 1;
+}
+
+
+/* One predicate: 1 true, 0 false, 2 stop the user/exclude scan. */
+static int eval(const struct sp_audit_matcher *m, const struct cpred *p,
+		const struct sp_audit_event *ev, const struct audit_name *name, uint32_t vis,
+		uint32_t msgtype, struct scratch *sc)
+{
+	const struct audit_name *n;
+	int r = 0;
+	switch (p->kind) {
+	case PK_FALSE: return 0;
+	case PK_TRUE: return 1;
+	case PK_STOP: return 2;
+	case PK_U32: return audit_comparator(ld32(ev, p->aux), p->op, p->val);
+	case PK_LOGINUID_SET:
+		return audit_comparator((p->aux ? ev->t_loginuid : ev->loginuid) != SP_AUDIT_UNSET, p->op,
+					p->val);
+	case PK_GIDS: {
+		/* aux: bit 0 egid, bit 1 the task list's (fork) view */
+		int tc = p->aux & 2;
+		uint32_t g = p->aux & 1 ? (tc ? ev->t_egid : ev->egid) : (tc ? ev->t_gid : ev->gid);
+		r = audit_comparator(g, p->op, p->val);
+		if (p->op == OP_EQ && !r)
+			r = tc ? audit_task_groups_search(ev, p->val) : audit_groups_search(ev, p->val);
+		else if (p->op == OP_NE && r)
+			r = !(tc ? audit_task_groups_search(ev, p->val) : audit_groups_search(ev, p->val));
+		return r;
+	}
+	case PK_EXIT:
+		return ev->return_valid != RET_INVALID &&
+		       audit_comparator((uint32_t)ev->return_code, p->op, p->val);
+	case PK_SUCCESS:
+		return ev->return_valid != RET_INVALID && audit_comparator(ev->return_valid, p->op, p->val);
+	case PK_PERM: return ((ev->perm_bits & p->val) != 0) ^ (p->op == OP_NE);
+	case PK_SADDR:
+		return ev->saddr_fam >= 0 && audit_comparator((uint32_t)ev->saddr_fam, p->op, p->val);
+	case PK_FCMP_CRED:
+		if (p->aux & FCMP_TASK)
+			return audit_id_comparator(audit_task_cred(ev, p->aux & 0xff), p->op,
+						   audit_task_cred(ev, (p->aux >> 8) & 0x7f));
+		return audit_id_comparator(audit_cred(ev, p->aux & 0xff), p->op, audit_cred(ev, p->aux >> 8));
+	case PK_MSGTYPE: return audit_comparator(msgtype, p->op, p->val);
+	case PK_EXE: {
+		const struct cident *id = &m->idents[p->aux];
+		r = ev->has_exe && ev->exe_ino == id->ino && ev->exe_dev == id->dev;
+		return r ^ (p->op == OP_NE);
+	}
+	case PK_DEVMAJ:
+	case PK_DEVMIN:
+		if (name)
+			return name_devpart(name, p->kind == PK_DEVMAJ, p->op, p->val);
+		for_each_visible(n, ev, vis)
+			if (name_devpart(n, p->kind == PK_DEVMAJ, p->op, p->val))
+				return 1;
+		return 0;
+	case PK_INODE:
+		if (name)
+			return audit_comparator((uint32_t)name->ino, p->op, p->val);
+		for_each_visible(n, ev, vis)
+			if (audit_comparator((uint32_t)n->ino, p->op, p->val))
+				return 1;
+		return 0;
+	case PK_OBJ_UID:
+	case PK_OBJ_GID:
+		if (name)
+			return audit_id_comparator(p->kind == PK_OBJ_GID ? name->gid : name->uid, p->op, p->val);
+		for_each_visible(n, ev, vis)
+			if (audit_id_comparator(p->kind == PK_OBJ_GID ? n->gid : n->uid, p->op, p->val))
+				return 1;
+		return 0;
+	case PK_FILETYPE:
+		for_each_visible(n, ev, vis)
+			if (n->ino != SP_AUDIT_INO_UNSET && (n->mode & 0170000u) == p->val) {
+				r = 1;
+				break;
+			}
+		return r ^ (p->op == OP_NE);
+	case PK_FCMP_OBJ: {
+		uint32_t left = audit_cred(ev, p->aux & 0xff);
+		int g = (p->aux >> 8) == CS_OBJ_GID;
+		if (name && audit_id_comparator(left, p->op, g ? name->gid : name->uid))
+			return 1;
+		for_each_visible(n, ev, vis)
+			if (audit_id_comparator(left, p->op, g ? n->gid : n->uid))
+				return 1;
+		return 0;
+	}
+	case PK_WATCH: {
+		const struct cident *id = &m->idents[p->aux];
+		if (!name)
+			return 0;
+		r = id->ino != SP_AUDIT_INO_UNSET && id->ino == name->ino && id->dev == name->dev;
+		return r ^ (p->op == OP_NE);
+	}
+	case PK_DIR: {
+		if (sc && m->ndirs <= DIRBITS_MAX) {
+			if (!sc->dir_ready)
+				dir_scan(m, ev, vis, sc);
+			r = (int)(sc->dir_bits[p->val / 64] >> (p->val % 64) & 1);
+			return r ^ (p->op == OP_NE);
+		}
+		const struct cident *id = &m->idents[p->aux];
+		for_each_visible(n, ev, vis) {
+			for (uint32_t i = 0; i < n->nwalk; i++)
+				if (n->walk[i].ino == id->ino && n->walk[i].dev == id->dev) {
+					r = 1;
+					goto dir_done;
+				}
+		}
+dir_done:
+		return r ^ (p->op == OP_NE);
+	}
+	case PK_WATCH_PATH:
+		r = name && name->path && !strcmp(name->path, m->keys + p->val);
+		return r ^ (p->op == OP_NE);
+	case PK_SUBJ_LSM: return lsm_match(&m->lsm[p->aux], audit_ev_sctx(ev));
+	case PK_OBJ_LSM:
+		if (name)
+			return lsm_match(&m->lsm[p->aux], audit_name_octx(name));
+		for_each_visible(n, ev, vis)
+			if (lsm_match(&m->lsm[p->aux], audit_name_octx(n)))
+				return 1;
+		return 0;
+	}
+	return 0;
+}
+
+static sp_always_inline int rule_match(const struct sp_audit_matcher *m, const struct crule *cr,
+			     const struct sp_audit_event *ev, const struct audit_name *name, uint32_t vis,
+			     struct scratch *sc)
+{
+	const struct cpred *p = &m->preds[cr->pred], *end = p + cr->npred;
+	for (; p < end; p++) {
+		/* the commonest predicates inline: a 32-bit load and compare, perm, exe */
+		switch (p->kind) {
+		case PK_U32:
+			if (!audit_comparator(ld32(ev, p->aux), p->op, p->val))
+				return 0;
+			break;
+		case PK_PERM:
+			if (!(((ev->perm_bits & p->val) != 0) ^ (p->op == OP_NE)))
+				return 0;
+			break;
+		case PK_EXE: {
+			const struct cident *id = &m->idents[p->aux];
+			int r = ev->has_exe && ev->exe_ino == id->ino && ev->exe_dev == id->dev;
+			if (!(r ^ (p->op == OP_NE)))
+				return 0;
+			break;
+		}
+		case PK_SUBJ_LSM: {
+			const struct lsm_rule *lr = &m->lsm[p->aux];
+			if (lr->field == AF_SUBJ_TYPE && p->op == OP_EQ &&
+			    audit_ev_sctx(ev)->h_type != lr->h_name)
+				return 0;	/* the usual "subj_type=X" on another type */
+			if (!lsm_match(lr, audit_ev_sctx(ev)))
+				return 0;
+			break;
+		}
+		default:
+			if (!eval(m, p, ev, name, vis, 0, sc))
+				return 0;
+		}
+	}
+	return 1;
+}
+
+struct cstate {
+	uint64_t prio;
+	int state;
+	const struct crule *keyrule;	/* last matching rule that had a key */
+	const struct crule *rule;	/* last matching rule */
+};
+
+static inline void take(struct cstate *s, const struct crule *cr)
+{
+	s->prio = cr->prio;
+	s->state = cr->action == AA_NEVER ? STATE_DISABLED : STATE_RECORD;
+	s->rule = cr;
+	if (cr->has_key)
+		s->keyrule = cr;
+}
+
+/* audit_filter() over a compiled user/exclude list: 1 keep, 0 drop */
+static int filter_ue(const struct sp_audit_matcher *m, uint32_t off, const struct sp_audit_event *ev,
+		     uint32_t msgtype, int is_exclude, int32_t *rule_id, uint8_t *verdict)
+{
+	const uint32_t *l = &m->pool[off];
+	for (uint32_t i = 1; i <= l[0]; i++) {
+		const struct crule *cr = &m->rules[l[i]];
+		const struct cpred *p = &m->preds[cr->pred];
+		int res = 1;
+		for (uint32_t j = 0; j < cr->npred; j++) {
+			res = eval(m, &p[j], ev, NULL, 0, msgtype, NULL);
+			if (res == 2)
+				return 1;
+			if (!res)
+				break;
+		}
+		if (res) {
+			*rule_id = cr->id;
+			*verdict = cr->action == AA_NEVER ? SP_AUDIT_NEVER : SP_AUDIT_ALWAYS;
+			return !(cr->action == AA_NEVER || is_exclude);
+		}
+	}
+	return 1;
+}
+
+#define slot_of audit_slot_of
+
+static void set_key(struct sp_audit_decision *d, const struct sp_audit_matcher *m, const struct crule *cr)
+{
+	audit_decision_set_key(d, m->keys + cr->key_off, cr->key_len);
+}
+
+
+/*
+ * The exit rules guarded by a dir= root (kept out of the candidate lists): only the roots the
+ * syscall walked can match, each root's rules in priority order.  Returns the highest-priority
+ * matching rule among win and them (list order is priority order: the kernel's first match).
+ */
+static sp_noinline const struct crule *dir_guarded(const struct sp_audit_matcher *m,
+						   const struct sp_audit_event *ev, uint32_t vis,
+						   uint32_t major, const struct crule *win)
+{
+	struct scratch sc;
+	uint64_t floor = win ? win->prio : 0;
+	dir_scan(m, ev, vis, &sc);
+	for (uint32_t w = 0; w < m->ndwords; w++)
+		for (uint64_t bits = sc.dir_bits[w]; bits; bits &= bits - 1) {
+			uint32_t r = w * 64 + (uint32_t)__builtin_ctzll(bits);
+			const uint32_t *l = &m->pool[m->dir_off[r]];
+			for (uint32_t k = 1; k <= l[0]; k++) {
+				const struct crule *cr = &m->rules[l[k]];
+				if (cr->prio <= floor)
+					break;
+				if (cr->permreq && !(ev->perm_bits & cr->permreq))
+					continue;	/* its perm= cannot match this syscall */
+				if (!(m->masks[cr->mask_idx][major / 32] >> (major % 32) & 1))
+					continue;
+				if (rule_match(m, cr, ev, NULL, vis, &sc)) {
+					win = cr;
+					floor = cr->prio;
+					break;
+				}
+			}
+		}
+	return win;
+}
+static sp_always_inline void exit_phase(const struct sp_audit_matcher *m, const struct sp_audit_event *ev,
+					struct sp_audit_decision *d, struct cstate *sp, uint32_t vis,
+					uint32_t tab, int skip_lists);
+
+
+SP_API void sp_audit_matcher_filter(const struct sp_audit_matcher *m, const struct sp_audit_event *ev,
+				    struct sp_audit_decision *d)
+{
+	matcher_filter(m, ev, d);
+}
+
+/* The exclude list on the SYSCALL / URINGOP record about to be written. */
+static sp_noinline void exclude_record(const struct sp_audit_matcher *m, const struct sp_audit_event *ev,
+				       struct sp_audit_decision *d)
+{
+	uint8_t v;
+	uint32_t type = ev->kind == SP_AUDIT_EV_URING ? KA_MSG_URINGOP : KA_MSG_SYSCALL;
+	d->excluded = !filter_ue(m, m->exclude_off, ev, type, 1, &d->exclude_rule, &v);
+}
+
+/* The first rule of list l (priority order) above floor whose mask has major and that matches. */
+static inline const struct crule *first_hash_match(const struct sp_audit_matcher *m, const uint32_t *l,
+						   const struct sp_audit_event *ev,
+						   const struct audit_name *n, uint32_t vis,
+						   uint32_t major, uint64_t floor)
+{
+	for (uint32_t k = 1; k <= l[0]; k++) {
+		const struct crule *cr = &m->rules[l[k]];
+		if (cr->prio <= floor)
+			continue;
+		if (!(m->masks[cr->mask_idx][major / 32] >> (major % 32) & 1))
+			continue;
+		if (rule_match(m, cr, ev, n, vis, NULL))
+			return cr;
+	}
+	return NULL;
+}
+
+/*
+ * audit_filter_inodes(): per visible name, the rules of its bucket (ino & 31) in priority order;
+ * stop at the first name that matched.  A bucket's rules are split into the keyed ones (a watch's
+ * inode, inode=: only a name with that very (u32) inode can match), found through m->hk, and the
+ * rest; the highest priority match of both is the first match of the kernel's bucket walk.
+ */
+static sp_noinline const struct crule *hash_pass(const struct sp_audit_matcher *m,
+						 const struct sp_audit_event *ev, uint32_t vis,
+						 uint32_t major, uint64_t floor)
+{
+	for (uint32_t i = 0; i < ev->nnames; i++) {
+		const struct audit_name *n = &ev->names[i];
+		const struct crule *w = NULL;
+		uint32_t b = (uint32_t)n->ino & (KA_INODE_BUCKETS - 1);
+		if (!(vis >> i & 1))
+			continue;
+		if (m->pending_off && n->path)	/* pending watches follow their path */
+			w = first_hash_match(m, &m->pool[m->pending_off], ev, n, vis, major, floor);
+		if (!w && (m->hash_nonempty >> b & 1)) {
+			uint32_t key = (uint32_t)n->ino;
+			for (uint32_t h = (key * 0x9e3779b1u) >> 16 & m->hk_mask; m->hk[h].off;
+			     h = (h + 1) & m->hk_mask)
+				if (m->hk[h].key == key) {
+					w = first_hash_match(m, &m->pool[m->hk[h].off], ev, n, vis, major, floor);
+					break;
+				}
+			const struct crule *u = first_hash_match(m, &m->pool[m->hash_off[b]], ev, n, vis, major,
+								 w ? w->prio : floor);
+			if (u)
+				w = u;
+		}
+		if (w)
+			return w;
+	}
+	return NULL;
+}
+
+/* The exit-list candidates of (tab, major): the first that matches, or NULL. */
+static sp_always_inline const struct crule *exit_candidates(const struct sp_audit_matcher *m,
+							    const struct sp_audit_event *ev,
+							    uint32_t vis, uint32_t tab, uint32_t major)
+{
+	uint32_t off = m->cand_off[tab][major];
+	if (off & DYN_FLAG)	/* argument-dependent perm: pick by perm bits */
+		off = m->dyn_off[tab][off & 3][ev->perm_bits & 15];
+	/* locals: the out-of-line predicate calls cannot make the compiler reload them */
+	const uint32_t *l = &m->pool[off], *end = l + 1 + l[0];
+	const struct crule *rules = m->rules;
+	for (l++; l < end; l++) {
+		const struct crule *cr = &rules[*l];
+		if (rule_match(m, cr, ev, NULL, vis, NULL))
+			return cr;
+	}
+	return NULL;
+}
+
+/*
+ * exit_phase() for the fast path's events (a syscall, major < NSYS, no task list, state BUILD,
+ * live = the live bit of (tab, major)), with the context kept in registers: the exit winner,
+ * then the inode hash above its priority; the key is the last matching rule's that had one.
+ * Out of line so that the fast path above keeps a small frame.
+ */
+sp_noinline void audit_matcher_exit_only(const struct sp_audit_matcher *m, const struct sp_audit_event *ev,
+					 struct sp_audit_decision *d, uint32_t tab, int live)
+{
+	uint32_t major = (uint32_t)ev->c_major;
+	_Static_assert(SP_AUDIT_MAX_NAMES < 64, "one 64-bit shift gives the all-names mask");
+	uint32_t vis = (uint32_t)((1ull << ev->nnames) - 1);
+	const struct crule *win = NULL, *keyrule = NULL;
+	if (live) {
+		win = exit_candidates(m, ev, vis, tab, major);
+		if (tab < NSLOT && (m->dlive[tab][major / 64] >> (major % 64) & 1))
+			win = dir_guarded(m, ev, vis, major, win);
+		if (win && win->has_key)
+			keyrule = win;
+	}
+	if (ev->nnames && m->hash_any) {
+		const struct crule *h = hash_pass(m, ev, vis, major, win ? win->prio : 0);
+		if (h) {
+			win = h;
+			if (h->has_key)
+				keyrule = h;
+		}
+	}
+	if (!win)
+		return;		/* nothing matched: d stays as initialised (BUILD, no key) */
+	/* exit_phase()'s tail, spelled out: shared through an inline helper it costs this path
+	 * ~1.3 instructions per event (neo23x0/mix; gcc 12 spills major to the stack) */
+	d->exit = win->action == AA_NEVER ? SP_AUDIT_NEVER : SP_AUDIT_ALWAYS;
+	d->exit_rule = win->id;
+	if (keyrule)
+		set_key(d, m, keyrule);
+	d->record = win->action != AA_NEVER;
+	if (d->record && m->pool[m->exclude_off])
+		exclude_record(m, ev, d);
+}
+
+/* The exit (or io_uring) list, the inode hash, then key, record and exclude: the part of
+ * __audit_syscall_exit / __audit_uring_exit after the context checks.  s holds the context;
+ * tab is the candidate table of the event's ABI (+ NSLOT when no name is visible). */
+static sp_always_inline void exit_phase(const struct sp_audit_matcher *m, const struct sp_audit_event *ev,
+					struct sp_audit_decision *d, struct cstate *sp, uint32_t vis,
+					uint32_t tab, int skip_lists)
+{
+	struct cstate s = *sp;
+	if (skip_lists)
+		goto out;
+	uint32_t major = (uint32_t)ev->c_major;
+	if (likely(ev->kind == SP_AUDIT_EV_SYSCALL)) {
+		/* exit list: candidates for (ABI, syscall); every exit rule outranks prio 0 */
+		if (likely(major < NSYS) && (m->live[tab][major / 64] >> (major % 64) & 1)) {
+			const struct crule *win = exit_candidates(m, ev, vis, tab, major);
+			if (tab < NSLOT && (m->dlive[tab][major / 64] >> (major % 64) & 1))
+				win = dir_guarded(m, ev, vis, major, win);
+			if (win)
+				take(&s, win);
+		}
+	} else if (m->pool[m->uring_off]) {
+		/* io_uring list, mask indexed by the opcode */
+		const uint32_t *l = &m->pool[m->uring_off];
+		uint32_t op = ev->op;
+		for (uint32_t i = 1; op < NSYS && i <= l[0]; i++) {
+			const struct crule *cr = &m->rules[l[i]];
+			if ((m->masks[cr->mask_idx][op / 32] >> (op % 32) & 1) &&
+			    rule_match(m, cr, ev, NULL, vis, NULL)) {
+				take(&s, cr);
+				break;
+			}
+		}
+	}
+	/* inode hash: per visible name, its bucket; stop at the first name that matched */
+	if (ev->nnames && m->hash_any && major < NSYS) {
+		const struct crule *h = hash_pass(m, ev, vis, major, s.prio);
+		if (h)
+			take(&s, h);
+	}
+	if (s.rule) {
+		d->exit = s.rule->action == AA_NEVER ? SP_AUDIT_NEVER : SP_AUDIT_ALWAYS;
+		d->exit_rule = s.rule->id;
+	}
+out:
+	if (s.keyrule)
+		set_key(d, m, s.keyrule);
+	d->record = s.state == STATE_RECORD;
+	if (d->record && m->pool[m->exclude_off])
+		exclude_record(m, ev, d);
+}
+
+sp_noinline void audit_matcher_slow(const struct sp_audit_matcher *m, const struct sp_audit_event *ev,
+				      struct sp_audit_decision *d)
+{
+	struct cstate s;
+	const struct crule *task_rule = NULL;
+	uint32_t vis;
+
+	if (unlikely(ev->kind == SP_AUDIT_EV_USER)) {
+		d->context = SP_AUDIT_CTX_USER;
+		d->record = (uint8_t)filter_ue(m, m->user_off, ev, ev->msgtype, 0, &d->user_rule, &d->user);
+		if (d->record && m->pool[m->exclude_off]) {
+			uint8_t v;
+			d->excluded = !filter_ue(m, m->exclude_off, ev, ev->msgtype, 1, &d->exclude_rule, &v);
+		}
+		return;
+	}
+	s.state = STATE_BUILD;
+	s.prio = 0;
+	s.keyrule = s.rule = NULL;
+	/* task list (empty-list fast path) */
+	if (unlikely(m->pool[m->task_off])) {
+		const uint32_t *l = &m->pool[m->task_off];
+		for (uint32_t i = 1; i <= l[0]; i++) {
+			const struct crule *cr = &m->rules[l[i]];
+			if (rule_match(m, cr, ev, NULL, 0, NULL)) {
+				task_rule = cr;
+				break;
+			}
+		}
+		if (task_rule) {
+			d->task_rule = task_rule->id;
+			if (task_rule->action == AA_NEVER) {
+				d->task = SP_AUDIT_NEVER;
+				d->context = SP_AUDIT_CTX_NONE;
+				return;
+			}
+			d->task = SP_AUDIT_ALWAYS;
+			s.state = STATE_RECORD;
+			s.prio = ~0ull;
+			if (task_rule->has_key)
+				s.keyrule = task_rule;
+		}
+	}
+	if (unlikely(!m->n_rules)) {
+		d->context = SP_AUDIT_CTX_DUMMY;
+		return;
+	}
+	/* filesystem list: names not collected */
+	vis = ev->nnames >= 32 ? ~0u : (1u << ev->nnames) - 1;
+	if (unlikely(m->nfs)) {
+		for (uint32_t i = 0; i < ev->nnames; i++)
+			for (uint32_t j = 0; j < m->nfs; j++)
+				if (audit_comparator(ev->names[i].fs_magic, m->fs[j].op, m->fs[j].val)) {
+					vis &= ~(1u << i);
+					break;
+				}
+		d->fs_hidden = ev->nnames ? ~vis & ((ev->nnames >= 32 ? ~0u : (1u << ev->nnames) - 1)) : 0;
+	}
+	if (unlikely(ev->is_auditd)) {
+		d->context = SP_AUDIT_CTX_AUDITD;
+		goto out;
+	}
+	if (s.prio == ~0ull)
+		goto out;	/* task `always`: no rule outranks it */
+
+	exit_phase(m, ev, d, &s, vis, (uint32_t)slot_of(ev->c_arch) + (vis ? 0 : NSLOT), 0);
+	return;
+out:
+	exit_phase(m, ev, d, &s, vis, 0, 1);
+}
+
