@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * compile.c - the compiled audit filter's compiler: a rule set (the reference engine's lists, in
- * their kernel order) lowered into an immutable matcher (match_int.h).
+ * compile.c - the compiled audit filter's compiler: a rule database (struct audit_ruledb, the
+ * kernel-form rules of every list in kernel order) lowered into an immutable matcher
+ * (match_int.h).  The db is read-only here: the compiler never sees who owns the rules.
  *
  * A candidate list for (slot, nr) holds the exit rules whose mask has nr and whose arch= and
  * perm= predicates are not statically false for that ABI and syscall, and, for events without a
@@ -23,7 +24,7 @@
 
 struct builder {
 	struct sp_audit_matcher *m;
-	const struct sp_audit_ref *ref;
+	const struct audit_ruledb *db;
 	struct crule *rules;
 	size_t nrules, caprules;
 	struct cpred *preds;
@@ -484,15 +485,17 @@ static int needs_name(const struct cpred *p)
 	}
 }
 
-static uint32_t compile_list(struct builder *b, const struct sp_list *head, enum mode mode)
+/* Compile the nk rules of one set (kernel order) in mode; returns the pool list of those that can
+ * match (0 when none). */
+static uint32_t compile_list(struct builder *b, const struct audit_krule *const *ks, uint32_t nk,
+			     enum mode mode)
 {
-	const struct sp_list *pos;
 	uint32_t *idx = NULL, n = 0, cap = 0;
-	sp_list_for_each(pos, head) {
-		const struct audit_entry *e = sp_list_entry(pos, struct audit_entry, list);
-		if (mode == M_PENDING && (!e->rule.has_watch || e->rule.watch_ino != SP_AUDIT_INO_UNSET))
+	for (uint32_t i = 0; i < nk; i++) {
+		const struct audit_krule *k = ks[i];
+		if (mode == M_PENDING && (!k->has_watch || k->watch_ino != SP_AUDIT_INO_UNSET))
 			continue;
-		int64_t r = compile_rule(b, &e->rule, mode);
+		int64_t r = compile_rule(b, k, mode);
 		if (b->err)
 			break;
 		if (r < 0)
@@ -523,12 +526,14 @@ static int cmp_key_idx(const void *a, const void *b)
 }
 
 /* The inode hash: per bucket its unkeyed rules, and the keyed ones by (u32) inode (m->hk). */
-static int compile_hash(struct builder *b, struct sp_audit_matcher *m, const struct sp_audit_ref *r)
+static int compile_hash(struct builder *b, struct sp_audit_matcher *m, const struct audit_ruledb *db)
 {
 	uint64_t *keyed = NULL;		/* hkey << 32 | rule index (rule order = priority order) */
 	uint32_t *tmp = NULL, nkeyed = 0, capk = 0, ndist = 0;
 	for (int h = 0; h < KA_INODE_BUCKETS && !b->err; h++) {
-		uint32_t off = compile_list(b, &r->inode_hash[h], M_HASH), n = 0;
+		uint32_t nk, n = 0;
+		const struct audit_krule *const *ks = audit_ruledb_bucket(db, h, &nk);
+		uint32_t off = compile_list(b, ks, nk, M_HASH);
 		if (b->err || !b->pool[off])
 			continue;
 		m->hash_nonempty |= 1u << h;
@@ -635,11 +640,12 @@ SP_API void sp_audit_matcher_free(struct sp_audit_matcher *m)
 	free(m);
 }
 
-SP_API int sp_audit_matcher_compile(const struct sp_audit_ref *r, struct sp_audit_matcher **out)
+int audit_matcher_compile_db(const struct audit_ruledb *db, struct sp_audit_matcher **out)
 {
 	struct builder b;
 	struct sp_audit_matcher *m = calloc(1, sizeof(*m));
-	const struct sp_list *pos;
+	const struct audit_krule *const *ks;
+	uint32_t nk;
 	uint32_t exit_first, exit_end, *tmp = NULL;
 	int32_t *gdir = NULL;
 	uint32_t *strip = NULL;		/* exit rule -> its copy without arch= (x86_64/i386 lists) */
@@ -648,27 +654,33 @@ SP_API int sp_audit_matcher_compile(const struct sp_audit_ref *r, struct sp_audi
 		return -ENOMEM;
 	memset(&b, 0, sizeof(b));
 	b.m = m;
-	b.ref = r;
+	b.db = db;
 	GROW(&b, b.pool, b.npool, b.cappool, 1);
 	if (b.err)
 		goto fail;
 	b.pool[b.npool++] = 0;	/* offset 0: the empty list */
 
-	m->n_rules = (uint32_t)r->n_rules;
-	m->task_off = compile_list(&b, &r->lists[AL_TASK], M_TASK);
-	m->user_off = compile_list(&b, &r->lists[AL_USER], M_UE);
-	m->exclude_off = compile_list(&b, &r->lists[AL_EXCLUDE], M_UE);
-	m->uring_off = compile_list(&b, &r->lists[AL_URING], M_EXIT);
-	if (compile_hash(&b, m, r))
+	m->n_rules = (uint32_t)db->n_rules;
+	ks = audit_ruledb_list(db, AL_TASK, &nk);
+	m->task_off = compile_list(&b, ks, nk, M_TASK);
+	ks = audit_ruledb_list(db, AL_USER, &nk);
+	m->user_off = compile_list(&b, ks, nk, M_UE);
+	ks = audit_ruledb_list(db, AL_EXCLUDE, &nk);
+	m->exclude_off = compile_list(&b, ks, nk, M_UE);
+	ks = audit_ruledb_list(db, AL_URING, &nk);
+	m->uring_off = compile_list(&b, ks, nk, M_EXIT);
+	if (compile_hash(&b, m, db))
 		goto fail;
-	m->pending_off = compile_list(&b, &r->inode_hash[KA_INODE_BUCKETS - 1], M_PENDING);
+	ks = audit_ruledb_bucket(db, KA_INODE_BUCKETS - 1, &nk);
+	m->pending_off = compile_list(&b, ks, nk, M_PENDING);
 	/* filesystem list: the fstype terms of never rules */
-	sp_list_for_each(pos, &r->lists[AL_FS]) {
-		const struct audit_entry *e = sp_list_entry(pos, struct audit_entry, list);
-		if (e->rule.action != AA_NEVER)
+	ks = audit_ruledb_list(db, AL_FS, &nk);
+	for (uint32_t ri = 0; ri < nk; ri++) {
+		const struct audit_krule *k = ks[ri];
+		if (k->action != AA_NEVER)
 			continue;
-		for (uint32_t i = 0; i < e->rule.field_count; i++) {
-			if (e->rule.fields[i].type != AF_FSTYPE)
+		for (uint32_t i = 0; i < k->field_count; i++) {
+			if (k->fields[i].type != AF_FSTYPE)
 				continue;
 			void *t = realloc(m->fs, (m->nfs + 1) * sizeof(*m->fs));
 			if (!t) {
@@ -676,16 +688,16 @@ SP_API int sp_audit_matcher_compile(const struct sp_audit_ref *r, struct sp_audi
 				goto fail;
 			}
 			m->fs = t;
-			m->fs[m->nfs].op = e->rule.fields[i].op;
-			m->fs[m->nfs].val = e->rule.fields[i].val;
+			m->fs[m->nfs].op = k->fields[i].op;
+			m->fs[m->nfs].val = k->fields[i].val;
 			m->nfs++;
 		}
 	}
 	/* exit list rules, then candidate lists per (slot, syscall) */
 	exit_first = (uint32_t)b.nrules;
-	sp_list_for_each(pos, &r->lists[AL_EXIT]) {
-		const struct audit_entry *e = sp_list_entry(pos, struct audit_entry, list);
-		compile_rule(&b, &e->rule, M_EXIT);
+	ks = audit_ruledb_list(db, AL_EXIT, &nk);
+	for (uint32_t ri = 0; ri < nk; ri++) {
+		compile_rule(&b, ks[ri], M_EXIT);
 		if (b.err)
 			goto fail;
 	}
@@ -925,6 +937,16 @@ fail:
 		sp_audit_matcher_free(m);
 		return err;
 	}
+}
+
+SP_API int sp_audit_matcher_compile(const struct sp_audit_ref *r, struct sp_audit_matcher **out)
+{
+	struct audit_ruledb db;
+	int err = audit_ruledb_from_ref(&db, r);
+	if (!err)
+		err = audit_matcher_compile_db(&db, out);
+	audit_ruledb_release(&db);
+	return err;
 }
 
 SP_API void sp_audit_matcher_size(const struct sp_audit_matcher *m, size_t *hot, size_t *total)

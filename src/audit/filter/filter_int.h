@@ -17,6 +17,7 @@
 #include "secpath/audit_filter.h"
 #include "audit/audit_int.h"
 #include "base/compiler.h"
+#include "base/assert.h"
 #include "base/list.h"
 
 enum { PERM_EXEC = 1, PERM_WRITE = 2, PERM_READ = 4, PERM_ATTR = 8 };
@@ -297,23 +298,41 @@ static inline uint32_t audit_task_cred(const struct sp_audit_event *ev, int src)
 	}
 }
 
-/* ---- reference engine internals the compiler reads ---- */
+/* ---- the rule database: what a backend (the compiler) reads ---- */
 
-struct audit_entry {
-	struct sp_list list;
-	struct audit_krule rule;
+/*
+ * The kernel-form rules of every filter list (AL_*) and of every inode-hash bucket, each set in
+ * the order the kernel walks it (list order, which on the exit and io_uring lists is priority
+ * order), plus audit_n_rules.  The rules are borrowed from their owner and read-only: a db is
+ * valid while its owner is unchanged.  libseccomp's db.c / gen_bpf.c split: the reference engine
+ * owns the rules, the compiler only consumes this.
+ */
+enum { AUDIT_DB_BUCKET0 = AL_NR, AUDIT_DB_NSETS = AL_NR + KA_INODE_BUCKETS };
+
+struct audit_ruledb {
+	const struct audit_krule **rules;	/* every set's rules, set after set */
+	uint32_t off[AUDIT_DB_NSETS + 1];	/* set s is rules[off[s], off[s + 1]) */
+	size_t n_rules;				/* audit_n_rules: task, exit, io_uring rules */
 };
 
-struct sp_audit_ref {
-	struct sp_list lists[AL_NR];
-	struct sp_list inode_hash[KA_INODE_BUCKETS];
-	uint64_t prio_low, prio_high;
-	size_t n_rules;			/* audit_n_rules: task, exit, io_uring rules */
-	size_t count;
-	unsigned flags;
-	const struct sp_audit_fsview *fs;
-	struct sp_slab_cache *entry_cache;
-};
+/* The rules of filter list `list` (AL_*): *n of them. */
+static inline const struct audit_krule *const *audit_ruledb_list(const struct audit_ruledb *db,
+								 int list, uint32_t *n)
+{
+	*n = db->off[list + 1] - db->off[list];
+	return db->rules + db->off[list];
+}
+/* The rules of inode-hash bucket h (0..KA_INODE_BUCKETS-1): *n of them. */
+static inline const struct audit_krule *const *audit_ruledb_bucket(const struct audit_ruledb *db,
+								   int h, uint32_t *n)
+{
+	return audit_ruledb_list(db, AUDIT_DB_BUCKET0 + h, n);
+}
+/* The reference engine's rules as a db (filter/ref.c).  0 or -ENOMEM. */
+int audit_ruledb_from_ref(struct audit_ruledb *db, const struct sp_audit_ref *r);
+void audit_ruledb_release(struct audit_ruledb *db);
+/* Lower db into a matcher (filter/compile.c).  0 or -ENOMEM. */
+int audit_matcher_compile_db(const struct audit_ruledb *db, struct sp_audit_matcher **out);
 
 static inline void audit_decision_init(struct sp_audit_decision *d)
 {

@@ -16,6 +16,8 @@
  *   user / exclude    kernel/auditfilter.c   audit_filter (unknown field ends the scan: keep)
  *   filesystem        kernel/auditsc.c       __audit_inode (fstype `never` hides the name)
  *
+ * The lists are this file's alone: the compiler reads them as a struct audit_ruledb
+ * (audit_ruledb_from_ref, borrowed pointers to the entries' rules, in list order).
  * Entries are one allocation each (audit_init_entry: kzalloc of struct audit_entry, ~400 bytes:
  * the kmalloc-512 class) plus a kcalloc'd field array, linked in list order, which is also
  * priority order.  Variants for the bench: entries from an HWCACHE_ALIGN|COLOUR cache, and the
@@ -28,6 +30,24 @@
 
 #include "audit/filter/filter_int.h"
 #include "secpath/slab.h"
+
+/* kernel/audit.h: struct audit_entry (the list head, then the rule) */
+struct audit_entry {
+	struct sp_list list;
+	struct audit_krule rule;
+};
+
+/* audit_filter_list[] and audit_inode_hash[] with their priorities and counters */
+struct sp_audit_ref {
+	struct sp_list lists[AL_NR];
+	struct sp_list inode_hash[KA_INODE_BUCKETS];
+	uint64_t prio_low, prio_high;
+	size_t n_rules;			/* audit_n_rules: task, exit, io_uring rules */
+	size_t count;
+	unsigned flags;
+	const struct sp_audit_fsview *fs;
+	struct sp_slab_cache *entry_cache;
+};
 
 /* audit_init_entry(): kzalloc(sizeof(struct audit_entry)) is a kmalloc-512 object */
 _Static_assert(sizeof(struct audit_entry) > 256 && sizeof(struct audit_entry) <= 512,
@@ -114,6 +134,41 @@ SP_API void sp_audit_ref_free(struct sp_audit_ref *r)
 SP_API size_t sp_audit_ref_count(const struct sp_audit_ref *r)
 {
 	return r->count;
+}
+
+/* The list behind rule-db set s: a filter list, then the inode-hash buckets. */
+static const struct sp_list *db_set(const struct sp_audit_ref *r, int s)
+{
+	return s < AUDIT_DB_BUCKET0 ? &r->lists[s] : &r->inode_hash[s - AUDIT_DB_BUCKET0];
+}
+
+int audit_ruledb_from_ref(struct audit_ruledb *db, const struct sp_audit_ref *r)
+{
+	const struct sp_list *pos;
+	size_t n = 0;
+	memset(db, 0, sizeof(*db));
+	for (int s = 0; s < AUDIT_DB_NSETS; s++)
+		sp_list_for_each(pos, db_set(r, s))
+			n++;
+	SP_ASSERT_INTERNAL(n == r->count);
+	db->rules = malloc((n + 1) * sizeof(*db->rules));
+	if (!db->rules)
+		return -ENOMEM;
+	n = 0;
+	for (int s = 0; s < AUDIT_DB_NSETS; s++) {
+		db->off[s] = (uint32_t)n;
+		sp_list_for_each(pos, db_set(r, s))
+			db->rules[n++] = &sp_list_entry(pos, const struct audit_entry, list)->rule;
+	}
+	db->off[AUDIT_DB_NSETS] = (uint32_t)n;
+	db->n_rules = r->n_rules;
+	return 0;
+}
+
+void audit_ruledb_release(struct audit_ruledb *db)
+{
+	free(db->rules);
+	db->rules = NULL;
 }
 
 /* audit_find_rule(): *listp gets the list the rule belongs on. */
