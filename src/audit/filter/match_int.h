@@ -120,6 +120,10 @@ static inline uint32_t ident_hash(uint64_t ino, uint32_t dev)
 
 #define FCMP_TASK 0x8000u	/* PK_FCMP_CRED on the task list: the forking task's credentials */
 
+/* Every table in range, every list in the order the evaluation assumes, the gate words those of
+ * the rule set (compile.c; run under SP_ASSERT_EXPENSIVE).  1 or 0. */
+int audit_matcher_is_valid(const struct sp_audit_matcher *m);
+
 /* The slow and the exit-only evaluations (match.c), out of line behind the fast path. */
 void audit_matcher_slow(const struct sp_audit_matcher *m, const struct sp_audit_event *ev,
 			struct sp_audit_decision *d);
