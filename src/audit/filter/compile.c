@@ -890,8 +890,9 @@ static int compile_dir_guards(struct builder *b)
 }
 
 /* Can exit rule ri never match an event of (slot, nr) (perm >= 0: with those perm bits;
- * nonames: without a visible name)? */
-static int exit_rule_dead(struct builder *b, uint32_t ri, int slot, uint32_t nr, int perm, int nonames)
+ * nonames: without a visible name)?  Inline: it runs per rule for each of 6 x 2048 syscalls. */
+static sp_always_inline int exit_rule_dead(struct builder *b, uint32_t ri, int slot, uint32_t nr,
+					   int perm, int nonames)
 {
 	const struct crule *cr = &b->rules[ri];
 	if (!(b->krules[ri]->mask[nr / 32] >> (nr % 32) & 1))

@@ -51,6 +51,21 @@ struct sp_audit_engine {
 	uint64_t g_live[2 * NSLOT][NSYS / 64] sp_cacheline_aligned;	/* cur->live */
 };
 
+/* The gate holds m's fast-path inputs and no writer is inside it.  Under e->wlock (the only
+ * writer's view). */
+static int gate_is(const struct sp_audit_engine *e, const struct sp_audit_matcher *m)
+{
+	if ((__atomic_load_n(&e->gseq, __ATOMIC_RELAXED) & 1) ||
+	    __atomic_load_n(&e->g_slow, __ATOMIC_RELAXED) != m->slow_gate ||
+	    __atomic_load_n(&e->g_hash, __ATOMIC_RELAXED) != m->hash_any)
+		return 0;
+	for (size_t t = 0; t < 2 * NSLOT; t++)
+		for (size_t w = 0; w < NSYS / 64; w++)
+			if (__atomic_load_n(&e->g_live[t][w], __ATOMIC_RELAXED) != m->live[t][w])
+				return 0;
+	return 1;
+}
+
 /* Copy m's fast-path inputs into the gate.  Under e->wlock (or before e is shared). */
 static void gate_store(struct sp_audit_engine *e, const struct sp_audit_matcher *m)
 {
@@ -61,6 +76,7 @@ static void gate_store(struct sp_audit_engine *e, const struct sp_audit_matcher 
 		for (size_t w = 0; w < NSYS / 64; w++)
 			__atomic_store_n(&e->g_live[t][w], m->live[t][w], __ATOMIC_RELEASE);
 	__atomic_fetch_add(&e->gseq, 1, __ATOMIC_RELEASE);
+	SP_ASSERT_INTERNAL(gate_is(e, m));
 }
 
 /* 1 when the gate decides ev (d initialised: nothing consulted), 0 when ev needs the matcher. */
@@ -69,6 +85,7 @@ static sp_always_inline int gate_filter(const struct sp_audit_engine *e, const s
 {
 	uint32_t g = ev->gate;
 	uint32_t s1 = __atomic_load_n(&e->gseq, __ATOMIC_ACQUIRE);
+	SP_ASSERT_INTERNAL(audit_event_is_synced(ev));
 	if (g & __atomic_load_n(&e->g_slow, __ATOMIC_ACQUIRE))
 		return 0;
 	uint32_t major = (uint32_t)ev->c_major;

@@ -154,6 +154,11 @@ struct sp_audit_event {
 	uint32_t *t_own;
 } __attribute__((aligned(64)));
 
+/* Every visible name n of ev: bit i of hidden clear (not hidden by a filesystem `never` rule). */
+#define audit_for_each_visible(n, ev, hidden)                                                       \
+	for (uint32_t vi__ = 0; vi__ < (ev)->nnames; vi__++)                                        \
+		if (!((hidden) >> vi__ & 1) && ((n) = &(ev)->names[vi__]))
+
 /* Candidate-table slot of an audit arch: x86_64 0, i386 1, anything else 2. */
 static inline int audit_slot_of(uint32_t arch)
 {
@@ -168,6 +173,9 @@ static inline const struct lsm_ctx *audit_name_octx(const struct audit_name *n)
 {
 	return n->has_octx ? &n->octx : audit_lsm_unlabeled();
 }
+/* The file comment's invariants: gate, c_*, perm_bits and the task-list view agree with the
+ * event's fields (filter/event.c; the engines assert it, SP_ASSERT_INTERNAL).  1 or 0. */
+int audit_event_is_synced(const struct sp_audit_event *ev);
 /* groups_search() over the event's supplementary groups, and over the task list's (fork) view */
 int audit_groups_search(const struct sp_audit_event *ev, uint32_t gid);
 int audit_task_groups_search(const struct sp_audit_event *ev, uint32_t gid);

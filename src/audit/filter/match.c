@@ -23,9 +23,6 @@
 
 /* ---- evaluation ---- */
 
-#define for_each_visible(n, ev, vis)                                                                \
-	for (uint32_t vi__ = 0; vi__ < (ev)->nnames; vi__++)                                        \
-		if (((vis) >> vi__ & 1) && ((n) = &(ev)->names[vi__]))
 
 static inline uint32_t ld32(const struct sp_audit_event *ev, uint16_t off)
 {
@@ -71,7 +68,7 @@ static sp_noinline void dir_scan(const struct sp_audit_matcher *m, const struct 
 	sc->dir_bits[0] = 0;			/* usually the only word: no memset call */
 	if (unlikely(nw > 1))
 		memset(&sc->dir_bits[1], 0, (nw - 1) * sizeof(uint64_t));
-	for_each_visible(n, ev, vis)
+	audit_for_each_visible(n, ev, ~vis)
 		for (uint32_t i = 0; i < n->nwalk; i++) {
 			uint64_t ino = n->walk[i].ino;
 			if (!(m->dir_bloom[(ino >> 6) & 3] >> (ino & 63) & 1))
@@ -138,14 +135,14 @@ static int eval(const struct sp_audit_matcher *m, const struct cpred *p,
 	case PK_DEVMIN:
 		if (name)
 			return name_devpart(name, p->kind == PK_DEVMAJ, p->op, p->val);
-		for_each_visible(n, ev, vis)
+		audit_for_each_visible(n, ev, ~vis)
 			if (name_devpart(n, p->kind == PK_DEVMAJ, p->op, p->val))
 				return 1;
 		return 0;
 	case PK_INODE:
 		if (name)
 			return audit_comparator((uint32_t)name->ino, p->op, p->val);
-		for_each_visible(n, ev, vis)
+		audit_for_each_visible(n, ev, ~vis)
 			if (audit_comparator((uint32_t)n->ino, p->op, p->val))
 				return 1;
 		return 0;
@@ -153,12 +150,12 @@ static int eval(const struct sp_audit_matcher *m, const struct cpred *p,
 	case PK_OBJ_GID:
 		if (name)
 			return audit_id_comparator(p->kind == PK_OBJ_GID ? name->gid : name->uid, p->op, p->val);
-		for_each_visible(n, ev, vis)
+		audit_for_each_visible(n, ev, ~vis)
 			if (audit_id_comparator(p->kind == PK_OBJ_GID ? n->gid : n->uid, p->op, p->val))
 				return 1;
 		return 0;
 	case PK_FILETYPE:
-		for_each_visible(n, ev, vis)
+		audit_for_each_visible(n, ev, ~vis)
 			if (n->ino != SP_AUDIT_INO_UNSET && (n->mode & 0170000u) == p->val) {
 				r = 1;
 				break;
@@ -169,7 +166,7 @@ static int eval(const struct sp_audit_matcher *m, const struct cpred *p,
 		int g = (p->aux >> 8) == CS_OBJ_GID;
 		if (name && audit_id_comparator(left, p->op, g ? name->gid : name->uid))
 			return 1;
-		for_each_visible(n, ev, vis)
+		audit_for_each_visible(n, ev, ~vis)
 			if (audit_id_comparator(left, p->op, g ? n->gid : n->uid))
 				return 1;
 		return 0;
@@ -189,7 +186,7 @@ static int eval(const struct sp_audit_matcher *m, const struct cpred *p,
 			return r ^ (p->op == OP_NE);
 		}
 		const struct cident *id = &m->idents[p->aux];
-		for_each_visible(n, ev, vis) {
+		audit_for_each_visible(n, ev, ~vis) {
 			for (uint32_t i = 0; i < n->nwalk; i++)
 				if (n->walk[i].ino == id->ino && n->walk[i].dev == id->dev) {
 					r = 1;
@@ -206,7 +203,7 @@ dir_done:
 	case PK_OBJ_LSM:
 		if (name)
 			return lsm_match(&m->lsm[p->aux], audit_name_octx(name));
-		for_each_visible(n, ev, vis)
+		audit_for_each_visible(n, ev, ~vis)
 			if (lsm_match(&m->lsm[p->aux], audit_name_octx(n)))
 				return 1;
 		return 0;

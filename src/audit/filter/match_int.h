@@ -141,6 +141,7 @@ static sp_always_inline void matcher_filter(const struct sp_audit_matcher *m, co
 {
 	uint32_t g = ev->gate;	/* kind, auditd, has names, candidate table: one load (line 0) */
 
+	SP_ASSERT_INTERNAL(audit_event_is_synced(ev));
 	audit_decision_init(d);
 	if (likely(!(g & m->slow_gate))) {
 		uint32_t major = (uint32_t)ev->c_major;
