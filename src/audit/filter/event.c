@@ -714,14 +714,19 @@ SP_API int sp_audit_decision_equal(const struct sp_audit_decision *a, const stru
 	return 1;
 }
 
-static const char *verdict_name(int v)
+const char *audit_verdict_name(int v)
 {
 	return v == SP_AUDIT_NEVER ? "never" : v == SP_AUDIT_ALWAYS ? "always" : "-";
 }
 
+const char *audit_ctx_name(int ctx)
+{
+	static const char *const names[] = { "active", "none", "dummy", "auditd", "user" };
+	return ctx >= 0 && ctx < 5 ? names[ctx] : "?";
+}
+
 SP_API int sp_audit_decision_format(const struct sp_audit_decision *d, char *buf, size_t len)
 {
-	static const char *const ctxn[] = { "active", "none", "dummy", "auditd", "user" };
 	char key[SP_AUDIT_MAX_KEY_LEN * 4 + 8];
 	size_t k = 0;
 	if (d->has_key) {
@@ -740,7 +745,7 @@ SP_API int sp_audit_decision_format(const struct sp_audit_decision *d, char *buf
 	return snprintf(buf, len,
 			"record=%d excluded=%d key=%s ctx=%s task=%s#%d exit=%s#%d user=%s#%d "
 			"exclude#%d fs_hidden=%#x",
-			d->record, d->excluded, key, d->context < 5 ? ctxn[d->context] : "?",
-			verdict_name(d->task), d->task_rule, verdict_name(d->exit), d->exit_rule,
-			verdict_name(d->user), d->user_rule, d->exclude_rule, d->fs_hidden);
+			d->record, d->excluded, key, audit_ctx_name(d->context),
+			audit_verdict_name(d->task), d->task_rule, audit_verdict_name(d->exit), d->exit_rule,
+			audit_verdict_name(d->user), d->user_rule, d->exclude_rule, d->fs_hidden);
 }

@@ -568,3 +568,100 @@ SP_API int sp_audit_fsview_parse_line(struct sp_audit_fsview *fs, const char *te
 		return fail(&x, text, 0, err, "cannot add '%s' to the file-system view", path);
 	return 0;
 }
+
+/* ---- expectations: "=> record=1 key=..." ---- */
+
+/* An expected number (decimal, 0x hex, 0 octal, or negative); anything else reads as 0, so a
+ * non-numeric expectation is a mismatch, not a malformed line. */
+static uint32_t expect_num(const char *v)
+{
+	uint64_t x;
+	return num64(v, &x) ? 0 : (uint32_t)x;
+}
+
+/* A rule id: a number, or - for none. */
+static int32_t expect_rule(const char *v)
+{
+	return strcmp(v, "-") ? (int32_t)expect_num(v) : -1;
+}
+
+/* key=: \xHH escapes (two characters, read as hex), at most SP_AUDIT_MAX_KEY_LEN bytes kept;
+ * - means no key. */
+static int expect_key(const struct sp_audit_decision *d, const char *v)
+{
+	char want[SP_AUDIT_MAX_KEY_LEN + 1];
+	size_t o = 0;
+	if (!strcmp(v, "-"))
+		return !d->has_key;
+	for (const char *s = v; *s && o < SP_AUDIT_MAX_KEY_LEN; s++) {
+		if (s[0] == '\\' && s[1] == 'x' && s[2] && s[3]) {
+			char h[3] = { s[2], s[3], 0 };
+			want[o++] = (char)strtoul(h, NULL, 16);
+			s += 3;
+		} else {
+			want[o++] = *s;
+		}
+	}
+	want[o] = 0;
+	return d->has_key && !strcmp(d->key, want);
+}
+
+/* Does expectation k=v hold for d?  1, 0, or -1 for an unknown key. */
+static int expect_one(const struct sp_audit_decision *d, const char *k, const char *v)
+{
+	if (!strcmp(k, "record")) return d->record == expect_num(v);
+	if (!strcmp(k, "excluded")) return d->excluded == expect_num(v);
+	if (!strcmp(k, "key")) return expect_key(d, v);
+	if (!strcmp(k, "task")) return !strcmp(audit_verdict_name(d->task), v);
+	if (!strcmp(k, "exit")) return !strcmp(audit_verdict_name(d->exit), v);
+	if (!strcmp(k, "user")) return !strcmp(audit_verdict_name(d->user), v);
+	if (!strcmp(k, "rule")) return d->exit_rule == expect_rule(v);
+	if (!strcmp(k, "trule")) return d->task_rule == expect_rule(v);
+	if (!strcmp(k, "urule")) return d->user_rule == expect_rule(v);
+	if (!strcmp(k, "xrule")) return d->exclude_rule == expect_rule(v);
+	if (!strcmp(k, "hidden")) return d->fs_hidden == expect_num(v);
+	if (!strcmp(k, "ctx")) return !strcmp(audit_ctx_name(d->context), v);
+	return -1;
+}
+
+SP_API int sp_audit_decision_check(const struct sp_audit_decision *d, const char *text, size_t len,
+				   size_t start, const char *file, uint32_t line, struct sp_diags *diag)
+{
+	struct etx x = { .base = text, .file = file, .line = line, .d = diag };
+	const char *p, *end = text + len, *s, *e;
+	int bad = 0;
+
+	if (!d || (!text && len) || start > len)
+		return -EINVAL;
+	p = text + start;
+	{	/* a leading "=>" is the event line's separator */
+		const char *q = p;
+		if (next_token(&q, end, &s, &e) && e - s == 2 && s[0] == '=' && s[1] == '>')
+			p = q;
+	}
+	char *buf = malloc(len - start + 1);	/* one token at a time, NUL-terminated */
+	if (!buf)
+		return -ENOMEM;
+	while (next_token(&p, end, &s, &e)) {
+		size_t n = (size_t)(e - s);
+		const char *eq = memchr(s, '=', n);
+		int good = -1;
+		memcpy(buf, s, n);
+		buf[n] = 0;
+		if (eq && !memchr(s, 0, n)) {
+			buf[eq - s] = 0;
+			good = expect_one(d, buf, buf + (eq - s) + 1);
+			buf[eq - s] = '=';
+		}
+		if (good < 0 && x.d)
+			sp_diags_add(x.d, SP_SEV_WARNING, -EINVAL, file, line, (uint32_t)(s - text) + 1,
+				     (uint32_t)(e - text), "%s '%.200s' ignored", eq ? "unknown expectation"
+				     : "expectation without '='", buf);
+		if (!good) {
+			fail(&x, s, n, -EINVAL, "expected %s", buf);
+			bad++;
+		}
+	}
+	free(buf);
+	return bad;
+}

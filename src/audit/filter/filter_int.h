@@ -351,5 +351,9 @@ static inline void audit_decision_init(struct sp_audit_decision *d)
 	d->key[0] = 0;
 }
 void audit_decision_set_key(struct sp_audit_decision *d, const char *key, size_t len);
+/* The decision words of the text formats: never / always / -, and active none dummy auditd user
+ * ("?" out of range). */
+const char *audit_verdict_name(int v);
+const char *audit_ctx_name(int ctx);
 
 #endif
