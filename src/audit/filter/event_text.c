@@ -2,8 +2,9 @@
 /*
  * event_text.c - the events text format of `secpath audit filter` (secpath-audit(1), EVENTS):
  * one "event KEY=VALUE ..." line into a struct sp_audit_event, one "fs PATH ..." line into a
- * file-system view.  The CLI, the case tables (tests/cases/audit/NN-*.events) and embedders share
- * this one reader.
+ * file-system view, and the event line's "=> KEY=VALUE" expectations checked against a decision
+ * (sp_audit_decision_check).  The CLI, the case tables (tests/cases/audit/NN-*.events) and
+ * embedders share this one reader and checker.
  *
  * Invariants: the text is never read past `len` (it need not be NUL-terminated); every value is
  * validated whole (a number is all digits, a device MAJOR[:MINOR] within the kernel's 12/20 bits,

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * filter_int.h - internals shared by the audit filter engines: the event layout, the kernel-form
- * rule (struct audit_krule after audit_data_to_entry), the syscall class tables and the
- * comparators.  Nothing here is public; include/secpath/audit_filter.h is the contract.
+ * rule (struct audit_krule after audit_data_to_entry), the rule database the compiler reads
+ * (struct audit_ruledb), the syscall class tables and the comparators.  Nothing here is public;
+ * include/secpath/audit_filter.h is the contract.
  *
  * Invariants: an event's c_* fields are the audit_context values the kernel filters read
  * (io_uring worker ops have arch/args/major 0), kept in sync by every setter; perm_bits is the
- * set of AUDIT_PERM_* bits audit_match_perm() would accept for the event (compiled engine only).
+ * set of AUDIT_PERM_* bits audit_match_perm() would accept for the event (compiled engine only);
+ * audit_event_is_synced() checks both, and the engines assert it (SP_ASSERT_INTERNAL).
  */
 #ifndef SP_AUDIT_ENGINE_INT_H
 #define SP_AUDIT_ENGINE_INT_H

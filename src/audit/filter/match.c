@@ -13,9 +13,14 @@
  * Fast path (sp_audit_matcher_filter): one load of the event's gate word (kind, auditd, names,
  * candidate table) decides whether the event can skip the task/filesystem/auditd checks; a
  * syscall whose (ABI, syscall) has no candidate and no name reaching the inode hash is decided
- * in about 35 instructions.  filter_exit_only() then keeps the exit winner, the hash winner and
- * the key rule in registers; dir= roots are found through a 256-bit bloom of their inodes before
- * the hash probe (most walked directories are not roots).
+ * from that word and one bitmap word, without touching a rule or a list.
+ * audit_matcher_exit_only() then keeps the exit winner, the hash winner and the key rule in
+ * registers; dir= roots are found through a 256-bit bloom of their inodes before the hash probe
+ * (most walked directories are not roots).  Costs as measured: docs/arch-audit-filter.md.
+ *
+ * Invariants: the matcher is read-only here (audit_matcher_is_valid() holds); the event's derived
+ * fields are in sync (audit_event_is_synced()); every list is walked in priority order and its
+ * first match is the kernel's.
  */
 #include <string.h>
 
@@ -457,8 +462,8 @@ sp_noinline void audit_matcher_exit_only(const struct sp_audit_matcher *m, const
 	}
 	if (!win)
 		return;		/* nothing matched: d stays as initialised (BUILD, no key) */
-	/* exit_phase()'s tail, spelled out: shared through an inline helper it costs this path
-	 * ~1.3 instructions per event (neo23x0/mix; gcc 12 spills major to the stack) */
+	/* exit_phase()'s tail, spelled out: shared through an inline helper, the compiler spills
+	 * major to the stack on this path (docs/arch-audit-filter.md) */
 	d->exit = win->action == AA_NEVER ? SP_AUDIT_NEVER : SP_AUDIT_ALWAYS;
 	d->exit_rule = win->id;
 	if (keyrule)

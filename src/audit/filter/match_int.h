@@ -134,7 +134,8 @@ void audit_matcher_exit_only(const struct sp_audit_matcher *m, const struct sp_a
 /*
  * The fast path: a syscall event with no task rule, no filesystem rule, audit rules loaded, not
  * auditd, whose (ABI, syscall) has no candidate and no name that could reach the inode hash is
- * decided here: nothing matches, the state stays BUILD (about 30 instructions, no table walk).
+ * decided here: nothing matches, the state stays BUILD (the gate word and one live bitmap word
+ * read, no table walked).
  */
 static sp_always_inline void matcher_filter(const struct sp_audit_matcher *m, const struct sp_audit_event *ev,
 					   struct sp_audit_decision *d)
