@@ -21,7 +21,9 @@
  *         lists, the keyed inode-hash table, LSM terms, masks.
  *
  * Invariants: a matcher is immutable once compiled; every pool offset it holds is 0 (the empty
- * list) or the start of a list inside pool; rule indices in a list are in priority order.
+ * list) or the start of a non-empty list inside pool; the exit, io_uring, inode-hash and per-root
+ * lists are in strictly descending priority, the task/user/exclude lists in kernel order
+ * (audit_matcher_is_valid() checks all of it).
  */
 #ifndef SP_AUDIT_MATCH_INT_H
 #define SP_AUDIT_MATCH_INT_H
