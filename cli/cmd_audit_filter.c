@@ -50,16 +50,6 @@ struct fctx {
 	struct sp_audit_event *ev;
 };
 
-/* An expected number (decimal, 0x-hex, 0-octal, or negative); anything else reads as 0, so a
- * non-numeric expectation is a mismatch, not a malformed event. */
-static uint32_t num(const char *v)
-{
-	char *e;
-	errno = 0;
-	unsigned long long x = *v == '-' ? (unsigned long long)strtoll(v, &e, 0) : strtoull(v, &e, 0);
-	return !*v || *e || errno ? 0 : (uint32_t)x;
-}
-
 #define FS_LINE_MAX 4200	/* bytes of an fs line, newline excluded, + 1 */
 
 static const char *this_line(void *ud, const char *file, uint32_t line)
@@ -88,48 +78,24 @@ static const char *ctx_name(int v)
 	return v >= 0 && v < 5 ? n[v] : "?";
 }
 
-/* Check `k=v` expectations; prints each mismatch, returns their number. */
-static int check_expect(struct fctx *c, const struct sp_audit_decision *d, char **tok, int n, int lineno)
+/* Check the line's "=> k=v" expectations (raw[used, l)) with the library's checker
+ * (sp_audit_decision_check); prints each mismatch as FILE:LINE: expected k=v, returns their
+ * number. */
+static int check_expect(struct fctx *c, const struct sp_audit_decision *d, const char *raw, size_t l,
+			size_t used, int lineno)
 {
-	int bad = 0;
-	for (int i = 0; i < n; i++) {
-		char *eq = strchr(tok[i], '=');
-		if (!eq)
-			continue;
-		*eq = 0;
-		const char *k = tok[i], *v = eq + 1;
-		int good = 1;
-		int32_t rid = strcmp(v, "-") ? (int32_t)num(v) : -1;
-		if (!strcmp(k, "record")) good = d->record == num(v);
-		else if (!strcmp(k, "excluded")) good = d->excluded == num(v);
-		else if (!strcmp(k, "key")) {
-			char want[SP_AUDIT_MAX_KEY_LEN + 1];
-			size_t o = 0;
-			for (const char *s = v; *s && o < SP_AUDIT_MAX_KEY_LEN; s++) {
-				if (s[0] == '\\' && s[1] == 'x' && s[2] && s[3]) {
-					char h[3] = { s[2], s[3], 0 };
-					want[o++] = (char)strtoul(h, NULL, 16);
-					s += 3;
-				} else {
-					want[o++] = *s;
-				}
-			}
-			want[o] = 0;
-			good = !strcmp(v, "-") ? !d->has_key : d->has_key && !strcmp(d->key, want);
-		} else if (!strcmp(k, "task")) good = !strcmp(verdict_name(d->task), v);
-		else if (!strcmp(k, "exit")) good = !strcmp(verdict_name(d->exit), v);
-		else if (!strcmp(k, "user")) good = !strcmp(verdict_name(d->user), v);
-		else if (!strcmp(k, "rule")) good = d->exit_rule == rid;
-		else if (!strcmp(k, "trule")) good = d->task_rule == rid;
-		else if (!strcmp(k, "urule")) good = d->user_rule == rid;
-		else if (!strcmp(k, "xrule")) good = d->exclude_rule == rid;
-		else if (!strcmp(k, "hidden")) good = d->fs_hidden == num(v);
-		else if (!strcmp(k, "ctx")) good = !strcmp(ctx_name(d->context), v);
-		if (!good) {
-			fprintf(c->cli->err, "%s:%d: expected %s=%s\n", c->events_path, lineno, k, v);
-			bad++;
-		}
-		*eq = '=';
+	struct sp_diags dg;
+	sp_diags_init(&dg, NULL);
+	dg.limit = 512;		/* every mismatch of a line's at most 256 expectations */
+	int bad = sp_audit_decision_check(d, raw, l, used, c->events_path, (uint32_t)lineno, &dg);
+	for (size_t i = 0; i < dg.n; i++)
+		if (dg.v[i].severity == SP_SEV_ERROR)	/* the token itself, however long */
+			fprintf(c->cli->err, "%s:%d: expected %.*s\n", c->events_path, lineno,
+				(int)(dg.v[i].end_col - dg.v[i].col + 1), raw + dg.v[i].col - 1);
+	sp_diags_release(&dg);
+	if (bad < 0) {
+		fprintf(c->cli->err, "%s:%d: %s\n", c->events_path, lineno, strerror(-bad));
+		return 1;
 	}
 	return bad;
 }
@@ -387,7 +353,7 @@ int cmd_audit_filter(int argc, char **argv, struct sp_cli *cli)
 		char *nl = strchr(p, '\n');
 		size_t l = nl ? (size_t)(nl - p) : strlen(p), used = 0;
 		const char *raw = p;
-		char *line = strndup(p, l), *tok[256], *save;
+		char *line = strndup(p, l), *save;
 		int n = 0;
 		p += l + (nl ? 1 : 0);
 		lineno++;
@@ -407,12 +373,12 @@ int cmd_audit_filter(int argc, char **argv, struct sp_cli *cli)
 				free(line);
 				continue;
 			}
-			/* the copy's bytes from `used` on are untouched: the first strtok_r only ended
-			 * the "event" token, which lies before them */
+			/* count the expectations (at most 256 a line); the copy's bytes from `used` on
+			 * are untouched: the first strtok_r only ended the "event" token before them */
 			t = strtok_r(line + used, " \t\r", &save);	/* "=>" or nothing */
 			for (t = t ? strtok_r(NULL, " \t\r", &save) : NULL; t && n < 256;
 			     t = strtok_r(NULL, " \t\r", &save))
-				tok[n++] = t;
+				n++;
 			if (t) {
 				fprintf(cli->err, "%s:%d: more than 256 expectations\n", c.events_path, lineno);
 				status = SP_EXIT_REJECTED;
@@ -428,7 +394,7 @@ int cmd_audit_filter(int argc, char **argv, struct sp_cli *cli)
 			first = 0;
 			nev++;
 			if (n)
-				nbad += check_expect(&c, &d, tok, n, lineno);
+				nbad += check_expect(&c, &d, raw, l, used, lineno);
 		}
 		free(line);
 	}

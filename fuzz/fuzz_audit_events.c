@@ -7,7 +7,8 @@
  * reads names, exe, credentials, groups and contexts.
  * Invariants checked: a refusal is a negative errno with exactly one error diagnostic on this
  * line, its column inside the line (or one past it); "consumed" never passes the line; an
- * accepted event decides the same in both engines.
+ * accepted event decides the same in both engines, and the checker of its expectations
+ * (sp_audit_decision_check) counts one error per mismatch, each inside the line.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -58,6 +59,22 @@ static void setup(void)
 		abort();
 }
 
+/* The expectations after `used`: one error per mismatch, every diagnostic inside the line. */
+static void check_expectations(const struct sp_audit_decision *dec, const char *p, size_t len,
+			       size_t used, uint32_t line, struct sp_diags *d)
+{
+	sp_diags_clear(d);
+	int bad = sp_audit_decision_check(dec, p, len, used, "fuzz", line, d);
+	if (bad == -ENOMEM)
+		return;
+	if (bad < 0 || (!d->dropped && d->nerrors != (size_t)bad))
+		abort();
+	for (size_t i = 0; i < d->n; i++)
+		if (d->v[i].line != line || d->v[i].col < 1 || d->v[i].end_col < d->v[i].col ||
+		    d->v[i].end_col > len)
+			abort();
+}
+
 /* A refusal must carry exactly one error on this line, inside it. */
 static void check_refusal(int rc, const struct sp_diags *d, uint32_t line, size_t len)
 {
@@ -106,6 +123,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				sp_audit_matcher_filter(m, ev, &b);
 				if (!sp_audit_decision_equal(&a, &b))
 					abort();
+				check_expectations(&a, p, len, used, line, &d);
 			}
 		}
 		p += len + (nl ? 1 : 0);

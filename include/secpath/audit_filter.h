@@ -176,6 +176,22 @@ SP_API int sp_audit_event_parse(struct sp_audit_event *ev, const struct sp_audit
 SP_API int sp_audit_fsview_parse_line(struct sp_audit_fsview *fs, const char *text, size_t len,
 				      const char *file, uint32_t line, struct sp_diags *d);
 
+struct sp_audit_decision;
+
+/*
+ * Check an event line's expectations against the decision d: the KEY=VALUE tokens of
+ * text[start, len) after an optional "=>" (start: sp_audit_event_parse's *consumed, or 0 for a
+ * text of bare expectations; columns count from text).  Keys: record= excluded= hidden= (numbers),
+ * key= (the key, \xHH escapes, - for none), task= exit= user= (never, always or -), rule= trule=
+ * urule= xrule= (a rule id or -), ctx= (active, none, dummy, auditd, user).  A number is decimal,
+ * 0x hex, 0 octal or negative; anything else reads as 0, a mismatch.  Each expectation that does
+ * not hold adds an error "expected KEY=VALUE" to diag (may be NULL) at file:line:col-end_col of
+ * its token; a token without '=' or with an unknown key is skipped with a warning there.
+ * Returns the number of expectations that do not hold, or -EINVAL (start > len), -ENOMEM.
+ */
+SP_API int sp_audit_decision_check(const struct sp_audit_decision *d, const char *text, size_t len,
+				   size_t start, const char *file, uint32_t line, struct sp_diags *diag);
+
 /* ---- decisions ---- */
 
 enum sp_audit_verdict { SP_AUDIT_NOMATCH = 0, SP_AUDIT_NEVER = 1, SP_AUDIT_ALWAYS = 2 };
@@ -268,7 +284,7 @@ SP_API void sp_audit_engine_filter(struct sp_audit_engine *e, const struct sp_au
 /*
  * The read side for a batch: one rcu_read_lock, the n events filtered with the same matcher (one
  * consistent rule set for the whole batch), one rcu_read_unlock; d[i] is the decision of evs[i].
- * Amortises the read side (two out-of-line liburcu calls, ~100 instructions) over the batch.
+ * Amortises the read side (two out-of-line liburcu calls) over the batch.
  * Contract: a writer's sp_audit_engine_publish waits (synchronize_rcu) until every batch that
  * started before it has finished, so keep batches short (tens of events).  Same registration
  * rule as sp_audit_engine_filter.

@@ -19,17 +19,17 @@
  *               tasks' order shuffled.
  *               Why this size: in the kernel the filter reads the current task's credentials
  *               and the syscall's own audit_context and names, which are hot in L1 because the
- *               syscall just wrote them (entry, path walk); a stream of hundreds of distinct
- *               events (~800 lines, more than the 768-line L1) measured the bench's inputs
- *               streaming through L1 instead (callgrind: 97% of the matcher's misses were the
- *               event loads).  The same stream feeds every variant, so ratios stay fair.
+ *               syscall just wrote them (entry, path walk); a stream larger than L1 would
+ *               measure the bench's inputs streaming through L1 instead (the matcher's misses
+ *               would be event loads: docs/arch-audit-filter.md).  The same stream feeds every
+ *               variant, so ratios stay fair.
  * Variants (identical decisions, checked at setup against the reference):
  *   kernel          the reference engine: kmalloc-512 entries, the 6.1 walk (baseline);
  *   kernel-aligned  entries from an HWCACHE_ALIGN|COLOUR slab cache;
  *   kernel-unsw     that plus the unswitched walk (mask index hoisted, inline test);
  *   compiled        the compiled matcher behind the engine's read side, one event per call
  *                   (sp_audit_engine_filter: the seqcount gate, else an RCU read-side section;
- *                   see filter/match.c);
+ *                   see filter/engine.c);
  *   batch           the RCU engine's batch read side (sp_audit_engine_filter_batch, BATCH
  *                   events per read-side section: the read side amortised);
  *   matcher         the same matcher called directly (the RCU read side's cost by difference).

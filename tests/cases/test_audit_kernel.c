@@ -789,19 +789,130 @@ static struct sp_audit_ref *load_rules(const struct kcase *kc, const struct sp_a
 	return ref;
 }
 
+/* One case's run: its file-system table, engines and event, its known differences, its counts. */
+struct krun {
+	const struct kcase *kc;
+	struct fstab tab;
+	struct sp_audit_ref *ref;
+	struct sp_audit_matcher *m;
+	struct sp_audit_event *ev;
+	struct known *known;
+	size_t nknown;
+	int has_task, failures;
+	size_t steps, agree_ref, agree_cmp, skipped, kn;
+};
+
+/* 1. the rule lines that did not load (bad[line]: 1 parser, 2 engine), against auditctl's
+ * report in f_load */
+static void check_loads(struct krun *r, const char *f_load, const unsigned char *bad,
+			unsigned char *kbad, size_t nbad)
+{
+	char *lt = tsupport_slurp(f_load, NULL);
+	assert_non_null(lt);
+	for (char *p = lt; (p = strstr(p, "error in line ")); p++) {
+		long ln = strtol(p + 14, NULL, 10);
+		if (ln > 0 && (size_t)ln < nbad)
+			kbad[ln] = 1;
+	}
+	free(lt);
+	for (size_t ln = 1; ln < nbad; ln++) {
+		if (!bad[ln] == !kbad[ln])
+			continue;
+		struct known *k = find_known(r->known, r->nknown, 'l', (long)ln);
+		if (k) {
+			k->hit = 1;
+			continue;
+		}
+		print_message("kernel/%s: rule line %zu: auditctl+kernel %s, secpath %s\n",
+			      r->kc->name, ln, kbad[ln] ? "refused it" : "loaded it",
+			      bad[ln] == 1 ? "parser refused it" : bad[ln] == 2 ? "engine refused it" :
+			      "loaded it");
+		r->failures++;
+	}
+}
+
+/* 2. one step (the result.tsv columns c): the modelled names, then both engines' verdicts */
+static void check_step(struct krun *r, char **c)
+{
+	struct sp_audit_decision dr, dc;
+	long seq = atol(c[C_SEQ]);
+	int recorded = atoi(c[C_RECORDED]);
+	const char *why = build_event(r->ev, &r->tab, c, r->has_task);
+	r->steps++;
+	if (why) {
+		r->skipped++;
+		return;
+	}
+	if (recorded && !names_agree(c[C_KPATHS])) {
+		char got[512] = "";
+		for (size_t j = 0; j < n_model_ino; j++)
+			strfmt(got + strlen(got), sizeof(got) - strlen(got), " %llu",
+			       (unsigned long long)model_ino[j]);
+		struct known *k = find_known(r->known, r->nknown, 'n', seq);
+		if (k) {
+			k->hit = 1;
+		} else {
+			print_message("kernel/%s step %ld: %s(%s): name model inodes {%s } but the "
+				      "kernel collected %s\n", r->kc->name, seq, c[C_SYSCALL],
+				      c[C_ARGS], got, c[C_KPATHS]);
+			r->failures++;
+		}
+	}
+	memset(&dr, 0, sizeof(dr));
+	memset(&dc, 0, sizeof(dc));
+	sp_audit_ref_filter(r->ref, r->ev, &dr);
+	sp_audit_matcher_filter(r->m, r->ev, &dc);
+	int okr = verdict_matches(&dr, recorded, c[C_KEY]);
+	int okc = verdict_matches(&dc, recorded, c[C_KEY]);
+	int same = sp_audit_decision_equal(&dr, &dc);
+	r->agree_ref += okr;
+	r->agree_cmp += okc;
+	if (okr && okc && same)
+		return;
+	char tr[700], tc[700];
+	decision_text(&dr, tr, sizeof(tr));
+	decision_text(&dc, tc, sizeof(tc));
+	struct known *k = find_known(r->known, r->nknown, 's', seq);
+	if (k && same) {
+		k->hit = 1;
+		r->kn++;
+		return;
+	}
+	print_message("kernel/%s step %ld: %s %s(%s) exit=%s uid=%s auid=%s paths=%s\n"
+		      "    kernel:   recorded=%d key=%s\n    ref:      %s\n    compiled: %s\n",
+		      r->kc->name, seq, c[C_ARCH], c[C_SYSCALL], c[C_ARGS], c[C_EXIT], c[C_UID],
+		      c[C_AUID], c[C_PATHS], recorded, recorded ? c[C_KEY] : "-", tr, tc);
+	r->failures++;
+}
+
+/* 2. every step of f_res */
+static void check_steps(struct krun *r, const char *f_res)
+{
+	size_t rlen;
+	char *res = tsupport_slurp(f_res, &rlen);
+	assert_non_null(res);
+	for (char *line = res, *next; line && *line; line = next) {
+		char *c[MAXCOL];
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = 0;
+		if (line[0] < '0' || line[0] > '9')
+			continue;
+		int nc = split_tabs(line, c, MAXCOL);
+		assert_true(nc >= C_NCOLS);
+		check_step(r, c);
+	}
+	free(res);
+}
+
 static void run_case(void **state)
 {
 	const struct kcase *kc = *state;
 	char f_rules[512], f_fs[512], f_res[512], f_load[512], f_known[512];
 	struct sp_audit_fsview *fs = NULL;
-	struct fstab tab;
-	struct sp_audit_ref *ref;
-	struct sp_audit_matcher *m = NULL;
-	struct sp_audit_event *ev = NULL;
 	static struct known known[512];
-	size_t nknown, steps = 0, agree_ref = 0, agree_cmp = 0, skipped = 0, kn = 0;
-	int failures = 0, has_task = 0;
 	static unsigned char bad[8192], kbad[8192];
+	struct krun r = { .kc = kc, .known = known };
 	struct stat st;
 
 	case_file(f_rules, sizeof(f_rules), kc, "rules.loaded", 1);
@@ -811,125 +922,38 @@ static void run_case(void **state)
 	case_file(f_res, sizeof(f_res), kc, "result.tsv", 1);
 	case_file(f_load, sizeof(f_load), kc, "auditctl-load.txt", 1);
 	case_file(f_known, sizeof(f_known), kc, "known-diffs", 0);
-	nknown = load_known(f_known, known, 512);
+	r.nknown = load_known(f_known, known, 512);
 
 	assert_int_equal(sp_audit_fsview_new(&fs), 0);
-	assert_int_equal(fstab_load(&tab, f_fs, fs), 0);
+	assert_int_equal(fstab_load(&r.tab, f_fs, fs), 0);
 	memset(bad, 0, sizeof(bad));
 	memset(kbad, 0, sizeof(kbad));
-	ref = load_rules(kc, fs, f_rules, bad, sizeof(bad), &has_task);
-	assert_int_equal(sp_audit_matcher_compile(ref, &m), 0);
-	assert_int_equal(sp_audit_event_new(&ev), 0);
+	r.ref = load_rules(kc, fs, f_rules, bad, sizeof(bad), &r.has_task);
+	assert_int_equal(sp_audit_matcher_compile(r.ref, &r.m), 0);
+	assert_int_equal(sp_audit_event_new(&r.ev), 0);
 
-	/* 1. the rule lines that did not load, against auditctl's report */
-	{
-		char *lt = tsupport_slurp(f_load, NULL);
-		assert_non_null(lt);
-		for (char *p = lt; (p = strstr(p, "error in line ")); p++) {
-			long ln = strtol(p + 14, NULL, 10);
-			if (ln > 0 && (size_t)ln < sizeof(kbad))
-				kbad[ln] = 1;
-		}
-		free(lt);
-		for (size_t ln = 1; ln < sizeof(bad); ln++) {
-			if (!bad[ln] == !kbad[ln])
-				continue;
-			struct known *k = find_known(known, nknown, 'l', (long)ln);
-			if (k) {
-				k->hit = 1;
-				continue;
-			}
-			print_message("kernel/%s: rule line %zu: auditctl+kernel %s, secpath %s\n",
-				      kc->name, ln, kbad[ln] ? "refused it" : "loaded it",
-				      bad[ln] == 1 ? "parser refused it" : bad[ln] == 2 ? "engine refused it" :
-				      "loaded it");
-			failures++;
-		}
-	}
-
-	/* 2. every step */
-	size_t rlen;
-	char *res = tsupport_slurp(f_res, &rlen);
-	assert_non_null(res);
-	for (char *line = res, *next; line && *line; line = next) {
-		char *c[MAXCOL];
-		struct sp_audit_decision dr, dc;
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = 0;
-		if (line[0] < '0' || line[0] > '9')
-			continue;
-		int nc = split_tabs(line, c, MAXCOL);
-		assert_true(nc >= C_NCOLS);
-		long seq = atol(c[C_SEQ]);
-		int recorded = atoi(c[C_RECORDED]);
-		const char *why = build_event(ev, &tab, c, has_task);
-		steps++;
-		if (why) {
-			skipped++;
-			continue;
-		}
-		if (recorded && !names_agree(c[C_KPATHS])) {
-			char got[512] = "";
-			for (size_t j = 0; j < n_model_ino; j++)
-				strfmt(got + strlen(got), sizeof(got) - strlen(got), " %llu",
-				       (unsigned long long)model_ino[j]);
-			struct known *k = find_known(known, nknown, 'n', seq);
-			if (k) {
-				k->hit = 1;
-			} else {
-				print_message("kernel/%s step %ld: %s(%s): name model inodes {%s } but the "
-					      "kernel collected %s\n", kc->name, seq, c[C_SYSCALL],
-					      c[C_ARGS], got, c[C_KPATHS]);
-				failures++;
-			}
-		}
-		memset(&dr, 0, sizeof(dr));
-		memset(&dc, 0, sizeof(dc));
-		sp_audit_ref_filter(ref, ev, &dr);
-		sp_audit_matcher_filter(m, ev, &dc);
-		int okr = verdict_matches(&dr, recorded, c[C_KEY]);
-		int okc = verdict_matches(&dc, recorded, c[C_KEY]);
-		int same = sp_audit_decision_equal(&dr, &dc);
-		agree_ref += okr;
-		agree_cmp += okc;
-		if (okr && okc && same)
-			continue;
-		char tr[700], tc[700];
-		decision_text(&dr, tr, sizeof(tr));
-		decision_text(&dc, tc, sizeof(tc));
-		struct known *k = find_known(known, nknown, 's', seq);
-		if (k && same) {
-			k->hit = 1;
-			kn++;
-			continue;
-		}
-		print_message("kernel/%s step %ld: %s %s(%s) exit=%s uid=%s auid=%s paths=%s\n"
-			      "    kernel:   recorded=%d key=%s\n    ref:      %s\n    compiled: %s\n",
-			      kc->name, seq, c[C_ARCH], c[C_SYSCALL], c[C_ARGS], c[C_EXIT], c[C_UID],
-			      c[C_AUID], c[C_PATHS], recorded, recorded ? c[C_KEY] : "-", tr, tc);
-		failures++;
-	}
-	for (size_t i = 0; i < nknown; i++)
+	check_loads(&r, f_load, bad, kbad, sizeof(bad));
+	check_steps(&r, f_res);
+	for (size_t i = 0; i < r.nknown; i++)
 		if (!known[i].hit)
 			print_message("kernel/%s: known-diffs entry '%s %ld' agrees now: remove it\n",
 				      kc->name, known[i].kind == 'l' ? "load" : known[i].kind == 'n' ? "names" :
 				      "step", known[i].num);
 	print_message("kernel/%-12s %4zu steps: reference agrees %4zu, compiled agrees %4zu, "
-		      "skipped %zu, known %zu\n", kc->name, steps, agree_ref, agree_cmp, skipped, kn);
-	total.steps += steps;
-	total.agree_ref += agree_ref;
-	total.agree_cmp += agree_cmp;
-	total.skipped += skipped;
-	total.known += kn;
-	free(res);
-	sp_audit_event_free(ev);
-	sp_audit_matcher_free(m);
-	sp_audit_ref_free(ref);
+		      "skipped %zu, known %zu\n", kc->name, r.steps, r.agree_ref, r.agree_cmp, r.skipped,
+		      r.kn);
+	total.steps += r.steps;
+	total.agree_ref += r.agree_ref;
+	total.agree_cmp += r.agree_cmp;
+	total.skipped += r.skipped;
+	total.known += r.kn;
+	sp_audit_event_free(r.ev);
+	sp_audit_matcher_free(r.m);
+	sp_audit_ref_free(r.ref);
 	sp_audit_fsview_free(fs);
-	free(tab.v);
-	free(tab.text);
-	assert_int_equal(failures, 0);
+	free(r.tab.v);
+	free(r.tab.text);
+	assert_int_equal(r.failures, 0);
 }
 
 static int kcase_cmp(const void *a, const void *b)

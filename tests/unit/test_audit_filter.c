@@ -2,7 +2,8 @@
 /*
  * test_audit_filter.c - audit filter engines: syscall classes against libaudit's tables, rule
  * storage (EEXIST, ENOENT, priorities, kernel refusals), the golden rule sets loaded into both
- * engines, and targeted kernel semantics checked on both engines.
+ * engines, targeted kernel semantics checked on both engines, and the expectation checker of the
+ * events format (sp_audit_decision_check).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -487,6 +488,46 @@ static void test_audit_filter__category_ranges(void **st)
 	assert_int_not_equal(audit_lsm_level_parse(&(struct lsm_level){ 0 }, "s0:c0.c1024", 11), 0);
 }
 
+/* sp_audit_decision_check: each key's semantics, a mismatch is an error at its token's columns,
+ * unreadable tokens are warnings (not counted), the "=>" and the start offset. */
+static void test_audit_filter__decision_check(void **st)
+{
+	(void)st;
+	struct sp_audit_decision d;
+	struct sp_diags dg;
+	audit_decision_init(&d);
+	d.record = 1;
+	d.exit = SP_AUDIT_ALWAYS;
+	d.exit_rule = 7;
+	d.fs_hidden = 5;
+	audit_decision_set_key(&d, "a\001b", 3);
+	sp_diags_init(&dg, NULL);
+	const char *ok = "event sc=open => record=1 excluded=0 key=a\\x01b task=- exit=always user=- "
+			 "rule=7 trule=- urule=- xrule=- hidden=0x5 ctx=active";
+	size_t at = (size_t)(strstr(ok, "=>") - ok);
+	assert_int_equal(sp_audit_decision_check(&d, ok, strlen(ok), at, "f", 3, &dg), 0);
+	assert_int_equal(dg.n, 0);
+	const char *bad = "=> record=0 key=- nokey rule=zz bogus=1\tctx=user";
+	assert_int_equal(sp_audit_decision_check(&d, bad, strlen(bad), 0, "f", 3, &dg), 4);
+	assert_int_equal(dg.nerrors, 4);
+	assert_int_equal(dg.nwarnings, 2);
+	assert_string_equal(dg.v[0].msg, "expected record=0");
+	assert_int_equal(dg.v[0].line, 3);
+	assert_int_equal(dg.v[0].col, 4);
+	assert_int_equal(dg.v[0].end_col, 11);
+	assert_string_equal(dg.v[1].msg, "expected key=-");
+	assert_int_equal(dg.v[2].severity, SP_SEV_WARNING);	/* nokey: no '=' */
+	assert_int_equal(dg.v[2].col, 19);
+	assert_string_equal(dg.v[3].msg, "expected rule=zz");
+	assert_int_equal(dg.v[4].severity, SP_SEV_WARNING);	/* bogus=1: unknown key */
+	assert_string_equal(dg.v[5].msg, "expected ctx=user");
+	assert_int_equal(dg.v[5].col, 41);
+	/* bare expectations, no "=>"; a NULL diagnostics list; start past the end */
+	assert_int_equal(sp_audit_decision_check(&d, "record=1 hidden=4", 17, 0, NULL, 0, NULL), 1);
+	assert_int_equal(sp_audit_decision_check(&d, "record=1", 8, 9, NULL, 0, NULL), -EINVAL);
+	sp_diags_release(&dg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -499,6 +540,7 @@ int main(void)
 		cmocka_unit_test(test_audit_filter__unlabeled_identities),
 		cmocka_unit_test(test_audit_filter__io_uring),
 		cmocka_unit_test(test_audit_filter__category_ranges),
+		cmocka_unit_test(test_audit_filter__decision_check),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

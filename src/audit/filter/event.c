@@ -150,13 +150,18 @@ _Static_assert(offsetof(struct sp_audit_event, c_argv) == 64, "line 1 starts wit
 _Static_assert(offsetof(struct sp_audit_event, sessionid) == 128, "line 0 and 1 hold the hot fields");
 _Static_assert(offsetof(struct audit_name, octx) <= 64, "a name's hot fields fit one line");
 
-/* The compiled engine's one-word gate (filter/filter_int.h EV_GATE_*), refreshed by every setter of
- * kind, arch, is_auditd or the names. */
-static void ev_gate(struct sp_audit_event *ev)
+/* The compiled engine's one-word gate (filter/filter_int.h EV_GATE_*) of ev as it stands. */
+static uint32_t gate_of(const struct sp_audit_event *ev)
 {
 	uint32_t tab = (uint32_t)audit_slot_of(ev->c_arch) + (ev->nnames ? 0 : 3);
-	ev->gate = (ev->kind & 0xffu) | (ev->is_auditd ? EV_GATE_AUDITD : 0) |
-		   (ev->nnames ? EV_GATE_NAMES : 0) | tab << EV_GATE_TAB_SHIFT;
+	return (ev->kind & 0xffu) | (ev->is_auditd ? EV_GATE_AUDITD : 0) |
+	       (ev->nnames ? EV_GATE_NAMES : 0) | tab << EV_GATE_TAB_SHIFT;
+}
+
+/* Refreshed by every setter of kind, arch, is_auditd or the names. */
+static void ev_gate(struct sp_audit_event *ev)
+{
+	ev->gate = gate_of(ev);
 }
 
 /* Without explicit task credentials the task list sees the event's own (pid = the parent's). */
@@ -194,6 +199,37 @@ static void ev_sync(struct sp_audit_event *ev)
 	}
 	ev->perm_bits = audit_event_perm_bits(ev);
 	ev_gate(ev);
+}
+
+/* The audit_context values the filters read, for the event kind (see ev_sync). */
+static int ctx_is_synced(const struct sp_audit_event *ev)
+{
+	int sc = ev->kind == SP_AUDIT_EV_SYSCALL;
+	if (ev->c_arch != (sc ? ev->arch : 0) || ev->c_major != (sc ? ev->major : 0) ||
+	    ev->op != (sc ? 0 : (uint32_t)ev->major))
+		return 0;
+	for (int i = 0; i < 4; i++)
+		if (ev->c_argv[i] != (sc ? ev->argv[i] : 0))
+			return 0;
+	return 1;
+}
+
+/* Without explicit task credentials, the task-list view mirrors the event (see ev_tsync). */
+static int task_view_is_synced(const struct sp_audit_event *ev)
+{
+	if (ev->has_tcred)
+		return ev->t_groups == ev->t_own;
+	return ev->t_pid == ev->ppid && ev->t_uid == ev->uid && ev->t_euid == ev->euid &&
+	       ev->t_suid == ev->suid && ev->t_fsuid == ev->fsuid && ev->t_gid == ev->gid &&
+	       ev->t_egid == ev->egid && ev->t_sgid == ev->sgid && ev->t_fsgid == ev->fsgid &&
+	       ev->t_loginuid == ev->loginuid && ev->t_sessionid == ev->sessionid &&
+	       ev->t_groups == ev->groups && ev->t_ngroups == ev->ngroups;
+}
+
+int audit_event_is_synced(const struct sp_audit_event *ev)
+{
+	return ev->nnames <= SP_AUDIT_MAX_NAMES && ev->gate == gate_of(ev) && ctx_is_synced(ev) &&
+	       ev->perm_bits == audit_event_perm_bits(ev) && task_view_is_synced(ev);
 }
 
 static void names_release(struct sp_audit_event *ev)
@@ -678,14 +714,19 @@ SP_API int sp_audit_decision_equal(const struct sp_audit_decision *a, const stru
 	return 1;
 }
 
-static const char *verdict_name(int v)
+const char *audit_verdict_name(int v)
 {
 	return v == SP_AUDIT_NEVER ? "never" : v == SP_AUDIT_ALWAYS ? "always" : "-";
 }
 
+const char *audit_ctx_name(int ctx)
+{
+	static const char *const names[] = { "active", "none", "dummy", "auditd", "user" };
+	return ctx >= 0 && ctx < 5 ? names[ctx] : "?";
+}
+
 SP_API int sp_audit_decision_format(const struct sp_audit_decision *d, char *buf, size_t len)
 {
-	static const char *const ctxn[] = { "active", "none", "dummy", "auditd", "user" };
 	char key[SP_AUDIT_MAX_KEY_LEN * 4 + 8];
 	size_t k = 0;
 	if (d->has_key) {
@@ -704,7 +745,7 @@ SP_API int sp_audit_decision_format(const struct sp_audit_decision *d, char *buf
 	return snprintf(buf, len,
 			"record=%d excluded=%d key=%s ctx=%s task=%s#%d exit=%s#%d user=%s#%d "
 			"exclude#%d fs_hidden=%#x",
-			d->record, d->excluded, key, d->context < 5 ? ctxn[d->context] : "?",
-			verdict_name(d->task), d->task_rule, verdict_name(d->exit), d->exit_rule,
-			verdict_name(d->user), d->user_rule, d->exclude_rule, d->fs_hidden);
+			d->record, d->excluded, key, audit_ctx_name(d->context),
+			audit_verdict_name(d->task), d->task_rule, audit_verdict_name(d->exit), d->exit_rule,
+			audit_verdict_name(d->user), d->user_rule, d->exclude_rule, d->fs_hidden);
 }

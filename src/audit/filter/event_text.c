@@ -2,8 +2,9 @@
 /*
  * event_text.c - the events text format of `secpath audit filter` (secpath-audit(1), EVENTS):
  * one "event KEY=VALUE ..." line into a struct sp_audit_event, one "fs PATH ..." line into a
- * file-system view.  The CLI, the case tables (tests/cases/audit/NN-*.events) and embedders share
- * this one reader.
+ * file-system view, and the event line's "=> KEY=VALUE" expectations checked against a decision
+ * (sp_audit_decision_check).  The CLI, the case tables (tests/cases/audit/NN-*.events) and
+ * embedders share this one reader and checker.
  *
  * Invariants: the text is never read past `len` (it need not be NUL-terminated); every value is
  * validated whole (a number is all digits, a device MAJOR[:MINOR] within the kernel's 12/20 bits,
@@ -189,15 +190,47 @@ static int parse_groups(struct sp_audit_event *ev, const char *v)
 	return err;
 }
 
-/* One KEY=VALUE token (k and v NUL-terminated copies).  0, or the error already reported. */
-static int event_token(const struct etx *x, struct sp_audit_event *ev, const struct sp_audit_fsview *fs,
-		       const char *k, const char *v, const char *at, size_t tlen, int *last,
-		       struct evstate *st)
+/* One KEY=VALUE token: k and v are NUL-terminated copies, [at, at + len) the token in the text. */
+struct tok {
+	const char *k, *v;
+	const char *at;
+	size_t len;
+};
+
+#define TOK_UNKNOWN 1	/* a token parser's "not one of my keys" */
+
+static int bad_number(const struct etx *x, const struct tok *t)
 {
+	return fail(x, t->at, t->len, -EINVAL, "bad value '%s' for %s (not a valid number)", t->v, t->k);
+}
+
+/* The value as a 32-bit number into *dst: 0, or the error already reported. */
+static int tok_u32(const struct etx *x, const struct tok *t, uint32_t *dst)
+{
+	uint32_t u;
+	if (num32(t->v, &u))
+		return bad_number(x, t);
+	*dst = u;
+	return 0;
+}
+
+/* A setter's result: 0, or its error reported against the token. */
+static int setter_result(const struct etx *x, const struct tok *t, int err)
+{
+	if (!err)
+		return 0;
+	if (err == -ENOSPC && (!strcmp(t->k, "path") || !strcmp(t->k, "rawname")))
+		return fail(x, t->at, t->len, err, "more than %u names in one event", SP_AUDIT_MAX_NAMES);
+	return fail(x, t->at, t->len, err, "bad value '%s' for %s (%s)", t->v, t->k, strerror(-err));
+}
+
+/* The syscall and its record: kind arch sc a0..a3 ret saddr msgtype o2flags. */
+static int syscall_token(const struct etx *x, struct sp_audit_event *ev, const struct tok *t,
+			 struct evstate *st)
+{
+	const char *k = t->k, *v = t->v;
 	uint32_t u = 0;
 	uint64_t w = 0;
-	int err = 0;
-#define NUM32(dst) do { if (num32(v, &u)) goto bad_number; (dst) = u; } while (0)
 	if (!strcmp(k, "kind")) {
 		if (!strcmp(v, "syscall"))
 			sp_audit_event_set_kind(ev, SP_AUDIT_EV_SYSCALL);
@@ -206,7 +239,8 @@ static int event_token(const struct etx *x, struct sp_audit_event *ev, const str
 		else if (!strcmp(v, "user"))
 			sp_audit_event_set_kind(ev, SP_AUDIT_EV_USER);
 		else
-			return fail(x, at, tlen, -EINVAL, "bad value '%s' for %s (syscall, uring or user)", v, k);
+			return fail(x, t->at, t->len, -EINVAL, "bad value '%s' for %s (syscall, uring or user)",
+				    v, k);
 	} else if (!strcmp(k, "arch")) {
 		if (!strcmp(v, "b32")) {
 			st->arch = SP_AUDIT_ARCH_I386;
@@ -215,144 +249,196 @@ static int event_token(const struct etx *x, struct sp_audit_event *ev, const str
 			st->arch = SP_AUDIT_ARCH_X86_64;
 			st->machine = "x86_64";
 		} else {
-			NUM32(st->arch);
+			return tok_u32(x, t, &st->arch);
 		}
 	} else if (!strcmp(k, "sc")) {
 		size_t n = strlen(v);
 		if (!n || n >= sizeof(st->sc))
-			return fail(x, at, tlen, -EINVAL, "bad value '%s' for %s", v, k);
+			return fail(x, t->at, t->len, -EINVAL, "bad value '%s' for %s", v, k);
 		memcpy(st->sc, v, n + 1);
-		st->sc_col = (uint32_t)(at - x->base) + 1;
-		st->sc_len = (uint32_t)tlen;
+		st->sc_col = (uint32_t)(t->at - x->base) + 1;
+		st->sc_len = (uint32_t)t->len;
 	} else if (k[0] == 'a' && k[1] >= '0' && k[1] <= '3' && !k[2]) {
 		if (num64(v, &w))
-			goto bad_number;
+			return bad_number(x, t);
 		st->a[k[1] - '0'] = w;
 	} else if (!strcmp(k, "ret")) {
 		if (!strcmp(v, "none")) {
 			sp_audit_event_clear_return(ev);
 		} else {
 			if (num64(v, &w))
-				goto bad_number;
+				return bad_number(x, t);
 			sp_audit_event_set_return(ev, (int64_t)w);
 		}
-	} else if (!strcmp(k, "pid")) {
-		NUM32(st->pids[0]);
+	} else if (!strcmp(k, "saddr")) {
+		if (tok_u32(x, t, &u))
+			return -EINVAL;
+		sp_audit_event_set_saddr_fam(ev, (int32_t)u);
+	} else if (!strcmp(k, "msgtype")) {
+		int type = sp_audit_msgtype_lookup(v);
+		if (type < 0 && num32(v, &u))
+			return fail(x, t->at, t->len, -EINVAL,
+				    "bad value '%s' for %s (a record type name or number)", v, k);
+		sp_audit_event_set_msgtype(ev, type >= 0 ? (uint32_t)type : u);
+	} else if (!strcmp(k, "o2flags")) {
+		if (num64(v, &w))
+			return bad_number(x, t);
+		sp_audit_event_set_openat2_flags(ev, w);
+	} else {
+		return TOK_UNKNOWN;
+	}
+	return 0;
+}
+
+/* The task: pid tid ppid, credentials (ids= sets all eight), auid ses pers groups subj exe
+ * auditd. */
+static int task_token(const struct etx *x, struct sp_audit_event *ev, const struct sp_audit_fsview *fs,
+		      const struct tok *t, struct evstate *st)
+{
+	const char *k = t->k, *v = t->v;
+	uint32_t u = 0;
+	if (!strcmp(k, "pid")) {
+		return tok_u32(x, t, &st->pids[0]);
 	} else if (!strcmp(k, "tid")) {
-		NUM32(st->pids[1]);
+		return tok_u32(x, t, &st->pids[1]);
 	} else if (!strcmp(k, "ppid")) {
-		NUM32(st->pids[2]);
+		return tok_u32(x, t, &st->pids[2]);
 	} else if (!strcmp(k, "ids")) {
-		NUM32(st->cred[0]);
+		if (tok_u32(x, t, &st->cred[0]))
+			return -EINVAL;
 		for (int q = 1; q < 8; q++)
-			st->cred[q] = u;
+			st->cred[q] = st->cred[0];
 	} else if (cred_index(k) >= 0) {
-		NUM32(st->cred[cred_index(k)]);
+		return tok_u32(x, t, &st->cred[cred_index(k)]);
 	} else if (!strcmp(k, "auid") || !strcmp(k, "ses")) {
 		if (!strcmp(v, "unset"))
 			u = SP_AUDIT_UNSET;
 		else if (num32(v, &u))
-			goto bad_number;
+			return bad_number(x, t);
 		if (k[0] == 'a')
 			sp_audit_event_set_loginuid(ev, u);
 		else
 			sp_audit_event_set_sessionid(ev, u);
 	} else if (!strcmp(k, "pers")) {
-		NUM32(u);
+		if (tok_u32(x, t, &u))
+			return -EINVAL;
 		sp_audit_event_set_personality(ev, u);
 	} else if (!strcmp(k, "groups")) {
-		err = parse_groups(ev, v);
+		int err = parse_groups(ev, v);
 		if (err == -EINVAL)
-			return fail(x, at, tlen, err, "bad value '%s' for %s (numbers joined by ',')", v, k);
+			return fail(x, t->at, t->len, err, "bad value '%s' for %s (numbers joined by ',')", v, k);
+		return setter_result(x, t, err);
 	} else if (!strcmp(k, "subj")) {
-		err = sp_audit_event_set_subj_ctx(ev, v);
+		return setter_result(x, t, sp_audit_event_set_subj_ctx(ev, v));
 	} else if (!strcmp(k, "exe")) {
 		uint64_t ino;
 		uint32_t dev;
 		if (!fs || sp_audit_fsview_lookup(fs, v, &ino, &dev, NULL))
-			return fail(x, at, tlen, -ENOENT, "exe '%s' is not in the file-system view (add an 'fs %s' line)",
-				    v, v);
+			return fail(x, t->at, t->len, -ENOENT,
+				    "exe '%s' is not in the file-system view (add an 'fs %s' line)", v, v);
 		sp_audit_event_set_exe(ev, ino, dev);
-	} else if (!strcmp(k, "saddr")) {
-		NUM32(u);
-		sp_audit_event_set_saddr_fam(ev, (int32_t)u);
-	} else if (!strcmp(k, "msgtype")) {
-		int t = sp_audit_msgtype_lookup(v);
-		if (t < 0 && num32(v, &u))
-			return fail(x, at, tlen, -EINVAL, "bad value '%s' for %s (a record type name or number)", v, k);
-		sp_audit_event_set_msgtype(ev, t >= 0 ? (uint32_t)t : u);
-	} else if (!strcmp(k, "o2flags")) {
-		if (num64(v, &w))
-			goto bad_number;
-		sp_audit_event_set_openat2_flags(ev, w);
 	} else if (!strcmp(k, "auditd")) {
 		if (strcmp(v, "0") && strcmp(v, "1"))
-			return fail(x, at, tlen, -EINVAL, "bad value '%s' for %s (0 or 1)", v, k);
+			return fail(x, t->at, t->len, -EINVAL, "bad value '%s' for %s (0 or 1)", v, k);
 		sp_audit_event_set_auditd(ev, v[0] == '1');
-	} else if (!strcmp(k, "path")) {
+	} else {
+		return TOK_UNKNOWN;
+	}
+	return 0;
+}
+
+/* rawname=INO[:MAJOR[:MINOR]] or unset[:MAJOR[:MINOR]]: a name without a path. */
+static int rawname_token(const struct etx *x, struct sp_audit_event *ev, const struct tok *t, int *last)
+{
+	const char *v = t->v;
+	uint64_t n[3] = { 0, 0, 0 };
+	uint64_t ino;
+	if (!strncmp(v, "unset", 5) && (!v[5] || v[5] == ':')) {
+		ino = SP_AUDIT_INO_UNSET;
+		if (v[5] && colon_nums(v + 6, n + 1, 2) < 0)
+			return bad_number(x, t);
+	} else if (colon_nums(v, n, 3) < 0) {
+		return bad_number(x, t);
+	} else {
+		ino = n[0];
+	}
+	if (n[1] > 0xfff || n[2] > 0xfffff)
+		return bad_number(x, t);
+	*last = sp_audit_event_add_name(ev, ino, SP_AUDIT_MKDEV((uint32_t)n[1], (uint32_t)n[2]));
+	return setter_result(x, t, *last < 0 ? *last : 0);
+}
+
+/* The names: path= or rawname= starts one (*last: its index), mode ouid ogid rdev obj magic
+ * describe the last one. */
+static int name_token(const struct etx *x, struct sp_audit_event *ev, const struct sp_audit_fsview *fs,
+		      const struct tok *t, int *last, struct evstate *st)
+{
+	const char *k = t->k, *v = t->v;
+	uint32_t u = 0;
+	int err = 0;
+	if (!strcmp(k, "path")) {
 		if (!fs)
-			return fail(x, at, tlen, -ENOENT, "path '%s' needs a file-system view", v);
+			return fail(x, t->at, t->len, -ENOENT, "path '%s' needs a file-system view", v);
 		*last = sp_audit_event_add_path(ev, fs, v);
-		err = *last < 0 ? *last : 0;
 		st->ouid = st->ogid = 0;
+		return setter_result(x, t, *last < 0 ? *last : 0);
 	} else if (!strcmp(k, "rawname")) {
-		/* INO[:MAJOR[:MINOR]] or unset[:MAJOR[:MINOR]] */
-		uint64_t n[3] = { 0, 0, 0 };
-		uint64_t ino;
-		if (!strncmp(v, "unset", 5) && (!v[5] || v[5] == ':')) {
-			ino = SP_AUDIT_INO_UNSET;
-			if (v[5] && colon_nums(v + 6, n + 1, 2) < 0)
-				goto bad_number;
-		} else if (colon_nums(v, n, 3) < 0) {
-			goto bad_number;
-		} else {
-			ino = n[0];
-		}
-		if (n[1] > 0xfff || n[2] > 0xfffff)
-			goto bad_number;
-		*last = sp_audit_event_add_name(ev, ino, SP_AUDIT_MKDEV((uint32_t)n[1], (uint32_t)n[2]));
-		err = *last < 0 ? *last : 0;
 		st->ouid = st->ogid = 0;
-	} else if (*last >= 0 && !strcmp(k, "mode")) {
+		return rawname_token(x, ev, t, last);
+	} else if (*last < 0) {
+		return TOK_UNKNOWN;
+	} else if (!strcmp(k, "mode")) {
 		if (parse_mode(v, &u))
-			return fail(x, at, tlen, -EINVAL, "bad value '%s' for %s (file, dir, chr, sock or octal)", v, k);
+			return fail(x, t->at, t->len, -EINVAL,
+				    "bad value '%s' for %s (file, dir, chr, sock or octal)", v, k);
 		err = sp_audit_event_name_set_mode(ev, *last, u);
-	} else if (*last >= 0 && (!strcmp(k, "ouid") || !strcmp(k, "ogid"))) {
-		NUM32(u);
-		if (k[1] == 'u')
-			st->ouid = u;
-		else
-			st->ogid = u;
+	} else if (!strcmp(k, "ouid") || !strcmp(k, "ogid")) {
+		if (tok_u32(x, t, k[1] == 'u' ? &st->ouid : &st->ogid))
+			return -EINVAL;
 		err = sp_audit_event_name_set_owner(ev, *last, st->ouid, st->ogid);
-	} else if (*last >= 0 && !strcmp(k, "rdev")) {
+	} else if (!strcmp(k, "rdev")) {
 		if (parse_dev(v, &u))
-			goto bad_number;
+			return bad_number(x, t);
 		err = sp_audit_event_name_set_rdev(ev, *last, u);
-	} else if (*last >= 0 && !strcmp(k, "obj")) {
+	} else if (!strcmp(k, "obj")) {
 		err = sp_audit_event_name_set_obj_ctx(ev, *last, v);
-	} else if (*last >= 0 && !strcmp(k, "magic")) {
+	} else if (!strcmp(k, "magic")) {
 		if (!strcmp(v, "tracefs"))
 			u = 0x74726163u;
 		else if (!strcmp(v, "debugfs"))
 			u = 0x64626720u;
 		else if (num32(v, &u))
-			goto bad_number;
+			return bad_number(x, t);
 		err = sp_audit_event_name_set_fs_magic(ev, *last, u);
 	} else {
-		return fail(x, at, tlen, -EINVAL, "unknown event token '%s'%s", k,
-			    *last < 0 && (!strcmp(k, "mode") || !strcmp(k, "ouid") || !strcmp(k, "ogid") ||
-					  !strcmp(k, "rdev") || !strcmp(k, "obj") || !strcmp(k, "magic"))
-				    ? " (a name attribute before any path= or rawname=)"
-				    : "");
+		return TOK_UNKNOWN;
 	}
-#undef NUM32
-	if (err == -ENOSPC && (!strcmp(k, "path") || !strcmp(k, "rawname")))
-		return fail(x, at, tlen, err, "more than %u names in one event", SP_AUDIT_MAX_NAMES);
-	if (err)
-		return fail(x, at, tlen, err, "bad value '%s' for %s (%s)", v, k, strerror(-err));
+	return setter_result(x, t, err);
+}
+
+/* A name attribute given before any name. */
+static int is_name_attr(const char *k)
+{
+	static const char *const attrs[] = { "mode", "ouid", "ogid", "rdev", "obj", "magic" };
+	for (size_t i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++)
+		if (!strcmp(k, attrs[i]))
+			return 1;
 	return 0;
-bad_number:
-	return fail(x, at, tlen, -EINVAL, "bad value '%s' for %s (not a valid number)", v, k);
+}
+
+/* One KEY=VALUE token.  0, or the error already reported. */
+static int event_token(const struct etx *x, struct sp_audit_event *ev, const struct sp_audit_fsview *fs,
+		       const struct tok *t, int *last, struct evstate *st)
+{
+	int r = syscall_token(x, ev, t, st);
+	if (r == TOK_UNKNOWN)
+		r = task_token(x, ev, fs, t, st);
+	if (r == TOK_UNKNOWN)
+		r = name_token(x, ev, fs, t, last, st);
+	if (r != TOK_UNKNOWN)
+		return r;
+	return fail(x, t->at, t->len, -EINVAL, "unknown event token '%s'%s", t->k,
+		    *last < 0 && is_name_attr(t->k) ? " (a name attribute before any path= or rawname=)" : "");
 }
 
 SP_API int sp_audit_event_parse(struct sp_audit_event *ev, const struct sp_audit_fsview *fs,
@@ -408,7 +494,8 @@ SP_API int sp_audit_event_parse(struct sp_audit_event *ev, const struct sp_audit
 		memcpy(buf, s, n);
 		buf[n] = 0;
 		buf[eq - s] = 0;
-		err = event_token(&x, ev, fs, buf, buf + (eq - s) + 1, s, n, &last, &st);
+		struct tok t = { .k = buf, .v = buf + (eq - s) + 1, .at = s, .len = n };
+		err = event_token(&x, ev, fs, &t, &last, &st);
 		if (err)
 			break;
 		p = e;
@@ -481,4 +568,101 @@ SP_API int sp_audit_fsview_parse_line(struct sp_audit_fsview *fs, const char *te
 	if (err)
 		return fail(&x, text, 0, err, "cannot add '%s' to the file-system view", path);
 	return 0;
+}
+
+/* ---- expectations: "=> record=1 key=..." ---- */
+
+/* An expected number (decimal, 0x hex, 0 octal, or negative); anything else reads as 0, so a
+ * non-numeric expectation is a mismatch, not a malformed line. */
+static uint32_t expect_num(const char *v)
+{
+	uint64_t x;
+	return num64(v, &x) ? 0 : (uint32_t)x;
+}
+
+/* A rule id: a number, or - for none. */
+static int32_t expect_rule(const char *v)
+{
+	return strcmp(v, "-") ? (int32_t)expect_num(v) : -1;
+}
+
+/* key=: \xHH escapes (two characters, read as hex), at most SP_AUDIT_MAX_KEY_LEN bytes kept;
+ * - means no key. */
+static int expect_key(const struct sp_audit_decision *d, const char *v)
+{
+	char want[SP_AUDIT_MAX_KEY_LEN + 1];
+	size_t o = 0;
+	if (!strcmp(v, "-"))
+		return !d->has_key;
+	for (const char *s = v; *s && o < SP_AUDIT_MAX_KEY_LEN; s++) {
+		if (s[0] == '\\' && s[1] == 'x' && s[2] && s[3]) {
+			char h[3] = { s[2], s[3], 0 };
+			want[o++] = (char)strtoul(h, NULL, 16);
+			s += 3;
+		} else {
+			want[o++] = *s;
+		}
+	}
+	want[o] = 0;
+	return d->has_key && !strcmp(d->key, want);
+}
+
+/* Does expectation k=v hold for d?  1, 0, or -1 for an unknown key. */
+static int expect_one(const struct sp_audit_decision *d, const char *k, const char *v)
+{
+	if (!strcmp(k, "record")) return d->record == expect_num(v);
+	if (!strcmp(k, "excluded")) return d->excluded == expect_num(v);
+	if (!strcmp(k, "key")) return expect_key(d, v);
+	if (!strcmp(k, "task")) return !strcmp(audit_verdict_name(d->task), v);
+	if (!strcmp(k, "exit")) return !strcmp(audit_verdict_name(d->exit), v);
+	if (!strcmp(k, "user")) return !strcmp(audit_verdict_name(d->user), v);
+	if (!strcmp(k, "rule")) return d->exit_rule == expect_rule(v);
+	if (!strcmp(k, "trule")) return d->task_rule == expect_rule(v);
+	if (!strcmp(k, "urule")) return d->user_rule == expect_rule(v);
+	if (!strcmp(k, "xrule")) return d->exclude_rule == expect_rule(v);
+	if (!strcmp(k, "hidden")) return d->fs_hidden == expect_num(v);
+	if (!strcmp(k, "ctx")) return !strcmp(audit_ctx_name(d->context), v);
+	return -1;
+}
+
+SP_API int sp_audit_decision_check(const struct sp_audit_decision *d, const char *text, size_t len,
+				   size_t start, const char *file, uint32_t line, struct sp_diags *diag)
+{
+	struct etx x = { .base = text, .file = file, .line = line, .d = diag };
+	const char *p, *end = text + len, *s, *e;
+	int bad = 0;
+
+	if (!d || (!text && len) || start > len)
+		return -EINVAL;
+	p = text + start;
+	{	/* a leading "=>" is the event line's separator */
+		const char *q = p;
+		if (next_token(&q, end, &s, &e) && e - s == 2 && s[0] == '=' && s[1] == '>')
+			p = q;
+	}
+	char *buf = malloc(len - start + 1);	/* one token at a time, NUL-terminated */
+	if (!buf)
+		return -ENOMEM;
+	while (next_token(&p, end, &s, &e)) {
+		size_t n = (size_t)(e - s);
+		const char *eq = memchr(s, '=', n);
+		int good = -1;
+		memcpy(buf, s, n);
+		buf[n] = 0;
+		if (eq && !memchr(s, 0, n)) {
+			buf[eq - s] = 0;
+			good = expect_one(d, buf, buf + (eq - s) + 1);
+			buf[eq - s] = '=';
+		}
+		if (good < 0 && x.d)
+			sp_diags_add(x.d, SP_SEV_WARNING, -EINVAL, file, line, (uint32_t)(s - text) + 1,
+				     (uint32_t)(e - text), "%s '%.200s' ignored", eq ? "unknown expectation"
+				     : "expectation without '='", buf);
+		if (!good) {
+			fail(&x, s, n, -EINVAL, "expected %s", buf);
+			bad++;
+		}
+	}
+	free(buf);
+	return bad;
 }

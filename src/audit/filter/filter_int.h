@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * filter_int.h - internals shared by the audit filter engines: the event layout, the kernel-form
- * rule (struct audit_krule after audit_data_to_entry), the syscall class tables and the
- * comparators.  Nothing here is public; include/secpath/audit_filter.h is the contract.
+ * rule (struct audit_krule after audit_data_to_entry), the rule database the compiler reads
+ * (struct audit_ruledb), the syscall class tables and the comparators.  Nothing here is public;
+ * include/secpath/audit_filter.h is the contract.
  *
  * Invariants: an event's c_* fields are the audit_context values the kernel filters read
  * (io_uring worker ops have arch/args/major 0), kept in sync by every setter; perm_bits is the
- * set of AUDIT_PERM_* bits audit_match_perm() would accept for the event (compiled engine only).
+ * set of AUDIT_PERM_* bits audit_match_perm() would accept for the event (compiled engine only);
+ * audit_event_is_synced() checks both, and the engines assert it (SP_ASSERT_INTERNAL).
  */
 #ifndef SP_AUDIT_ENGINE_INT_H
 #define SP_AUDIT_ENGINE_INT_H
@@ -17,6 +19,7 @@
 #include "secpath/audit_filter.h"
 #include "audit/audit_int.h"
 #include "base/compiler.h"
+#include "base/assert.h"
 #include "base/list.h"
 
 enum { PERM_EXEC = 1, PERM_WRITE = 2, PERM_READ = 4, PERM_ATTR = 8 };
@@ -153,6 +156,11 @@ struct sp_audit_event {
 	uint32_t *t_own;
 } __attribute__((aligned(64)));
 
+/* Every visible name n of ev: bit i of hidden clear (not hidden by a filesystem `never` rule). */
+#define audit_for_each_visible(n, ev, hidden)                                                       \
+	for (uint32_t vi__ = 0; vi__ < (ev)->nnames; vi__++)                                        \
+		if (!((hidden) >> vi__ & 1) && ((n) = &(ev)->names[vi__]))
+
 /* Candidate-table slot of an audit arch: x86_64 0, i386 1, anything else 2. */
 static inline int audit_slot_of(uint32_t arch)
 {
@@ -167,6 +175,9 @@ static inline const struct lsm_ctx *audit_name_octx(const struct audit_name *n)
 {
 	return n->has_octx ? &n->octx : audit_lsm_unlabeled();
 }
+/* The file comment's invariants: gate, c_*, perm_bits and the task-list view agree with the
+ * event's fields (filter/event.c; the engines assert it, SP_ASSERT_INTERNAL).  1 or 0. */
+int audit_event_is_synced(const struct sp_audit_event *ev);
 /* groups_search() over the event's supplementary groups, and over the task list's (fork) view */
 int audit_groups_search(const struct sp_audit_event *ev, uint32_t gid);
 int audit_task_groups_search(const struct sp_audit_event *ev, uint32_t gid);
@@ -297,23 +308,41 @@ static inline uint32_t audit_task_cred(const struct sp_audit_event *ev, int src)
 	}
 }
 
-/* ---- reference engine internals the compiler reads ---- */
+/* ---- the rule database: what a backend (the compiler) reads ---- */
 
-struct audit_entry {
-	struct sp_list list;
-	struct audit_krule rule;
+/*
+ * The kernel-form rules of every filter list (AL_*) and of every inode-hash bucket, each set in
+ * the order the kernel walks it (list order, which on the exit and io_uring lists is priority
+ * order), plus audit_n_rules.  The rules are borrowed from their owner and read-only: a db is
+ * valid while its owner is unchanged.  libseccomp's db.c / gen_bpf.c split: the reference engine
+ * owns the rules, the compiler only consumes this.
+ */
+enum { AUDIT_DB_BUCKET0 = AL_NR, AUDIT_DB_NSETS = AL_NR + KA_INODE_BUCKETS };
+
+struct audit_ruledb {
+	const struct audit_krule **rules;	/* every set's rules, set after set */
+	uint32_t off[AUDIT_DB_NSETS + 1];	/* set s is rules[off[s], off[s + 1]) */
+	size_t n_rules;				/* audit_n_rules: task, exit, io_uring rules */
 };
 
-struct sp_audit_ref {
-	struct sp_list lists[AL_NR];
-	struct sp_list inode_hash[KA_INODE_BUCKETS];
-	uint64_t prio_low, prio_high;
-	size_t n_rules;			/* audit_n_rules: task, exit, io_uring rules */
-	size_t count;
-	unsigned flags;
-	const struct sp_audit_fsview *fs;
-	struct sp_slab_cache *entry_cache;
-};
+/* The rules of filter list `list` (AL_*): *n of them. */
+static inline const struct audit_krule *const *audit_ruledb_list(const struct audit_ruledb *db,
+								 int list, uint32_t *n)
+{
+	*n = db->off[list + 1] - db->off[list];
+	return db->rules + db->off[list];
+}
+/* The rules of inode-hash bucket h (0..KA_INODE_BUCKETS-1): *n of them. */
+static inline const struct audit_krule *const *audit_ruledb_bucket(const struct audit_ruledb *db,
+								   int h, uint32_t *n)
+{
+	return audit_ruledb_list(db, AUDIT_DB_BUCKET0 + h, n);
+}
+/* The reference engine's rules as a db (filter/ref.c).  0 or -ENOMEM. */
+int audit_ruledb_from_ref(struct audit_ruledb *db, const struct sp_audit_ref *r);
+void audit_ruledb_release(struct audit_ruledb *db);
+/* Lower db into a matcher (filter/compile.c).  0 or -ENOMEM. */
+int audit_matcher_compile_db(const struct audit_ruledb *db, struct sp_audit_matcher **out);
 
 static inline void audit_decision_init(struct sp_audit_decision *d)
 {
@@ -324,5 +353,9 @@ static inline void audit_decision_init(struct sp_audit_decision *d)
 	d->key[0] = 0;
 }
 void audit_decision_set_key(struct sp_audit_decision *d, const char *key, size_t len);
+/* The decision words of the text formats: never / always / -, and active none dummy auditd user
+ * ("?" out of range). */
+const char *audit_verdict_name(int v);
+const char *audit_ctx_name(int ctx);
 
 #endif

@@ -16,6 +16,8 @@
  *   user / exclude    kernel/auditfilter.c   audit_filter (unknown field ends the scan: keep)
  *   filesystem        kernel/auditsc.c       __audit_inode (fstype `never` hides the name)
  *
+ * The lists are this file's alone: the compiler reads them as a struct audit_ruledb
+ * (audit_ruledb_from_ref, borrowed pointers to the entries' rules, in list order).
  * Entries are one allocation each (audit_init_entry: kzalloc of struct audit_entry, ~400 bytes:
  * the kmalloc-512 class) plus a kcalloc'd field array, linked in list order, which is also
  * priority order.  Variants for the bench: entries from an HWCACHE_ALIGN|COLOUR cache, and the
@@ -28,6 +30,24 @@
 
 #include "audit/filter/filter_int.h"
 #include "secpath/slab.h"
+
+/* kernel/audit.h: struct audit_entry (the list head, then the rule) */
+struct audit_entry {
+	struct sp_list list;
+	struct audit_krule rule;
+};
+
+/* audit_filter_list[] and audit_inode_hash[] with their priorities and counters */
+struct sp_audit_ref {
+	struct sp_list lists[AL_NR];
+	struct sp_list inode_hash[KA_INODE_BUCKETS];
+	uint64_t prio_low, prio_high;
+	size_t n_rules;			/* audit_n_rules: task, exit, io_uring rules */
+	size_t count;
+	unsigned flags;
+	const struct sp_audit_fsview *fs;
+	struct sp_slab_cache *entry_cache;
+};
 
 /* audit_init_entry(): kzalloc(sizeof(struct audit_entry)) is a kmalloc-512 object */
 _Static_assert(sizeof(struct audit_entry) > 256 && sizeof(struct audit_entry) <= 512,
@@ -114,6 +134,41 @@ SP_API void sp_audit_ref_free(struct sp_audit_ref *r)
 SP_API size_t sp_audit_ref_count(const struct sp_audit_ref *r)
 {
 	return r->count;
+}
+
+/* The list behind rule-db set s: a filter list, then the inode-hash buckets. */
+static const struct sp_list *db_set(const struct sp_audit_ref *r, int s)
+{
+	return s < AUDIT_DB_BUCKET0 ? &r->lists[s] : &r->inode_hash[s - AUDIT_DB_BUCKET0];
+}
+
+int audit_ruledb_from_ref(struct audit_ruledb *db, const struct sp_audit_ref *r)
+{
+	const struct sp_list *pos;
+	size_t n = 0;
+	memset(db, 0, sizeof(*db));
+	for (int s = 0; s < AUDIT_DB_NSETS; s++)
+		sp_list_for_each(pos, db_set(r, s))
+			n++;
+	SP_ASSERT_INTERNAL(n == r->count);
+	db->rules = malloc((n + 1) * sizeof(*db->rules));
+	if (!db->rules)
+		return -ENOMEM;
+	n = 0;
+	for (int s = 0; s < AUDIT_DB_NSETS; s++) {
+		db->off[s] = (uint32_t)n;
+		sp_list_for_each(pos, db_set(r, s))
+			db->rules[n++] = &sp_list_entry(pos, const struct audit_entry, list)->rule;
+	}
+	db->off[AUDIT_DB_NSETS] = (uint32_t)n;
+	db->n_rules = r->n_rules;
+	return 0;
+}
+
+void audit_ruledb_release(struct audit_ruledb *db)
+{
+	free(db->rules);
+	db->rules = NULL;
 }
 
 /* audit_find_rule(): *listp gets the list the rule belongs on. */
@@ -209,10 +264,6 @@ SP_API int sp_audit_ref_del(struct sp_audit_ref *r, const void *blob, size_t len
 
 /* ---- audit_filter_rules() ---- */
 
-#define for_each_visible_name(n, c)                                                                 \
-	for (uint32_t ni__ = 0; ni__ < (c)->ev->nnames; ni__++)                                     \
-		if (!((c)->hidden >> ni__ & 1) && ((n) = &(c)->ev->names[ni__]))
-
 /* audit_match_perm() */
 static int match_perm(const struct rctx *ctx, uint32_t mask)
 {
@@ -260,7 +311,7 @@ static int match_filetype(const struct rctx *ctx, uint32_t val)
 	const struct audit_name *n;
 	if (!ctx)
 		return 0;
-	for_each_visible_name(n, ctx)
+	audit_for_each_visible(n, ctx->ev, ctx->hidden)
 		if (n->ino != SP_AUDIT_INO_UNSET && (n->mode & 0170000u) == val)
 			return 1;
 	return 0;
@@ -270,7 +321,7 @@ static int match_filetype(const struct rctx *ctx, uint32_t val)
 static int match_tree(const struct rctx *ctx, const struct audit_krule *rule)
 {
 	const struct audit_name *n;
-	for_each_visible_name(n, ctx)
+	audit_for_each_visible(n, ctx->ev, ctx->hidden)
 		for (uint32_t i = 0; i < n->nwalk; i++)
 			if (n->walk[i].ino == rule->tree_ino && n->walk[i].dev == rule->tree_dev)
 				return 1;
@@ -293,7 +344,7 @@ static int compare_obj(uint32_t id, int is_gid, const struct audit_name *name, u
 	if (name && audit_id_comparator(id, op, is_gid ? name->gid : name->uid))
 		return 1;
 	if (ctx)
-		for_each_visible_name(n, ctx)
+		audit_for_each_visible(n, ctx->ev, ctx->hidden)
 			if (audit_id_comparator(id, op, is_gid ? n->gid : n->uid))
 				return 1;
 	return 0;
@@ -303,8 +354,10 @@ static int compare_obj(uint32_t id, int is_gid, const struct audit_name *name, u
 static int field_compare(const struct sp_audit_event *ev, const struct audit_kfield *f,
 			 const struct rctx *ctx, const struct audit_name *name, int tc)
 {
-	if (f->val < 1 || f->val > ARD_MAX_FIELD_COMPARE)
-		return 0;	/* WARN "Missing AUDIT_COMPARE define" */
+	/* the kernel's WARN "Missing AUDIT_COMPARE define.  Report as a bug": audit_field_valid()
+	 * refuses val > AUDIT_MAX_FIELD_COMPARE, and val 0 names no comparison */
+	if (SP_NEVER(f->val < 1 || f->val > ARD_MAX_FIELD_COMPARE))
+		return 0;
 	const uint8_t *p = audit_compare_pairs[f->val];
 	uint32_t left = tc ? audit_task_cred(ev, p[0]) : audit_cred(ev, p[0]);
 	if (p[1] == CS_OBJ_UID || p[1] == CS_OBJ_GID)
@@ -312,6 +365,7 @@ static int field_compare(const struct sp_audit_event *ev, const struct audit_kfi
 	return audit_id_comparator(left, f->op, tc ? audit_task_cred(ev, p[1]) : audit_cred(ev, p[1]));
 }
 
+/* sp-long-function: kernel/auditsc.c audit_filter_rules(), kept case for case with the kernel */
 static int filter_rules(const struct sp_audit_event *ev, const struct audit_krule *rule,
 			struct rctx *ctx, const struct audit_name *name, int *state, int task_creation)
 {
@@ -383,7 +437,7 @@ static int filter_rules(const struct sp_audit_event *ev, const struct audit_krul
 				    audit_comparator(DEVPART(name->rdev), f->op, f->val))
 					++result;
 			} else if (ctx) {
-				for_each_visible_name(n, ctx)
+				audit_for_each_visible(n, ctx->ev, ctx->hidden)
 					if (audit_comparator(DEVPART(n->dev), f->op, f->val) ||
 					    audit_comparator(DEVPART(n->rdev), f->op, f->val)) {
 						++result;
@@ -397,7 +451,7 @@ static int filter_rules(const struct sp_audit_event *ev, const struct audit_krul
 			if (name)
 				result = audit_comparator((uint32_t)name->ino, f->op, f->val);
 			else if (ctx)
-				for_each_visible_name(n, ctx)
+				audit_for_each_visible(n, ctx->ev, ctx->hidden)
 					if (audit_comparator((uint32_t)n->ino, f->op, f->val)) {
 						++result;
 						break;
@@ -409,7 +463,7 @@ static int filter_rules(const struct sp_audit_event *ev, const struct audit_krul
 			if (name)
 				result = audit_id_comparator(g ? name->gid : name->uid, f->op, f->val);
 			else if (ctx)
-				for_each_visible_name(n, ctx)
+				audit_for_each_visible(n, ctx->ev, ctx->hidden)
 					if (audit_id_comparator(g ? n->gid : n->uid, f->op, f->val)) {
 						++result;
 						break;
@@ -453,7 +507,7 @@ static int filter_rules(const struct sp_audit_event *ev, const struct audit_krul
 				if (name) {
 					result = audit_lsm_match(audit_name_octx(name), f->lsm_rule);
 				} else if (ctx) {
-					for_each_visible_name(n, ctx)
+					audit_for_each_visible(n, ctx->ev, ctx->hidden)
 						if (audit_lsm_match(audit_name_octx(n), f->lsm_rule)) {
 							++result;
 							break;
@@ -563,7 +617,7 @@ static int filter_pending(const struct sp_audit_ref *r, struct rctx *ctx, const 
 static void filter_inodes(const struct sp_audit_ref *r, struct rctx *ctx, uint64_t major)
 {
 	const struct audit_name *n;
-	for_each_visible_name(n, ctx) {
+	audit_for_each_visible(n, ctx->ev, ctx->hidden) {
 		const struct sp_list *list = &r->inode_hash[(uint32_t)n->ino & (KA_INODE_BUCKETS - 1)];
 		if (n->path && filter_pending(r, ctx, n, major))
 			break;
@@ -670,6 +724,7 @@ SP_API int sp_audit_ref_filter(const struct sp_audit_ref *r, const struct sp_aud
 	const char *task_key = NULL;
 	int state;
 
+	SP_ASSERT_INTERNAL(audit_event_is_synced(ev));
 	audit_decision_init(d);
 	if (ev->kind == SP_AUDIT_EV_USER) {
 		/* audit_receive_msg(): user list, then audit_log_start() applies the exclude list */

@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * match_int.h - the compiled audit filter's matcher layout, shared by its three parts:
+ * compile.c lowers a rule set into a struct sp_audit_matcher, match.c evaluates events against
+ * one, engine.c publishes matchers under RCU.  Nothing here leaves src/audit/filter/.
+ *
+ * Layout (one cache-line aligned block "hot", one block "cold"):
+ *   hot:  crule[]       40 bytes per rule: priority, first predicate, count, action, id, key ref,
+ *                       hash key (the inode a watch / inode= rule needs), perm requirement
+ *         cpred[]       8 bytes per predicate: kind (pre-resolved operand), op, aux, constant;
+ *                       each rule's predicates contiguous, cheapest and most selective first
+ *         cand_off[6][2048]  per ABI slot (x86_64, i386, other) x (event with / without a
+ *                       visible name) and syscall: offset of its candidate list in pool
+ *                       (0 = empty list; DYN_FLAG = see dyn_off), deduplicated
+ *         live[6][32]   bitmap: syscall has candidates or dir-guarded rules (the fast path)
+ *         dlive[3][32]  bitmap: syscall has dir-guarded rules (events with names)
+ *         dyn_off       open/openat/openat2/socketcall: one list per value of the event's perm
+ *                       bits (ACC_MODE of the flags, SYS_BIND)
+ *         pool[]        candidate lists: count, then rule indices in priority order
+ *   cold: keys, identities (watch/dir/exe inode+dev), dir roots and their hash, per-root rule
+ *         lists, the keyed inode-hash table, LSM terms, masks.
+ *
+ * Invariants: a matcher is immutable once compiled; every pool offset it holds is 0 (the empty
+ * list) or the start of a non-empty list inside pool; the exit, io_uring, inode-hash and per-root
+ * lists are in strictly descending priority, the task/user/exclude lists in kernel order
+ * (audit_matcher_is_valid() checks all of it).
+ */
+#ifndef SP_AUDIT_MATCH_INT_H
+#define SP_AUDIT_MATCH_INT_H
+
+#include "audit/filter/filter_int.h"
+
+enum pk {
+	PK_FALSE = 0, PK_TRUE, PK_STOP, PK_U32, PK_LOGINUID_SET, PK_GIDS, PK_EXIT, PK_SUCCESS,
+	PK_PERM, PK_SADDR, PK_FCMP_CRED, PK_MSGTYPE, PK_EXE,
+	/* name-based (cost: per visible name) */
+	PK_DEVMAJ, PK_DEVMIN, PK_INODE, PK_OBJ_UID, PK_OBJ_GID, PK_FILETYPE, PK_FCMP_OBJ, PK_WATCH,
+	PK_DIR, PK_SUBJ_LSM, PK_OBJ_LSM, PK_WATCH_PATH,
+};
+
+struct cpred {
+	uint8_t kind;
+	uint8_t op;
+	uint16_t aux;
+	uint32_t val;
+};
+
+struct crule {
+	uint64_t prio;
+	uint32_t pred;
+	uint16_t npred;
+	uint8_t action;
+	uint8_t has_key;
+	int32_t id;
+	uint32_t key_off;
+	uint16_t key_len;
+	uint8_t has_hkey;	/* hash rules: only names whose (u32)ino == hkey can match */
+	uint8_t permreq;	/* a perm= predicate: the event needs one of these perm bits */
+	uint32_t mask_idx;	/* hash rules: index of its mask in cold masks[] */
+	uint32_t hkey;
+};
+
+struct cident {
+	uint64_t ino;
+	uint32_t dev;
+};
+
+#define NSLOT 3
+#define DYN_FLAG 0x80000000u	/* cand_off: index into dyn_off instead of a pool offset */
+#define NSYS (ARD_MASK_WORDS * 32)
+
+struct sp_audit_matcher {
+	/* hot */
+	struct crule *rules;
+	struct cpred *preds;
+	uint32_t (*cand_off)[NSYS];	/* [2 * NSLOT][NSYS]: with names, then without names */
+	uint64_t (*live)[NSYS / 64];	/* [2 * NSLOT][32]: candidates or dir-guarded rules */
+	uint64_t (*dlive)[NSYS / 64];	/* [NSLOT][32]: dir-guarded rules may match (named events) */
+	uint32_t *dir_off;		/* per dir= root: its guarded exit rules (pool list) */
+	uint32_t ndwords;		/* words of dir bits to scan for guarded rules, 0 = no guards */
+	uint32_t *pool;
+	/* open/openat/openat2/socketcall: perm depends on the arguments, so their candidate lists
+	 * are also kept per value of the event's perm bits (ACC_MODE of the flags) */
+	uint32_t dyn_nr[NSLOT][4];		/* UINT32_MAX: unused */
+	uint32_t dyn_off[2 * NSLOT][4][16];
+	/* dir= trees: distinct roots, looked up once per event from the walked inodes */
+	struct cident *dirs;
+	uint32_t ndirs, dirhash_mask;
+	/* bit (ino & 255) set for every root: most walked inodes miss it and skip the probe */
+	uint64_t dir_bloom[4];
+	uint32_t *dirhash;		/* open addressing: index + 1, 0 = empty */
+	uint32_t hash_nonempty;		/* bit b: inode bucket b has rules */
+	uint32_t hash_off[KA_INODE_BUCKETS];	/* unkeyed rules of each bucket (pool), 0 = empty */
+	/* keyed hash rules (watch inode, inode=): (u32) inode -> its rules (pool list), open
+	 * addressing; off 0 = empty slot */
+	struct hkslot { uint32_t key, off; } *hk;
+	uint32_t hk_mask;
+	uint32_t task_off, uring_off, user_off, exclude_off;
+	uint32_t pending_off;		/* pending watches (followed by path), 0 = none */
+	uint32_t nfs;
+	uint32_t slow_gate;		/* event gate bits that need filter_slow (EV_GATE_*) */
+	uint32_t hash_any;		/* hash_nonempty | pending_off */
+	struct { uint32_t op, val; } *fs;	/* fstype terms of filesystem `never` rules */
+	uint32_t n_rules;
+	/* cold */
+	char *keys;
+	struct cident *idents;
+	struct lsm_rule *lsm;
+	uint32_t (*masks)[ARD_MASK_WORDS];
+	size_t nrules, npreds, npool, nkeys, nidents, nlsm, nmasks;
+	size_t hot_bytes, total_bytes;
+	void *hot;
+};
+
+#define DIRBITS_MAX 4096
+
+static inline uint32_t ident_hash(uint64_t ino, uint32_t dev)
+{
+	uint64_t h = (ino ^ ((uint64_t)dev << 32)) * 0x9e3779b97f4a7c15ull;
+	return (uint32_t)(h >> 32);
+}
+
+#define FCMP_TASK 0x8000u	/* PK_FCMP_CRED on the task list: the forking task's credentials */
+
+/* Every table in range, every list in the order the evaluation assumes, the gate words those of
+ * the rule set (compile.c; run under SP_ASSERT_EXPENSIVE).  1 or 0. */
+int audit_matcher_is_valid(const struct sp_audit_matcher *m);
+
+/* The slow and the exit-only evaluations (match.c), out of line behind the fast path. */
+void audit_matcher_slow(const struct sp_audit_matcher *m, const struct sp_audit_event *ev,
+			struct sp_audit_decision *d);
+void audit_matcher_exit_only(const struct sp_audit_matcher *m, const struct sp_audit_event *ev,
+			     struct sp_audit_decision *d, uint32_t tab, int live);
+
+
+/*
+ * The fast path: a syscall event with no task rule, no filesystem rule, audit rules loaded, not
+ * auditd, whose (ABI, syscall) has no candidate and no name that could reach the inode hash is
+ * decided here: nothing matches, the state stays BUILD (the gate word and one live bitmap word
+ * read, no table walked).
+ */
+static sp_always_inline void matcher_filter(const struct sp_audit_matcher *m, const struct sp_audit_event *ev,
+					   struct sp_audit_decision *d)
+{
+	uint32_t g = ev->gate;	/* kind, auditd, has names, candidate table: one load (line 0) */
+
+	SP_ASSERT_INTERNAL(audit_event_is_synced(ev));
+	audit_decision_init(d);
+	if (likely(!(g & m->slow_gate))) {
+		uint32_t major = (uint32_t)ev->c_major;
+		if (unlikely(major >= NSYS))
+			return;	/* audit_in_mask() fails for every rule, exit list and hash alike */
+		uint32_t tab = g >> EV_GATE_TAB_SHIFT;
+		int live = (int)(m->live[tab][major / 64] >> (major % 64) & 1);
+		if (!live && (!(g & EV_GATE_NAMES) || !m->hash_any))
+			return;
+		/* no task/filesystem list to consult: straight to the exit list and inode hash */
+		audit_matcher_exit_only(m, ev, d, tab, live);
+		return;
+	}
+	audit_matcher_slow(m, ev, d);
+}
+
+#endif
