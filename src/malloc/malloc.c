@@ -56,7 +56,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "slab/slab_int.h"
+#include "slab/slab_fast.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define PAGE 4096ul

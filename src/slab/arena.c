@@ -20,9 +20,11 @@
  * memory is never unmapped, only released to the pool when its cache is destroyed.
  */
 #include <errno.h>
+#include <string.h>
 #include <sys/mman.h>
 
-#include "slab_int.h"
+#include "base/track.h"
+#include "slab/slab_types.h"
 
 #if SP_HAVE_ASAN
 #include <sanitizer/lsan_interface.h>

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 
-#include "slab_int.h"
+#include "slab/slab_fast.h"
 
 __thread struct slab_tc slab_tls[SLAB_MAX_CACHES] __attribute__((tls_model("initial-exec")));
 static __thread int slab_tls_registered __attribute__((tls_model("initial-exec")));

@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "slab_int.h"
+#include "slab/slab_fast.h"
 
 /* Index of the first byte in [p, p + n) that differs from b, or n. */
 static slab_nosan size_t bytes_mismatch(uintptr_t p, int b, size_t n)

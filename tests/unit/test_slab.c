@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "secpath/slab.h"
-#include "slab/slab_int.h"
+#include "slab/slab_fast.h"
 
 #define SKIP_IF_PASSTHROUGH()                                                                      \
 	do {                                                                                       \
