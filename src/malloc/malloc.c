@@ -87,6 +87,8 @@
 #define LARGE_DENSE_AFTER 4		/* sparse hot frees before a block is cleared whole */
 #define LARGE_EVICT_MAX 8		/* hot blocks one free may demote */
 #define BORROW_MIN 256u			/* classes from this size borrow (see Sizes above) */
+#define TC_BYTES 8192u			/* a class's thread array holds this many bytes ... */
+#define TC_MIN 4u			/* ... in at least this many entries (struct slab_geom) */
 
 #define MSG_FOREIGN "malloc: free of foreign pointer"
 #define MSG_INIT "malloc: initialisation failed"
@@ -597,20 +599,23 @@ static int malloc_do_init(void)
 		class_size[n++] = class_hi[k];
 	SP_ASSERT(n <= NCLASS && class_size[n - 1] == SMALL_MAX);
 	nclass = n;
-	for (uint32_t i = 0; i < nclass; i++) {
+	/* A class of BORROW_MIN bytes or more whose freed objects are all in use takes a free one
+	 * of the next two classes (slack <= 56 %) before it touches a fresh slot: the per-class
+	 * high-water marks of big blocks then share pages, as one coalescing heap's would.  The
+	 * classes are created from the biggest down, so the one a class borrows from exists. */
+	const struct slab_geom lean = { .tc_bytes = TC_BYTES, .tc_min = TC_MIN };
+	for (uint32_t i = nclass; i-- > 0;) {
+		struct slab_geom g = lean;
 		unsigned fl = extra;
 		if (class_opted_out(optout, class_size[i]))
 			fl |= SP_SLAB_NO_INIT_ON_ALLOC | SP_SLAB_NO_INIT_ON_FREE;
+		if (i + 1 < nclass && class_size[i] >= BORROW_MIN)
+			g.borrow = class_cache[i + 1];
 		name_class(class_name[i], "malloc-", class_size[i]);
-		if (sp_slab_cache_create(class_name[i], class_size[i], 16, fl, NULL, &class_cache[i]))
+		if (slab_cache_create_ex(class_name[i], class_size[i], 16, fl, NULL, &g,
+					 &class_cache[i]))
 			return -1;
 	}
-	/* A class of BORROW_MIN bytes or more whose freed objects are all in use takes a free one
-	 * of the next two classes (slack <= 56 %) before it touches a fresh slot: the per-class
-	 * high-water marks of big blocks then share pages, as one coalescing heap's would. */
-	for (uint32_t i = 0; i + 1 < nclass; i++)
-		if (class_size[i] >= BORROW_MIN)
-			class_cache[i]->borrow = class_cache[i + 1];
 	for (uint32_t s = 0, i = 0; s <= 1024; s += 16) {
 		while (class_size[i] < (s ? s : 1))
 			i++;
@@ -624,8 +629,8 @@ static int malloc_do_init(void)
 	for (uint32_t a = 0; a < NALIGN; a++) {
 		uint32_t sz = 32u << a;
 		name_class(class_name[NCLASS + a], "malloc-a", sz);
-		if (sp_slab_cache_create(class_name[NCLASS + a], sz, 0, SP_SLAB_KMALLOC | extra, NULL,
-					 &align_cache[a]))
+		if (slab_cache_create_ex(class_name[NCLASS + a], sz, 0, SP_SLAB_KMALLOC | extra, NULL,
+					 &lean, &align_cache[a]))
 			return -1;
 	}
 	pthread_atfork(large_fork_prepare, large_fork_release, large_fork_release);

@@ -2,7 +2,7 @@
 /*
  * cache.c - cache creation (alignment, object layout, slab size, colour), the slow paths behind
  * the per-thread arrays (refill, flush, thread exit), destroy, statistics, the init policy and
- * the consistency walker.  Layout and locking are described in slab_int.h.
+ * the consistency walker.  Layout and locking are described in slab_types.h.
  *
  * Slab size rule (documented in secpath-slab(1)): the L1D set of object j's first line is
  * ((first + j * stride) >> 6) & 63 because slabs are aligned to their size (>= 4 KiB).  A slab
@@ -42,15 +42,6 @@ static __thread uint32_t slab_tc_place[SLAB_MAX_CACHES] __attribute__((tls_model
 static __thread uint16_t slab_tc_cap[SLAB_MAX_CACHES] __attribute__((tls_model("initial-exec")));
 static __thread uint32_t slab_tc_bump __attribute__((tls_model("initial-exec")));
 #define SLAB_TC_BLOCK (2 * (size_t)SLAB_MAX_CACHES * SLAB_TC_BYTES)
-#if !defined(SLAB_COMPACT)
-#define SLAB_COMPACT 0		/* 1 (mk/malloc.mk): the malloc shim's memory-lean sizing */
-#endif
-#ifndef SLAB_TC_HOLD
-#define SLAB_TC_HOLD 8192	/* SLAB_COMPACT: bytes a thread array holds per class */
-#endif
-#ifndef SLAB_TC_MIN
-#define SLAB_TC_MIN 4u		/* SLAB_COMPACT: ... but at least this many entries */
-#endif
 unsigned slab_policy;
 
 static struct sp_slab_cache slab_pool[SLAB_MAX_CACHES];
@@ -217,7 +208,23 @@ static uint32_t slab_fit(uint32_t shift, uint32_t stride, uint32_t align, uint32
 	return (uint32_t)n;
 }
 
-static int cache_layout(struct sp_slab_cache *c, size_t size, size_t align, unsigned flags)
+/*
+ * Thread array bound (the old SLAB's enable_cpucache, more generous), or with g->tc_bytes the
+ * entries that hold that many bytes of objects, g->tc_min .. SLAB_TC_MAX (struct slab_geom).
+ */
+static uint32_t tc_limit_for(uint32_t stride, const struct slab_geom *g)
+{
+	if (g && g->tc_bytes)
+		return SP_MAX(g->tc_min, SP_MIN((uint32_t)SLAB_TC_MAX, g->tc_bytes / stride));
+	return stride <= 256	? 256
+	       : stride <= 1024 ? 128
+	       : stride <= 4096 ? 64
+	       : stride <= 16384 ? 16
+				: 4;
+}
+
+static int cache_layout(struct sp_slab_cache *c, size_t size, size_t align, unsigned flags,
+			const struct slab_geom *g)
 {
 	size_t a = align ? align : sizeof(void *);
 	if (flags & SP_SLAB_KMALLOC)
@@ -290,21 +297,10 @@ static int cache_layout(struct sp_slab_cache *c, size_t size, size_t align, unsi
 		inv *= 2 - d * inv;
 	c->div_inv = inv;
 
-	/* Thread list bound and refill batch (the old SLAB's enable_cpucache, more generous).
-	 * SLAB_COMPACT builds (the malloc shim) bound it by bytes instead: SLAB_TC_HOLD bytes of
-	 * freed objects per class and thread, SLAB_TC_MIN..SLAB_TC_MAX entries (8 KiB, 32 until
-	 * session 5: with the shim's smaller large-block budget, git's peak RSS in `secpath
-	 * bench malloc` went from 1.124 to 1.045 of glibc's; docs/MALLOC.md). */
-#if SLAB_COMPACT
-	c->tc_limit = SP_MAX(SLAB_TC_MIN, SP_MIN((uint32_t)SLAB_TC_MAX, (uint32_t)SLAB_TC_HOLD / stride));
-#else
-	c->tc_limit = stride <= 256	 ? 256
-		      : stride <= 1024	 ? 128
-		      : stride <= 4096	 ? 64
-		      : stride <= 16384 ? 16
-					 : 4;
-#endif
+	/* Thread array bound and refill batch: a batch of at least one object. */
 	_Static_assert(SLAB_TC_MAX >= 256, "thread array bound");
+	c->tc_limit = tc_limit_for(stride, g);
+	SP_ASSERT_INTERNAL(c->tc_limit >= 2 && c->tc_limit <= SLAB_TC_MAX);
 	c->tc_bias = SLAB_TC_MAX - c->tc_limit;
 	c->batch = c->tc_limit / 2;
 	return 0;
@@ -317,14 +313,18 @@ static int cache_layout(struct sp_slab_cache *c, size_t size, size_t align, unsi
 	 SP_SLAB_RED_ZONE | SP_SLAB_NO_INIT_ON_ALLOC | SP_SLAB_NO_INIT_ON_FREE | SP_SLAB_KMALLOC | \
 	 SP_SLAB_VERIFY_ON_ALLOC)
 
-SP_API int sp_slab_cache_create(const char *name, size_t size, size_t align, unsigned flags,
-				void (*ctor)(void *obj), struct sp_slab_cache **out)
+int slab_cache_create_ex(const char *name, size_t size, size_t align, unsigned flags,
+			 void (*ctor)(void *obj), const struct slab_geom *g,
+			 struct sp_slab_cache **out)
 {
 	if (out)
 		*out = NULL;
 	if (!name || !out || !size || size > SLAB_MAX_OBJECT || (align && !SP_IS_POW2(align)) ||
 	    align > 4096 || (flags & ~SLAB_KNOWN_FLAGS))
 		return -EINVAL;
+	if (g && g->tc_bytes && (g->tc_min < 2 || g->tc_min > SLAB_TC_MAX))
+		return -EINVAL;
+	SP_ASSERT(!g || !g->borrow || g->borrow->gen);
 	slab_global_init();
 	if (slab_init_err)
 		return slab_init_err;
@@ -353,7 +353,8 @@ SP_API int sp_slab_cache_create(const char *name, size_t size, size_t align, uns
 	c->id = id;
 	c->ctor = ctor;
 	c->flags = flags;
-	int err = cache_layout(c, size, align, flags);
+	c->borrow = g ? g->borrow : NULL;
+	int err = cache_layout(c, size, align, flags, g);
 	if (err) {
 		pthread_mutex_lock(&slab_registry_lock);
 		slab_pool_used[id] = 0;
@@ -386,6 +387,12 @@ SP_API int sp_slab_cache_create(const char *name, size_t size, size_t align, uns
 	pthread_mutex_unlock(&slab_registry_lock);
 	*out = c;
 	return 0;
+}
+
+SP_API int sp_slab_cache_create(const char *name, size_t size, size_t align, unsigned flags,
+				void (*ctor)(void *obj), struct sp_slab_cache **out)
+{
+	return slab_cache_create_ex(name, size, align, flags, ctor, NULL, out);
 }
 
 static void slab_release_all(struct sp_slab_cache *c, struct sp_list *head)

@@ -188,9 +188,9 @@ struct sp_slab_cache {
 	uint32_t left_over;		/* bytes a slab cannot use at colour 0 */
 	uint32_t batch;			/* objects per refill */
 	void (*ctor)(void *obj);
-	/* Set once before first use (the malloc shim's bigger classes): a cache whose thread array
-	 * and freelists are dry takes an object already in memory from here (and from its own
-	 * borrow, SLAB_BORROW_DEPTH deep) before it touches a fresh slot (slab_alloc_slow). */
+	/* From slab_geom at creation, NULL by default: a cache whose thread array and freelists
+	 * are dry takes an object already in memory from here (and from its own borrow,
+	 * SLAB_BORROW_DEPTH deep) before it touches a fresh slot (slab_alloc_slow). */
 	struct sp_slab_cache *borrow;
 	char name[SLAB_NAME_MAX];
 
@@ -215,7 +215,28 @@ extern uintptr_t slab_arena_base1 slab_hidden, slab_arena_lim slab_hidden;
 extern uint8_t *slab_page_shift slab_hidden;
 extern unsigned slab_policy slab_hidden;
 
+/*
+ * Creation parameters beyond sp_slab_cache_create's, for the part's own users (the malloc shim
+ * sizes its classes for memory, not for the kernel workloads).  NULL, or a zero struct, gives
+ * the public create's cache.
+ */
+struct slab_geom {
+	/* 0: the thread array bound follows the stride (256 entries up to 256 B, 128 to 1 KiB,
+	 * 64 to 4 KiB, 16 to 16 KiB, 4 above).  Else the array holds tc_bytes of objects:
+	 * tc_bytes / stride entries, at least tc_min (2 .. SLAB_TC_MAX), at most SLAB_TC_MAX. */
+	uint32_t tc_bytes;
+	uint32_t tc_min;
+	/* A live cache of bigger objects this one borrows freed objects from when dry (->borrow),
+	 * or NULL. */
+	struct sp_slab_cache *borrow;
+};
+
 /* cache.c */
+/* sp_slab_cache_create with creation parameters g (NULL: the defaults); -EINVAL for a tc_min
+ * out of range.  sp_slab_cache_create is this with g = NULL. */
+int slab_cache_create_ex(const char *name, size_t size, size_t align, unsigned flags,
+			 void (*ctor)(void *obj), const struct slab_geom *g,
+			 struct sp_slab_cache **out);
 /* Empty array, stale array, or an alloc needing hooks / zeroing (gc_alloc_fast). */
 void *slab_alloc_slow(struct sp_slab_cache *c, int zero);
 void slab_free_slow(struct sp_slab_cache *c, uintptr_t obj, uint8_t *st);
