@@ -105,7 +105,7 @@ static char class_name[NCLASS + NALIGN][16];
 static int malloc_ready;
 static int malloc_stats_on;
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
-static __thread int in_init __attribute__((tls_model("initial-exec")));
+static _Thread_local int in_init __attribute__((tls_model("initial-exec")));
 
 static _Alignas(64) char boot_area[BOOT_SIZE];
 static size_t boot_used;

@@ -34,7 +34,6 @@
 #define SLAB_ARENA_MIN (256ull << 20)
 
 uintptr_t slab_arena_base, slab_arena_size;
-uintptr_t slab_arena_base1 = 1, slab_arena_lim;
 uint8_t *slab_page_shift;
 
 static pthread_mutex_t arena_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -83,8 +82,6 @@ int slab_arena_init(void)
 		slab_arena_base = base;
 		arena_bump = slab_arena_base;
 		slab_arena_size = size;
-		slab_arena_base1 = slab_arena_base + 1;
-		slab_arena_lim = size - 1;
 		return 0;
 	}
 	return -ENOMEM;

@@ -23,11 +23,11 @@
 
 #include "slab/slab_fast.h"
 
-__thread struct slab_tc slab_tls[SLAB_MAX_CACHES] __attribute__((tls_model("initial-exec")));
-static __thread int slab_tls_registered __attribute__((tls_model("initial-exec")));
+_Thread_local struct slab_tc slab_tls[SLAB_MAX_CACHES] __attribute__((tls_model("initial-exec")));
+static _Thread_local int slab_tls_registered __attribute__((tls_model("initial-exec")));
 /* Set once this thread's exit flush ran: later frees (glibc's own thread teardown under the
  * malloc shim) go straight to their slabs instead of mapping a new block. */
-static __thread int slab_tls_dead __attribute__((tls_model("initial-exec")));
+static _Thread_local int slab_tls_dead __attribute__((tls_model("initial-exec")));
 /*
  * This thread's arrays, in one block mmap'd NORESERVE at first use: 2 x SLAB_MAX_CACHES units of
  * SLAB_TC_BYTES (a page), each unit an objs half and a sts half of SLAB_TC_STS bytes.  An array
@@ -37,10 +37,10 @@ static __thread int slab_tls_dead __attribute__((tls_model("initial-exec")));
  * not four.  A cache id keeps its place for the thread's life while its array still fits (ids
  * are recycled); when the packed units run out, id gets the whole unit SLAB_MAX_CACHES + id.
  */
-static __thread char *slab_tc_block __attribute__((tls_model("initial-exec")));
-static __thread uint32_t slab_tc_place[SLAB_MAX_CACHES] __attribute__((tls_model("initial-exec")));
-static __thread uint16_t slab_tc_cap[SLAB_MAX_CACHES] __attribute__((tls_model("initial-exec")));
-static __thread uint32_t slab_tc_bump __attribute__((tls_model("initial-exec")));
+static _Thread_local char *slab_tc_block __attribute__((tls_model("initial-exec")));
+static _Thread_local uint32_t slab_tc_place[SLAB_MAX_CACHES] __attribute__((tls_model("initial-exec")));
+static _Thread_local uint16_t slab_tc_cap[SLAB_MAX_CACHES] __attribute__((tls_model("initial-exec")));
+static _Thread_local uint32_t slab_tc_bump __attribute__((tls_model("initial-exec")));
 #define SLAB_TC_BLOCK (2 * (size_t)SLAB_MAX_CACHES * SLAB_TC_BYTES)
 unsigned slab_policy;
 
@@ -121,7 +121,7 @@ static void slab_do_init(void)
 		pthread_atfork(slab_fork_prepare, slab_fork_release, slab_fork_release);
 }
 
-void slab_global_init(void) { pthread_once(&slab_once, slab_do_init); }
+static void slab_global_init(void) { pthread_once(&slab_once, slab_do_init); }
 
 /* ---- init policy -------------------------------------------------------------------------- */
 
@@ -135,7 +135,8 @@ static void cache_refresh(struct sp_slab_cache *c, unsigned pol)
 	__atomic_store_n(&c->objs_fast, f ? 0 : (uint64_t)c->objs_per_slab, __ATOMIC_RELAXED);
 }
 
-void slab_policy_refresh(void)
+/* Recompute every live cache's hot_alloc/hot_free after a policy change. */
+static void slab_policy_refresh(void)
 {
 	pthread_mutex_lock(&slab_registry_lock);
 	unsigned pol = slab_policy_get();

@@ -69,7 +69,7 @@ void slab_object_init_fresh(struct sp_slab_cache *c, uintptr_t obj)
 	}
 }
 
-void *slab_alloc_hooks(struct sp_slab_cache *c, uintptr_t obj, unsigned st, int zero)
+static void *slab_alloc_hooks(struct sp_slab_cache *c, uintptr_t obj, unsigned st, int zero)
 {
 	size_t size = c->object_size;
 	if (likely(!c->hooks_alloc)) {
@@ -116,7 +116,7 @@ static void free_clear(const struct sp_slab_cache *c, uintptr_t obj)
 	sp_track_poison((void *)(obj + c->object_size), c->stride - c->object_size);
 }
 
-unsigned slab_free_hooks(struct sp_slab_cache *c, uintptr_t obj)
+static unsigned slab_free_hooks(struct sp_slab_cache *c, uintptr_t obj)
 {
 	size_t size = c->object_size;
 	unsigned st = SLAB_ST_FREE;

@@ -206,11 +206,9 @@ struct sp_slab_cache {
 } sp_cacheline_aligned;
 
 #define slab_hidden __attribute__((visibility("hidden")))
-extern __thread struct slab_tc slab_tls[SLAB_MAX_CACHES] slab_hidden
+extern _Thread_local struct slab_tc slab_tls[SLAB_MAX_CACHES] slab_hidden
 	__attribute__((tls_model("initial-exec")));
 extern uintptr_t slab_arena_base slab_hidden, slab_arena_size slab_hidden;
-/* base + 1 and size - 1: one compare rejects 0, the terminator and non-arena words. */
-extern uintptr_t slab_arena_base1 slab_hidden, slab_arena_lim slab_hidden;
 /* Per 4 KiB arena page: the shift of the slab covering it, 0 = none. */
 extern uint8_t *slab_page_shift slab_hidden;
 extern unsigned slab_policy slab_hidden;
@@ -247,9 +245,6 @@ void slab_free_other(struct sp_slab_cache *c, void *p);
 void slab_free_zero(struct sp_slab_cache *c, uintptr_t obj, uint8_t *st);
 /* Alloc with hooks or zeroing: sets the state byte itself (it needs the old one). */
 void *slab_alloc_hooked(struct sp_slab_cache *c, uintptr_t obj, uint8_t *st, int zero);
-void slab_global_init(void);
-/* Recompute every live cache's hot_alloc/hot_free after a policy change. */
-void slab_policy_refresh(void);
 /* Walk every slab and freelist of c and check the invariants; returns 1 if consistent. */
 int slab_cache_is_valid(struct sp_slab_cache *c);
 /* Cache of a live slab object (NULL if p is not one). */
@@ -266,8 +261,6 @@ void slab_arena_fork_lock(void);
 void slab_arena_fork_unlock(void);
 
 /* harden.c */
-void *slab_alloc_hooks(struct sp_slab_cache *c, uintptr_t obj, unsigned st, int zero);
-unsigned slab_free_hooks(struct sp_slab_cache *c, uintptr_t obj);
 /* A free the fast path refused: returns for NULL, else dies with the precise message. */
 __attribute__((cold)) void slab_bad_free(struct sp_slab_cache *c, const void *obj);
 void slab_object_init_fresh(struct sp_slab_cache *c, uintptr_t obj);
