@@ -526,18 +526,10 @@ void sp_bench_summary(FILE *f, const struct sp_bench_results *r)
 
 enum { KEPT_CASE = 0x4b435345, KEPT_END = 0x4b454e44 };	/* "KCSE", "KEND" */
 
+/* 0, or -EIO (the stream's one error code) whatever write(2) said. */
 static int write_all(int fd, const void *p, size_t n)
 {
-	for (const char *c = p; n;) {
-		ssize_t w = write(fd, c, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -EIO;
-		c += w;
-		n -= (size_t)w;
-	}
-	return 0;
+	return sp_fd_write_all(fd, p, n) ? -EIO : 0;
 }
 
 /* 0, or -EPIPE at end of stream (also mid-record), -EIO on error. */
