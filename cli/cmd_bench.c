@@ -294,9 +294,10 @@ static int plan(struct bench_cmd *b, struct sp_cli *cli)
 		fprintf(cli->err, "secpath bench: no suite has variants yet\n");
 		return SP_EXIT_REJECTED;
 	}
-	if (b->budget < 0)
-		b->budget = b->dflt && !b->o.cg_child ? (b->o.quick ? QUICK_BUDGET_S : DEFAULT_BUDGET_S)
-						  : 0;
+	if (b->budget < 0 && b->dflt && !b->o.cg_child)
+		b->budget = b->o.quick ? QUICK_BUDGET_S : DEFAULT_BUDGET_S;
+	else if (b->budget < 0)
+		b->budget = 0;
 	if (!b->o.cg_child && (b->html || b->nrun > 1) && sp_bench_results_new(&b->res)) {
 		fprintf(cli->err, "secpath bench: out of memory\n");
 		return SP_EXIT_REJECTED;
@@ -304,7 +305,8 @@ static int plan(struct bench_cmd *b, struct sp_cli *cli)
 	b->o.results = b->res;
 	cli_files_init(&files);
 	if (b->html && !b->o.cg_child &&
-	    (cli_out_open(cli, &files, &b->hout, b->html) || !(b->hf = cli_out_stream(cli, &b->hout))))
+	    (cli_out_open(cli, &files, &b->hout, b->html) ||
+	     !(b->hf = cli_out_stream(cli, &b->hout))))
 		return SP_EXIT_REJECTED;
 
 	/* Each suite gets an equal share of the budget (the harness cuts its rounds to fit). */
@@ -370,7 +372,8 @@ static int report(struct bench_cmd *b, struct sp_cli *cli, int rc, size_t ran, d
 		sp_bench_summary(cli->out, b->res);
 	if (!b->o.json)
 		fprintf(cli->out, "\n%s took %.1f s wall time (%zu suite%s)\n",
-			b->dflt ? "the default report" : "this run", wall, ran, ran == 1 ? "" : "s");
+			b->dflt ? "the default report" : "this run", wall, ran,
+			ran == 1 ? "" : "s");
 	fprintf(cli->err, "secpath bench: finished in %.1f s\n", wall);
 	if (b->hf) {
 		int hrc = write_html(cli, &b->hout, b->html, b->res, wall, argc, argv);

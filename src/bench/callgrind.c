@@ -275,7 +275,7 @@ static int cg_argv(struct cg_cmd *c, const struct sp_bench_suite *s, size_t ci,
 	int n = 0;
 	snprintf(c->d1, sizeof(c->d1), "--D1=%s", geom);
 	c->children = (s->flags & SP_BENCH_CG_CHILDREN) != 0;
-	if (c->children)	/* one file per traced process, named after the variant that ran it */
+	if (c->children)	/* one file per traced process, named after its variant */
 		snprintf(c->outfile, sizeof(c->outfile), "--callgrind-out-file=%s/cg.%%q{%s}.%%p",
 			 c->dir, BENCH_CG_TAG_ENV);
 	else

@@ -17,17 +17,16 @@
  * class.  A class of BORROW_MIN bytes or more whose thread array and slab freelists hold no freed
  * object takes one of the next two classes' freed objects (slack up to ~56 %) before it touches
  * a fresh slot (slab_alloc_slow's borrow): the classes' high-water marks then share pages much
- * as a coalescing heap's free chunks would (git's peak RSS 1.11 -> 1.05 of glibc's, and fewer
- * page faults).  Bigger classes were tried (up to 64 KiB): they hold more resident memory for no
- * measurable speed-up over the large path's cache.  Aligned requests (memalign & co) with an
- * alignment of 32..4096 take a power-of-two class cache with natural alignment ("malloc-a64" ...)
- * when the size fits 4 KiB.  Everything else is "large": its own mmap, page aligned, with a
- * PROT_NONE guard page after it, registered in an open-addressing table (so a free of anything
- * else dies with a fixed message); up to LARGE_CACHE_MAX freed mappings of <= 4 MiB are kept for
- * reuse (the oldest leave first), the rest munmap'd at once.  Of the cached blocks, the most
- * recently freed ones up to a budget keep their pages; older ones are MADV_DONTNEED'd.  The
- * budget starts at LARGE_HOT_BYTES and grows while such blocks are often wanted again
- * (large_alloc).
+ * as a coalescing heap's free chunks would.  Classes stop at 16 KiB: a bigger class keeps a few
+ * big freed blocks per thread that no other class can use, where the large path's cache shares
+ * them.  Aligned requests (memalign & co) with an alignment of 32..4096 take a power-of-two
+ * class cache with natural alignment ("malloc-a64" ...) when the size fits 4 KiB.  Everything
+ * else is "large": its own mmap, page aligned, with a PROT_NONE guard page after it, registered
+ * in an open-addressing table (so a free of anything else dies with a fixed message); up to
+ * LARGE_CACHE_MAX freed mappings of <= 4 MiB are kept for reuse (the oldest leave first), the
+ * rest munmap'd at once.  Of the cached blocks, the most recently freed ones up to a budget keep
+ * their pages; older ones are MADV_DONTNEED'd.  The budget starts at LARGE_HOT_BYTES and grows
+ * while such blocks are often wanted again (large_alloc).
  *
  * Hardening: the slab part's (double free, foreign / interior / wrong-cache free, encoded slab
  * free pointers), SECPATH_INIT_ON_ALLOC=1 / SECPATH_INIT_ON_FREE=1 (the kernel's rules, large
@@ -259,9 +258,8 @@ static void *large_alloc(size_t size, size_t align, int zero)
 			/* A block the budget took the pages of is wanted again, a fault per page.
 			 * When that happens for more than 1 in LARGE_REFAULT_RATIO large frees,
 			 * the working set of large blocks is bigger than the budget: grow it by
-			 * the block (glibc raises its mmap threshold on a like signal).  cc1
-			 * refaults its 64 KiB blocks at ~40 % of its frees; git at ~3 %, whose
-			 * peak RSS would pay for a bigger budget with no time to gain. */
+			 * the block (glibc raises its mmap threshold on a like signal).  Below
+			 * the ratio a bigger budget would cost peak RSS for little time. */
 			if (large_cache[best].demoted &&
 			    ++large_refaults * LARGE_REFAULT_RATIO > large_frees &&
 			    large_hot_budget < LARGE_HOT_GROW_MAX)
@@ -313,13 +311,12 @@ static void *large_alloc(size_t size, size_t align, int zero)
  * never touched or swapped out.  A page swapped out between the two calls is still cleared: the
  * memset faults it back in.  A block found all resident is "dense": it stays so (memset keeps
  * its pages), so its next frees skip the syscalls, which cost more than clearing a few pages
- * (git frees its 32 KiB zlib window 2,500 times in `git log --stat -n 300`: a mincore per free
- * made init_on_free cost +4 % there).  A block found sparse at LARGE_DENSE_AFTER frees
- * is a buffer the program keeps reusing: it turns dense too, its untouched pages faulted in
- * once by the memset (the hot budget already counts them), instead of a mincore and a madvise
- * at each free (git: ~1,300 calls; `secpath bench malloc --case git`: init_on_free +3.5 % over
- * secpath before, +1.5 % after; gcc: +100 faults).  Without mincore the whole block is cleared.  dense counts the sparse frees so
- * far, LARGE_DENSE_AFTER meaning dense; returns its new value.
+ * (a program freeing one buffer thousands of times, as git its zlib window, would pay a mincore
+ * each time).  A block found sparse at LARGE_DENSE_AFTER frees is a buffer the program keeps
+ * reusing: it turns dense too, its untouched pages faulted in once by the memset (the hot budget
+ * already counts them), instead of a mincore and a madvise at each free.  Without mincore the
+ * whole block is cleared.  dense counts the sparse frees so far, LARGE_DENSE_AFTER meaning
+ * dense; returns its new value.
  */
 static int large_zero_resident(uintptr_t p, size_t usable, int dense)
 {
@@ -629,8 +626,8 @@ static int malloc_do_init(void)
 	for (uint32_t a = 0; a < NALIGN; a++) {
 		uint32_t sz = 32u << a;
 		name_class(class_name[NCLASS + a], "malloc-a", sz);
-		if (slab_cache_create_ex(class_name[NCLASS + a], sz, 0, SP_SLAB_KMALLOC | extra, NULL,
-					 &lean, &align_cache[a]))
+		if (slab_cache_create_ex(class_name[NCLASS + a], sz, 0, SP_SLAB_KMALLOC | extra,
+					 NULL, &lean, &align_cache[a]))
 			return -1;
 	}
 	pthread_atfork(large_fork_prepare, large_fork_release, large_fork_release);

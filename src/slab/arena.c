@@ -116,8 +116,8 @@ void slab_arena_fork_unlock(void) { pthread_mutex_unlock(&arena_lock); }
 /*
  * Release a slab to the pool.  Its pages go back to the system except the first, which holds
  * the pool link: that page is cleared by hand instead (MADV_DONTNEED and then the link store
- * would fault a fresh page in at once: sqlite3 took 165 such faults; the next user of the slab
- * writes its header there anyway).
+ * would fault a fresh page in at once; the next user of the slab writes its header there
+ * anyway).
  */
 void slab_arena_put(void *p, unsigned shift)
 {

@@ -38,8 +38,10 @@ static _Thread_local int slab_tls_dead __attribute__((tls_model("initial-exec"))
  * are recycled); when the packed units run out, id gets the whole unit SLAB_MAX_CACHES + id.
  */
 static _Thread_local char *slab_tc_block __attribute__((tls_model("initial-exec")));
-static _Thread_local uint32_t slab_tc_place[SLAB_MAX_CACHES] __attribute__((tls_model("initial-exec")));
-static _Thread_local uint16_t slab_tc_cap[SLAB_MAX_CACHES] __attribute__((tls_model("initial-exec")));
+static _Thread_local uint32_t slab_tc_place[SLAB_MAX_CACHES]
+	__attribute__((tls_model("initial-exec")));
+static _Thread_local uint16_t slab_tc_cap[SLAB_MAX_CACHES]
+	__attribute__((tls_model("initial-exec")));
 static _Thread_local uint32_t slab_tc_bump __attribute__((tls_model("initial-exec")));
 #define SLAB_TC_BLOCK (2 * (size_t)SLAB_MAX_CACHES * SLAB_TC_BYTES)
 unsigned slab_policy;
@@ -176,8 +178,8 @@ SP_API int sp_slab_init_on_free(void)
 /*
  * Distinct L1D sets hit by the first lines of n objects over `colours` colours.  The set of
  * object j depends on j * stride mod SLAB_L1_SETS * SLAB_LINE (4 KiB), which repeats after
- * 4 KiB / gcd(stride, 4 KiB) objects: only that many are looked at (the malloc shim creates
- * ~60 caches per process start; the plain 4096-object walk cost 2 M instructions there).
+ * 4 KiB / gcd(stride, 4 KiB) objects: only that many are looked at, at most 512 (stride is a
+ * multiple of 8): creation stays cheap for a process start that makes dozens of caches.
  */
 static unsigned sets_reached(uint32_t first, uint32_t stride, uint32_t n, uint32_t colours,
 			     uint32_t colour_off)
@@ -707,8 +709,8 @@ static void *slab_tc_pop(struct sp_slab_cache *c, struct slab_tc *tc, int zero);
 void *slab_alloc_slow(struct sp_slab_cache *c, int zero)
 {
 	if (c->hot_alloc == SLAB_INIT_ALLOC && !c->ctor) {
-		/* init_on_alloc alone: the fast path's pop, then the zeroing.  Through slab_tc_pop
-		 * and slab_alloc_hooked (re-checks, a call) it cost twice as many instructions. */
+		/* init_on_alloc alone: the fast path's pop, then the zeroing, without slab_tc_pop's
+		 * re-checks and slab_alloc_hooked's call. */
 		slab_tcref_t r = slab_tcr(c);
 		uint64_t v = slab_tcf_get(r, SLAB_TCF_GC);
 		if (v >= c->gc_alloc) {

@@ -287,17 +287,9 @@ static sp_always_inline void slab_track_alloc(const struct sp_slab_cache *c, uin
  * zeroing" (gc_alloc_fast); the entry was validated when it was pushed (free) or refilled (under
  * the lock), so the pop only marks the state byte.  zalloc (calloc) pops the same way and
  * zeroes unless the slot is known zero (FRESH, FREE_ZERO); ctor caches take the hooked path.
- * Cost (gcc 12 -O2, x86-64, objdump/callgrind): alloc is 11 instructions (ret included), free
- * 28; `secpath bench slab` hot-64 measures 52.6 per alloc+free iteration (loop, calls and the
- * object write included), against 64.6 before the single-compare gc checks, the arena mask, the
- * exact-division index and the asm entry accesses, 103 for the earlier per-thread linked list and
- * 139 for glibc.  On this Zen 4 VM (~3.9 GHz) the pair costs ~2.7 ns (old code ~3.0 in the same
- * window), about 5 instructions per cycle: the path is bound by its instruction count.  A build
- * without the per-free stats counter measured the same within the noise (2.70-2.85 ns against
- * 2.78-2.90); a scratch build without the exact free validation (no owner, boundary or state
- * check: SLUB's naive "same as the last freed" test only) measured 2.00-2.23 ns against 2.67 in
- * a standalone alloc/free loop outside `secpath bench` (an experiment for a design decision,
- * not a claim of this code).
+ * On their fast branch both paths are straight-line code (no call, lock or atomic
+ * read-modify-write), so their cost is their instruction count: every check added here is paid
+ * on every object (docs/arch-slab.md has the counts and the experiments behind this shape).
  */
 static sp_always_inline void *slab_alloc_fast(struct sp_slab_cache *c, int zero)
 {
@@ -341,8 +333,8 @@ static sp_always_inline void slab_free_push(struct sp_slab_cache *c, uintptr_t o
  * returns there).  ASan builds keep the explicit range check: the mapped header could sit in a
  * poisoned object.
  * Caches with free hooks have objs_fast 0, so the range check sends them to the cold branch:
- * init_on_free alone goes to slab_free_zero (a tail call; inlined, its memsets made the fast
- * path save three registers: +8 instructions per plain free), anything else to slab_free_other.
+ * init_on_free alone goes to slab_free_zero (a tail call: inlined, its memsets would make the
+ * fast path save registers on every plain free), anything else to slab_free_other.
  */
 static sp_always_inline void slab_free_fast(struct sp_slab_cache *c, void *p)
 {
