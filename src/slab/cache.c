@@ -388,6 +388,7 @@ int slab_cache_create_ex(const char *name, size_t size, size_t align, unsigned f
 	cache_refresh(c, slab_policy_get());
 	__atomic_store_n(&c->gen, gen, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&slab_registry_lock);
+	SP_ASSERT_EXPENSIVE(slab_cache_is_valid(c));
 	*out = c;
 	return 0;
 }
@@ -620,6 +621,7 @@ static void tc_refill(struct sp_slab_cache *c, struct slab_tc *tc, int reuse_onl
 			sp_list_add(&s->node, &c->full);
 		}
 	}
+	SP_ASSERT_INTERNAL(got <= c->batch);
 	/* The array pops from its end: reverse it, so the object taken first (the freelist head,
 	 * hottest, or the lowest fresh slot) is handed out first.  A fresh slab then fills from
 	 * its start, page by page, instead of touching a page batch objects in for its first. */
@@ -718,6 +720,7 @@ void *slab_alloc_slow(struct sp_slab_cache *c, int zero)
 			uint8_t *st;
 			slab_tcf_set_gc(r, --v);
 			slab_tc_ent_get(ent_b, v, &obj, &st);
+			SP_ASSERT_INTERNAL(slab_tc_entry_ok(obj, st));
 			unsigned old = __atomic_load_n(st, __ATOMIC_RELAXED);
 			__atomic_store_n(st, (uint8_t)SLAB_ST_ALLOC, __ATOMIC_RELAXED);
 			return slab_alloc_clear(c, obj, old, 1);
@@ -787,6 +790,7 @@ static void *slab_tc_pop(struct sp_slab_cache *c, struct slab_tc *tc, int zero)
 	uint64_t v = tc->gc - 1;
 	uintptr_t obj = *slab_tc_objp(tc->ent_b, v);
 	uint8_t *st = *slab_tc_stp(tc->ent_b, v);
+	SP_ASSERT_INTERNAL(slab_tc_entry_ok(obj, st));
 	tc->gc = v;
 	if (zero | c->hot_alloc)
 		return slab_alloc_hooked(c, obj, st, zero);
@@ -821,6 +825,7 @@ void slab_free_slow(struct sp_slab_cache *c, uintptr_t obj, uint8_t *st)
 		memmove(objs, objs + (n - keep), keep * sizeof(*objs));
 		memmove(sts, sts + (n - keep), keep * sizeof(*sts));
 		tc->gc = c->gc_base + c->tc_bias + keep;
+		SP_ASSERT_EXPENSIVE(slab_cache_is_valid(c));
 	}
 	slab_free_push(c, obj, st);
 }
@@ -841,6 +846,7 @@ SP_API void sp_slab_cache_flush_thread(struct sp_slab_cache *c)
 	struct slab_tc *tc = slab_tc_of(c);
 	if (c->gen && slab_tc_gen(tc) == c->gen)
 		tc_flush(c, tc);
+	SP_ASSERT_EXPENSIVE(!c->gen || slab_cache_is_valid(c));
 }
 
 static void slab_thread_exit(void *arg)

@@ -77,6 +77,12 @@ static sp_always_inline int slab_in_arena(uintptr_t p)
 	return p - slab_arena_base < slab_arena_size;
 }
 
+/* A thread array entry: an arena object whose state is anything but ALLOC (the asserts'). */
+static inline int slab_tc_entry_ok(uintptr_t obj, const uint8_t *st)
+{
+	return slab_in_arena(obj) && __atomic_load_n(st, __ATOMIC_RELAXED) != SLAB_ST_ALLOC;
+}
+
 /*
  * Object index of slab offset off, or >= objs_per_slab if off is not an object start below span:
  * ror(off * div_inv, div_shift) (Granlund-Montgomery exact division, Hacker's Delight 10-17).
@@ -305,6 +311,8 @@ static sp_always_inline void *slab_alloc_fast(struct sp_slab_cache *c, int zero)
 	uint8_t *st;
 	slab_tcf_set_gc(r, v);
 	slab_tc_ent_get(ent_b, v, &obj, &st);
+	/* never ALLOC in an array: what makes free's one state compare catch every double free */
+	SP_ASSERT_INTERNAL(slab_tc_entry_ok(obj, st));
 	if (zero) {	/* zalloc / calloc: no memset for a slot known to be zero */
 		unsigned old = __atomic_load_n(st, __ATOMIC_RELAXED);
 		slab_track_alloc(c, obj, old);
@@ -412,6 +420,7 @@ static sp_always_inline void slab_free_push(struct sp_slab_cache *c, uintptr_t o
 		slab_free_slow(c, obj, st);
 		return;
 	}
+	SP_ASSERT_INTERNAL(__atomic_load_n(st, __ATOMIC_RELAXED) != SLAB_ST_ALLOC);
 	if (!(c->flags & SP_SLAB_TYPESAFE_BY_RCU))	/* RCU readers may still look (as KASAN) */
 		sp_track_poison((void *)obj, c->object_size);
 	uintptr_t ent_b = slab_tcf_get(r, SLAB_TCF_ENT);
