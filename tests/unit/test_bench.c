@@ -469,6 +469,12 @@ static void test_bench__only_case_and_registry(void **st)
 	struct sp_bench_opts e = { .sz = sizeof(e), .reps = 3, .min_sample_ms = 0.2 };
 	assert_true(fabs(sp_bench_estimate(&t_suite, &e) - 2 * 4 * 6 * 0.2 / 1000) < 1e-9);
 	assert_true(sp_bench_estimate(&t_fixed, &e) < 0);
+	/* An options struct from an older header (a smaller sz): the fields beyond it take their
+	 * defaults (5 ms samples), NULL options all of them (11 rounds). */
+	struct sp_bench_opts old = e;
+	old.sz = offsetof(struct sp_bench_opts, min_sample_ms);
+	assert_true(fabs(sp_bench_estimate(&t_suite, &old) - 2 * 4 * 6 * 5.0 / 1000) < 1e-9);
+	assert_true(fabs(sp_bench_estimate(&t_suite, NULL) - 2 * 4 * 14 * 5.0 / 1000) < 1e-9);
 
 	/* The registry lists every suite of suites.h by name, exactly once. */
 	const char *names[] = { "slab", "slab-spread", "hackbench", "audit",
