@@ -66,10 +66,12 @@
 #ifndef CLASS_COARSE
 #define CLASS_COARSE 2048u		/* up to here 8 classes per power of two; then CLASS_HI */
 #endif
-#ifndef CLASS_HI	/* each at most 1/4 above the one before (slack <= 25 %), multiples of 128 */
+/* CLASS_HI: each at most 1/4 above the one before (slack <= 25 %), multiples of 128 */
+#ifndef CLASS_HI
 #define CLASS_HI 2560, 3072, 3840, 4096, 4608, 5760, 7168, 8960, 11136, 13824, 16384
 #endif
-#define NCLASS (8 + 8 * (SMALL_SHIFT - 7))	/* at most: 16 .. 128 by 16, then 8 per power of two */
+/* at most: 16 .. 128 by 16, then 8 per power of two */
+#define NCLASS (8 + 8 * (SMALL_SHIFT - 7))
 #define NALIGN 8			/* aligned classes 32 .. 4096 */
 #define BOOT_SIZE (256u << 10)
 #define LARGE_CACHE_MAX 32
@@ -139,7 +141,7 @@ struct large {
 	uintptr_t ptr;			/* user pointer (page aligned); 0 empty, 1 tombstone */
 	size_t usable;			/* bytes up to the guard page */
 	int dense;			/* sparse frees so far; LARGE_DENSE_AFTER: dense (below) */
-	int noinit;			/* requested with an opted-out size (SECPATH_MALLOC_NO_INIT) */
+	int noinit;			/* asked with an opted-out size (SECPATH_MALLOC_NO_INIT) */
 };
 
 static pthread_mutex_t large_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -148,7 +150,7 @@ static size_t large_cap, large_used, large_live;	/* used counts tombstones */
 static struct {
 	uintptr_t ptr;
 	size_t usable;
-	int zero;			/* known zero (MADV_DONTNEED'd or cleared by init_on_free) */
+	int zero;			/* known zero (MADV_DONTNEED'd or init_on_free cleared) */
 	int hot;			/* pages resident: counted in large_hot_bytes */
 	int dense;			/* as in struct large (hot blocks only) */
 	int demoted;			/* lost its pages to the hot budget, not for its size */
@@ -271,7 +273,8 @@ static void *large_alloc(size_t size, size_t align, int zero)
 	if (!p) {
 		size_t extra = align > PAGE ? align : 0;
 		size_t len = usable + PAGE + extra;
-		void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+			       0);
 		if (m == MAP_FAILED) {
 			errno = ENOMEM;
 			return NULL;
@@ -455,8 +458,9 @@ static sp_noinline void large_free(void *ptr)
 		nout += large_cache_put(cold[i].ptr, cold[i].usable, 1, 0, 0, 1, cold[i].seq,
 					&out[nout].ptr, &out[nout].usable);
 	if (p)
-		nout += large_cache_put(p, usable, zero, hot, dense, !hot && usable <= LARGE_HOT_MAX,
-					seq, &out[nout].ptr, &out[nout].usable);
+		nout += large_cache_put(p, usable, zero, hot, dense,
+					!hot && usable <= LARGE_HOT_MAX, seq, &out[nout].ptr,
+					&out[nout].usable);
 	pthread_mutex_unlock(&large_lock);
 	for (unsigned i = 0; i < nout; i++)
 		large_unmap(out[i].ptr, out[i].usable);

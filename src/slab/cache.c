@@ -518,7 +518,8 @@ static int tc_reset(struct sp_slab_cache *c, struct slab_tc *tc)
 			b = (uint32_t)SP_ALIGN_UP(b, (uint32_t)SLAB_TC_STS);
 		if (b + need <= SLAB_MAX_CACHES * SLAB_TC_STS) {
 			slab_tc_bump = b + need;
-			slab_tc_place[id] = (uint32_t)(b / SLAB_TC_STS * SLAB_TC_BYTES + b % SLAB_TC_STS);
+			slab_tc_place[id] =
+				(uint32_t)(b / SLAB_TC_STS * SLAB_TC_BYTES + b % SLAB_TC_STS);
 			slab_tc_cap[id] = (uint16_t)c->tc_limit;
 		} else {
 			slab_tc_place[id] = (uint32_t)((SLAB_MAX_CACHES + id) * SLAB_TC_BYTES);
@@ -576,8 +577,9 @@ static void tc_refill(struct sp_slab_cache *c, struct slab_tc *tc, int reuse_onl
 				break;
 			if (!sp_list_empty(&c->partial)) {
 				/* another thread returned objects while the lock was dropped: take
-				 * those and give the new slab back, or it would sit unused and never
-				 * counted as empty (only a slab whose last object returns is) */
+				 * those and give the new slab back, or it would sit unused and
+				 * never counted as empty (only a slab whose last object returns
+				 * is) */
 				ns->cache = NULL;
 				pthread_mutex_unlock(&c->lock);
 				slab_arena_put(ns, c->slab_shift);
@@ -588,7 +590,8 @@ static void tc_refill(struct sp_slab_cache *c, struct slab_tc *tc, int reuse_onl
 			c->nr_slabs++;
 		}
 		struct slab *s = sp_list_entry(c->partial.next, struct slab, node);
-		while (got < c->batch && (s->nfree || (!reuse_only && s->fresh < c->objs_per_slab))) {
+		while (got < c->batch &&
+		       (s->nfree || (!reuse_only && s->fresh < c->objs_per_slab))) {
 			uintptr_t obj;
 			uint32_t i;
 			if (!s->inuse && (s->fresh || s->released)) {

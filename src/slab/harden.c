@@ -157,9 +157,9 @@ void slab_free_zero(struct sp_slab_cache *c, uintptr_t obj, uint8_t *st)
 }
 
 /*
- * Alloc with zeroing or hooks.  A FRESH or FREE_ZERO object is zero in full (the thread arrays write no
- * free pointer, and a refill wipes the slab free pointer word: maybe_wipe_obj_freeptr()), so
- * init_on_free alone needs nothing here.
+ * Alloc with zeroing or hooks.  A FRESH or FREE_ZERO object is zero in full (the thread arrays
+ * write no free pointer, and a refill wipes the slab free pointer word:
+ * maybe_wipe_obj_freeptr()), so init_on_free alone needs nothing here.
  */
 void *slab_alloc_hooked(struct sp_slab_cache *c, uintptr_t obj, uint8_t *st, int zero)
 {

@@ -164,7 +164,8 @@ static sp_always_inline void slab_tcf_set_gc(slab_tcref_t r, uint64_t v)
 /* gc = v and frees++ in one asm. */
 static sp_always_inline void slab_tcf_set_gc_count(slab_tcref_t r, uint64_t v)
 {
-	__asm__ volatile("movq %0, %%fs:(%1)\n\taddq $1, %%fs:16(%1)" : : "r"(v), "r"(r) : "memory");
+	__asm__ volatile("movq %0, %%fs:(%1)\n\taddq $1, %%fs:16(%1)"
+			 : : "r"(v), "r"(r) : "memory");
 }
 
 /*
@@ -375,9 +376,9 @@ static sp_always_inline void slab_free_fast(struct sp_slab_cache *c, void *p)
 
 /*
  * Zero n bytes at p: from 16 to 128 bytes by 16-byte stores that may overlap (constant-size
- * memsets compile to single stores; any n in that range is covered), no call; others by memset.  For the
- * out-of-line init paths (slab_free_zero, slab_alloc_slow): inlined into a fast path, its
- * stores would make it save registers.
+ * memsets compile to single stores; any n in that range is covered), no call; others by
+ * memset.  For the out-of-line init paths (slab_free_zero, slab_alloc_slow): inlined into a fast
+ * path, its stores would make it save registers.
  */
 static inline void slab_zero(uintptr_t p, size_t n)
 {

@@ -144,10 +144,10 @@ struct sp_slab_cache {
 	uint64_t gc_base;		/* gen << SLAB_TC_GEN_SHIFT (UINT64_MAX when dead) */
 	/* gc_alloc, or gc_alloc + 2^63 (never reached) when allocs need hooks or zeroing. */
 	uint64_t gc_alloc_fast;
-	uintptr_t tls_off;		/* &slab_tls[id] - thread pointer (static TLS: same in all) */
+	uintptr_t tls_off;		/* &slab_tls[id] - thread pointer (static TLS: one value) */
 	uintptr_t slab_amask;		/* ~(slab_size - 1) & (arena size - 1) */
 	uintptr_t arena_base;		/* slab_arena_base (aligned to the arena size) */
-	uint64_t div_inv;		/* inverse of stride's odd part mod 2^64 (see slab_obj_index) */
+	uint64_t div_inv;		/* stride's odd part's inverse mod 2^64 (slab_obj_index) */
 	uint32_t div_shift;		/* stride = odd part << div_shift */
 	uint32_t id;			/* index into slab_tls[] and the cache pool */
 	/* objs_per_slab, or 0 (every free takes slab_free_other); 64-bit: one compare with the
