@@ -157,166 +157,181 @@ static int write_html(struct sp_cli *cli, struct cli_out *out, const char *path,
 	return SP_EXIT_OK;
 }
 
-int cmd_bench(int argc, char **argv, struct sp_cli *cli)
-{
-	struct sp_bench_opts o = { .sz = sizeof(o), .out = cli->out, .progress = cli->err };
-	const struct sp_bench_suite **run = calloc((size_t)argc + 8, sizeof(*run));
-	struct sp_bench_results *res = NULL;
-	const char *html = NULL;
-	struct cli_out hout = { .fd = -1, .slot = -1 };
-	struct cli_files files;
-	FILE *hf = NULL;
-	double budget = -1;
-	size_t nrun = 0;
-	int list = 0, rc = SP_EXIT_OK, dflt = 0;
+/* A bench command: what the command line asks for, then what the run holds. */
+struct bench_cmd {
+	struct sp_bench_opts o;
+	const struct sp_bench_suite **run;	/* the suites to run, nrun of them */
+	size_t nrun;
+	const char *html;			/* --html FILE, or NULL */
+	double budget;				/* --budget S; < 0: not given */
+	int list, dflt;				/* --list; no SUITE named: the default report */
+	struct sp_bench_results *res;		/* kept cases, for the summary and the page */
+	struct cli_out hout;
+	FILE *hf;				/* the page's stream, once opened */
+};
 
-	if (!run) {
-		fprintf(cli->err, "secpath bench: out of memory\n");
-		return SP_EXIT_REJECTED;
+/* A value option (--reps, --cg-ops, --case, --sample-ms, --html, --budget) with its value;
+ * 0, or -EINVAL for a bad value. */
+static int parse_value(struct bench_cmd *b, const char *a, const char *val)
+{
+	uint64_t v;
+	if (!strcmp(a, "--case")) {
+		b->o.only_case = val;
+		return 0;
 	}
+	if (!strcmp(a, "--html")) {
+		if (!*val)
+			return -EINVAL;
+		b->html = val;
+		return 0;
+	}
+	if (!strcmp(a, "--sample-ms") || !strcmp(a, "--budget")) {
+		char *e;
+		double d = strtod(val, &e);
+		if (*e || e == val || !(d >= 0 && d < 1e5) || (d == 0 && a[2] == 's'))
+			return -EINVAL;
+		if (a[2] == 's')
+			b->o.min_sample_ms = d;
+		else
+			b->budget = d;
+		return 0;
+	}
+	if (parse_u64(val, &v) || !v || v > 100000)
+		return -EINVAL;
+	if (!strcmp(a, "--reps"))
+		b->o.reps = (unsigned)v;
+	else
+		b->o.cg_ops = v;
+	return 0;
+}
+
+/* The command line into b.  Returns -1 to go on, else the exit status (help printed: OK). */
+static int parse_args(struct bench_cmd *b, int argc, char **argv, struct sp_cli *cli)
+{
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		uint64_t v;
 		if (cli_is_help(a)) {
 			usage(cli->out);
-			goto out;
+			return SP_EXIT_OK;
 		} else if (!strcmp(a, "--list")) {
-			list = 1;
+			b->list = 1;
 		} else if (!strcmp(a, "--quick")) {
-			o.quick = 1;
+			b->o.quick = 1;
 		} else if (!strcmp(a, "--json")) {
-			o.json = 1;
+			b->o.json = 1;
 		} else if (!strcmp(a, "--cachegrind")) {
-			o.cachegrind = "host";
+			b->o.cachegrind = "host";
 		} else if (!strncmp(a, "--cachegrind=", 13)) {
-			o.cachegrind = a + 13;
+			b->o.cachegrind = a + 13;
 		} else if (!strcmp(a, "--cg-child")) {
-			o.cg_child = 1;
+			b->o.cg_child = 1;
 		} else if ((!strcmp(a, "--reps") || !strcmp(a, "--cg-ops") ||
 			    !strcmp(a, "--case") || !strcmp(a, "--sample-ms") ||
 			    !strcmp(a, "--html") || !strcmp(a, "--budget")) && i + 1 < argc) {
 			const char *val = argv[++i];
-			if (!strcmp(a, "--case")) {
-				o.only_case = val;
-				continue;
+			if (parse_value(b, a, val)) {
+				fprintf(cli->err, "secpath bench: bad value '%s' for %s\n", val, a);
+				return SP_EXIT_USAGE;
 			}
-			if (!strcmp(a, "--html")) {
-				if (!*val)
-					goto bad_value;
-				html = val;
-				continue;
-			}
-			if (!strcmp(a, "--sample-ms") || !strcmp(a, "--budget")) {
-				char *e;
-				double d = strtod(val, &e);
-				if (*e || e == val || !(d >= 0 && d < 1e5) ||
-				    (d == 0 && a[2] == 's'))
-					goto bad_value;
-				if (a[2] == 's')
-					o.min_sample_ms = d;
-				else
-					budget = d;
-				continue;
-			}
-			if (parse_u64(val, &v) || !v || v > 100000)
-				goto bad_value;
-			if (!strcmp(a, "--reps"))
-				o.reps = (unsigned)v;
-			else
-				o.cg_ops = v;
-			continue;
-bad_value:
-			fprintf(cli->err, "secpath bench: bad value '%s' for %s\n", val, a);
-			rc = SP_EXIT_USAGE;
-			goto out;
 		} else if (a[0] == '-') {
 			fprintf(cli->err, "secpath bench: unknown option '%s'\n", a);
 			usage(cli->err);
-			rc = SP_EXIT_USAGE;
-			goto out;
+			return SP_EXIT_USAGE;
 		} else {
 			const struct sp_bench_suite *s = sp_bench_suite_find(a);
 			if (!s) {
 				fprintf(cli->err, "secpath bench: '%s' is not a bench suite "
 					"(see 'secpath bench --list')\n", a);
-				rc = SP_EXIT_USAGE;
-				goto out;
+				return SP_EXIT_USAGE;
 			}
-			run[nrun++] = s;
+			b->run[b->nrun++] = s;
 		}
 	}
-	if (list) {
-		if (o.json)
-			list_suites_json(cli->out);
-		else
-			list_suites(cli->out);
-		goto out;
+	return -1;
+}
+
+/* Up front, in the report itself (stderr with --json): what runs and how long. */
+static void print_plan(const struct bench_cmd *b, struct sp_cli *cli)
+{
+	double est = 0;
+	int unknown = 0;
+	FILE *hdr = b->o.json ? cli->err : cli->out;
+	fprintf(hdr, "secpath bench: %s:",
+		b->dflt ? "the default report, every kernel experiment side by side" : "running");
+	for (size_t i = 0; i < b->nrun; i++) {
+		double e = has_variants(b->run[i]) ? sp_bench_estimate(b->run[i], &b->o) : 0;
+		fprintf(hdr, " %s%s", b->run[i]->name, e < 0 ? " (timed after warm-up)" : "");
+		est += e > 0 ? e : 0;
+		unknown |= e < 0;
 	}
-	if (!nrun) {
-		dflt = 1;
+	fprintf(hdr, "\nestimated %.0f s of measurement%s%s", est,
+		unknown ? " plus the suites timed after warm-up" : "",
+		b->o.cachegrind ? " plus the valgrind re-runs" : "");
+	if (b->budget > 0)
+		fprintf(hdr, "; budget %.0f s (%.1f s per suite) plus set-up", b->budget,
+			b->o.budget_s);
+	if (b->dflt && !b->o.cachegrind)
+		fprintf(hdr, ": %s on a 2-core machine",
+			b->o.quick ? "about 20 s" : "under 3 minutes");
+	fputc('\n', hdr);
+	fflush(hdr);
+}
+
+/*
+ * After parsing: the default suites when none was named, the budget and each suite's share, the
+ * kept results and the page's output, then the plan.  Returns -1 to go on, else the exit status.
+ */
+static int plan(struct bench_cmd *b, struct sp_cli *cli)
+{
+	struct cli_files files;
+	if (!b->nrun) {
+		b->dflt = 1;
 		for (const struct sp_bench_suite *const *p = sp_bench_suites(); *p; p++)
 			if (sp_bench_suite_is_default(*p))
-				run[nrun++] = *p;
+				b->run[b->nrun++] = *p;
 	}
-	if (!nrun) {
+	if (!b->nrun) {
 		fprintf(cli->err, "secpath bench: no suite has variants yet\n");
-		rc = SP_EXIT_REJECTED;
-		goto out;
+		return SP_EXIT_REJECTED;
 	}
-	if (budget < 0)
-		budget = dflt && !o.cg_child ? (o.quick ? QUICK_BUDGET_S : DEFAULT_BUDGET_S) : 0;
-	if (!o.cg_child && (html || nrun > 1) && sp_bench_results_new(&res)) {
+	if (b->budget < 0 && b->dflt && !b->o.cg_child)
+		b->budget = b->o.quick ? QUICK_BUDGET_S : DEFAULT_BUDGET_S;
+	else if (b->budget < 0)
+		b->budget = 0;
+	if (!b->o.cg_child && (b->html || b->nrun > 1) && sp_bench_results_new(&b->res)) {
 		fprintf(cli->err, "secpath bench: out of memory\n");
-		rc = SP_EXIT_REJECTED;
-		goto out;
+		return SP_EXIT_REJECTED;
 	}
-	o.results = res;
+	b->o.results = b->res;
 	cli_files_init(&files);
-	if (html && !o.cg_child &&
-	    (cli_out_open(cli, &files, &hout, html) || !(hf = cli_out_stream(cli, &hout)))) {
-		rc = SP_EXIT_REJECTED;
-		goto out;
-	}
+	if (b->html && !b->o.cg_child &&
+	    (cli_out_open(cli, &files, &b->hout, b->html) ||
+	     !(b->hf = cli_out_stream(cli, &b->hout))))
+		return SP_EXIT_REJECTED;
 
 	/* Each suite gets an equal share of the budget (the harness cuts its rounds to fit). */
 	size_t nvar = 0;
-	for (size_t i = 0; i < nrun; i++)
-		nvar += has_variants(run[i]);
-	o.budget_s = budget > 0 && nvar ? budget / (double)nvar : 0;
+	for (size_t i = 0; i < b->nrun; i++)
+		nvar += has_variants(b->run[i]);
+	b->o.budget_s = b->budget > 0 && nvar ? b->budget / (double)nvar : 0;
 
-	if (o.cg_child) {
-		o.progress = NULL;
-	} else if (nrun > 1 || budget > 0) {
-		double est = 0;
-		int unknown = 0;
-		/* Up front, in the report itself (stderr with --json): what runs and how long. */
-		FILE *hdr = o.json ? cli->err : cli->out;
-		fprintf(hdr, "secpath bench: %s:",
-			dflt ? "the default report, every kernel experiment side by side"
-			     : "running");
-		for (size_t i = 0; i < nrun; i++) {
-			double e = has_variants(run[i]) ? sp_bench_estimate(run[i], &o) : 0;
-			fprintf(hdr, " %s%s", run[i]->name, e < 0 ? " (timed after warm-up)" : "");
-			est += e > 0 ? e : 0;
-			unknown |= e < 0;
-		}
-		fprintf(hdr, "\nestimated %.0f s of measurement%s%s", est,
-			unknown ? " plus the suites timed after warm-up" : "",
-			o.cachegrind ? " plus the valgrind re-runs" : "");
-		if (budget > 0)
-			fprintf(hdr, "; budget %.0f s (%.1f s per suite) plus set-up", budget,
-				o.budget_s);
-		if (dflt && !o.cachegrind)
-			fprintf(hdr, ": %s on a 2-core machine",
-				o.quick ? "about 20 s" : "under 3 minutes");
-		fputc('\n', hdr);
-		fflush(hdr);
-	}
+	if (b->o.cg_child)
+		b->o.progress = NULL;
+	else if (b->nrun > 1 || b->budget > 0)
+		print_plan(b, cli);
+	return -1;
+}
 
+/* Run every suite (several: each in its own process).  Returns the exit status so far; *ran:
+ * the suites that ran, *wall: seconds taken. */
+static int run_suites(struct bench_cmd *b, struct sp_cli *cli, size_t *ran, double *wall)
+{
+	int rc = SP_EXIT_OK;
+	size_t nocase = 0;
 	double t0 = now_s();
-	size_t ran = 0, nocase = 0;
-	for (size_t i = 0; i < nrun; i++) {
-		const struct sp_bench_suite *s = run[i];
+	*ran = 0;
+	for (size_t i = 0; i < b->nrun; i++) {
+		const struct sp_bench_suite *s = b->run[i];
 		if (!has_variants(s)) {
 			fprintf(cli->err, "secpath bench: suite '%s' has no variants yet\n",
 				s->name);
@@ -324,44 +339,84 @@ bad_value:
 			continue;
 		}
 		/* Several suites: each in its own process, so none inherits another's state. */
-		int err = nrun > 1 && !o.cg_child ? sp_bench_run_isolated(s, &o)
-						   : sp_bench_run(s, &o);
-		if (err == -ENOENT && o.only_case) {
+		int err = b->nrun > 1 && !b->o.cg_child ? sp_bench_run_isolated(s, &b->o)
+							: sp_bench_run(s, &b->o);
+		if (err == -ENOENT && b->o.only_case) {
 			nocase++;	/* --case names a case of another suite */
-		} else if (err == -EINVAL && o.cachegrind) {
+		} else if (err == -EINVAL && b->o.cachegrind) {
 			fprintf(cli->err, "secpath bench: bad cache geometry '%s' (host, 32k8, "
-				"48k12 or SIZE,ASSOC,LINE)\n", o.cachegrind);
+				"48k12 or SIZE,ASSOC,LINE)\n", b->o.cachegrind);
 			rc = SP_EXIT_USAGE;
 			break;
 		} else if (err) {
 			fprintf(cli->err, "secpath bench: %s: %s\n", s->name, strerror(-err));
 			rc = SP_EXIT_REJECTED;
 		} else {
-			ran++;
+			(*ran)++;
 		}
 	}
-	double wall = now_s() - t0;
-	if (nocase && !ran && rc == SP_EXIT_OK) {
-		fprintf(cli->err, "secpath bench: no suite has a case '%s'\n", o.only_case);
+	*wall = now_s() - t0;
+	if (nocase && !*ran && rc == SP_EXIT_OK) {
+		fprintf(cli->err, "secpath bench: no suite has a case '%s'\n", b->o.only_case);
 		rc = SP_EXIT_USAGE;
 	}
-	if (o.cg_child || !ran)
-		goto out;
-	if (!o.json && nrun > 1)
-		sp_bench_summary(cli->out, res);
-	if (!o.json)
+	return rc;
+}
+
+/* After a run of `ran` suites: the summary, the wall time and the page.  Returns rc, or the
+ * page's failure when rc was OK. */
+static int report(struct bench_cmd *b, struct sp_cli *cli, int rc, size_t ran, double wall,
+		  int argc, char **argv)
+{
+	if (!b->o.json && b->nrun > 1)
+		sp_bench_summary(cli->out, b->res);
+	if (!b->o.json)
 		fprintf(cli->out, "\n%s took %.1f s wall time (%zu suite%s)\n",
-			dflt ? "the default report" : "this run", wall, ran, ran == 1 ? "" : "s");
+			b->dflt ? "the default report" : "this run", wall, ran,
+			ran == 1 ? "" : "s");
 	fprintf(cli->err, "secpath bench: finished in %.1f s\n", wall);
-	if (hf) {
-		int hrc = write_html(cli, &hout, html, res, wall, argc, argv);
+	if (b->hf) {
+		int hrc = write_html(cli, &b->hout, b->html, b->res, wall, argc, argv);
 		if (hrc && rc == SP_EXIT_OK)
 			rc = hrc;
 	}
-out:
-	if (html)
-		cli_out_abort(&hout);	/* no suite ran: the old page, if any, stays */
-	sp_bench_results_free(res);
-	free(run);
+	return rc;
+}
+
+int cmd_bench(int argc, char **argv, struct sp_cli *cli)
+{
+	struct bench_cmd b = {
+		.o = { .sz = sizeof(b.o), .out = cli->out, .progress = cli->err },
+		.run = calloc((size_t)argc + 8, sizeof(*b.run)),
+		.budget = -1,
+		.hout = { .fd = -1, .slot = -1 },
+	};
+	int rc;
+
+	if (!b.run) {
+		fprintf(cli->err, "secpath bench: out of memory\n");
+		return SP_EXIT_REJECTED;
+	}
+	rc = parse_args(&b, argc, argv, cli);
+	if (rc < 0 && b.list) {
+		if (b.o.json)
+			list_suites_json(cli->out);
+		else
+			list_suites(cli->out);
+		rc = SP_EXIT_OK;
+	}
+	if (rc < 0)
+		rc = plan(&b, cli);
+	if (rc < 0) {
+		size_t ran;
+		double wall;
+		rc = run_suites(&b, cli, &ran, &wall);
+		if (!b.o.cg_child && ran)
+			rc = report(&b, cli, rc, ran, wall, argc, argv);
+	}
+	if (b.html)
+		cli_out_abort(&b.hout);	/* no suite ran: the old page, if any, stays */
+	sp_bench_results_free(b.res);
+	free(b.run);
 	return rc;
 }

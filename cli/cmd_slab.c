@@ -134,6 +134,48 @@ static void print_json(FILE *f, const struct sp_slab_stats *s)
 	fprintf(f, "}");
 }
 
+/* The kmalloc caches and then the demo cache c (NULL: none), as a table or one JSON object. */
+static void print_caches(FILE *f, int json, const struct sp_slab_cache *c)
+{
+	struct sp_slab_stats st;
+	if (json) {
+		fprintf(f, "{\"init_on_alloc\":%d,\"init_on_free\":%d,\"caches\":[",
+			sp_slab_init_on_alloc(), sp_slab_init_on_free());
+		int first = 1;
+		for (unsigned k = 0; sp_kmalloc_cache(k); k++) {
+			sp_slab_cache_stats(sp_kmalloc_cache(k), &st);
+			fprintf(f, "%s", first ? "" : ",");
+			print_json(f, &st);
+			first = 0;
+		}
+		if (c) {
+			sp_slab_cache_stats(c, &st);
+			fprintf(f, "%s", first ? "" : ",");
+			print_json(f, &st);
+		}
+		fprintf(f, "]}\n");
+	} else {
+		fprintf(f, "init_on_alloc=%d init_on_free=%d\n", sp_slab_init_on_alloc(),
+			sp_slab_init_on_free());
+		print_header(f);
+		for (unsigned k = 0; sp_kmalloc_cache(k); k++) {
+			sp_slab_cache_stats(sp_kmalloc_cache(k), &st);
+			print_row(f, &st);
+		}
+		if (c) {
+			sp_slab_cache_stats(c, &st);
+			print_row(f, &st);
+			fprintf(f,
+				"\n%s: %zu objects of %zu B at stride %zu (%zu B waste each), %zu "
+				"per %zu B slab, "
+				"%zu colour%s of %zu B; first lines reach %zu of 64 L1D sets\n",
+				st.name, st.nr_active, st.object_size, st.stride,
+				st.stride - st.object_size, st.objs_per_slab, st.slab_size,
+				st.colours, st.colours == 1 ? "" : "s", st.colour_off, st.l1d_sets);
+		}
+	}
+}
+
 static int slab_stats(int argc, char **argv, struct sp_cli *cli)
 {
 	int json = 0, demo = 0;
@@ -211,43 +253,7 @@ bad_value:
 			}
 	}
 
-	struct sp_slab_stats st;
-	if (json) {
-		fprintf(cli->out, "{\"init_on_alloc\":%d,\"init_on_free\":%d,\"caches\":[",
-			sp_slab_init_on_alloc(), sp_slab_init_on_free());
-		int first = 1;
-		for (unsigned k = 0; sp_kmalloc_cache(k); k++) {
-			sp_slab_cache_stats(sp_kmalloc_cache(k), &st);
-			fprintf(cli->out, "%s", first ? "" : ",");
-			print_json(cli->out, &st);
-			first = 0;
-		}
-		if (c) {
-			sp_slab_cache_stats(c, &st);
-			fprintf(cli->out, "%s", first ? "" : ",");
-			print_json(cli->out, &st);
-		}
-		fprintf(cli->out, "]}\n");
-	} else {
-		fprintf(cli->out, "init_on_alloc=%d init_on_free=%d\n", sp_slab_init_on_alloc(),
-			sp_slab_init_on_free());
-		print_header(cli->out);
-		for (unsigned k = 0; sp_kmalloc_cache(k); k++) {
-			sp_slab_cache_stats(sp_kmalloc_cache(k), &st);
-			print_row(cli->out, &st);
-		}
-		if (c) {
-			sp_slab_cache_stats(c, &st);
-			print_row(cli->out, &st);
-			fprintf(cli->out,
-				"\n%s: %zu objects of %zu B at stride %zu (%zu B waste each), %zu "
-				"per %zu B slab, "
-				"%zu colour%s of %zu B; first lines reach %zu of 64 L1D sets\n",
-				st.name, st.nr_active, st.object_size, st.stride,
-				st.stride - st.object_size, st.objs_per_slab, st.slab_size,
-				st.colours, st.colours == 1 ? "" : "s", st.colour_off, st.l1d_sets);
-		}
-	}
+	print_caches(cli->out, json, c);
 	if (c) {
 		for (size_t k = 0; k < nobj; k++)
 			sp_slab_cache_free(c, objs[k]);

@@ -12,7 +12,7 @@ $(MALLOC_SO): $(MALLOC_SO_SRC) $(MALLOC_SO_HDR) mk/malloc.mk
 	@mkdir -p $(@D)
 	$(quiet) LD $@
 	$(Q)$(CC) $(CPPFLAGS_ALL) $(CSTD) $(OPT) -g $(WARN) -fno-strict-aliasing -fPIC -fvisibility=hidden \
-		-ftls-model=initial-exec -DSLAB_COMPACT=1 -shared -Wl,-z,now -o $@ $(MALLOC_SO_SRC) -lpthread
+		-ftls-model=initial-exec -shared -Wl,-z,now -o $@ $(MALLOC_SO_SRC) -lpthread
 
 EXTRA_TEST_DEPS += $(MALLOC_SO)
 

@@ -63,7 +63,7 @@ struct sp_bench_suite {
 struct sp_bench_results;
 
 struct sp_bench_opts {
-	size_t sz;
+	size_t sz;			/* sizeof(struct sp_bench_opts): fields beyond it are 0 */
 	unsigned reps;			/* R rounds (default 11) */
 	double min_sample_ms;		/* calibration target per sample (default 5) */
 	int quick;			/* fewer reps, shorter samples */

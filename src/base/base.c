@@ -61,6 +61,8 @@ SP_API void sp_free(const struct sp_allocator *a, void *p, size_t size)
 	a->free(a->ud, p, size);
 }
 
+/* The fatal path's own writer, not sp_fd_write_all: it gives up at the first error or 0-byte
+ * write (abort follows anyway), and the malloc shim links base.c without io.c. */
 static void write_all(const char *s, size_t n)
 {
 	while (n) {

@@ -140,10 +140,6 @@ struct bench_case_res {
 void bench_report_table(FILE *f, const struct bench_case_res *r);
 /* Write the case as JSON Lines: one object per variant x metric. */
 void bench_report_json(FILE *f, const struct bench_case_res *r);
-/* Print s as a JSON string literal. */
-void bench_json_str(FILE *f, const char *s);
-/* Print a number, or null when not finite. */
-void bench_json_num(FILE *f, double x);
 
 #define BENCH_NOISY_PCT 3.0		/* flag pstdev/mean above this */
 
@@ -182,19 +178,12 @@ int bench_results_add(struct sp_bench_results *res, const struct bench_case_res 
 /*
  * Send kept cases and then a status over fd / receive them, appended to res, with that status.
  * Only between a process and its fork() child: records carry pointers into the program image
- * (suite, case and variant names).  send_case: one case (what bench_results_add does when
- * stream_fd is set); send_end: the status.  recv: 0, -EPIPE when the stream ends without the
- * status (the child died), -ENOMEM or -EIO.  Add returns send_case's -EIO too.
+ * (suite, case and variant names).  Cases go out from bench_results_add when stream_fd is set;
+ * send_end: the status.  recv: 0, -EPIPE when the stream ends without the status (the child
+ * died), -ENOMEM or -EIO.  Add returns a failed send's -EIO too.
  */
-int bench_results_send_case(const struct bench_kept_case *k, int fd);
 int bench_results_send_end(int fd, int status);
 int bench_results_recv(struct sp_bench_results *res, int fd, int *status);
-/* The case the summary quotes for suite s (its headline case, else its last kept case), and
- * the variant it names first (the headline variant, else the fastest non-baseline). */
-const struct bench_kept_case *bench_results_headline(const struct sp_bench_results *res,
-						     const struct sp_bench_suite *s, size_t *vi);
-/* One summary line for suite s (no newline printed when s has no kept case: returns 0). */
-int bench_summary_line(FILE *f, const struct sp_bench_results *res, const struct sp_bench_suite *s);
 /* The suite's headline (case, variant) named in registry.c, or NULLs. */
 void bench_registry_headline(const struct sp_bench_suite *s, const char **case_name,
 			     const char **variant);

@@ -26,6 +26,7 @@
 #include <unistd.h>
 #include <sys/wait.h>
 
+#include "secpath/secpath.h"
 #include "base/compiler.h"
 #include "bench/bench_int.h"
 
@@ -187,34 +188,6 @@ int bench_cg_geometry(const char *spec, char *buf, size_t len)
 	return 0;
 }
 
-static int slurp(const char *path, char **text, size_t *len)
-{
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return -errno;
-	size_t cap = 1 << 16, n = 0;
-	char *b = malloc(cap);
-	while (b) {
-		n += fread(b + n, 1, cap - n, f);
-		if (n < cap)
-			break;
-		char *nb = realloc(b, cap * 2);
-		if (!nb) {
-			free(b);
-			b = NULL;
-			break;
-		}
-		b = nb;
-		cap *= 2;
-	}
-	fclose(f);
-	if (!b)
-		return -ENOMEM;
-	*text = b;
-	*len = n;
-	return 0;
-}
-
 static void remove_dir(const char *dir)
 {
 	DIR *d = opendir(dir);
@@ -257,7 +230,7 @@ static int sum_children(const struct sp_bench_suite *s, const char *dir,
 			size_t len = 0;
 			struct bench_cg_dump dump;
 			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-			if (slurp(path, &text, &len)) {
+			if (sp_file_read(path, &text, &len)) {
 				bad = 1;
 				continue;
 			}
@@ -282,114 +255,125 @@ static int sum_children(const struct sp_bench_suite *s, const char *dir,
 
 static const char *const default_reexec[] = { "/proc/self/exe", "bench", NULL };
 
-int bench_cg_run_case(const struct sp_bench_suite *s, size_t ci, const struct sp_bench_opts *o,
-		      const char *geom, struct bench_case_res *res)
-{
-	static char errbuf[600];
-	char dir[] = "/tmp/secpath-cg.XXXXXX";
+/* The valgrind command of one case and the buffers its arguments point into. */
+struct cg_cmd {
+	char dir[32];			/* the run's temporary directory */
 	char d1[80], outfile[160], logpath[160], opsbuf[32];
+	char self[4096];		/* this program's real path */
 	const char *argv[64];
-	int n = 0;
+	int children;			/* SP_BENCH_CG_CHILDREN: one output file per process */
+};
 
-	if (SP_HAVE_ASAN) {
-		res->cg_err = "not available in an ASan build";
-		return -ENOTSUP;
-	}
-	if (!mkdtemp(dir)) {
-		res->cg_err = "cannot create a temporary directory";
-		return -errno;
-	}
-	snprintf(d1, sizeof(d1), "--D1=%s", geom);
-	int children = (s->flags & SP_BENCH_CG_CHILDREN) != 0;
-	if (children)	/* one file per traced process, named after the variant that ran it */
-		snprintf(outfile, sizeof(outfile), "--callgrind-out-file=%s/cg.%%q{%s}.%%p", dir,
-			 BENCH_CG_TAG_ENV);
+/*
+ * valgrind's argv for case ci of s: the tool options, then this program (or o->reexec_argv)
+ * with SUITE --case NAME --cg-child [--cg-ops N].  0, or -ENOENT when /proc/self/exe cannot be
+ * resolved (valgrind must be given the real path: in the child, /proc/self/exe is valgrind).
+ */
+static int cg_argv(struct cg_cmd *c, const struct sp_bench_suite *s, size_t ci,
+		   const struct sp_bench_opts *o, const char *geom)
+{
+	int n = 0;
+	snprintf(c->d1, sizeof(c->d1), "--D1=%s", geom);
+	c->children = (s->flags & SP_BENCH_CG_CHILDREN) != 0;
+	if (c->children)	/* one file per traced process, named after its variant */
+		snprintf(c->outfile, sizeof(c->outfile), "--callgrind-out-file=%s/cg.%%q{%s}.%%p",
+			 c->dir, BENCH_CG_TAG_ENV);
 	else
-		snprintf(outfile, sizeof(outfile), "--callgrind-out-file=%s/cg.out", dir);
-	snprintf(logpath, sizeof(logpath), "%s/valgrind.log", dir);
-	argv[n++] = "valgrind";
-	argv[n++] = "--tool=callgrind";
-	argv[n++] = "--cache-sim=yes";
-	argv[n++] = d1;
-	argv[n++] = "--I1=32768,8,64";
-	argv[n++] = "--LL=2097152,16,64";
-	argv[n++] = outfile;
-	if (children)
-		argv[n++] = "--trace-children=yes";
-	/* valgrind must be given the real path: in the child, /proc/self/exe is valgrind. */
-	static char self[4096];
+		snprintf(c->outfile, sizeof(c->outfile), "--callgrind-out-file=%s/cg.out", c->dir);
+	snprintf(c->logpath, sizeof(c->logpath), "%s/valgrind.log", c->dir);
+	c->argv[n++] = "valgrind";
+	c->argv[n++] = "--tool=callgrind";
+	c->argv[n++] = "--cache-sim=yes";
+	c->argv[n++] = c->d1;
+	c->argv[n++] = "--I1=32768,8,64";
+	c->argv[n++] = "--LL=2097152,16,64";
+	c->argv[n++] = c->outfile;
+	if (c->children)
+		c->argv[n++] = "--trace-children=yes";
 	const char *const *a = o->reexec_argv ? o->reexec_argv : default_reexec;
 	if (*a && !strcmp(*a, "/proc/self/exe")) {
-		ssize_t k = readlink("/proc/self/exe", self, sizeof(self) - 1);
-		if (k <= 0) {
-			remove_dir(dir);
-			res->cg_err = "cannot resolve /proc/self/exe";
+		ssize_t k = readlink("/proc/self/exe", c->self, sizeof(c->self) - 1);
+		if (k <= 0)
 			return -ENOENT;
-		}
-		self[k] = 0;
-		argv[n++] = self;
+		c->self[k] = 0;
+		c->argv[n++] = c->self;
 		a++;
 	}
 	for (; *a && n < 50; a++)
-		argv[n++] = *a;
-	argv[n++] = s->name;
-	argv[n++] = "--case";
-	argv[n++] = s->cases[ci].name;
-	argv[n++] = "--cg-child";
+		c->argv[n++] = *a;
+	c->argv[n++] = s->name;
+	c->argv[n++] = "--case";
+	c->argv[n++] = s->cases[ci].name;
+	c->argv[n++] = "--cg-child";
 	if (o->cg_ops) {
-		snprintf(opsbuf, sizeof(opsbuf), "%llu", (unsigned long long)o->cg_ops);
-		argv[n++] = "--cg-ops";
-		argv[n++] = opsbuf;
+		snprintf(c->opsbuf, sizeof(c->opsbuf), "%llu", (unsigned long long)o->cg_ops);
+		c->argv[n++] = "--cg-ops";
+		c->argv[n++] = c->opsbuf;
 	}
-	argv[n] = NULL;
+	c->argv[n] = NULL;
+	return 0;
+}
 
+/* Run the command: its stdout to /dev/null, valgrind's log to logpath.  0, or -errno with
+ * res->cg_err set and the directory removed, except after a failed run (its log is named). */
+static int cg_spawn(const struct cg_cmd *c, const struct sp_bench_opts *o,
+		    struct bench_case_res *res)
+{
+	static char errbuf[600];
 	if (o->out)
 		fflush(o->out);
 	if (o->progress)
 		fflush(o->progress);
 	pid_t pid = fork();
 	if (pid < 0) {
-		remove_dir(dir);
+		int e = -errno;
+		remove_dir(c->dir);
 		res->cg_err = "fork failed";
-		return -errno;
+		return e;
 	}
 	if (pid == 0) {
 		int null = open("/dev/null", O_RDWR);
-		int log = open(logpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		int log = open(c->logpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 		if (null >= 0)
 			dup2(null, 1);
 		if (log >= 0)
 			dup2(log, 2);
-		if (children)
+		if (c->children)
 			setenv(BENCH_CG_TAG_ENV, "main", 1);
-		execvp(argv[0], (char *const *)argv);
+		execvp(c->argv[0], (char *const *)c->argv);
 		_exit(127);
 	}
 	int status = 0;
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
-		remove_dir(dir);
+		remove_dir(c->dir);
 		res->cg_err = "cannot run valgrind (install the valgrind package)";
 		return -ENOENT;
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		snprintf(errbuf, sizeof(errbuf), "valgrind run failed (%s %d), see %s",
 			 WIFEXITED(status) ? "exit" : "signal",
-			 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), logpath);
+			 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), c->logpath);
 		res->cg_err = errbuf;
 		return -EIO;
 	}
+	return 0;
+}
 
-	int found = children ? sum_children(s, dir, o, res) : 0;
-	for (int k = 1; k < 1000 && !children; k++) {
+/* The dumps cg.out.1, cg.out.2, ... of a child bracketing each variant's run ("sp:<vi>:<ops>"
+ * triggers).  Returns the number of variants filled. */
+static int read_dumps(const struct sp_bench_suite *s, const char *dir, struct bench_case_res *res)
+{
+	int found = 0;
+	for (int k = 1; k < 1000; k++) {
 		char path[200], *text = NULL;
 		size_t len = 0;
 		struct bench_cg_dump dump;
 		unsigned vi;
 		unsigned long long ops;
 		snprintf(path, sizeof(path), "%s/cg.out.%d", dir, k);
-		if (slurp(path, &text, &len))
+		if (sp_file_read(path, &text, &len))
 			break;
 		int rc = bench_cg_parse(text, len, &dump);
 		free(text);
@@ -402,7 +386,33 @@ int bench_cg_run_case(const struct sp_bench_suite *s, size_t ci, const struct sp
 		vr->cg_ops = (double)ops;
 		found++;
 	}
-	remove_dir(dir);
+	return found;
+}
+
+int bench_cg_run_case(const struct sp_bench_suite *s, size_t ci, const struct sp_bench_opts *o,
+		      const char *geom, struct bench_case_res *res)
+{
+	struct cg_cmd c = { .dir = "/tmp/secpath-cg.XXXXXX" };
+
+	if (SP_HAVE_ASAN) {
+		res->cg_err = "not available in an ASan build";
+		return -ENOTSUP;
+	}
+	if (!mkdtemp(c.dir)) {
+		res->cg_err = "cannot create a temporary directory";
+		return -errno;
+	}
+	int err = cg_argv(&c, s, ci, o, geom);
+	if (err) {
+		remove_dir(c.dir);
+		res->cg_err = "cannot resolve /proc/self/exe";
+		return err;
+	}
+	err = cg_spawn(&c, o, res);
+	if (err)
+		return err;
+	int found = c.children ? sum_children(s, c.dir, o, res) : read_dumps(s, c.dir, res);
+	remove_dir(c.dir);
 	if (!found) {
 		res->cg_err = "no callgrind dumps found";
 		return -ENOENT;

@@ -293,11 +293,38 @@ static double eff_sample_ms(const struct sp_bench_suite *s, const struct sp_benc
 	return ms;
 }
 
-double sp_bench_estimate(const struct sp_bench_suite *s, const struct sp_bench_opts *o)
+/*
+ * The caller's options in full: a field its sz does not cover (a caller built against an older
+ * header) keeps its default, 0 (SP_OPTS_HAS); o == NULL gives every default.
+ */
+static void opts_get(const struct sp_bench_opts *o, struct sp_bench_opts *out)
 {
-	struct sp_bench_opts def = { .sz = sizeof(def) };
-	if (!o)
-		o = &def;
+	*out = (struct sp_bench_opts){ .sz = sizeof(*out) };
+#define OPT(field)                                                                                 \
+	do {                                                                                       \
+		if (SP_OPTS_HAS(o, field))                                                         \
+			out->field = o->field;                                                     \
+	} while (0)
+	OPT(reps);
+	OPT(min_sample_ms);
+	OPT(quick);
+	OPT(json);
+	OPT(cachegrind);
+	OPT(only_case);
+	OPT(out);
+	OPT(progress);
+	OPT(reexec_argv);
+	OPT(cg_child);
+	OPT(cg_ops);
+	OPT(budget_s);
+	OPT(results);
+#undef OPT
+}
+
+double sp_bench_estimate(const struct sp_bench_suite *s, const struct sp_bench_opts *opts)
+{
+	struct sp_bench_opts all, *o = &all;
+	opts_get(opts, &all);
 	if (!s)
 		return -1;
 	if (s->fixed_ops)
@@ -305,11 +332,10 @@ double sp_bench_estimate(const struct sp_bench_suite *s, const struct sp_bench_o
 	return rounds_s(s, o, eff_sample_ms(s, o));
 }
 
-int sp_bench_run(const struct sp_bench_suite *s, const struct sp_bench_opts *o)
+int sp_bench_run(const struct sp_bench_suite *s, const struct sp_bench_opts *opts)
 {
-	struct sp_bench_opts def = { .sz = sizeof(def) };
-	if (!o)
-		o = &def;
+	struct sp_bench_opts all, *o = &all;
+	opts_get(opts, &all);
 	if (!s || !s->name)
 		return -EINVAL;
 	if (!s->nvariants || !s->ncases)
@@ -377,13 +403,12 @@ int sp_bench_run(const struct sp_bench_suite *s, const struct sp_bench_opts *o)
 	return rc;
 }
 
-int sp_bench_run_isolated(const struct sp_bench_suite *s, const struct sp_bench_opts *o)
+int sp_bench_run_isolated(const struct sp_bench_suite *s, const struct sp_bench_opts *opts)
 {
-	struct sp_bench_opts def = { .sz = sizeof(def) };
+	struct sp_bench_opts all, *o = &all;
 	int fd[2], status = 0;
 
-	if (!o)
-		o = &def;
+	opts_get(opts, &all);
 	FILE *out = o->out ? o->out : stdout;
 	fflush(out);
 	if (o->progress)

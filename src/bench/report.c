@@ -30,7 +30,8 @@ static const char *const metric_name[BENCH_M_NR] = {
 	[BENCH_M_IPC] = "ipc",
 };
 
-void bench_json_str(FILE *f, const char *s)
+/* Print s as a JSON string literal. */
+static void json_str(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
@@ -44,7 +45,8 @@ void bench_json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-void bench_json_num(FILE *f, double x)
+/* Print a number, or null when not finite. */
+static void json_num(FILE *f, double x)
 {
 	if (isfinite(x))
 		fprintf(f, "%.6g", x);
@@ -221,15 +223,15 @@ static void json_head(FILE *f, const struct bench_case_res *r, const struct benc
 		      const char *metric)
 {
 	fputs("{\"suite\":", f);
-	bench_json_str(f, r->s->name);
+	json_str(f, r->s->name);
 	fputs(",\"case\":", f);
-	bench_json_str(f, r->c->name);
+	json_str(f, r->c->name);
 	fputs(",\"variant\":", f);
-	bench_json_str(f, vr->v->name);
+	json_str(f, vr->v->name);
 	fprintf(f, ",\"baseline\":%s,\"metric\":", vr == &r->vr[0] ? "true" : "false");
-	bench_json_str(f, metric);
+	json_str(f, metric);
 	fputs(",\"unit\":", f);
-	bench_json_str(f, r->s->unit ? r->s->unit : "op");
+	json_str(f, r->s->unit ? r->s->unit : "op");
 }
 
 static void json_stats(FILE *f, const struct bench_case_res *r, const struct bench_var_res *vr,
@@ -244,7 +246,7 @@ static void json_stats(FILE *f, const struct bench_case_res *r, const struct ben
 	double v[] = { st.min, st.avg, st.median, st.max, st.pstdev };
 	for (int i = 0; i < 5; i++) {
 		fprintf(f, ",\"%s\":", k[i]);
-		bench_json_num(f, v[i]);
+		json_num(f, v[i]);
 	}
 	fprintf(f, ",\"noisy\":%s",
 		st.avg > 0 && 100 * st.pstdev / st.avg > BENCH_NOISY_PCT ? "true" : "false");
@@ -252,11 +254,11 @@ static void json_stats(FILE *f, const struct bench_case_res *r, const struct ben
 		struct bench_ratio q;
 		bench_ratio_compute(vr->m[m], b->m[m], r->reps, &q);
 		fputs(",\"ratio_median\":", f);
-		bench_json_num(f, q.median);
+		json_num(f, q.median);
 		fputs(",\"ratio_min\":", f);
-		bench_json_num(f, q.min);
+		json_num(f, q.min);
 		fputs(",\"ratio_max\":", f);
-		bench_json_num(f, q.max);
+		json_num(f, q.max);
 	}
 	if (m == BENCH_M_NS)
 		fprintf(f, ",\"context_switches\":%llu,\"migrations\":%llu,\"page_faults\":%llu,"
@@ -268,7 +270,7 @@ static void json_stats(FILE *f, const struct bench_case_res *r, const struct ben
 	for (unsigned i = 0; i < r->reps; i++) {
 		if (i)
 			fputc(',', f);
-		bench_json_num(f, vr->m[m][i]);
+		json_num(f, vr->m[m][i]);
 	}
 	fputs("]}\n", f);
 }
@@ -280,7 +282,7 @@ void bench_report_json(FILE *f, const struct bench_case_res *r)
 		if (vr->err) {
 			json_head(f, r, vr, "ns/op");
 			fputs(",\"skipped\":", f);
-			bench_json_str(f, strerror(-vr->err));
+			json_str(f, strerror(-vr->err));
 			fputs("}\n", f);
 			continue;
 		}
@@ -295,17 +297,17 @@ void bench_report_json(FILE *f, const struct bench_case_res *r)
 			for (int i = 0; i < 2; i++) {
 				json_head(f, r, vr, names[i]);
 				fputs(",\"geometry\":", f);
-				bench_json_str(f, r->cg_geom);
+				json_str(f, r->cg_geom);
 				fprintf(f, ",\"ops\":%.0f,\"reps\":1,\"min\":", vr->cg_ops);
-				bench_json_num(f, vals[i]);
+				json_num(f, vals[i]);
 				fputs(",\"avg\":", f);
-				bench_json_num(f, vals[i]);
+				json_num(f, vals[i]);
 				fputs(",\"median\":", f);
-				bench_json_num(f, vals[i]);
+				json_num(f, vals[i]);
 				fputs(",\"max\":", f);
-				bench_json_num(f, vals[i]);
+				json_num(f, vals[i]);
 				fputs(",\"pstdev\":0,\"samples\":[", f);
-				bench_json_num(f, vals[i]);
+				json_num(f, vals[i]);
 				fputs("]}\n", f);
 			}
 		}
@@ -336,6 +338,8 @@ size_t sp_bench_results_count(const struct sp_bench_results *r)
 {
 	return r ? r->n : 0;
 }
+
+static int send_case(const struct bench_kept_case *k, int fd);
 
 int bench_results_add(struct sp_bench_results *res, const struct bench_case_res *r)
 {
@@ -401,11 +405,13 @@ int bench_results_add(struct sp_bench_results *res, const struct bench_case_res 
 		kv->cg_ir = vr->cg_ir;
 	}
 	res->n++;
-	return res->stream_fd > 0 ? bench_results_send_case(k, res->stream_fd) : 0;
+	return res->stream_fd > 0 ? send_case(k, res->stream_fd) : 0;
 }
 
-const struct bench_kept_case *bench_results_headline(const struct sp_bench_results *res,
-						     const struct sp_bench_suite *s, size_t *vi)
+/* The case the summary quotes for suite s (its headline case, else its last kept case), and
+ * the variant it names first (the headline variant, else the fastest non-baseline). */
+static const struct bench_kept_case *headline(const struct sp_bench_results *res,
+					      const struct sp_bench_suite *s, size_t *vi)
 {
 	const char *hc = NULL, *hv = NULL;
 	const struct bench_kept_case *k = NULL, *last = NULL;
@@ -448,10 +454,12 @@ static void fmt_sig(char *buf, size_t len, double x)
 	snprintf(buf, len, "%.*f", a >= 100 || !isfinite(x) ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : 3, x);
 }
 
-int bench_summary_line(FILE *f, const struct sp_bench_results *res, const struct sp_bench_suite *s)
+/* One summary line for suite s (no newline printed when s has no kept case: returns 0). */
+static int summary_line(FILE *f, const struct sp_bench_results *res,
+			const struct sp_bench_suite *s)
 {
 	size_t hv;
-	const struct bench_kept_case *k = bench_results_headline(res, s, &hv);
+	const struct bench_kept_case *k = headline(res, s, &hv);
 	if (!k)
 		return 0;
 	const struct bench_kept_var *b = &k->v[0];
@@ -510,7 +518,7 @@ void sp_bench_summary(FILE *f, const struct sp_bench_results *r)
 			continue;
 		if (nseen < sizeof(seen) / sizeof(seen[0]))
 			seen[nseen++] = s;
-		bench_summary_line(f, r, s);
+		summary_line(f, r, s);
 	}
 }
 
@@ -518,18 +526,10 @@ void sp_bench_summary(FILE *f, const struct sp_bench_results *r)
 
 enum { KEPT_CASE = 0x4b435345, KEPT_END = 0x4b454e44 };	/* "KCSE", "KEND" */
 
+/* 0, or -EIO (the stream's one error code) whatever write(2) said. */
 static int write_all(int fd, const void *p, size_t n)
 {
-	for (const char *c = p; n;) {
-		ssize_t w = write(fd, c, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -EIO;
-		c += w;
-		n -= (size_t)w;
-	}
-	return 0;
+	return sp_fd_write_all(fd, p, n) ? -EIO : 0;
 }
 
 /* 0, or -EPIPE at end of stream (also mid-record), -EIO on error. */
@@ -549,7 +549,8 @@ static int read_all(int fd, void *p, size_t n)
 	return 0;
 }
 
-int bench_results_send_case(const struct bench_kept_case *k, int fd)
+/* One kept case over fd (bench_results_add with stream_fd set): 0 or -EIO. */
+static int send_case(const struct bench_kept_case *k, int fd)
 {
 	uint32_t tag = KEPT_CASE;
 	uint64_t clen = k->context ? strlen(k->context) : UINT64_MAX;

@@ -89,7 +89,12 @@ static void hb_fail(struct hb_state *s)
 			shutdown(s->fds[g][r][0], SHUT_RDWR);
 }
 
-static int write_all(int fd, const void *buf, size_t len)
+/*
+ * Send one record: not sp_fd_write_all, on purpose.  A SOCK_SEQPACKET send is whole or fails (a
+ * short count is an error, never a part to retry), and MSG_NOSIGNAL keeps a run that hb_fail shut
+ * down from raising SIGPIPE in the bench process.
+ */
+static int send_record(int fd, const void *buf, size_t len)
 {
 	for (;;) {
 		ssize_t r = send(fd, buf, len, MSG_NOSIGNAL);
@@ -119,7 +124,7 @@ static void sender(struct hb_worker *w)
 			skb->truesize = 512;
 			rec.skb = skb;
 			memcpy(rec.payload, data, HB_DATASIZE);
-			if (write_all(s->fds[w->group][r][1], &rec, sizeof(rec))) {
+			if (send_record(s->fds[w->group][r][1], &rec, sizeof(rec))) {
 				hb_fail(s);
 				return;
 			}

@@ -18,7 +18,7 @@
  *   secpath-alloc (SECPATH_INIT_ON_ALLOC=1), secpath-free (SECPATH_INIT_ON_FREE=1) and
  *   secpath-free-optout (init_on_free with the case's hottest sizes opted out through
  *   SECPATH_MALLOC_NO_INIT: the per-cache opt-out where a few sizes take most of the clearing,
- *   e.g. python3's 1152-byte class 96 % of it, git's zlib buffers 74 %).
+ *   e.g. python3's 1152-byte class, git's zlib buffers).
  * libsecpath-malloc.so is looked up as $SECPATH_MALLOC_SO, else next to the running binary.
  * --cachegrind traces the commands (SP_BENCH_CG_CHILDREN): Ir per run of each variant, summed over
  * a command's processes; the cleared-bytes run is skipped under valgrind.
@@ -328,7 +328,7 @@ static const struct malloc_param p_gcc = { "gcc", argv_gcc, NULL, "src/slab/cach
 					   "8960,4096", NULL };
 /* Debian's interpreter itself, not a wrapper earlier on PATH (pyenv's shim is a shell script:
  * bash would run under each allocator too); a fixed hash seed, else every run lays out its
- * dicts differently (CPU pstdev 3.6 % -> 1.8 % over 15 runs of glibc) */
+ * dicts differently and the runs' CPU times spread */
 static const struct malloc_param p_py = { "python3", argv_py, NULL, "tests/malloc/workload.py",
 					  "/usr/bin/python3", "1152", "PYTHONHASHSEED=0" };
 static const struct malloc_param p_sqlite = { "sqlite3", argv_sqlite, "tests/malloc/gen-db.sql",

@@ -17,17 +17,16 @@
  * class.  A class of BORROW_MIN bytes or more whose thread array and slab freelists hold no freed
  * object takes one of the next two classes' freed objects (slack up to ~56 %) before it touches
  * a fresh slot (slab_alloc_slow's borrow): the classes' high-water marks then share pages much
- * as a coalescing heap's free chunks would (git's peak RSS 1.11 -> 1.05 of glibc's, and fewer
- * page faults).  Bigger classes were tried (up to 64 KiB): they hold more resident memory for no
- * measurable speed-up over the large path's cache.  Aligned requests (memalign & co) with an
- * alignment of 32..4096 take a power-of-two class cache with natural alignment ("malloc-a64" ...)
- * when the size fits 4 KiB.  Everything else is "large": its own mmap, page aligned, with a
- * PROT_NONE guard page after it, registered in an open-addressing table (so a free of anything
- * else dies with a fixed message); up to LARGE_CACHE_MAX freed mappings of <= 4 MiB are kept for
- * reuse (the oldest leave first), the rest munmap'd at once.  Of the cached blocks, the most
- * recently freed ones up to a budget keep their pages; older ones are MADV_DONTNEED'd.  The
- * budget starts at LARGE_HOT_BYTES and grows while such blocks are often wanted again
- * (large_alloc).
+ * as a coalescing heap's free chunks would.  Classes stop at 16 KiB: a bigger class keeps a few
+ * big freed blocks per thread that no other class can use, where the large path's cache shares
+ * them.  Aligned requests (memalign & co) with an alignment of 32..4096 take a power-of-two
+ * class cache with natural alignment ("malloc-a64" ...) when the size fits 4 KiB.  Everything
+ * else is "large": its own mmap, page aligned, with a PROT_NONE guard page after it, registered
+ * in an open-addressing table (so a free of anything else dies with a fixed message); up to
+ * LARGE_CACHE_MAX freed mappings of <= 4 MiB are kept for reuse (the oldest leave first), the
+ * rest munmap'd at once.  Of the cached blocks, the most recently freed ones up to a budget keep
+ * their pages; older ones are MADV_DONTNEED'd.  The budget starts at LARGE_HOT_BYTES and grows
+ * while such blocks are often wanted again (large_alloc).
  *
  * Hardening: the slab part's (double free, foreign / interior / wrong-cache free, encoded slab
  * free pointers), SECPATH_INIT_ON_ALLOC=1 / SECPATH_INIT_ON_FREE=1 (the kernel's rules, large
@@ -56,7 +55,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "slab/slab_int.h"
+#include "slab/slab_fast.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define PAGE 4096ul
@@ -67,10 +66,12 @@
 #ifndef CLASS_COARSE
 #define CLASS_COARSE 2048u		/* up to here 8 classes per power of two; then CLASS_HI */
 #endif
-#ifndef CLASS_HI	/* each at most 1/4 above the one before (slack <= 25 %), multiples of 128 */
+/* CLASS_HI: each at most 1/4 above the one before (slack <= 25 %), multiples of 128 */
+#ifndef CLASS_HI
 #define CLASS_HI 2560, 3072, 3840, 4096, 4608, 5760, 7168, 8960, 11136, 13824, 16384
 #endif
-#define NCLASS (8 + 8 * (SMALL_SHIFT - 7))	/* at most: 16 .. 128 by 16, then 8 per power of two */
+/* at most: 16 .. 128 by 16, then 8 per power of two */
+#define NCLASS (8 + 8 * (SMALL_SHIFT - 7))
 #define NALIGN 8			/* aligned classes 32 .. 4096 */
 #define BOOT_SIZE (256u << 10)
 #define LARGE_CACHE_MAX 32
@@ -87,6 +88,8 @@
 #define LARGE_DENSE_AFTER 4		/* sparse hot frees before a block is cleared whole */
 #define LARGE_EVICT_MAX 8		/* hot blocks one free may demote */
 #define BORROW_MIN 256u			/* classes from this size borrow (see Sizes above) */
+#define TC_BYTES 8192u			/* a class's thread array holds this many bytes ... */
+#define TC_MIN 4u			/* ... in at least this many entries (struct slab_geom) */
 
 #define MSG_FOREIGN "malloc: free of foreign pointer"
 #define MSG_INIT "malloc: initialisation failed"
@@ -103,7 +106,7 @@ static char class_name[NCLASS + NALIGN][16];
 static int malloc_ready;
 static int malloc_stats_on;
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
-static __thread int in_init __attribute__((tls_model("initial-exec")));
+static _Thread_local int in_init __attribute__((tls_model("initial-exec")));
 
 static _Alignas(64) char boot_area[BOOT_SIZE];
 static size_t boot_used;
@@ -138,7 +141,7 @@ struct large {
 	uintptr_t ptr;			/* user pointer (page aligned); 0 empty, 1 tombstone */
 	size_t usable;			/* bytes up to the guard page */
 	int dense;			/* sparse frees so far; LARGE_DENSE_AFTER: dense (below) */
-	int noinit;			/* requested with an opted-out size (SECPATH_MALLOC_NO_INIT) */
+	int noinit;			/* asked with an opted-out size (SECPATH_MALLOC_NO_INIT) */
 };
 
 static pthread_mutex_t large_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -147,7 +150,7 @@ static size_t large_cap, large_used, large_live;	/* used counts tombstones */
 static struct {
 	uintptr_t ptr;
 	size_t usable;
-	int zero;			/* known zero (MADV_DONTNEED'd or cleared by init_on_free) */
+	int zero;			/* known zero (MADV_DONTNEED'd or init_on_free cleared) */
 	int hot;			/* pages resident: counted in large_hot_bytes */
 	int dense;			/* as in struct large (hot blocks only) */
 	int demoted;			/* lost its pages to the hot budget, not for its size */
@@ -257,9 +260,8 @@ static void *large_alloc(size_t size, size_t align, int zero)
 			/* A block the budget took the pages of is wanted again, a fault per page.
 			 * When that happens for more than 1 in LARGE_REFAULT_RATIO large frees,
 			 * the working set of large blocks is bigger than the budget: grow it by
-			 * the block (glibc raises its mmap threshold on a like signal).  cc1
-			 * refaults its 64 KiB blocks at ~40 % of its frees; git at ~3 %, whose
-			 * peak RSS would pay for a bigger budget with no time to gain. */
+			 * the block (glibc raises its mmap threshold on a like signal).  Below
+			 * the ratio a bigger budget would cost peak RSS for little time. */
 			if (large_cache[best].demoted &&
 			    ++large_refaults * LARGE_REFAULT_RATIO > large_frees &&
 			    large_hot_budget < LARGE_HOT_GROW_MAX)
@@ -271,7 +273,8 @@ static void *large_alloc(size_t size, size_t align, int zero)
 	if (!p) {
 		size_t extra = align > PAGE ? align : 0;
 		size_t len = usable + PAGE + extra;
-		void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+			       0);
 		if (m == MAP_FAILED) {
 			errno = ENOMEM;
 			return NULL;
@@ -311,13 +314,12 @@ static void *large_alloc(size_t size, size_t align, int zero)
  * never touched or swapped out.  A page swapped out between the two calls is still cleared: the
  * memset faults it back in.  A block found all resident is "dense": it stays so (memset keeps
  * its pages), so its next frees skip the syscalls, which cost more than clearing a few pages
- * (git frees its 32 KiB zlib window 2,500 times in `git log --stat -n 300`: a mincore per free
- * made init_on_free cost +4 % there).  A block found sparse at LARGE_DENSE_AFTER frees
- * is a buffer the program keeps reusing: it turns dense too, its untouched pages faulted in
- * once by the memset (the hot budget already counts them), instead of a mincore and a madvise
- * at each free (git: ~1,300 calls; `secpath bench malloc --case git`: init_on_free +3.5 % over
- * secpath before, +1.5 % after; gcc: +100 faults).  Without mincore the whole block is cleared.  dense counts the sparse frees so
- * far, LARGE_DENSE_AFTER meaning dense; returns its new value.
+ * (a program freeing one buffer thousands of times, as git its zlib window, would pay a mincore
+ * each time).  A block found sparse at LARGE_DENSE_AFTER frees is a buffer the program keeps
+ * reusing: it turns dense too, its untouched pages faulted in once by the memset (the hot budget
+ * already counts them), instead of a mincore and a madvise at each free.  Without mincore the
+ * whole block is cleared.  dense counts the sparse frees so far, LARGE_DENSE_AFTER meaning
+ * dense; returns its new value.
  */
 static int large_zero_resident(uintptr_t p, size_t usable, int dense)
 {
@@ -456,8 +458,9 @@ static sp_noinline void large_free(void *ptr)
 		nout += large_cache_put(cold[i].ptr, cold[i].usable, 1, 0, 0, 1, cold[i].seq,
 					&out[nout].ptr, &out[nout].usable);
 	if (p)
-		nout += large_cache_put(p, usable, zero, hot, dense, !hot && usable <= LARGE_HOT_MAX,
-					seq, &out[nout].ptr, &out[nout].usable);
+		nout += large_cache_put(p, usable, zero, hot, dense,
+					!hot && usable <= LARGE_HOT_MAX, seq, &out[nout].ptr,
+					&out[nout].usable);
 	pthread_mutex_unlock(&large_lock);
 	for (unsigned i = 0; i < nout; i++)
 		large_unmap(out[i].ptr, out[i].usable);
@@ -597,20 +600,23 @@ static int malloc_do_init(void)
 		class_size[n++] = class_hi[k];
 	SP_ASSERT(n <= NCLASS && class_size[n - 1] == SMALL_MAX);
 	nclass = n;
-	for (uint32_t i = 0; i < nclass; i++) {
+	/* A class of BORROW_MIN bytes or more whose freed objects are all in use takes a free one
+	 * of the next two classes (slack <= 56 %) before it touches a fresh slot: the per-class
+	 * high-water marks of big blocks then share pages, as one coalescing heap's would.  The
+	 * classes are created from the biggest down, so the one a class borrows from exists. */
+	const struct slab_geom lean = { .tc_bytes = TC_BYTES, .tc_min = TC_MIN };
+	for (uint32_t i = nclass; i-- > 0;) {
+		struct slab_geom g = lean;
 		unsigned fl = extra;
 		if (class_opted_out(optout, class_size[i]))
 			fl |= SP_SLAB_NO_INIT_ON_ALLOC | SP_SLAB_NO_INIT_ON_FREE;
+		if (i + 1 < nclass && class_size[i] >= BORROW_MIN)
+			g.borrow = class_cache[i + 1];
 		name_class(class_name[i], "malloc-", class_size[i]);
-		if (sp_slab_cache_create(class_name[i], class_size[i], 16, fl, NULL, &class_cache[i]))
+		if (slab_cache_create_ex(class_name[i], class_size[i], 16, fl, NULL, &g,
+					 &class_cache[i]))
 			return -1;
 	}
-	/* A class of BORROW_MIN bytes or more whose freed objects are all in use takes a free one
-	 * of the next two classes (slack <= 56 %) before it touches a fresh slot: the per-class
-	 * high-water marks of big blocks then share pages, as one coalescing heap's would. */
-	for (uint32_t i = 0; i + 1 < nclass; i++)
-		if (class_size[i] >= BORROW_MIN)
-			class_cache[i]->borrow = class_cache[i + 1];
 	for (uint32_t s = 0, i = 0; s <= 1024; s += 16) {
 		while (class_size[i] < (s ? s : 1))
 			i++;
@@ -624,8 +630,8 @@ static int malloc_do_init(void)
 	for (uint32_t a = 0; a < NALIGN; a++) {
 		uint32_t sz = 32u << a;
 		name_class(class_name[NCLASS + a], "malloc-a", sz);
-		if (sp_slab_cache_create(class_name[NCLASS + a], sz, 0, SP_SLAB_KMALLOC | extra, NULL,
-					 &align_cache[a]))
+		if (slab_cache_create_ex(class_name[NCLASS + a], sz, 0, SP_SLAB_KMALLOC | extra,
+					 NULL, &lean, &align_cache[a]))
 			return -1;
 	}
 	pthread_atfork(large_fork_prepare, large_fork_release, large_fork_release);

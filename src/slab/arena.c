@@ -20,9 +20,11 @@
  * memory is never unmapped, only released to the pool when its cache is destroyed.
  */
 #include <errno.h>
+#include <string.h>
 #include <sys/mman.h>
 
-#include "slab_int.h"
+#include "base/track.h"
+#include "slab/slab_types.h"
 
 #if SP_HAVE_ASAN
 #include <sanitizer/lsan_interface.h>
@@ -32,7 +34,6 @@
 #define SLAB_ARENA_MIN (256ull << 20)
 
 uintptr_t slab_arena_base, slab_arena_size;
-uintptr_t slab_arena_base1 = 1, slab_arena_lim;
 uint8_t *slab_page_shift;
 
 static pthread_mutex_t arena_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -81,8 +82,6 @@ int slab_arena_init(void)
 		slab_arena_base = base;
 		arena_bump = slab_arena_base;
 		slab_arena_size = size;
-		slab_arena_base1 = slab_arena_base + 1;
-		slab_arena_lim = size - 1;
 		return 0;
 	}
 	return -ENOMEM;
@@ -117,8 +116,8 @@ void slab_arena_fork_unlock(void) { pthread_mutex_unlock(&arena_lock); }
 /*
  * Release a slab to the pool.  Its pages go back to the system except the first, which holds
  * the pool link: that page is cleared by hand instead (MADV_DONTNEED and then the link store
- * would fault a fresh page in at once: sqlite3 took 165 such faults; the next user of the slab
- * writes its header there anyway).
+ * would fault a fresh page in at once; the next user of the slab writes its header there
+ * anyway).
  */
 void slab_arena_put(void *p, unsigned shift)
 {

@@ -2,7 +2,7 @@
 /*
  * cache.c - cache creation (alignment, object layout, slab size, colour), the slow paths behind
  * the per-thread arrays (refill, flush, thread exit), destroy, statistics, the init policy and
- * the consistency walker.  Layout and locking are described in slab_int.h.
+ * the consistency walker.  Layout and locking are described in slab_types.h.
  *
  * Slab size rule (documented in secpath-slab(1)): the L1D set of object j's first line is
  * ((first + j * stride) >> 6) & 63 because slabs are aligned to their size (>= 4 KiB).  A slab
@@ -21,13 +21,13 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 
-#include "slab_int.h"
+#include "slab/slab_fast.h"
 
-__thread struct slab_tc slab_tls[SLAB_MAX_CACHES] __attribute__((tls_model("initial-exec")));
-static __thread int slab_tls_registered __attribute__((tls_model("initial-exec")));
+_Thread_local struct slab_tc slab_tls[SLAB_MAX_CACHES] __attribute__((tls_model("initial-exec")));
+static _Thread_local int slab_tls_registered __attribute__((tls_model("initial-exec")));
 /* Set once this thread's exit flush ran: later frees (glibc's own thread teardown under the
  * malloc shim) go straight to their slabs instead of mapping a new block. */
-static __thread int slab_tls_dead __attribute__((tls_model("initial-exec")));
+static _Thread_local int slab_tls_dead __attribute__((tls_model("initial-exec")));
 /*
  * This thread's arrays, in one block mmap'd NORESERVE at first use: 2 x SLAB_MAX_CACHES units of
  * SLAB_TC_BYTES (a page), each unit an objs half and a sts half of SLAB_TC_STS bytes.  An array
@@ -37,20 +37,13 @@ static __thread int slab_tls_dead __attribute__((tls_model("initial-exec")));
  * not four.  A cache id keeps its place for the thread's life while its array still fits (ids
  * are recycled); when the packed units run out, id gets the whole unit SLAB_MAX_CACHES + id.
  */
-static __thread char *slab_tc_block __attribute__((tls_model("initial-exec")));
-static __thread uint32_t slab_tc_place[SLAB_MAX_CACHES] __attribute__((tls_model("initial-exec")));
-static __thread uint16_t slab_tc_cap[SLAB_MAX_CACHES] __attribute__((tls_model("initial-exec")));
-static __thread uint32_t slab_tc_bump __attribute__((tls_model("initial-exec")));
+static _Thread_local char *slab_tc_block __attribute__((tls_model("initial-exec")));
+static _Thread_local uint32_t slab_tc_place[SLAB_MAX_CACHES]
+	__attribute__((tls_model("initial-exec")));
+static _Thread_local uint16_t slab_tc_cap[SLAB_MAX_CACHES]
+	__attribute__((tls_model("initial-exec")));
+static _Thread_local uint32_t slab_tc_bump __attribute__((tls_model("initial-exec")));
 #define SLAB_TC_BLOCK (2 * (size_t)SLAB_MAX_CACHES * SLAB_TC_BYTES)
-#if !defined(SLAB_COMPACT)
-#define SLAB_COMPACT 0		/* 1 (mk/malloc.mk): the malloc shim's memory-lean sizing */
-#endif
-#ifndef SLAB_TC_HOLD
-#define SLAB_TC_HOLD 8192	/* SLAB_COMPACT: bytes a thread array holds per class */
-#endif
-#ifndef SLAB_TC_MIN
-#define SLAB_TC_MIN 4u		/* SLAB_COMPACT: ... but at least this many entries */
-#endif
 unsigned slab_policy;
 
 static struct sp_slab_cache slab_pool[SLAB_MAX_CACHES];
@@ -130,7 +123,7 @@ static void slab_do_init(void)
 		pthread_atfork(slab_fork_prepare, slab_fork_release, slab_fork_release);
 }
 
-void slab_global_init(void) { pthread_once(&slab_once, slab_do_init); }
+static void slab_global_init(void) { pthread_once(&slab_once, slab_do_init); }
 
 /* ---- init policy -------------------------------------------------------------------------- */
 
@@ -144,7 +137,8 @@ static void cache_refresh(struct sp_slab_cache *c, unsigned pol)
 	__atomic_store_n(&c->objs_fast, f ? 0 : (uint64_t)c->objs_per_slab, __ATOMIC_RELAXED);
 }
 
-void slab_policy_refresh(void)
+/* Recompute every live cache's hot_alloc/hot_free after a policy change. */
+static void slab_policy_refresh(void)
 {
 	pthread_mutex_lock(&slab_registry_lock);
 	unsigned pol = slab_policy_get();
@@ -184,8 +178,8 @@ SP_API int sp_slab_init_on_free(void)
 /*
  * Distinct L1D sets hit by the first lines of n objects over `colours` colours.  The set of
  * object j depends on j * stride mod SLAB_L1_SETS * SLAB_LINE (4 KiB), which repeats after
- * 4 KiB / gcd(stride, 4 KiB) objects: only that many are looked at (the malloc shim creates
- * ~60 caches per process start; the plain 4096-object walk cost 2 M instructions there).
+ * 4 KiB / gcd(stride, 4 KiB) objects: only that many are looked at, at most 512 (stride is a
+ * multiple of 8): creation stays cheap for a process start that makes dozens of caches.
  */
 static unsigned sets_reached(uint32_t first, uint32_t stride, uint32_t n, uint32_t colours,
 			     uint32_t colour_off)
@@ -217,7 +211,23 @@ static uint32_t slab_fit(uint32_t shift, uint32_t stride, uint32_t align, uint32
 	return (uint32_t)n;
 }
 
-static int cache_layout(struct sp_slab_cache *c, size_t size, size_t align, unsigned flags)
+/*
+ * Thread array bound (the old SLAB's enable_cpucache, more generous), or with g->tc_bytes the
+ * entries that hold that many bytes of objects, g->tc_min .. SLAB_TC_MAX (struct slab_geom).
+ */
+static uint32_t tc_limit_for(uint32_t stride, const struct slab_geom *g)
+{
+	if (g && g->tc_bytes)
+		return SP_MAX(g->tc_min, SP_MIN((uint32_t)SLAB_TC_MAX, g->tc_bytes / stride));
+	return stride <= 256	? 256
+	       : stride <= 1024 ? 128
+	       : stride <= 4096 ? 64
+	       : stride <= 16384 ? 16
+				: 4;
+}
+
+static int cache_layout(struct sp_slab_cache *c, size_t size, size_t align, unsigned flags,
+			const struct slab_geom *g)
 {
 	size_t a = align ? align : sizeof(void *);
 	if (flags & SP_SLAB_KMALLOC)
@@ -290,21 +300,10 @@ static int cache_layout(struct sp_slab_cache *c, size_t size, size_t align, unsi
 		inv *= 2 - d * inv;
 	c->div_inv = inv;
 
-	/* Thread list bound and refill batch (the old SLAB's enable_cpucache, more generous).
-	 * SLAB_COMPACT builds (the malloc shim) bound it by bytes instead: SLAB_TC_HOLD bytes of
-	 * freed objects per class and thread, SLAB_TC_MIN..SLAB_TC_MAX entries (8 KiB, 32 until
-	 * session 5: with the shim's smaller large-block budget, git's peak RSS in `secpath
-	 * bench malloc` went from 1.124 to 1.045 of glibc's; docs/MALLOC.md). */
-#if SLAB_COMPACT
-	c->tc_limit = SP_MAX(SLAB_TC_MIN, SP_MIN((uint32_t)SLAB_TC_MAX, (uint32_t)SLAB_TC_HOLD / stride));
-#else
-	c->tc_limit = stride <= 256	 ? 256
-		      : stride <= 1024	 ? 128
-		      : stride <= 4096	 ? 64
-		      : stride <= 16384 ? 16
-					 : 4;
-#endif
+	/* Thread array bound and refill batch: a batch of at least one object. */
 	_Static_assert(SLAB_TC_MAX >= 256, "thread array bound");
+	c->tc_limit = tc_limit_for(stride, g);
+	SP_ASSERT_INTERNAL(c->tc_limit >= 2 && c->tc_limit <= SLAB_TC_MAX);
 	c->tc_bias = SLAB_TC_MAX - c->tc_limit;
 	c->batch = c->tc_limit / 2;
 	return 0;
@@ -317,14 +316,18 @@ static int cache_layout(struct sp_slab_cache *c, size_t size, size_t align, unsi
 	 SP_SLAB_RED_ZONE | SP_SLAB_NO_INIT_ON_ALLOC | SP_SLAB_NO_INIT_ON_FREE | SP_SLAB_KMALLOC | \
 	 SP_SLAB_VERIFY_ON_ALLOC)
 
-SP_API int sp_slab_cache_create(const char *name, size_t size, size_t align, unsigned flags,
-				void (*ctor)(void *obj), struct sp_slab_cache **out)
+int slab_cache_create_ex(const char *name, size_t size, size_t align, unsigned flags,
+			 void (*ctor)(void *obj), const struct slab_geom *g,
+			 struct sp_slab_cache **out)
 {
 	if (out)
 		*out = NULL;
 	if (!name || !out || !size || size > SLAB_MAX_OBJECT || (align && !SP_IS_POW2(align)) ||
 	    align > 4096 || (flags & ~SLAB_KNOWN_FLAGS))
 		return -EINVAL;
+	if (g && g->tc_bytes && (g->tc_min < 2 || g->tc_min > SLAB_TC_MAX))
+		return -EINVAL;
+	SP_ASSERT(!g || !g->borrow || g->borrow->gen);
 	slab_global_init();
 	if (slab_init_err)
 		return slab_init_err;
@@ -353,7 +356,8 @@ SP_API int sp_slab_cache_create(const char *name, size_t size, size_t align, uns
 	c->id = id;
 	c->ctor = ctor;
 	c->flags = flags;
-	int err = cache_layout(c, size, align, flags);
+	c->borrow = g ? g->borrow : NULL;
+	int err = cache_layout(c, size, align, flags, g);
 	if (err) {
 		pthread_mutex_lock(&slab_registry_lock);
 		slab_pool_used[id] = 0;
@@ -384,8 +388,15 @@ SP_API int sp_slab_cache_create(const char *name, size_t size, size_t align, uns
 	cache_refresh(c, slab_policy_get());
 	__atomic_store_n(&c->gen, gen, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&slab_registry_lock);
+	SP_ASSERT_EXPENSIVE(slab_cache_is_valid(c));
 	*out = c;
 	return 0;
+}
+
+SP_API int sp_slab_cache_create(const char *name, size_t size, size_t align, unsigned flags,
+				void (*ctor)(void *obj), struct sp_slab_cache **out)
+{
+	return slab_cache_create_ex(name, size, align, flags, ctor, NULL, out);
 }
 
 static void slab_release_all(struct sp_slab_cache *c, struct sp_list *head)
@@ -507,7 +518,8 @@ static int tc_reset(struct sp_slab_cache *c, struct slab_tc *tc)
 			b = (uint32_t)SP_ALIGN_UP(b, (uint32_t)SLAB_TC_STS);
 		if (b + need <= SLAB_MAX_CACHES * SLAB_TC_STS) {
 			slab_tc_bump = b + need;
-			slab_tc_place[id] = (uint32_t)(b / SLAB_TC_STS * SLAB_TC_BYTES + b % SLAB_TC_STS);
+			slab_tc_place[id] =
+				(uint32_t)(b / SLAB_TC_STS * SLAB_TC_BYTES + b % SLAB_TC_STS);
 			slab_tc_cap[id] = (uint16_t)c->tc_limit;
 		} else {
 			slab_tc_place[id] = (uint32_t)((SLAB_MAX_CACHES + id) * SLAB_TC_BYTES);
@@ -565,8 +577,9 @@ static void tc_refill(struct sp_slab_cache *c, struct slab_tc *tc, int reuse_onl
 				break;
 			if (!sp_list_empty(&c->partial)) {
 				/* another thread returned objects while the lock was dropped: take
-				 * those and give the new slab back, or it would sit unused and never
-				 * counted as empty (only a slab whose last object returns is) */
+				 * those and give the new slab back, or it would sit unused and
+				 * never counted as empty (only a slab whose last object returns
+				 * is) */
 				ns->cache = NULL;
 				pthread_mutex_unlock(&c->lock);
 				slab_arena_put(ns, c->slab_shift);
@@ -577,7 +590,8 @@ static void tc_refill(struct sp_slab_cache *c, struct slab_tc *tc, int reuse_onl
 			c->nr_slabs++;
 		}
 		struct slab *s = sp_list_entry(c->partial.next, struct slab, node);
-		while (got < c->batch && (s->nfree || (!reuse_only && s->fresh < c->objs_per_slab))) {
+		while (got < c->batch &&
+		       (s->nfree || (!reuse_only && s->fresh < c->objs_per_slab))) {
 			uintptr_t obj;
 			uint32_t i;
 			if (!s->inuse && (s->fresh || s->released)) {
@@ -610,6 +624,7 @@ static void tc_refill(struct sp_slab_cache *c, struct slab_tc *tc, int reuse_onl
 			sp_list_add(&s->node, &c->full);
 		}
 	}
+	SP_ASSERT_INTERNAL(got <= c->batch);
 	/* The array pops from its end: reverse it, so the object taken first (the freelist head,
 	 * hottest, or the lowest fresh slot) is handed out first.  A fresh slab then fills from
 	 * its start, page by page, instead of touching a page batch objects in for its first. */
@@ -699,8 +714,8 @@ static void *slab_tc_pop(struct sp_slab_cache *c, struct slab_tc *tc, int zero);
 void *slab_alloc_slow(struct sp_slab_cache *c, int zero)
 {
 	if (c->hot_alloc == SLAB_INIT_ALLOC && !c->ctor) {
-		/* init_on_alloc alone: the fast path's pop, then the zeroing.  Through slab_tc_pop
-		 * and slab_alloc_hooked (re-checks, a call) it cost twice as many instructions. */
+		/* init_on_alloc alone: the fast path's pop, then the zeroing, without slab_tc_pop's
+		 * re-checks and slab_alloc_hooked's call. */
 		slab_tcref_t r = slab_tcr(c);
 		uint64_t v = slab_tcf_get(r, SLAB_TCF_GC);
 		if (v >= c->gc_alloc) {
@@ -708,6 +723,7 @@ void *slab_alloc_slow(struct sp_slab_cache *c, int zero)
 			uint8_t *st;
 			slab_tcf_set_gc(r, --v);
 			slab_tc_ent_get(ent_b, v, &obj, &st);
+			SP_ASSERT_INTERNAL(slab_tc_entry_ok(obj, st));
 			unsigned old = __atomic_load_n(st, __ATOMIC_RELAXED);
 			__atomic_store_n(st, (uint8_t)SLAB_ST_ALLOC, __ATOMIC_RELAXED);
 			return slab_alloc_clear(c, obj, old, 1);
@@ -777,6 +793,7 @@ static void *slab_tc_pop(struct sp_slab_cache *c, struct slab_tc *tc, int zero)
 	uint64_t v = tc->gc - 1;
 	uintptr_t obj = *slab_tc_objp(tc->ent_b, v);
 	uint8_t *st = *slab_tc_stp(tc->ent_b, v);
+	SP_ASSERT_INTERNAL(slab_tc_entry_ok(obj, st));
 	tc->gc = v;
 	if (zero | c->hot_alloc)
 		return slab_alloc_hooked(c, obj, st, zero);
@@ -811,6 +828,7 @@ void slab_free_slow(struct sp_slab_cache *c, uintptr_t obj, uint8_t *st)
 		memmove(objs, objs + (n - keep), keep * sizeof(*objs));
 		memmove(sts, sts + (n - keep), keep * sizeof(*sts));
 		tc->gc = c->gc_base + c->tc_bias + keep;
+		SP_ASSERT_EXPENSIVE(slab_cache_is_valid(c));
 	}
 	slab_free_push(c, obj, st);
 }
@@ -831,6 +849,7 @@ SP_API void sp_slab_cache_flush_thread(struct sp_slab_cache *c)
 	struct slab_tc *tc = slab_tc_of(c);
 	if (c->gen && slab_tc_gen(tc) == c->gen)
 		tc_flush(c, tc);
+	SP_ASSERT_EXPENSIVE(!c->gen || slab_cache_is_valid(c));
 }
 
 static void slab_thread_exit(void *arg)

@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "slab_int.h"
+#include "slab/slab_fast.h"
 
 /* Index of the first byte in [p, p + n) that differs from b, or n. */
 static slab_nosan size_t bytes_mismatch(uintptr_t p, int b, size_t n)
@@ -69,7 +69,7 @@ void slab_object_init_fresh(struct sp_slab_cache *c, uintptr_t obj)
 	}
 }
 
-void *slab_alloc_hooks(struct sp_slab_cache *c, uintptr_t obj, unsigned st, int zero)
+static void *slab_alloc_hooks(struct sp_slab_cache *c, uintptr_t obj, unsigned st, int zero)
 {
 	size_t size = c->object_size;
 	if (likely(!c->hooks_alloc)) {
@@ -116,7 +116,7 @@ static void free_clear(const struct sp_slab_cache *c, uintptr_t obj)
 	sp_track_poison((void *)(obj + c->object_size), c->stride - c->object_size);
 }
 
-unsigned slab_free_hooks(struct sp_slab_cache *c, uintptr_t obj)
+static unsigned slab_free_hooks(struct sp_slab_cache *c, uintptr_t obj)
 {
 	size_t size = c->object_size;
 	unsigned st = SLAB_ST_FREE;
@@ -141,10 +141,9 @@ unsigned slab_free_hooks(struct sp_slab_cache *c, uintptr_t obj)
 /*
  * init_on_free alone (no hooks), the caller having checked all but the state: clear it
  * (free_clear; without hooks there is no red zone, so that is the whole stride), mark it
- * FREE_ZERO, push.  The fast path tail-calls it from its cold branch: through slab_free_other
- * (a second validation, then a memset call) init_on_free cost +52 instructions per 64-byte
- * alloc+free, +33 this way (`secpath bench slab --case hot-64 --cachegrind`); sqlite3 frees
- * 0.8 M blocks of 16-48 bytes.
+ * FREE_ZERO, push.  The fast path tail-calls it from its cold branch, so an init_on_free free
+ * pays neither slab_free_other's second validation nor a memset call: small objects are most of
+ * the frees of real programs.
  */
 void slab_free_zero(struct sp_slab_cache *c, uintptr_t obj, uint8_t *st)
 {
@@ -158,9 +157,9 @@ void slab_free_zero(struct sp_slab_cache *c, uintptr_t obj, uint8_t *st)
 }
 
 /*
- * Alloc with zeroing or hooks.  A FRESH or FREE_ZERO object is zero in full (the thread arrays write no
- * free pointer, and a refill wipes the slab free pointer word: maybe_wipe_obj_freeptr()), so
- * init_on_free alone needs nothing here.
+ * Alloc with zeroing or hooks.  A FRESH or FREE_ZERO object is zero in full (the thread arrays
+ * write no free pointer, and a refill wipes the slab free pointer word:
+ * maybe_wipe_obj_freeptr()), so init_on_free alone needs nothing here.
  */
 void *slab_alloc_hooked(struct sp_slab_cache *c, uintptr_t obj, uint8_t *st, int zero)
 {

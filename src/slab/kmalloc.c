@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "slab_int.h"
+#include "slab/slab_fast.h"
 
 #define KMALLOC_CLASSES 13
 

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "secpath/bench.h"
 #include "bench/bench_int.h"
@@ -82,12 +83,8 @@ static void test_bench__ratio_of_medians_and_rounds(void **st)
 
 static char *read_fixture(const char *path, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
-	assert_non_null(f);
-	static char buf[1 << 16];
-	*len = fread(buf, 1, sizeof(buf) - 1, f);
-	buf[*len] = 0;
-	fclose(f);
+	char *buf = NULL;
+	assert_int_equal(sp_file_read(path, &buf, len), 0);
 	return buf;
 }
 
@@ -105,12 +102,14 @@ static void test_bench__callgrind_parse_fixture(void **st)
 	assert_int_equal(d.dw, 1008);
 	assert_int_equal(d.d1mr, 1000);
 	assert_int_equal(d.d1mw, 0);
+	free(t);
 
 	t = read_fixture("tests/data/bench/callgrind.out.2", &len);
 	assert_int_equal(bench_cg_parse(t, len, &d), 0);
 	assert_string_equal(d.trigger, "sp:1:500");
 	assert_int_equal(d.ir, 4019);
 	assert_int_equal(d.d1mr, 500);
+	free(t);
 }
 
 static void test_bench__callgrind_parse_edge_cases(void **st)
@@ -470,6 +469,12 @@ static void test_bench__only_case_and_registry(void **st)
 	struct sp_bench_opts e = { .sz = sizeof(e), .reps = 3, .min_sample_ms = 0.2 };
 	assert_true(fabs(sp_bench_estimate(&t_suite, &e) - 2 * 4 * 6 * 0.2 / 1000) < 1e-9);
 	assert_true(sp_bench_estimate(&t_fixed, &e) < 0);
+	/* An options struct from an older header (a smaller sz): the fields beyond it take their
+	 * defaults (5 ms samples), NULL options all of them (11 rounds). */
+	struct sp_bench_opts old = e;
+	old.sz = offsetof(struct sp_bench_opts, min_sample_ms);
+	assert_true(fabs(sp_bench_estimate(&t_suite, &old) - 2 * 4 * 6 * 5.0 / 1000) < 1e-9);
+	assert_true(fabs(sp_bench_estimate(&t_suite, NULL) - 2 * 4 * 14 * 5.0 / 1000) < 1e-9);
 
 	/* The registry lists every suite of suites.h by name, exactly once. */
 	const char *names[] = { "slab", "slab-spread", "hackbench", "audit",
@@ -543,13 +548,14 @@ static const struct sp_bench_suite t_kill = {
 	.cases = t_cases, .ncases = 2, .variants = t_kill_variants, .nvariants = 2,
 };
 
+/* Everything written to the stream f (a tmpfile), NUL-terminated; closes f. */
 static char *slurp(FILE *f)
 {
-	long n = ftell(f);
-	char *buf = calloc(1, (size_t)n + 1);
-	assert_non_null(buf);
-	rewind(f);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	char *buf = NULL;
+	size_t len;
+	assert_int_equal(fflush(f), 0);
+	assert_int_equal(lseek(fileno(f), 0, SEEK_SET), 0);
+	assert_int_equal(sp_fd_read_all(fileno(f), &buf, &len), 0);
 	fclose(f);
 	return buf;
 }

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "secpath/slab.h"
-#include "slab/slab_int.h"
+#include "slab/slab_fast.h"
 
 #define SKIP_IF_PASSTHROUGH()                                                                      \
 	do {                                                                                       \
@@ -722,6 +722,145 @@ static void test_slab__obj_index_exact(void **st)
 	assert_int_equal(slab_arena_size & (slab_arena_size - 1), 0);
 }
 
+/* The malloc shim's creation parameters (src/malloc/malloc.c: TC_BYTES, TC_MIN). */
+static const struct slab_geom lean = { .tc_bytes = 8192, .tc_min = 4 };
+
+static struct sp_slab_cache *mk_geom(const char *name, size_t size, size_t align,
+				     const struct slab_geom *g)
+{
+	struct sp_slab_cache *c = NULL;
+	assert_int_equal(slab_cache_create_ex(name, size, align, 0, NULL, g, &c), 0);
+	assert_non_null(c);
+	return c;
+}
+
+/*
+ * Thread array bounds: the default follows the stride; a byte bound holds tc_bytes of objects in
+ * tc_min .. SLAB_TC_MAX entries.  Only the arrays change: slab size, objects per slab and colour
+ * are those of the public create.  An out-of-range tc_min is refused.
+ */
+static void test_slab__geom_thread_array_sizes(void **st)
+{
+	(void)st;
+	SKIP_IF_PASSTHROUGH();
+	static const struct {
+		size_t size;
+		uint32_t dflt, lean;
+	} t[] = {
+		{ 16, 256, 256 },  { 32, 256, 256 },   { 48, 256, 170 }, { 64, 256, 128 },
+		{ 256, 256, 32 },  { 384, 128, 21 },   { 1024, 128, 8 }, { 1152, 64, 7 },
+		{ 2048, 64, 4 },   { 4608, 16, 4 },    { 16384, 16, 4 }, { 65536, 4, 4 },
+	};
+	for (size_t k = 0; k < SP_ARRAY_SIZE(t); k++) {
+		struct sp_slab_cache *d = mk("dflt", t[k].size, 16, 0, NULL);
+		struct sp_slab_cache *c = mk_geom("lean", t[k].size, 16, &lean);
+		assert_int_equal(d->tc_limit, t[k].dflt);
+		assert_int_equal(c->tc_limit, t[k].lean);
+		assert_int_equal(c->batch, c->tc_limit / 2);
+		assert_int_equal(c->tc_bias, SLAB_TC_MAX - c->tc_limit);
+		assert_null(c->borrow);
+		struct sp_slab_stats a = stats(d), b = stats(c);
+		assert_int_equal(a.stride, b.stride);
+		assert_int_equal(a.slab_size, b.slab_size);
+		assert_int_equal(a.objs_per_slab, b.objs_per_slab);
+		assert_int_equal(a.colours, b.colours);
+		assert_int_equal(a.l1d_sets, b.l1d_sets);
+		assert_int_equal(sp_slab_cache_destroy(c), 0);
+		assert_int_equal(sp_slab_cache_destroy(d), 0);
+	}
+	static const uint32_t bad_min[] = { 0, 1, SLAB_TC_MAX + 1 };
+	for (size_t k = 0; k < SP_ARRAY_SIZE(bad_min); k++) {
+		struct slab_geom g = { .tc_bytes = 4096, .tc_min = bad_min[k] };
+		struct sp_slab_cache *c = (struct sp_slab_cache *)1;
+		assert_int_equal(slab_cache_create_ex("bad", 64, 0, 0, NULL, &g, &c), -EINVAL);
+		assert_null(c);
+	}
+	struct slab_geom zero = { 0 };	/* a zero struct: the defaults */
+	struct sp_slab_cache *c = mk_geom("zero", 1024, 16, &zero);
+	assert_int_equal(c->tc_limit, 128);
+	assert_int_equal(sp_slab_cache_destroy(c), 0);
+}
+
+/*
+ * A byte-bounded array never holds more than its bound: of 64 freed 1 KiB objects at most 8 stay
+ * with the thread (a full array flushes its older half), the rest are back on their slabs.
+ */
+static void test_slab__geom_thread_array_bound(void **st)
+{
+	(void)st;
+	SKIP_IF_PASSTHROUGH();
+	void *p[64];
+	struct sp_slab_cache *caches[2] = { mk("dflt", 1024, 16, 0, NULL),
+					    mk_geom("lean", 1024, 16, &lean) };
+	for (int k = 0; k < 2; k++) {
+		struct sp_slab_cache *c = caches[k];
+		for (int i = 0; i < 64; i++)
+			assert_non_null(p[i] = sp_slab_cache_alloc(c));
+		uint32_t left = slab_tc_count(c, slab_tc_of(c));	/* of the last refill */
+		for (int i = 0; i < 64; i++) {
+			sp_slab_cache_free(c, p[i]);
+			assert_true(slab_tc_count(c, slab_tc_of(c)) <= c->tc_limit);
+		}
+		uint32_t held = slab_tc_count(c, slab_tc_of(c));
+		if (k == 0)
+			assert_int_equal(held, left + 64);	/* 128 entries: every one stays */
+		else
+			assert_true(held >= c->tc_limit / 2 && held <= c->tc_limit);
+		assert_true(slab_cache_is_valid(c));
+		assert_int_equal(stats(c).nr_active, 0);
+		assert_int_equal(sp_slab_cache_destroy(c), 0);
+	}
+}
+
+/*
+ * Borrowing: a dry cache (nothing freed in its array or on its slabs) takes an object of its
+ * borrow cache that was in use before, SLAB_BORROW_DEPTH caches deep, before it touches a fresh
+ * slot of its own; a borrow cache that has only fresh slots lends nothing.
+ */
+static void test_slab__geom_borrow(void **st)
+{
+	(void)st;
+	SKIP_IF_PASSTHROUGH();
+	struct slab_geom g = lean;
+	struct sp_slab_cache *big = mk_geom("big", 640, 16, &lean);
+	g.borrow = big;
+	struct sp_slab_cache *mid = mk_geom("mid", 512, 16, &g);
+	g.borrow = mid;
+	struct sp_slab_cache *small = mk_geom("small", 384, 16, &g);
+	assert_ptr_equal(small->borrow, mid);
+	assert_ptr_equal(mid->borrow, big);
+
+	void *q = sp_slab_cache_alloc(big);	/* big: one object used and freed */
+	assert_non_null(q);
+	sp_slab_cache_free(big, q);
+	void *p = sp_slab_cache_alloc(small);	/* small and mid are dry: big's object */
+	assert_ptr_equal(p, q);
+	assert_ptr_equal(slab_cache_of(p), big);
+	assert_int_equal(stats(big).nr_active, 1);
+	assert_int_equal(stats(small).nr_active, 0);
+	assert_int_equal(stats(small).nr_slabs, 0);	/* no fresh slot was touched */
+	/* big keeps q: its array now tops with fresh slots, so small takes one of its own */
+	void *f = sp_slab_cache_alloc(small);
+	assert_non_null(f);
+	assert_ptr_equal(slab_cache_of(f), small);
+	assert_int_equal(stats(big).nr_active, 1);
+	/* small's freed object beats borrowing */
+	sp_slab_cache_free(small, f);
+	assert_ptr_equal(sp_slab_cache_alloc(small), f);
+	sp_slab_cache_free(small, f);
+	sp_slab_cache_free(big, p);
+	assert_true(slab_cache_is_valid(small));
+	assert_true(slab_cache_is_valid(mid));
+	assert_true(slab_cache_is_valid(big));
+	assert_int_equal(sp_slab_cache_destroy(small), 0);
+	assert_int_equal(sp_slab_cache_destroy(mid), 0);
+	assert_int_equal(sp_slab_cache_destroy(big), 0);
+
+	struct sp_slab_cache *plain = mk("plain", 384, 16, 0, NULL);
+	assert_null(plain->borrow);	/* the public create never borrows */
+	assert_int_equal(sp_slab_cache_destroy(plain), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -745,6 +884,9 @@ int main(void)
 		cmocka_unit_test(test_slab__allocator_adapter),
 		cmocka_unit_test(test_slab__many_caches_reuse_ids),
 		cmocka_unit_test(test_slab__obj_index_exact),
+		cmocka_unit_test(test_slab__geom_thread_array_sizes),
+		cmocka_unit_test(test_slab__geom_thread_array_bound),
+		cmocka_unit_test(test_slab__geom_borrow),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

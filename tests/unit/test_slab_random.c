@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "secpath/slab.h"
-#include "slab/slab_int.h"
+#include "slab/slab_types.h"
 
 static uint64_t rng_next(uint64_t *s)
 {

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "secpath/slab.h"
-#include "slab/slab_int.h"
+#include "slab/slab_types.h"
 
 #define NOBJ 5000
 

@@ -103,7 +103,7 @@ static sp_always_inline int gate_filter(const struct sp_audit_engine *e, const s
 	return 1;
 }
 
-static __thread int reader_registered;
+static _Thread_local int reader_registered;
 
 SP_API void sp_audit_reader_register(void)
 {
