@@ -34,7 +34,7 @@ static void usage(FILE *f)
 		"line (secpath-audit(1), EVENTS; the reader is sp_audit_event_parse in the library), any\n"
 		"other bad line or failed expectation as FILE:LINE.\n"
 		"  --engine E   ref (kernel-faithful lists) or compiled (default)\n"
-		"  --json       one JSON object per event in an array\n"
+		"  --json       one JSON object (schema secpath.audit-filter/1), an event per element\n"
 		"  --machine M  syscall table for names (default x86_64)\n"
 		"  --passwd F, --group F, --dirs F, --features N   host inputs for the rules parser\n"
 		"Exit status: 0 ok, 1 rules or events rejected or an expectation failed, 2 usage.\n"
@@ -234,22 +234,28 @@ static int load_rules(struct sp_cli *cli, const char *path, const struct sp_audi
 	return bad ? 1 : 0;
 }
 
-int cmd_audit_filter(int argc, char **argv, struct sp_cli *cli)
-{
-	const char *engine = "compiled", *rules = NULL, *events = NULL;
+struct filter_args {
 	struct cli_rules_args ra;
-	int json = 0, status = SP_EXIT_OK, r;
-	cli_rules_args_init(&ra);
+	const char *engine, *rules, *events;
+	int json;
+};
 
+/* 0, SP_EXIT_USAGE, or -1 after --help. */
+static int parse_args(int argc, char **argv, struct sp_cli *cli, struct filter_args *fa)
+{
+	int r;
+	memset(fa, 0, sizeof(*fa));
+	cli_rules_args_init(&fa->ra);
+	fa->engine = "compiled";
 	for (int i = 1; i < argc; i++) {
 		if (cli_is_help(argv[i])) {
 			usage(cli->out);
-			return SP_EXIT_OK;
+			return -1;
 		} else if (!strcmp(argv[i], "--json")) {
-			json = 1;
+			fa->json = 1;
 		} else if (i + 1 < argc && !strcmp(argv[i], "--engine")) {
-			engine = argv[++i];
-		} else if ((r = cli_rules_arg(argc, argv, &i, &ra)) < 0) {
+			fa->engine = argv[++i];
+		} else if ((r = cli_rules_arg(argc, argv, &i, &fa->ra)) < 0) {
 			break;
 		} else if (r) {
 			;
@@ -257,10 +263,10 @@ int cmd_audit_filter(int argc, char **argv, struct sp_cli *cli)
 			fprintf(cli->err, "%s audit filter: unknown option '%s'\n", cli->prog, argv[i]);
 			usage(cli->err);
 			return SP_EXIT_USAGE;
-		} else if (!rules) {
-			rules = argv[i];
-		} else if (!events) {
-			events = argv[i];
+		} else if (!fa->rules) {
+			fa->rules = argv[i];
+		} else if (!fa->events) {
+			fa->events = argv[i];
 		} else {
 			fprintf(cli->err, "%s audit filter: unexpected argument '%s'\n", cli->prog,
 				argv[i]);
@@ -268,50 +274,38 @@ int cmd_audit_filter(int argc, char **argv, struct sp_cli *cli)
 			return SP_EXIT_USAGE;
 		}
 	}
-	if (cli_rules_args_check(cli, &ra, "filter"))
+	if (cli_rules_args_check(cli, &fa->ra, "filter"))
 		return SP_EXIT_USAGE;
-	if (strcmp(engine, "ref") && strcmp(engine, "compiled")) {
+	if (strcmp(fa->engine, "ref") && strcmp(fa->engine, "compiled")) {
 		fprintf(cli->err, "%s audit filter: --engine is ref or compiled, not '%s'\n",
-			cli->prog, engine);
+			cli->prog, fa->engine);
 		return SP_EXIT_USAGE;
 	}
-	if (ra.rules && !rules) {
-		rules = ra.rules;	/* -R RULES EVENTS, as the other commands take it */
-	} else if (ra.rules) {
-		events = rules;
-		rules = ra.rules;
+	if (fa->ra.rules) {	/* -R RULES EVENTS, as the other commands take it */
+		fa->events = fa->rules;
+		fa->rules = fa->ra.rules;
 	}
-	if (!rules || !events) {
+	if (!fa->rules || !fa->events) {
 		usage(cli->err);
 		return SP_EXIT_USAGE;
 	}
-	struct sp_audit_parse_opts po = ra.po;
+	return 0;
+}
 
-	struct fctx c = { .cli = cli, .machine = po.machine, .events_path = events };
-	struct sp_diags diags;
-	sp_diags_init(&diags, NULL);
-	char *text = NULL;
-	size_t len;
-	int err = sp_file_read(events, &text, &len);
-	if (err) {
-		fprintf(cli->err, "%s: cannot read '%s': %s\n", cli->prog, events, strerror(-err));
-		return SP_EXIT_REJECTED;
-	}
-	if (sp_audit_fsview_new(&c.fs) || sp_audit_event_new(&c.ev)) {
-		free(text);
-		return SP_EXIT_REJECTED;
-	}
-	/* pass 1: the file-system view */
-	int lineno = 0;
-	for (char *p = text; *p; lineno++) {
+/* Pass 1: the "fs" lines, the file-system view the rules are resolved against.  0, or 1 when a
+ * line was rejected (reported). */
+static int load_fs(struct sp_cli *cli, struct fctx *c, const char *text, struct sp_diags *diags)
+{
+	int lineno = 0, bad = 0;
+	for (const char *p = text; *p; lineno++) {
 		const char *raw = p, *nl = strchr(p, '\n');
 		size_t l = nl ? (size_t)(nl - p) : strlen(p);
 		p += l + (nl ? 1 : 0);
 		if (l >= FS_LINE_MAX) {
 			if (l >= 2 && !strncmp(raw, "fs", 2)) {
-				fprintf(cli->err, "%s:%d: fs line longer than %d bytes\n", events,
-					lineno + 1, FS_LINE_MAX - 1);
-				status = SP_EXIT_REJECTED;
+				fprintf(cli->err, "%s:%d: fs line longer than %d bytes\n",
+					c->events_path, lineno + 1, FS_LINE_MAX - 1);
+				bad = 1;
 			}
 			continue;
 		}
@@ -319,94 +313,135 @@ int cmd_audit_filter(int argc, char **argv, struct sp_cli *cli)
 		if (lead + 2 > l || strncmp(raw + lead, "fs", 2) ||
 		    (lead + 2 < l && !strchr(" \t\r", raw[lead + 2])))
 			continue;	/* not an fs line */
-		if (sp_audit_fsview_parse_line(c.fs, raw, l, events, (uint32_t)lineno + 1, &diags)) {
-			print_diags(cli, &diags, raw);
-			status = SP_EXIT_REJECTED;
+		if (sp_audit_fsview_parse_line(c->fs, raw, l, c->events_path, (uint32_t)lineno + 1,
+					       diags)) {
+			print_diags(cli, diags, raw);
+			bad = 1;
 		}
 	}
+	return bad;
+}
 
-	struct sp_audit_engine_opts o = { .sz = sizeof(o), .fs = c.fs };
-	struct sp_audit_ref *ref = NULL;
-	struct sp_audit_matcher *m = NULL;
-	if (sp_audit_ref_new(&o, &ref)) {
-		status = SP_EXIT_REJECTED;
-		goto out;
-	}
-	err = load_rules(cli, rules, &po, ra.keep_going, ref);
-	if (err < 0) {
-		status = SP_EXIT_REJECTED;
-		goto out;
-	}
-	if (err > 0)
-		status = SP_EXIT_REJECTED;
-	if (!strcmp(engine, "compiled") && sp_audit_matcher_compile(ref, &m)) {
-		status = SP_EXIT_REJECTED;
-		goto out;
-	}
+/* The events of pass 2, decided by the engine. */
+struct run {
+	struct fctx *c;
+	struct sp_audit_ref *ref;
+	struct sp_audit_matcher *m;	/* NULL: the reference engine */
+	struct sp_diags *diags;
+	int json, first, nbad, nev, bad;
+};
 
-	/* pass 2: events */
-	int first = 1, nbad = 0, nev = 0;
-	if (json)
-		fputc('[', cli->out);
-	lineno = 0;
-	for (char *p = text; *p;) {
-		char *nl = strchr(p, '\n');
-		size_t l = nl ? (size_t)(nl - p) : strlen(p), used = 0;
-		const char *raw = p;
+/* One "event" line: parse, decide, print, check its expectations. */
+static void run_event(struct run *rn, const char *raw, size_t l, char *line, int lineno)
+{
+	struct fctx *c = rn->c;
+	size_t used = 0;
+	char *save, *t;
+	int n = 0;
+	if (sp_audit_event_parse(c->ev, c->fs, c->machine, raw, l, c->events_path,
+				 (uint32_t)lineno, rn->diags, &used)) {
+		print_diags(c->cli, rn->diags, raw);
+		rn->bad = 1;
+		return;
+	}
+	/* count the expectations (at most 256 a line) in the copy's bytes from `used` on */
+	t = strtok_r(line + used, " \t\r", &save);	/* "=>" or nothing */
+	for (t = t ? strtok_r(NULL, " \t\r", &save) : NULL; t && n < 256;
+	     t = strtok_r(NULL, " \t\r", &save))
+		n++;
+	if (t) {
+		fprintf(c->cli->err, "%s:%d: more than 256 expectations\n", c->events_path, lineno);
+		rn->bad = 1;
+		return;
+	}
+	struct sp_audit_decision d;
+	if (rn->m)
+		sp_audit_matcher_filter(rn->m, c->ev, &d);
+	else
+		sp_audit_ref_filter(rn->ref, c->ev, &d);
+	print_decision(c->cli->out, &d, lineno, rn->json, rn->first);
+	rn->first = 0;
+	rn->nev++;
+	if (n)
+		rn->nbad += check_expect(c, &d, raw, l, used, lineno);
+}
+
+/* Pass 2: every line is an event, an fs or load line, or a comment. */
+static void run_events(struct run *rn, const char *text)
+{
+	int lineno = 0;
+	for (const char *p = text; *p;) {
+		const char *nl = strchr(p, '\n'), *raw = p;
+		size_t l = nl ? (size_t)(nl - p) : strlen(p);
 		char *line = strndup(p, l), *save;
-		int n = 0;
 		p += l + (nl ? 1 : 0);
 		lineno++;
 		if (!line)
 			break;
+		/* the first strtok_r ends the "event" token only, before the bytes the event
+		 * parser reports as used */
 		char *t = strtok_r(line, " \t\r", &save);
 		if (t && t[0] != '#' && strcmp(t, "event") && strcmp(t, "fs") && strcmp(t, "load")) {
-			fprintf(cli->err, "%s:%d: expected an 'event', 'fs' or 'load' line or a '#' "
-				"comment, not '%s'\n", c.events_path, lineno, t);
-			status = SP_EXIT_REJECTED;
+			fprintf(rn->c->cli->err, "%s:%d: expected an 'event', 'fs' or 'load' line or "
+				"a '#' comment, not '%s'\n", rn->c->events_path, lineno, t);
+			rn->bad = 1;
 		} else if (t && !strcmp(t, "event")) {
-			/* the event (the library's reader), then the expectations after "=>" */
-			if (sp_audit_event_parse(c.ev, c.fs, c.machine, raw, l, c.events_path, (uint32_t)lineno,
-						 &diags, &used)) {
-				print_diags(cli, &diags, raw);
-				status = SP_EXIT_REJECTED;
-				free(line);
-				continue;
-			}
-			/* count the expectations (at most 256 a line); the copy's bytes from `used` on
-			 * are untouched: the first strtok_r only ended the "event" token before them */
-			t = strtok_r(line + used, " \t\r", &save);	/* "=>" or nothing */
-			for (t = t ? strtok_r(NULL, " \t\r", &save) : NULL; t && n < 256;
-			     t = strtok_r(NULL, " \t\r", &save))
-				n++;
-			if (t) {
-				fprintf(cli->err, "%s:%d: more than 256 expectations\n", c.events_path, lineno);
-				status = SP_EXIT_REJECTED;
-				free(line);
-				continue;
-			}
-			struct sp_audit_decision d;
-			if (m)
-				sp_audit_matcher_filter(m, c.ev, &d);
-			else
-				sp_audit_ref_filter(ref, c.ev, &d);
-			print_decision(cli->out, &d, lineno, json, first);
-			first = 0;
-			nev++;
-			if (n)
-				nbad += check_expect(&c, &d, raw, l, used, lineno);
+			run_event(rn, raw, l, line, lineno);
 		}
 		free(line);
 	}
-	if (json)
-		fputs(first ? "]\n" : "\n]\n", cli->out);
-	if (nbad) {
-		fprintf(cli->err, "%s: %d expectation(s) failed over %d events\n", events, nbad, nev);
+}
+
+int cmd_audit_filter(int argc, char **argv, struct sp_cli *cli)
+{
+	struct filter_args fa;
+	struct sp_diags diags;
+	char *text = NULL;
+	size_t len;
+	int status = SP_EXIT_OK;
+	int rc = parse_args(argc, argv, cli, &fa);
+	if (rc)
+		return rc < 0 ? SP_EXIT_OK : rc;
+	struct sp_audit_parse_opts po = fa.ra.po;
+	struct fctx c = { .cli = cli, .machine = po.machine, .events_path = fa.events };
+	int err = sp_file_read(fa.events, &text, &len);
+	if (err) {
+		fprintf(cli->err, "%s: cannot read '%s': %s\n", cli->prog, fa.events, strerror(-err));
+		return SP_EXIT_REJECTED;
+	}
+	sp_diags_init(&diags, NULL);
+	struct run rn = { .c = &c, .diags = &diags, .json = fa.json, .first = 1 };
+	if (sp_audit_fsview_new(&c.fs) || sp_audit_event_new(&c.ev)) {
+		status = SP_EXIT_REJECTED;
+		goto out;
+	}
+	if (load_fs(cli, &c, text, &diags))
+		status = SP_EXIT_REJECTED;
+	struct sp_audit_engine_opts o = { .sz = sizeof(o), .fs = c.fs };
+	if (sp_audit_ref_new(&o, &rn.ref)) {
+		status = SP_EXIT_REJECTED;
+		goto out;
+	}
+	err = load_rules(cli, fa.rules, &po, fa.ra.keep_going, rn.ref);
+	if (err)
+		status = SP_EXIT_REJECTED;
+	if (err < 0 || (!strcmp(fa.engine, "compiled") && sp_audit_matcher_compile(rn.ref, &rn.m)))
+		goto out;
+	if (fa.json)
+		fputs("{\"schema\":\"secpath.audit-filter/1\",\"events\":[", cli->out);
+	run_events(&rn, text);
+	if (fa.json)
+		fputs(rn.first ? "]}\n" : "\n]}\n", cli->out);
+	if (rn.bad)
+		status = SP_EXIT_REJECTED;
+	if (rn.nbad) {
+		fprintf(cli->err, "%s: %d expectation(s) failed over %d events\n", fa.events, rn.nbad,
+			rn.nev);
 		status = SP_EXIT_REJECTED;
 	}
 out:
-	sp_audit_matcher_free(m);
-	sp_audit_ref_free(ref);
+	sp_audit_matcher_free(rn.m);
+	sp_audit_ref_free(rn.ref);
 	sp_audit_event_free(c.ev);
 	sp_audit_fsview_free(c.fs);
 	sp_diags_release(&diags);

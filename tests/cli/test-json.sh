@@ -52,6 +52,9 @@ printf -- '-a always,exit -F arch=b64 -S all -k all\n' >"$tmp/all.rules"
 valid audit-replay 0 "$B" audit replay --json -R "$tmp/all.rules" tests/data/audit/logs/go-libaudit/audit-rhel6.log
 valid audit-replay 1 "$B" audit replay --json -R "$tmp/all.rules" tests/cases/replay/05-malformed.log
 has '"line":17,"col":0,"end_col":0,"severity":"warning"' "replay --json: the cut line's warning"
+valid audit-filter 0 "$B" audit filter --json tests/cases/audit/02-exit.rules tests/cases/audit/02-exit.events
+has '"exit": {"verdict": "always", "rule": 2}' "filter --json: a verdict and its rule"
+valid audit-filter 0 "$B" audit filter --json --engine ref tests/cases/audit/06-user-exclude.rules tests/cases/audit/06-user-exclude.events
 valid audit-cost 0 "$B" audit cost --json -R "$R" --time-ms 0
 valid audit-optimize 0 "$B" audit optimize --json -R "$R" -o "$tmp/o.rules" --time-ms 0
 if "$B" audit run -R "$tmp/all.rules" --json --summary "$tmp/run.json" -- true >/dev/null 2>"$tmp/e"; then
