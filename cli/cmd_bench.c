@@ -37,14 +37,15 @@ static void usage(FILE *f)
 		"  --list              list the suites, their cases and variants (--json: JSON Lines)\n"
 		"  --reps R            rounds per case (default 11, 5 with --quick)\n"
 		"  --quick             fewer rounds, 1 ms samples, the suites' small cases\n"
-		"                      (the default report in about 20 s)\n"
+		"                      (the default report in a few seconds)\n"
 		"  --json              JSON Lines: one object per suite x case x variant x metric\n"
 		"  --html FILE         also write the report as one self-contained HTML page\n"
 		"  --budget S          total seconds of measurement (default report: %.0f,\n"
 		"                      %.0f with --quick; 0 = no budget)\n"
 		"  --cachegrind[=GEOM] also re-run each case under valgrind (callgrind with cache\n"
 		"                      simulation) for exact instructions and D1 misses per op;\n"
-		"                      GEOM is host (default, from sysfs), 32k8, 48k12 or\n"
+		"                      GEOM is host (default: sysfs, else CPUID, else 48k12,\n"
+		"                      said on stderr), 32k8, 48k12 or\n"
 		"                      SIZE,ASSOC,LINE\n"
 		"  --case NAME         run only the case NAME\n"
 		"  --sample-ms MS      minimum sample duration for calibration (default 5)\n\n"
@@ -270,9 +271,6 @@ static void print_plan(const struct bench_cmd *b, struct sp_cli *cli)
 	if (b->budget > 0)
 		fprintf(hdr, "; budget %.0f s (%.1f s per suite) plus set-up", b->budget,
 			b->o.budget_s);
-	if (b->dflt && !b->o.cachegrind)
-		fprintf(hdr, ": %s on a 2-core machine",
-			b->o.quick ? "about 20 s" : "under 3 minutes");
 	fputc('\n', hdr);
 	fflush(hdr);
 }

@@ -88,7 +88,7 @@ struct bench_cg_dump {
 int bench_cg_parse(const char *text, size_t len, struct bench_cg_dump *d);
 /* Resolve a geometry spec ("host", "32k8", "48k12" or "S,A,L") to "S,A,L" in buf. 0 or -EINVAL
  * (-ENOENT when "host" cannot be read from sysfs). */
-int bench_cg_geometry(const char *spec, char *buf, size_t len);
+int bench_cg_geometry(const char *spec, char *buf, size_t len, const char **source);
 
 /* SP_BENCH_CG_CHILDREN suites: the environment variable naming the variant whose measured run
  * started a process ("main" in the bench process itself, "none" outside the measured runs);

@@ -17,6 +17,9 @@
  * files' totals; no warm-up (fixed_ops suites have none).
  */
 #include <dirent.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -165,13 +168,56 @@ static int host_geometry(unsigned long *size, unsigned long *ways, unsigned long
 	return -ENOENT;
 }
 
-int bench_cg_geometry(const char *spec, char *buf, size_t len)
+/* The L1D from CPUID when sysfs has no cache description (VMs): the deterministic cache
+ * parameters (leaf 4 on Intel, 0x8000001D on AMD with TOPOEXT), else AMD's L1 leaf
+ * 0x80000005.  0 or -ENOENT. */
+static int cpuid_geometry(unsigned long *size, unsigned long *ways, unsigned long *line)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	static const unsigned leaves[] = { 4, 0x8000001du };
+	unsigned a, b, c, d;
+	for (size_t k = 0; k < sizeof(leaves) / sizeof(leaves[0]); k++) {
+		for (unsigned i = 0; i < 8; i++) {
+			if (!__get_cpuid_count(leaves[k], i, &a, &b, &c, &d) || !(a & 31))
+				break;
+			if ((a & 31) != 1 || ((a >> 5) & 7) != 1)
+				continue;	/* not the level-1 data cache */
+			*line = (b & 0xfff) + 1;
+			*ways = ((b >> 22) & 0x3ff) + 1;
+			*size = *ways * (((b >> 12) & 0x3ff) + 1) * *line * ((unsigned long)c + 1);
+			return 0;
+		}
+	}
+	unsigned max = __get_cpuid_max(0x80000000u, NULL);
+	if (max >= 0x80000005u && __get_cpuid(0x80000005u, &a, &b, &c, &d) && (c >> 24) &&
+	    ((c >> 16) & 0xff) && ((c >> 16) & 0xff) != 0xff && (c & 0xff)) {
+		*size = (unsigned long)(c >> 24) * 1024;
+		*ways = (c >> 16) & 0xff;
+		*line = c & 0xff;
+		return 0;
+	}
+#endif
+	(void)size, (void)ways, (void)line;
+	return -ENOENT;
+}
+
+int bench_cg_geometry(const char *spec, char *buf, size_t len, const char **source)
 {
 	unsigned long s, a, l;
+	if (source)
+		*source = "given";
 	if (!spec || !strcmp(spec, "host")) {
-		int rc = host_geometry(&s, &a, &l);
-		if (rc)
-			return rc;
+		if (!host_geometry(&s, &a, &l)) {
+			if (source)
+				*source = "sysfs";
+		} else if (!cpuid_geometry(&s, &a, &l)) {
+			if (source)
+				*source = "CPUID (sysfs has no cache description)";
+		} else {
+			s = 49152, a = 12, l = 64;
+			if (source)
+				*source = "assumed 48k12 (neither sysfs nor CPUID describes the L1D)";
+		}
 	} else if (!strcmp(spec, "32k8")) {
 		s = 32768, a = 8, l = 64;
 	} else if (!strcmp(spec, "48k12")) {

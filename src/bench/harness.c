@@ -366,10 +366,18 @@ int sp_bench_run(const struct sp_bench_suite *s, const struct sp_bench_opts *opt
 	char geombuf[80];
 	const char *geom = NULL;
 	if (o->cachegrind) {
-		int rc = bench_cg_geometry(o->cachegrind, geombuf, sizeof(geombuf));
-		if (rc)
+		const char *src = NULL;
+		int rc = bench_cg_geometry(o->cachegrind, geombuf, sizeof(geombuf), &src);
+		if (rc) {
+			if (prog)
+				fprintf(prog, "bench %s: --cachegrind=%s is not a cache geometry "
+					"(host, 32k8, 48k12 or SIZE,ASSOC,LINE with power-of-two sets "
+					"and line)\n", s->name, o->cachegrind);
 			return rc;
+		}
 		geom = geombuf;
+		if (prog && !o->cg_child)
+			fprintf(prog, "bench %s: callgrind L1D %s, from %s\n", s->name, geom, src);
 	}
 
 	if (prog) {

@@ -251,7 +251,7 @@ void sp_bench_machine_read(struct sp_bench_machine *m)
 	m->cores = n > 0 ? (unsigned)n : 0;
 	char g[80];
 	unsigned long s, a, l;
-	if (!bench_cg_geometry("host", g, sizeof(g)) && sscanf(g, "%lu,%lu,%lu", &s, &a, &l) == 3) {
+	if (!bench_cg_geometry("host", g, sizeof(g), NULL) && sscanf(g, "%lu,%lu,%lu", &s, &a, &l) == 3) {
 		m->l1d_size = s;
 		m->l1d_assoc = (unsigned)a;
 		m->l1d_line = (unsigned)l;
