@@ -76,6 +76,14 @@ for want in "dev.events:1:25-31: error: bad fs line: '8:x'" "dev.events:2:16-23:
 	if grep -q "$want" "$tmp/e"; then ok; else bad "audit filter: no '$want' in: $(cat "$tmp/e")"; fi
 done
 if grep -q "dev.events:5" "$tmp/e"; then bad "audit filter: valid raw name line rejected: $(cat "$tmp/e")"; else ok; fi
+# a value that does not fit its 32-bit field is refused at its columns, never truncated
+printf 'event sc=kill uid=4294967296\nevent sc=kill uid=-5\nevent sc=kill auid=99999999999\n' >"$tmp/wide.events"
+printf -- '-a always,exit -F arch=b64 -S kill -F uid=0 -k root_kill\n' >"$tmp/root.rules"
+expect 1 "$B" audit filter "$tmp/root.rules" "$tmp/wide.events"
+for want in "wide.events:1:15-28: error: bad value '4294967296' for uid (out of range" "wide.events:2:15-20: error: bad value '-5' for uid (out of range" "wide.events:3:15-30: error: bad value '99999999999' for auid (out of range"; do
+	if grep -q "$want" "$tmp/e"; then ok; else bad "audit filter: no '$want' in: $(cat "$tmp/e")"; fi
+done
+if grep -q "recorded" "$tmp/o"; then bad "audit filter: a truncated uid matched: $(cat "$tmp/o")"; else ok; fi
 # every supplementary group counts (the 100th of 100 matches gid=100)
 printf 'event sc=getpid groups=%s\n' "$(seq -s, 1 100)" >"$tmp/g.events"
 printf -- '-a always,exit -F arch=b64 -S getpid -F gid=100 -k g100\n' >"$tmp/g.rules"

@@ -90,11 +90,15 @@ static int num64(const char *v, uint64_t *out)
 	return 0;
 }
 
+/* An unsigned 32-bit number (the ids, pids, the personality, arch...): -1 when it is not a
+ * number, -2 when it is one that does not fit (negative, or above 4294967295): never truncated. */
 static int num32(const char *v, uint32_t *out)
 {
 	uint64_t x;
-	if (num64(v, &x) || (x > UINT32_MAX && (int64_t)x < INT32_MIN))
+	if (num64(v, &x))
 		return -1;
+	if (*v == '-' || x > UINT32_MAX)
+		return -2;
 	*out = (uint32_t)x;
 	return 0;
 }
@@ -208,7 +212,11 @@ static int bad_number(const struct etx *x, const struct tok *t)
 static int tok_u32(const struct etx *x, const struct tok *t, uint32_t *dst)
 {
 	uint32_t u;
-	if (num32(t->v, &u))
+	int rc = num32(t->v, &u);
+	if (rc == -2)
+		return fail(x, t->at, t->len, -ERANGE,
+			    "bad value '%s' for %s (out of range: 0 to 4294967295)", t->v, t->k);
+	if (rc)
 		return bad_number(x, t);
 	*dst = u;
 	return 0;
@@ -313,8 +321,8 @@ static int task_token(const struct etx *x, struct sp_audit_event *ev, const stru
 	} else if (!strcmp(k, "auid") || !strcmp(k, "ses")) {
 		if (!strcmp(v, "unset"))
 			u = SP_AUDIT_UNSET;
-		else if (num32(v, &u))
-			return bad_number(x, t);
+		else if (tok_u32(x, t, &u))
+			return -EINVAL;
 		if (k[0] == 'a')
 			sp_audit_event_set_loginuid(ev, u);
 		else
@@ -407,8 +415,8 @@ static int name_token(const struct etx *x, struct sp_audit_event *ev, const stru
 			u = 0x74726163u;
 		else if (!strcmp(v, "debugfs"))
 			u = 0x64626720u;
-		else if (num32(v, &u))
-			return bad_number(x, t);
+		else if (tok_u32(x, t, &u))
+			return -EINVAL;
 		err = sp_audit_event_name_set_fs_magic(ev, *last, u);
 	} else {
 		return TOK_UNKNOWN;
