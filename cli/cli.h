@@ -40,8 +40,8 @@ struct cli_area {
 int cli_area_run(const struct cli_area *a, int argc, char **argv, struct sp_cli *cli);
 void cli_area_usage(const struct cli_area *a, FILE *f, const char *prog);
 extern const struct cli_area cli_area_audit;
+extern const struct cli_area cli_area_slab;
 
-int cmd_slab(int argc, char **argv, struct sp_cli *cli);
 int cmd_policy(int argc, char **argv, struct sp_cli *cli);
 int cmd_bench(int argc, char **argv, struct sp_cli *cli);
 /* `secpath audit filter|replay|run|cost|optimize` (argv[0] is the command name). */

@@ -45,7 +45,8 @@ static void slab_usage(FILE *f)
 		   "  --init-on-free    turn init_on_free on\n"
 		   "  --json            one JSON object instead of the table\n"
 		   "\n"
-		   "Environment: SECPATH_INIT_ON_ALLOC=1, SECPATH_INIT_ON_FREE=1.  See "
+		   "Environment: SECPATH_INIT_ON_ALLOC=1, SECPATH_INIT_ON_FREE=1.\n"
+		   "Exit status: 0 ok, 1 the cache could not be created, 2 usage.  See "
 		   "secpath-slab(1).\n");
 }
 
@@ -200,8 +201,11 @@ static int slab_stats(int argc, char **argv, struct sp_cli *cli)
 			demo = 1;
 			i++;
 		} else if (!strcmp(a, "--align") && v) {
-			if (parse_size(v, 4096, &align))
-				goto bad_value;
+			if (parse_size(v, 4096, &align) || (align & (align - 1))) {
+				fprintf(cli->err, "%s slab stats: bad value '%s' for --align (0 or a "
+					"power of two up to 4096)\n", cli->prog, v);
+				return SP_EXIT_USAGE;
+			}
 			i++;
 		} else if (!strcmp(a, "--objects") && v) {
 			if (parse_size(v, 1000000, &nobj))
@@ -263,19 +267,14 @@ bad_value:
 	return SP_EXIT_OK;
 }
 
-int cmd_slab(int argc, char **argv, struct sp_cli *cli)
-{
-	if (argc < 2) {
-		slab_usage(cli->err);
-		return SP_EXIT_USAGE;
-	}
-	if (cli_is_help(argv[1])) {
-		slab_usage(cli->out);
-		return SP_EXIT_OK;
-	}
-	if (!strcmp(argv[1], "stats"))
-		return slab_stats(argc - 1, argv + 1, cli);
-	fprintf(cli->err, "%s slab: '%s' is not a slab command\n", cli->prog, argv[1]);
-	slab_usage(cli->err);
-	return SP_EXIT_USAGE;
-}
+static const struct cli_cmd slab_cmds[] = {
+	{ "stats", slab_stats, "the kmalloc caches, and the geometry of a demo cache" },
+};
+
+const struct cli_area cli_area_slab = {
+	.name = "slab",
+	.summary = "Kernel-style object caches: the kernel's alignment rule, slabs that reach every\n"
+		   "L1D set, colouring, init_on_alloc/init_on_free with a per-cache opt-out.",
+	.cmds = slab_cmds,
+	.ncmds = sizeof(slab_cmds) / sizeof(slab_cmds[0]),
+};

@@ -18,7 +18,7 @@ struct area {
 };
 
 static const struct area areas[] = {
-	{ "slab", NULL, cmd_slab, "kernel-style object caches: stats" },
+	{ "slab", &cli_area_slab, NULL, NULL },
 	{ "audit", &cli_area_audit, NULL, NULL },
 	{ "policy", NULL, cmd_policy, "SELinux binary policies: info, search, decide" },
 	{ "bench", NULL, cmd_bench, "perf-stat-style benchmark suites" },
