@@ -12,12 +12,15 @@
 
 #include "cli.h"
 #include "secpath/audit.h"
+#include "secpath/audit_tools.h"
 
 struct audit_cli_opts {
 	struct sp_audit_parse_opts po;
 	const char *format;		/* compile: tsv|hex|bin */
 	int json;
 	int kernel;			/* decode: apply the kernel's per-field checks */
+	int auditctl;			/* list: what auditctl -l prints after loading the file */
+	const char *key;		/* list --auditctl -k KEY */
 	int nfiles;
 	char **files;
 };
@@ -50,9 +53,15 @@ static const char compile_usage[] =
 	"Exit status: 0 no line rejected, 1 a line rejected or the file unreadable, 2 usage.\n";
 static const char list_usage[] =
 	"usage: secpath audit list [--json] [host options] FILE\n"
+	"       secpath audit list --auditctl [-k KEY] [host options] FILE\n"
 	"\n"
 	"Print the canonical text of every rule of FILE, as secpath decodes the blob auditctl\n"
 	"would send (-a LIST,ACTION -F ... -S ... -F key=...), and the control lines.\n"
+	"  --auditctl           instead, exactly what `auditctl -l` prints after `auditctl -R FILE`\n"
+	"                       on a kernel with no rules: the rules the kernel keeps (duplicates,\n"
+	"                       deletions, -D and -e 2 applied; paths resolved on this host), list\n"
+	"                       by list, watches as -w PATH -p PERMS -k KEY, or \"No rules\"\n"
+	"  -k KEY               with --auditctl: only rules with a key containing KEY (auditctl -k)\n"
 	"  --json               one JSON object\n"
 	HOST_OPTS
 	"Exit status: 0 ok, 1 a line rejected or the file unreadable, 2 usage.\n";
@@ -89,6 +98,10 @@ static int parse_opts(int argc, char **argv, struct sp_cli *cli, const char *usa
 			o->json = 1;
 		} else if (!strcmp(a, "--kernel") && !strcmp(argv[0], "decode")) {
 			o->kernel = 1;
+		} else if (!strcmp(a, "--auditctl") && !strcmp(argv[0], "list")) {
+			o->auditctl = 1;
+		} else if (!strcmp(a, "-k") && !strcmp(argv[0], "list") && i + 1 < argc) {
+			o->key = argv[++i];
 		} else if (!strcmp(a, "--format") && !strcmp(argv[0], "compile") && i + 1 < argc) {
 			o->format = argv[++i];
 		} else if ((r = cli_rules_arg(argc, argv, &i, &ra)) != 0) {
@@ -112,6 +125,11 @@ static int parse_opts(int argc, char **argv, struct sp_cli *cli, const char *usa
 	}
 	if (cli_rules_args_check(cli, &ra, argv[0]))
 		return SP_EXIT_USAGE;
+	if ((o->key && !o->auditctl) || (o->auditctl && o->json)) {
+		fprintf(cli->err, "%s audit list: %s\n", cli->prog, o->key && !o->auditctl
+			? "-k needs --auditctl" : "--auditctl prints auditctl's text, not JSON");
+		return SP_EXIT_USAGE;
+	}
 	o->po = ra.po;
 	return 0;
 }
@@ -416,6 +434,30 @@ static int print_rule(struct sp_cli *cli, const struct audit_cli_opts *o, const 
 	return 0;
 }
 
+static void emit_line(void *ud, const char *line)
+{
+	fprintf(ud, "%s\n", line);
+}
+
+/* list --auditctl: the kernel's view of the file, printed as auditctl -l prints it. */
+static int list_auditctl(struct sp_cli *cli, struct audit_cli_opts *o,
+			 const struct sp_audit_ruleset *rs)
+{
+	struct sp_audit_fsview *fs = NULL;
+	int err = sp_audit_fsview_from_host(rs, &fs);
+	char host[64] = "x86_64";
+	if (o->po.machine)
+		snprintf(host, sizeof(host), "%s", o->po.machine);
+	struct sp_audit_listing_opts lo = { .sz = sizeof(lo), .machine = host, .key = o->key,
+					    .fs = fs };
+	if (!err)
+		err = sp_audit_listing(rs, &lo, emit_line, cli->out);
+	sp_audit_fsview_free(fs);
+	if (err)
+		fprintf(cli->err, "%s audit list: %s\n", cli->prog, strerror(-err));
+	return err ? SP_EXIT_REJECTED : SP_EXIT_OK;
+}
+
 static int cmd_list(struct sp_cli *cli, struct audit_cli_opts *o)
 {
 	if (o->nfiles != 1) {
@@ -431,6 +473,15 @@ static int cmd_list(struct sp_cli *cli, struct audit_cli_opts *o)
 	if (rc == 2) {
 		sp_diags_release(&d);
 		return SP_EXIT_REJECTED;
+	}
+	if (o->auditctl) {
+		struct src s = { .text = text, .len = len };
+		cli_print_diags(cli, &d, source_of, &s);	/* auditctl -R reports, then goes on */
+		rc = list_auditctl(cli, o, rs);
+		sp_audit_ruleset_free(rs);
+		sp_diags_release(&d);
+		free(text);
+		return rc;
 	}
 	if (o->json) {
 		fputs("{\"schema\":\"secpath.audit-list/1\",\"file\":", cli->out);

@@ -208,6 +208,33 @@ SP_API int sp_audit_trace_run(char *const argv[], const struct sp_audit_trace_op
 			      struct sp_audit_trace_stats *stats);
 SP_API void sp_audit_trace_stats_release(struct sp_audit_trace_stats *s);
 
+/* ---- this host ---- */
+
+/* The file-system view (audit_filter.h) of this host for rs: every path its watch, dir and exe
+ * rules name and their ancestors, stat()ed now; missing paths are left out.  Free it with
+ * sp_audit_fsview_free().  Returns 0, -EINVAL or -ENOMEM. */
+SP_API int sp_audit_fsview_from_host(const struct sp_audit_ruleset *rs, struct sp_audit_fsview **out);
+
+/* ---- auditctl -l ---- */
+
+struct sp_audit_listing_opts {
+	size_t sz;			/* sizeof(struct sp_audit_listing_opts) */
+	const char *machine;		/* the host auditctl runs on: syscall names of rules without
+					 * an arch field (NULL = x86_64) */
+	const char *key;		/* auditctl -l -k KEY: rules with a key containing KEY */
+	const struct sp_audit_fsview *fs; /* the file system the kernel resolves watches and dir
+					   * rules against (NULL: none resolves, dir rules refused) */
+};
+/*
+ * What `auditctl -l` (3.0.9, without -i) prints after `auditctl -R` loaded rs into a kernel with
+ * no rules: every rule the kernel keeps (the reference engine judges each add, delete, -D and
+ * -e 2), list by list in the kernel's order, as auditctl's print_rule formats it (watches as
+ * `-w PATH -p PERMS -k KEY`), or "No rules".  One call of emit per line (no newline).
+ * Returns 0, -EINVAL, -ENOMEM, or -ENOSPC (a rule longer than 16 KiB of text).
+ */
+SP_API int sp_audit_listing(const struct sp_audit_ruleset *rs, const struct sp_audit_listing_opts *o,
+			    void (*emit)(void *ud, const char *line), void *ud);
+
 #ifdef __cplusplus
 }
 #endif

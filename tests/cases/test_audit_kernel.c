@@ -35,6 +35,7 @@
 #include <sys/stat.h>
 
 #include "secpath/audit.h"
+#include "secpath/audit_tools.h"
 #include "../support/files.h"
 
 #define CASES_DIR "tests/cases/kernel"
@@ -905,6 +906,56 @@ static void check_steps(struct krun *r, const char *f_res)
 	free(res);
 }
 
+static void emit_listing(void *ud, const char *line)
+{
+	FILE *f = ud;
+	fprintf(f, "%s\n", line);
+}
+
+/* auditctl -l after auditctl -R: sp_audit_listing over the guest's filesystem prints the
+ * auditctl-l.txt the harness recorded, byte for byte. */
+static void check_listing(const struct kcase *kc, const struct sp_audit_fsview *fs,
+			  const char *rules_file)
+{
+	struct sp_audit_parse_opts po = { .sz = sizeof(po), .machine = "x86_64",
+					  .passwd_file = CASES_DIR "/env/passwd",
+					  .group_file = CASES_DIR "/env/group", .max_errors = 1000 };
+	struct sp_audit_listing_opts lo = { .sz = sizeof(lo), .machine = "x86_64", .fs = fs };
+	struct sp_audit_ruleset *rs = NULL;
+	struct sp_diags d;
+	char dirs[512], want_file[512];
+	size_t len, wlen, glen = 0;
+	char *text = tsupport_slurp(rules_file, &len), *got = NULL;
+	case_file(dirs, sizeof(dirs), kc, "dirs.txt", 1);
+	case_file(want_file, sizeof(want_file), kc, "auditctl-l.txt", 1);
+	char *want = tsupport_slurp(want_file, &wlen);
+	assert_non_null(text);
+	assert_non_null(want);
+	po.dirs_file = dirs;
+	sp_diags_init(&d, NULL);
+	assert_int_equal(sp_audit_ruleset_parse(text, len, rules_file, &po, &rs, &d), 0);
+	FILE *f = open_memstream(&got, &glen);
+	assert_non_null(f);
+	assert_int_equal(sp_audit_listing(rs, &lo, emit_listing, f), 0);
+	fclose(f);
+	if (glen != wlen || memcmp(got, want, wlen)) {
+		/* the first line that differs */
+		size_t a = 0, line = 1;
+		while (a < glen && a < wlen && got[a] == want[a])
+			line += got[a++] == '\n';
+		while (a > 0 && got[a - 1] != '\n')
+			a--;
+		fail_msg("kernel/%s: auditctl -l differs at line %zu:\n  recorded: %.*s\n  "
+			 "listed:   %.*s", kc->name, line, (int)strcspn(want + a, "\n"), want + a,
+			 (int)strcspn(got + a, "\n"), got + a);
+	}
+	free(got);
+	free(want);
+	free(text);
+	sp_audit_ruleset_free(rs);
+	sp_diags_release(&d);
+}
+
 static void run_case(void **state)
 {
 	const struct kcase *kc = *state;
@@ -934,6 +985,7 @@ static void run_case(void **state)
 
 	check_loads(&r, f_load, bad, kbad, sizeof(bad));
 	check_steps(&r, f_res);
+	check_listing(kc, fs, f_rules);
 	for (size_t i = 0; i < r.nknown; i++)
 		if (!known[i].hit)
 			print_message("kernel/%s: known-diffs entry '%s %ld' agrees now: remove it\n",

@@ -84,6 +84,14 @@ for want in "wide.events:1:15-28: error: bad value '4294967296' for uid (out of 
 	if grep -q "$want" "$tmp/e"; then ok; else bad "audit filter: no '$want' in: $(cat "$tmp/e")"; fi
 done
 if grep -q "recorded" "$tmp/o"; then bad "audit filter: a truncated uid matched: $(cat "$tmp/o")"; else ok; fi
+# audit list --auditctl: auditctl -l's form (watches as -w, duplicates and -D applied, -k)
+printf -- '-a always,exit -F arch=b64 -S kill -k k\n-D\n-w /etc/passwd -p wa -k identity\n-w /etc/passwd -p wa -k identity\n-a always,exit -F arch=b64 -S openat -F auid!=unset -k o\n' >"$tmp/al.rules"
+"$B" audit list --auditctl --machine x86_64 "$tmp/al.rules" >"$tmp/o" 2>"$tmp/e"
+printf -- '-w /etc/passwd -p wa -k identity\n-a always,exit -F arch=b64 -S openat -F auid!=-1 -F key=o\n' >"$tmp/al.want"
+if cmp -s "$tmp/o" "$tmp/al.want"; then ok; else bad "audit list --auditctl: $(cat "$tmp/o")"; fi
+"$B" audit list --auditctl -k ident --machine x86_64 "$tmp/al.rules" >"$tmp/o" 2>"$tmp/e"
+if [ "$(cat "$tmp/o")" = "-w /etc/passwd -p wa -k identity" ]; then ok; else bad "audit list --auditctl -k: $(cat "$tmp/o")"; fi
+expect 2 "$B" audit list -k ident "$tmp/al.rules"
 # every supplementary group counts (the 100th of 100 matches gid=100)
 printf 'event sc=getpid groups=%s\n' "$(seq -s, 1 100)" >"$tmp/g.events"
 printf -- '-a always,exit -F arch=b64 -S getpid -F gid=100 -k g100\n' >"$tmp/g.rules"
