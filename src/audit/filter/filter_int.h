@@ -325,4 +325,8 @@ static inline void audit_decision_init(struct sp_audit_decision *d)
 }
 void audit_decision_set_key(struct sp_audit_decision *d, const char *key, size_t len);
 
+/* selinux_audit_rule_init() (filter/lsm.c): NULL when str is not valid (the kernel keeps the
+ * field) or out of memory. */
+struct lsm_rule *audit_lsm_rule_init(uint32_t field, uint32_t op, const char *str);
+
 #endif

@@ -18,157 +18,10 @@
 #include <string.h>
 #include <strings.h>
 
+#include "audit/lang/getopt.h"
 #include "audit/lang/lang_int.h"
 
 #define LINE_MAX_COPY 6144	/* an option argument is part of one line, so it fits */
-
-struct tok {
-	char *s;			/* NUL-terminated, unescaped (except the first token) */
-	uint32_t col, len;		/* 1-based column and length in the raw line */
-};
-
-/* glibc getopt_long state (PERMUTE ordering, opterr = 0). */
-struct gopt {
-	struct tok **argv;
-	int argc;
-	int optind, first_nonopt, last_nonopt;
-	const char *nextchar;
-	char *optarg;
-	struct tok *optarg_tok;		/* token the argument came from */
-	struct tok *opt_tok;		/* token of the option being returned */
-};
-
-static const char optstring[] = "hicslDvtC:e:f:r:b:a:A:d:S:F:m:R:w:W:k:p:q:";
-
-enum { LO_LOGINUID_IMMUTABLE = 1, LO_BACKLOG_WAIT, LO_RESET_LOST, LO_RESET_BWT, LO_SIGNAL };
-static const struct { const char *name; int has_arg, val; } long_opts[] = {
-	{ "loginuid-immutable", 0, LO_LOGINUID_IMMUTABLE },
-	{ "backlog_wait_time", 1, LO_BACKLOG_WAIT },
-	{ "reset-lost", 0, LO_RESET_LOST },
-	{ "reset_backlog_wait_time_actual", 0, LO_RESET_BWT },
-	{ "signal", 1, LO_SIGNAL },
-};
-
-static int nonoption(const struct gopt *g, int i)
-{
-	const char *s = g->argv[i]->s;
-	return s[0] != '-' || s[1] == 0;
-}
-
-/* Swap [first_nonopt, last_nonopt) with [last_nonopt, optind): a rotation of the pointers. */
-static void exchange(struct gopt *g)
-{
-	int a = g->first_nonopt, b = g->last_nonopt, c = g->optind;
-	/* reverse-reverse-reverse rotation */
-	for (int lo = a, hi = b - 1; lo < hi; lo++, hi--) {
-		struct tok *t = g->argv[lo]; g->argv[lo] = g->argv[hi]; g->argv[hi] = t;
-	}
-	for (int lo = b, hi = c - 1; lo < hi; lo++, hi--) {
-		struct tok *t = g->argv[lo]; g->argv[lo] = g->argv[hi]; g->argv[hi] = t;
-	}
-	for (int lo = a, hi = c - 1; lo < hi; lo++, hi--) {
-		struct tok *t = g->argv[lo]; g->argv[lo] = g->argv[hi]; g->argv[hi] = t;
-	}
-	g->first_nonopt += c - b;
-	g->last_nonopt = c;
-}
-
-static int long_option(struct gopt *g, int argc)
-{
-	const char *name = g->nextchar;
-	size_t namelen = strcspn(name, "=");
-	int found = -1, ambig = 0;
-	g->opt_tok = g->argv[g->optind];
-	for (size_t i = 0; i < sizeof(long_opts) / sizeof(long_opts[0]); i++) {
-		if (strncmp(long_opts[i].name, name, namelen))
-			continue;
-		if (strlen(long_opts[i].name) == namelen) {
-			found = (int)i;
-			ambig = 0;
-			break;
-		}
-		if (found < 0)
-			found = (int)i;
-		else
-			ambig = 1;	/* all entries differ in val, so any second prefix match is ambiguous */
-	}
-	g->optind++;
-	g->nextchar = NULL;
-	if (found < 0 || ambig)
-		return '?';
-	if (name[namelen] == '=') {
-		if (!long_opts[found].has_arg)
-			return '?';
-		g->optarg = (char *)name + namelen + 1;
-		g->optarg_tok = g->opt_tok;
-	} else if (long_opts[found].has_arg) {
-		if (g->optind >= argc)
-			return '?';
-		g->optarg_tok = g->argv[g->optind];
-		g->optarg = g->argv[g->optind++]->s;
-	}
-	return long_opts[found].val;
-}
-
-static int getopt_next(struct gopt *g, int argc)
-{
-	g->optarg = NULL;
-	g->optarg_tok = NULL;
-	if (!g->nextchar || !*g->nextchar) {
-		if (g->last_nonopt > g->optind)
-			g->last_nonopt = g->optind;
-		if (g->first_nonopt > g->optind)
-			g->first_nonopt = g->optind;
-		if (g->first_nonopt != g->last_nonopt && g->last_nonopt != g->optind)
-			exchange(g);
-		else if (g->last_nonopt != g->optind)
-			g->first_nonopt = g->optind;
-		while (g->optind < argc && nonoption(g, g->optind))
-			g->optind++;
-		g->last_nonopt = g->optind;
-		if (g->optind != argc && !strcmp(g->argv[g->optind]->s, "--")) {
-			g->optind++;
-			if (g->first_nonopt != g->last_nonopt && g->last_nonopt != g->optind)
-				exchange(g);
-			else if (g->first_nonopt == g->last_nonopt)
-				g->first_nonopt = g->optind;
-			g->last_nonopt = argc;
-			g->optind = argc;
-		}
-		if (g->optind == argc) {
-			if (g->first_nonopt != g->last_nonopt)
-				g->optind = g->first_nonopt;
-			return -1;
-		}
-		if (g->argv[g->optind]->s[1] == '-') {
-			g->nextchar = g->argv[g->optind]->s + 2;
-			return long_option(g, argc);
-		}
-		g->nextchar = g->argv[g->optind]->s + 1;
-	}
-	g->opt_tok = g->argv[g->optind];
-	char c = *g->nextchar++;
-	const char *t = c ? strchr(optstring, c) : NULL;
-	if (!*g->nextchar)
-		g->optind++;
-	if (!t || c == ':' || c == ';')
-		return '?';
-	if (t[1] == ':') {
-		if (*g->nextchar) {
-			g->optarg = (char *)g->nextchar;
-			g->optarg_tok = g->opt_tok;
-			g->optind++;
-		} else if (g->optind == argc) {
-			g->nextchar = NULL;
-			return '?';
-		} else {
-			g->optarg_tok = g->argv[g->optind];
-			g->optarg = g->argv[g->optind++]->s;
-		}
-		g->nextchar = NULL;
-	}
-	return c;
-}
 
 /* ---- one line ---- */
 
@@ -525,7 +378,7 @@ static int setopt(struct line_ctx *lc, struct gopt *g, int count)
 	int list_requested = 0;
 
 	ls->key[0] = 0;
-	while (retval >= 0 && (c = getopt_next(g, count)) != -1) {
+	while (retval >= 0 && (c = audit_getopt_next(g, count)) != -1) {
 		int flags = AUDIT_LIST_UNSET, rc;
 		char *optarg = g->optarg;
 		const struct tok *at = g->optarg_tok ? g->optarg_tok : g->opt_tok;
