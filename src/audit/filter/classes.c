@@ -1,13 +1,19 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * classes.c - the x86_64/i386 syscall classes of the engines.
+ * classes.c - the syscall classes of the engines, x86_64 with IA32 emulation: the class tables
+ * (include/asm-generic/audit_*.h as of 6.1, registered by arch/x86/kernel/audit_64.c and
+ * arch/x86/ia32/audit.c), audit_match_class(), the class selectors of a rule's mask
+ * (audit_to_entry_common()), audit_classify_syscall() and the perm bits of an event
+ * (audit_match_perm() of kernel/auditsc.c, computed once per event).
+ *
+ * Invariants: the tables are built once (pthread_once) and never change; a class mask holds
+ * only syscall numbers below 2048 - AUDIT_SYSCALL_CLASSES, so expanding selectors never sets a
+ * selector bit.  Learned from the kernel sources, not copied.
  */
 #include <pthread.h>
 #include <string.h>
 
 #include "audit/filter/filter_int.h"
-
-/* ---- syscall classes ---- */
 
 /* x86_64 numbers (arch/x86/entry/syscalls/syscall_64.tbl). */
 static const uint16_t x64_dir_write[] = { 82, 83, 84, 85, 86, 87, 88, 133, 258, 259, 263, 264, 265,
@@ -52,10 +58,27 @@ static void classes_init(void)
 	class_add(CL_SIGNAL_32, x32_signal, SP_ARRAY_SIZE(x32_signal));
 }
 
-const uint32_t *audit_class_mask(int cls)
+static const uint32_t *audit_class_mask(int cls)
 {
 	pthread_once(&class_once, classes_init);
 	return class_masks[cls];
+}
+
+/* audit_to_entry_common(): bit 2047 - c of a rule's mask selects class c; each set selector of
+ * the CL_NR registered classes is cleared and its class's syscalls added (the kernel also clears
+ * the selectors of its six unregistered classes, 2032..2037: no syscall has those numbers). */
+void audit_class_expand(uint32_t mask[ARD_MASK_WORDS])
+{
+	for (int i = 0; i < CL_NR; i++) {
+		uint32_t bit = ARD_MASK_WORDS * 32 - (uint32_t)i - 1;
+		uint32_t *p = &mask[bit / 32];
+		if (!(*p & (1u << (bit % 32))))
+			continue;
+		*p &= ~(1u << (bit % 32));
+		const uint32_t *cls = audit_class_mask(i);
+		for (int j = 0; j < ARD_MASK_WORDS; j++)
+			mask[j] |= cls[j];
+	}
 }
 
 /* kernel/auditfilter.c: audit_match_class() */

@@ -1,14 +1,19 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * lsm.c - SELinux-shaped LSM contexts and rule terms.
+ * lsm.c - SELinux-shaped LSM labels for the engines: contexts "user:role:type[:level-range]"
+ * with MLS levels, and the rule terms of the subj_* / obj_* fields
+ * (security/selinux/ss/services.c: selinux_audit_rule_init / selinux_audit_rule_match;
+ * mls_level_dom of security/selinux/ss/mls_types.h).
+ *
+ * Invariants: a parsed context owns its three strings and carries their FNV-1a hashes; a level
+ * has at most 1024 categories; a rule term is immutable once made and freed only with its rule.
+ * Learned from the kernel sources, not copied.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "audit/filter/filter_int.h"
-
-/* ---- LSM contexts and rule terms ---- */
 
 uint64_t audit_hash_str(const char *s)
 {
@@ -214,4 +219,12 @@ struct lsm_rule *audit_lsm_rule_init(uint32_t field, uint32_t op, const char *st
 bad:
 	audit_kfree(r);
 	return NULL;
+}
+
+void audit_lsm_rule_free(struct lsm_rule *r)
+{
+	if (!r)
+		return;
+	audit_kfree(r->name);
+	audit_kfree(r);
 }

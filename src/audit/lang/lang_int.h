@@ -16,6 +16,17 @@
 #include "secpath/audit.h"
 #include "audit/audit_int.h"
 
+/* audit_int.h's vocabulary and the public one are the same numbers. */
+_Static_assert(sizeof(struct audit_rd_hdr) == SP_AUDIT_RULE_HDR_SIZE,
+	       "struct audit_rule_data header size");
+_Static_assert(ARD_MAX_FIELDS == SP_AUDIT_MAX_FIELDS && ARD_MAX_KEY_LEN == SP_AUDIT_MAX_KEY_LEN,
+	       "field and key limits");
+_Static_assert(ARD_OP_EQ == SP_AUDIT_OP_EQ && ARD_OP_NE == SP_AUDIT_OP_NE &&
+	       ARD_OP_LT == SP_AUDIT_OP_LT && ARD_OP_GT == SP_AUDIT_OP_GT &&
+	       ARD_OP_LE == SP_AUDIT_OP_LE && ARD_OP_GE == SP_AUDIT_OP_GE &&
+	       ARD_OP_BITMASK == SP_AUDIT_OP_BITMASK && ARD_OP_BITTEST == SP_AUDIT_OP_BITTEST,
+	       "wire operators");
+
 struct audit_sc_ent {
 	int nr;
 	const char *name;
@@ -86,7 +97,6 @@ const char *audit_sc_by_nr(int mach, int nr);
 
 int audit_field_by_name(const char *name);		/* id or -1 (case-insensitive) */
 const char *audit_field_name(uint32_t id);
-int audit_field_is_string(uint32_t id);
 int audit_ftype_by_name(const char *name);		/* S_IF* or -1 */
 const char *audit_ftype_name(uint32_t v);
 int64_t audit_fstype_by_name(const char *name);		/* magic or -1 */
@@ -95,7 +105,7 @@ int audit_msgtype_by_name(const char *name);		/* > 0 or -1 */
 const char *audit_msgtype_name(uint32_t v);
 int audit_errno_by_name(const char *name);		/* > 0 or 0 */
 const char *audit_errno_name(int e);
-const char *audit_op_text(uint32_t op);
+const char *audit_op_text(uint32_t op);		/* of a wire operator, NULL if none */
 int audit_compare_value(int f1, int f2);		/* AUDIT_COMPARE_* or -1 */
 int audit_compare_fields(uint32_t v, int *f1, int *f2);	/* reverse: 0 or -1 */
 const char *audit_list_name(uint32_t list);

@@ -206,18 +206,6 @@ const char *audit_field_name(uint32_t id)
 	return num_lookup(field_tab, ARRAY_LEN(field_tab), (int)id);
 }
 
-int audit_field_is_string(uint32_t id)
-{
-	switch (id) {
-	case AF_SUBJ_USER: case AF_SUBJ_ROLE: case AF_SUBJ_TYPE: case AF_SUBJ_SEN: case AF_SUBJ_CLR:
-	case AF_OBJ_USER: case AF_OBJ_ROLE: case AF_OBJ_TYPE: case AF_OBJ_LEV_LOW:
-	case AF_OBJ_LEV_HIGH: case AF_WATCH: case AF_DIR: case AF_FILTERKEY: case AF_EXE:
-		return 1;
-	default:
-		return 0;
-	}
-}
-
 int audit_ftype_by_name(const char *name)
 {
 	return name_lookup(ftype_tab, ARRAY_LEN(ftype_tab), name);
@@ -285,17 +273,7 @@ const char *audit_errno_name(int e)
 
 const char *audit_op_text(uint32_t op)
 {
-	switch (op) {
-	case SP_AUDIT_OP_EQ: return "=";
-	case SP_AUDIT_OP_NE: return "!=";
-	case SP_AUDIT_OP_BITMASK: return "&";
-	case SP_AUDIT_OP_BITTEST: return "&=";
-	case SP_AUDIT_OP_LT: return "<";
-	case SP_AUDIT_OP_GT: return ">";
-	case SP_AUDIT_OP_LE: return "<=";
-	case SP_AUDIT_OP_GE: return ">=";
-	default: return NULL;
-	}
+	return audit_op_str(audit_to_op(op));
 }
 
 int audit_compare_value(int f1, int f2)

@@ -456,12 +456,7 @@ static int lint_set(const struct tool_set *s, struct sp_audit_lint **v, size_t *
 		for (uint32_t j = 0; j < b->k.field_count && !err; j++) {
 			const struct audit_kfield *f = &b->k.fields[j];
 			const char *name = sp_audit_field_name(f->type);
-			const char *op = sp_audit_op_text(SP_AUDIT_OP_EQ);
-			static const uint32_t wire_ops[] = { SP_AUDIT_OP_EQ, SP_AUDIT_OP_NE,
-				SP_AUDIT_OP_BITMASK, SP_AUDIT_OP_BITTEST, SP_AUDIT_OP_LT, SP_AUDIT_OP_GT,
-				SP_AUDIT_OP_LE, SP_AUDIT_OP_GE };
-			if (f->op < SP_ARRAY_SIZE(wire_ops))
-				op = sp_audit_op_text(wire_ops[f->op]);
+			const char *op = audit_op_str(f->op < OP_BAD ? f->op : OP_EQ);
 			if (!tool_field_always(f))
 				continue;
 			if (f->type == AF_EXIT || f->type == AF_SUCCESS)
