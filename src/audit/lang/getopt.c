@@ -1,6 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * getopt.c - glibc getopt_long (PERMUTE ordering, opterr = 0) over "auditctl" + a line's tokens.
+ * getopt.c - glibc getopt_long (PERMUTE ordering, opterr = 0) over "auditctl" + a line's tokens,
+ * with auditctl's option string and long options.
+ *
+ * Mirrors glibc's posix/getopt.c: audit_getopt_next ~ _getopt_internal_r(), long_option ~
+ * process_long_option(), exchange ~ exchange() (as a rotation of the pointers).
+ *
+ * Invariants: the permutation only reorders g->argv (tokens are never copied or changed); every
+ * returned option carries the token it came from (opt_tok) and its argument's (optarg_tok).
  */
 #include <string.h>
 

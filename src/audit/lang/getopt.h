@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * getopt.h - glibc getopt_long over a line's tokens (lang/getopt.c), for parse.c.
+ * getopt.h - the tokens of a rules line and glibc getopt_long's state over them (lang/getopt.c),
+ * shared by getopt.c and parse.c only.
  */
 #ifndef SP_AUDIT_LANG_GETOPT_H
 #define SP_AUDIT_LANG_GETOPT_H

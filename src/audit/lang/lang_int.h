@@ -128,13 +128,10 @@ struct audit_rb {
 struct audit_env;
 
 /* Host answers for one parse: machine, features, user/group/dir lookups. */
-struct audit_scratch;
-
 struct audit_pctx {
 	int host_mach;			/* AUDIT_MACH_* of opts->machine or uname; -1 unknown */
 	uint32_t features;
 	const struct audit_env *env;
-	struct audit_scratch *scratch;	/* line buffers reused by every line of one parse, or NULL */
 };
 
 /* Per-line state, reset for every line (auditctl's reset_vars). */
@@ -181,11 +178,13 @@ int audit_env_is_dir(const struct audit_env *e, const char *path);
 int audit_rs_append(struct sp_audit_ruleset *rs, enum sp_audit_item_kind kind, uint32_t line,
 		    const void *blob, size_t len, const char *ctrl);
 int audit_rs_new(struct sp_audit_ruleset **out, const struct sp_allocator *a);
-/* Buffers for lines of up to 6143 bytes, allocated once per parse. */
-int audit_scratch_new(struct audit_scratch **out, const struct sp_allocator *a);
-void audit_scratch_free(struct audit_scratch *sc);
-/* Parse one physical line (NUL-terminated, no newline) into rs; diagnostics to d. */
-int audit_parse_line(const struct audit_pctx *pc, const char *line, uint32_t lineno, const char *file,
-		     struct sp_audit_ruleset *rs, struct sp_diags *d, const struct sp_allocator *a);
+/*
+ * A rules text as auditctl -R reads it (lang/parse.c): auditctl's fgets() loop over its physical
+ * lines, each handled as auditctl handles a line, into rs; diagnostics to d, those of failing
+ * lines past the first max_err not kept.  The line buffers live for this call.  0 or -ENOMEM.
+ */
+int audit_parse_text(const struct audit_pctx *pc, const char *text, size_t len, const char *file,
+		     size_t max_err, struct sp_audit_ruleset *rs, struct sp_diags *d,
+		     const struct sp_allocator *a);
 
 #endif

@@ -1,13 +1,25 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * parse.c - one line of a rules file as auditctl 3.0.9 handles it: escape preprocessing,
- * space-only token splitting with auditctl's token cap, glibc getopt_long (permuting, with
- * abbreviated long options) over "auditctl" + tokens, auditctl's option loop (setopt) and the
- * final step that turns the line's state into a rule to send (handle_request).
+ * parse.c - a rules text as auditctl 3.0.9 handles it (-R): its fgets() line loop, then per line
+ * escape preprocessing, space-only token splitting with auditctl's token cap, glibc getopt_long
+ * (lang/getopt.c) over "auditctl" + tokens, auditctl's option loop (setopt) and the final step
+ * that turns the line's state into a rule to send (handle_request).
+ *
+ * Mirrors, function by function (auditctl.c and libaudit.c of audit-userspace 3.0.9), so the two
+ * can be read side by side: audit_parse_text ~ fileopt()'s loop; parse_line ~ its per-line body
+ * with reset_vars(); preprocess/postprocess ~ preprocess()/postprocess(); setopt ~ setopt(), one
+ * case per option in auditctl's order, the long cases as opt_<option> helpers and the code after
+ * the loop as setopt_end; lookup_filter/lookup_action/rule_setup ~ lookup_filter(),
+ * lookup_action(), audit_rule_setup(); opt_syscall ~ the -S case with parse_syscall();
+ * mismatch_check ~ check_rule_mismatch(); check_path/setup_watch ~ check_path(),
+ * audit_setup_watch_name() and audit_add_watch_dir(); setup_perms ~ audit_setup_perms() and
+ * audit_update_watch_perms(); add_key ~ the key handling of -k and -F key=; handle_request ~
+ * handle_request().
  *
  * Invariants: all state is per line (struct audit_lstate, struct gopt) - nothing survives to the
- * next line; every failing line produces exactly one error diagnostic at the token that caused
- * it; control options emit a CTRL item when auditctl would have performed them, rules an ADD/DEL
+ * next line but the line buffers of one audit_parse_text call, which this file alone makes and
+ * frees; every failing line produces exactly one error diagnostic at the token that caused it;
+ * control options emit a CTRL item when auditctl would have performed them, rules an ADD/DEL
  * item with the exact struct audit_rule_data bytes.  Token cap: a line of L bytes yields at most
  * L/3 + 1 tokens (the rest are dropped silently, as 3.0.9 does).
  */
@@ -21,7 +33,8 @@
 #include "audit/lang/getopt.h"
 #include "audit/lang/lang_int.h"
 
-#define LINE_MAX_COPY 6144	/* an option argument is part of one line, so it fits */
+#define LINE_SIZE 6144	/* auditctl's fgets buffer: a longer line is read in pieces */
+#define LINE_MAX_COPY LINE_SIZE	/* an option argument is part of one line, so it fits */
 
 /* ---- one line ---- */
 
@@ -913,7 +926,7 @@ static int scratch_fit(struct audit_scratch *sc, size_t need)
 	return 0;
 }
 
-int audit_scratch_new(struct audit_scratch **out, const struct sp_allocator *a)
+static int scratch_new(struct audit_scratch **out, const struct sp_allocator *a)
 {
 	struct audit_scratch *sc = sp_zalloc(a, sizeof(*sc), 0);
 	if (!sc)
@@ -924,7 +937,7 @@ int audit_scratch_new(struct audit_scratch **out, const struct sp_allocator *a)
 	return 0;
 }
 
-void audit_scratch_free(struct audit_scratch *sc)
+static void scratch_free(struct audit_scratch *sc)
 {
 	if (!sc)
 		return;
@@ -933,8 +946,11 @@ void audit_scratch_free(struct audit_scratch *sc)
 	sp_free(sc->alloc, sc, sizeof(*sc));
 }
 
-int audit_parse_line(const struct audit_pctx *pc, const char *line, uint32_t lineno, const char *file,
-		     struct sp_audit_ruleset *rs, struct sp_diags *d, const struct sp_allocator *a)
+/* One physical line (NUL-terminated, no newline) into rs, with the buffers of sc (or, when they
+ * cannot grow, buffers of its own).  0 or -ENOMEM. */
+static int parse_line(const struct audit_pctx *pc, struct audit_scratch *scratch, const char *line,
+		      uint32_t lineno, const char *file, struct sp_audit_ruleset *rs,
+		      struct sp_diags *d, const struct sp_allocator *a)
 {
 	size_t n = strlen(line), idx = 0;
 	while (line[idx] == ' ')
@@ -942,7 +958,7 @@ int audit_parse_line(const struct audit_pctx *pc, const char *line, uint32_t lin
 	if (!line[idx])
 		return 0;
 	size_t nf = n / 3 + 1;	/* 3.0.9's token cap */
-	struct audit_scratch *sc = pc->scratch && !scratch_fit(pc->scratch, n + 1) ? pc->scratch : NULL;
+	struct audit_scratch *sc = !scratch_fit(scratch, n + 1) ? scratch : NULL;
 	char *b = sc ? sc->b : sp_alloc(a, n + 1, 1);
 	struct tok *toks = sc ? sc->toks : sp_alloc(a, (nf + 1) * sizeof(*toks), 0);
 	struct tok **argv = sc ? sc->argv : sp_alloc(a, (nf + 2) * sizeof(*argv), 0);
@@ -1010,5 +1026,42 @@ out:
 		sp_free(a, argv, (nf + 2) * sizeof(*argv));
 		sp_free(a, ls, sizeof(*ls));
 	}
+	return rc;
+}
+
+int audit_parse_text(const struct audit_pctx *pc, const char *text, size_t len, const char *file,
+		     size_t max_err, struct sp_audit_ruleset *rs, struct sp_diags *d,
+		     const struct sp_allocator *a)
+{
+	struct audit_scratch *sc;
+	int rc = scratch_new(&sc, a);
+	if (rc)
+		return rc;
+	char buf[LINE_SIZE];
+	uint32_t lineno = 0;
+	size_t pos = 0, errs0 = d ? d->nerrors : 0;
+	while (pos < len) {
+		/* fgets(buf, 6144): up to 6143 bytes, stopping after a newline */
+		size_t n = 0;
+		while (pos + n < len && n < LINE_SIZE - 1) {
+			char c = text[pos + n++];
+			if (c == '\n')
+				break;
+		}
+		memcpy(buf, text + pos, n);
+		buf[n] = 0;
+		pos += n;
+		lineno++;
+		char *nl = strchr(buf, '\n');	/* strchr: a NUL byte ends the line early */
+		if (nl)
+			*nl = 0;
+		/* past the error limit lines are still parsed (their rules count), just not reported */
+		struct sp_diags *dd = d && d->nerrors - errs0 < max_err ? d : NULL;
+		rc = parse_line(pc, sc, buf, lineno, file, rs, dd, a);
+		if (rc == -ENOMEM)
+			break;
+		rc = 0;
+	}
+	scratch_free(sc);
 	return rc;
 }
