@@ -44,33 +44,8 @@ static const struct parse_param neo = { RULES_FILE };
 
 static char *read_text(const char *path, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	size_t cap = 1 << 16, n = 0;
-	char *b = malloc(cap);
-	while (b) {
-		size_t r = fread(b + n, 1, cap - n - 1, f);
-		n += r;
-		if (!r)
-			break;
-		if (n + 1 == cap) {
-			char *nb = realloc(b, cap * 2);
-			if (!nb) {
-				free(b);
-				b = NULL;
-				break;
-			}
-			b = nb;
-			cap *= 2;
-		}
-	}
-	fclose(f);
-	if (b) {
-		b[n] = 0;
-		*len = n;
-	}
-	return b;
+	char *b = NULL;
+	return sp_file_read(path, &b, len) ? NULL : b;
 }
 
 static int is_rule_line(const char *s, size_t n)

@@ -265,15 +265,8 @@ static int gen_record(void)
 	}
 	sp_audit_log_free(l);
 	sp_audit_event_free(c.ev);
-	if (!err) {
-		off_t n = lseek(fd, 0, SEEK_END);
-		gen.rec = malloc((size_t)n);
-		if (!gen.rec)
-			err = -ENOMEM;
-		else if (pread(fd, gen.rec, (size_t)n, 0) != n)
-			err = -EIO;
-		gen.rec_len = (size_t)n;
-	}
+	if (!err)
+		err = lseek(fd, 0, SEEK_SET) < 0 ? -errno : sp_fd_read_all(fd, &gen.rec, &gen.rec_len);
 	close(fd);
 	return err;
 }
@@ -294,7 +287,7 @@ static int gen_once(void)
 	if (!gen.err) {
 		strcpy(gen.path, "/tmp/secpath-replay-XXXXXX");
 		int fd = mkstemp(gen.path);
-		if (fd < 0 || write(fd, gen.log, gen.len) != (ssize_t)gen.len)
+		if (fd < 0 || sp_fd_write_all(fd, gen.log, gen.len))
 			gen.err = -EIO;
 		if (fd >= 0)
 			close(fd);

@@ -888,7 +888,8 @@ static int body_simple(struct sp_audit_log_event *e, uint32_t type, const char *
 SP_API int sp_audit_log_new(const struct sp_audit_log_opts *o, struct sp_audit_log **out)
 {
 	struct sp_audit_log *l;
-	if (!o || o->sz < sizeof(*o) || !out)
+	/* every field up to diags is required (a later one would have its default) */
+	if (!SP_OPTS_HAS(o, diags) || !out)
 		return -EINVAL;
 	l = calloc(1, sizeof(*l));
 	if (!l)

@@ -23,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "audit/filter/filter_int.h"
 #include "secpath/audit_record.h"
@@ -124,24 +123,9 @@ struct sp_audit_record_writer {
 	uint8_t buf[WBUF_SIZE];
 };
 
-static int write_all(int fd, const uint8_t *p, size_t n)
-{
-	while (n) {
-		ssize_t k = write(fd, p, n);
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
 static int wflush(struct sp_audit_record_writer *w)
 {
-	int err = write_all(w->fd, w->buf, w->used);
+	int err = sp_fd_write_all(w->fd, w->buf, w->used);
 	w->used = 0;
 	return err;
 }
@@ -291,7 +275,7 @@ SP_API int sp_audit_record_write(struct sp_audit_record_writer *w, const struct 
 			return err;
 	}
 	if (n > WBUF_SIZE)
-		return write_all(w->fd, p, n);
+		return sp_fd_write_all(w->fd, p, n);
 	memcpy(w->buf + w->used, p, n);
 	w->used += n;
 	return 0;

@@ -148,40 +148,17 @@ SP_API int sp_audit_mix_add_stream(struct sp_audit_mix *m, const void *buf, size
 SP_API int sp_audit_mix_load(struct sp_audit_mix *m, const char *path, const char *machine,
 			     struct sp_diags *d)
 {
-	FILE *f;
 	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	int err = 0;
+	size_t len = 0;
 	if (!m || !path)
 		return -EINVAL;
-	f = fopen(path, "rb");
-	if (!f)
-		return -errno;
-	for (;;) {
-		if (len + 65536 > cap) {
-			char *nb = realloc(buf, cap + 65536 + cap / 2);
-			if (!nb) {
-				err = -ENOMEM;
-				break;
-			}
-			buf = nb;
-			cap = cap + 65536 + cap / 2;
-		}
-		size_t n = fread(buf + len, 1, cap - len, f);
-		len += n;
-		if (n == 0) {
-			if (ferror(f))
-				err = -EIO;
-			break;
-		}
-	}
-	fclose(f);
-	if (!err) {
-		if (sp_audit_record_is_stream(buf, len))
-			err = sp_audit_mix_add_stream(m, buf, len, d);
-		else
-			err = sp_audit_mix_parse_tsv(m, buf, len, machine, path, d);
-	}
+	int err = sp_file_read(path, &buf, &len);
+	if (err)
+		return err;
+	if (sp_audit_record_is_stream(buf, len))
+		err = sp_audit_mix_add_stream(m, buf, len, d);
+	else
+		err = sp_audit_mix_parse_tsv(m, buf, len, machine, path, d);
 	free(buf);
 	return err;
 }
