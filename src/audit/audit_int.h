@@ -42,7 +42,7 @@ enum {
 enum { AA_NEVER = 0, AA_POSSIBLE = 1, AA_ALWAYS = 2 };
 
 /* The kernel's operator enum (audit_to_op order); the wire values are ARD_OP_* (AUDIT_EQUAL...,
- * the values of enum sp_audit_op), audit_wire_ops[] maps one to the other. */
+ * the values of enum sp_audit_op); audit_to_op() maps one to the other. */
 enum { OP_EQ = 0, OP_NE, OP_BITMASK, OP_BITTEST, OP_LT, OP_GT, OP_LE, OP_GE, OP_BAD };
 #define ARD_OP_BITMASK 0x08000000u
 #define ARD_OP_LT 0x10000000u
@@ -85,28 +85,8 @@ static inline int audit_field_is_lsm(uint32_t t)
 	return (t >= AF_SUBJ_USER && t <= AF_SUBJ_CLR) || (t >= AF_OBJ_USER && t <= AF_OBJ_LEV_HIGH);
 }
 
-/* The fields whose value is the length of a string in buf[] (audit_unpack_string callers). */
-static inline int audit_field_is_string(uint32_t t)
-{
-	return audit_field_is_lsm(t) || t == AF_WATCH || t == AF_DIR || t == AF_FILTERKEY ||
-	       t == AF_EXE;
-}
-
-/* The uid fields (make_kuid) and the gid fields (make_kgid). */
-static inline int audit_field_is_uid(uint32_t t)
-{
-	return (t >= AF_UID && t <= AF_FSUID) || t == AF_LOGINUID || t == AF_OBJ_UID;
-}
-
-static inline int audit_field_is_gid(uint32_t t)
-{
-	return (t >= AF_GID && t <= AF_FSGID) || t == AF_OBJ_GID;
-}
-
 /* ---- reading a blob in the kernel's order (blob.c) ---- */
 
-/* audit_ops[]: the wire operator of each kernel operator. */
-extern const uint32_t audit_wire_ops[OP_BAD];
 /* audit_to_op(): the kernel operator of a wire operator, OP_BAD if none. */
 uint32_t audit_to_op(uint32_t wire);
 /* The text of a kernel operator ("=", "&="...), NULL for OP_BAD. */

@@ -26,7 +26,8 @@
 
 #include "audit/audit_int.h"
 
-const uint32_t audit_wire_ops[OP_BAD] = {
+/* audit_ops[]: the wire operator of each kernel operator. */
+static const uint32_t audit_wire_ops[OP_BAD] = {
 	[OP_EQ] = ARD_OP_EQ, [OP_NE] = ARD_OP_NE, [OP_BITMASK] = ARD_OP_BITMASK,
 	[OP_BITTEST] = ARD_OP_BITTEST, [OP_LT] = ARD_OP_LT, [OP_GT] = ARD_OP_GT,
 	[OP_LE] = ARD_OP_LE, [OP_GE] = ARD_OP_GE,

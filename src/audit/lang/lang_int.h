@@ -91,7 +91,6 @@ const char *audit_mach_name(int mach);
 int audit_mach_host(void);				/* uname -m, or -1 */
 /* The syscall table of a machine (NULL if secpath has none). */
 const struct audit_sc_ent *audit_sc_table(int mach, size_t *n);
-const uint16_t *audit_sc_byname(int mach);
 int audit_sc_by_name(int mach, const char *name);	/* nr or -1 */
 const char *audit_sc_by_nr(int mach, int nr);
 
@@ -177,7 +176,6 @@ int audit_env_is_dir(const struct audit_env *e, const char *path);
 /* Append an item (copies blob/ctrl).  0 or -ENOMEM. */
 int audit_rs_append(struct sp_audit_ruleset *rs, enum sp_audit_item_kind kind, uint32_t line,
 		    const void *blob, size_t len, const char *ctrl);
-int audit_rs_new(struct sp_audit_ruleset **out, const struct sp_allocator *a);
 /*
  * A rules text as auditctl -R reads it (lang/parse.c): auditctl's fgets() loop over its physical
  * lines, each handled as auditctl handles a line, into rs; diagnostics to d, those of failing

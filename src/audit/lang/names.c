@@ -132,7 +132,7 @@ const struct audit_sc_ent *audit_sc_table(int mach, size_t *n)
 	}
 }
 
-const uint16_t *audit_sc_byname(int mach)
+static const uint16_t *sc_byname(int mach)
 {
 	switch (mach) {
 	case AUDIT_MACH_X86_64: return audit_sc_x86_64_byname;
@@ -148,7 +148,7 @@ int audit_sc_by_name(int mach, const char *name)
 {
 	size_t n;
 	const struct audit_sc_ent *t = audit_sc_table(mach, &n);
-	const uint16_t *ix = audit_sc_byname(mach);
+	const uint16_t *ix = sc_byname(mach);
 	size_t lo = 0, hi = n;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;

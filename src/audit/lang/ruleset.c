@@ -52,7 +52,7 @@ static void *rs_alloc(struct sp_audit_ruleset *rs, size_t n)
 	return p;
 }
 
-int audit_rs_new(struct sp_audit_ruleset **out, const struct sp_allocator *a)
+static int rs_new(struct sp_audit_ruleset **out, const struct sp_allocator *a)
 {
 	struct sp_audit_ruleset *rs = sp_zalloc(a, sizeof(*rs), 0);
 	if (!rs)
@@ -145,7 +145,7 @@ SP_API int sp_audit_ruleset_parse(const char *text, size_t len, const char *file
 		return rc;
 	pc.env = env;
 	struct sp_audit_ruleset *rs;
-	if ((rc = audit_rs_new(&rs, a))) {
+	if ((rc = rs_new(&rs, a))) {
 		audit_env_free(env);
 		return rc;
 	}

@@ -256,8 +256,10 @@ int tool_field_truth(const struct audit_kfield *f, uint32_t arch, int32_t nr, in
 	}
 }
 
-void tool_walk_cost(const struct tool_set *s, uint32_t arch, int32_t nr, int success, double w,
-		    double *rules, double *checks, double *rule_rules, double *rule_checks)
+/* Walk cost of s for one class (arch, nr, success).  Adds per-rule costs to rule_rules /
+ * rule_checks (indexed like s->v, may be NULL), weighted by w. */
+static void walk_cost(const struct tool_set *s, uint32_t arch, int32_t nr, int success, double w,
+		      double *rules, double *checks, double *rule_rules, double *rule_checks)
 {
 	for (size_t i = 0; i < s->nexit; i++) {
 		const struct tool_rule *r = &s->v[i];
@@ -291,14 +293,14 @@ void tool_mix_cost(const struct tool_set *s, const struct sp_audit_mix *mix, dou
 	double r = 0, c = 0, total = 0;
 	if (!mix || !mix->n) {
 		for (int nr = 0; nr < 460; nr++)
-			tool_walk_cost(s, SP_AUDIT_ARCH_X86_64, nr, 1, 1, &r, &c, NULL, NULL);
+			walk_cost(s, SP_AUDIT_ARCH_X86_64, nr, 1, 1, &r, &c, NULL, NULL);
 		total = 460;
 	} else {
 		for (size_t i = 0; i < mix->n; i++) {
 			const struct sp_audit_mix_entry *e = &mix->v[i];
-			tool_walk_cost(s, e->arch, e->nr, 1, (double)(e->calls - e->errors), &r, &c,
+			walk_cost(s, e->arch, e->nr, 1, (double)(e->calls - e->errors), &r, &c,
 				       NULL, NULL);
-			tool_walk_cost(s, e->arch, e->nr, 0, (double)e->errors, &r, &c, NULL, NULL);
+			walk_cost(s, e->arch, e->nr, 0, (double)e->errors, &r, &c, NULL, NULL);
 			total += (double)e->calls;
 		}
 	}
@@ -533,15 +535,15 @@ SP_API int sp_audit_cost_compute(const struct sp_audit_ruleset *rs, const struct
 			cs->arch = e->arch;
 			cs->nr = e->nr;
 			cs->calls = e->calls;
-			tool_walk_cost(&s, e->arch, e->nr, 1, (double)(e->calls - e->errors), &r, &k, rr, rc);
-			tool_walk_cost(&s, e->arch, e->nr, 0, (double)e->errors, &r, &k, rr, rc);
+			walk_cost(&s, e->arch, e->nr, 1, (double)(e->calls - e->errors), &r, &k, rr, rc);
+			walk_cost(&s, e->arch, e->nr, 0, (double)e->errors, &r, &k, rr, rc);
 			H += (double)e->calls * tool_syscall_names(e->arch, e->nr) *
 			     (double)c->hash_rules / 32;
 		} else {
 			cs->arch = SP_AUDIT_ARCH_X86_64;
 			cs->nr = (int32_t)i;
 			cs->calls = 1;
-			tool_walk_cost(&s, cs->arch, cs->nr, 1, 1, &r, &k, rr, rc);
+			walk_cost(&s, cs->arch, cs->nr, 1, 1, &r, &k, rr, rc);
 		}
 		total += (double)cs->calls;
 		R += r;
