@@ -41,21 +41,22 @@ static void class_add(int cls, const uint16_t *v, size_t n)
 		class_masks[cls][v[i] / 32] |= 1u << (v[i] % 32);
 }
 
-/* audit_classes_init() + audit_register_class() for x86_64 with IA32 emulation. */
+/* audit_classes_init() + audit_register_class() for x86_64 with IA32 emulation: the write
+ * classes hold the dir_write syscalls too. */
 static void classes_init(void)
 {
-	class_add(CL_DIR_WRITE, x64_dir_write, SP_ARRAY_SIZE(x64_dir_write));
-	class_add(CL_WRITE, x64_dir_write, SP_ARRAY_SIZE(x64_dir_write));
-	class_add(CL_WRITE, x64_write_extra, SP_ARRAY_SIZE(x64_write_extra));
-	class_add(CL_READ, x64_read, SP_ARRAY_SIZE(x64_read));
-	class_add(CL_CHATTR, x64_chattr, SP_ARRAY_SIZE(x64_chattr));
-	class_add(CL_SIGNAL, x64_signal, SP_ARRAY_SIZE(x64_signal));
-	class_add(CL_DIR_WRITE_32, x32_dir_write, SP_ARRAY_SIZE(x32_dir_write));
-	class_add(CL_WRITE_32, x32_dir_write, SP_ARRAY_SIZE(x32_dir_write));
-	class_add(CL_WRITE_32, x32_write_extra, SP_ARRAY_SIZE(x32_write_extra));
-	class_add(CL_READ_32, x32_read, SP_ARRAY_SIZE(x32_read));
-	class_add(CL_CHATTR_32, x32_chattr, SP_ARRAY_SIZE(x32_chattr));
-	class_add(CL_SIGNAL_32, x32_signal, SP_ARRAY_SIZE(x32_signal));
+#define REG(cls, tab) { cls, tab, SP_ARRAY_SIZE(tab) }
+	static const struct { int cls; const uint16_t *v; size_t n; } reg[] = {
+		REG(CL_DIR_WRITE, x64_dir_write), REG(CL_WRITE, x64_dir_write),
+		REG(CL_WRITE, x64_write_extra), REG(CL_READ, x64_read),
+		REG(CL_CHATTR, x64_chattr), REG(CL_SIGNAL, x64_signal),
+		REG(CL_DIR_WRITE_32, x32_dir_write), REG(CL_WRITE_32, x32_dir_write),
+		REG(CL_WRITE_32, x32_write_extra), REG(CL_READ_32, x32_read),
+		REG(CL_CHATTR_32, x32_chattr), REG(CL_SIGNAL_32, x32_signal),
+	};
+#undef REG
+	for (size_t i = 0; i < SP_ARRAY_SIZE(reg); i++)
+		class_add(reg[i].cls, reg[i].v, reg[i].n);
 }
 
 static const uint32_t *audit_class_mask(int cls)
