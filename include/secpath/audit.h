@@ -106,8 +106,10 @@ struct sp_audit_rule {
 };
 
 /* Decode flags. */
-#define SP_AUDIT_DECODE_KERNEL	0x1u	/* also apply the kernel's per-field checks (audit_field_valid:
-					 * operators per field, list restrictions, value ranges) */
+#define SP_AUDIT_DECODE_KERNEL	0x1u	/* also apply the kernel's checks, as the engines do when they
+					 * load a rule (audit_data_to_entry: operators per field, list
+					 * restrictions, value ranges, unknown fields, absolute paths,
+					 * one path/dir/inode= field, one key of <= 256 bytes, one exe) */
 
 /*
  * Decode and validate a blob of `len` bytes.  Strings in *r point into `blob` (keep it alive).

@@ -54,7 +54,8 @@ SP_API int sp_audit_mix_parse_tsv(struct sp_audit_mix *m, const char *text, size
 /* Every syscall event of an sp_audit_record stream.  0 or the reader's -errno. */
 SP_API int sp_audit_mix_add_stream(struct sp_audit_mix *m, const void *buf, size_t len,
 				   struct sp_diags *d);
-/* Load a profile file: an sp_audit_record stream (by its magic) or a .tsv.  0 or -errno. */
+/* Load a profile file ("-": standard input): an sp_audit_record stream (by its magic) or a .tsv.
+ * 0 or -errno. */
 SP_API int sp_audit_mix_load(struct sp_audit_mix *m, const char *path, const char *machine,
 			     struct sp_diags *d);
 /* Add src to m scaled so that src contributes `total` calls (blending profiles with equal

@@ -2,20 +2,22 @@
 /*
  * audit_int.h - the one vocabulary of the audit part, shared by lang/, filter/, log/ and tools/:
  * field, list, action and operator ids (the numbers of <linux/audit.h>, kept local so no part
- * needs kernel headers) and the layout of struct audit_rule_data, the rule blob the kernel and
- * auditctl exchange.  Not installed.
+ * needs kernel headers), the layout of struct audit_rule_data, the rule blob the kernel and
+ * auditctl exchange, and the one reading of that blob in the kernel's order (blob.c).  Not
+ * installed.  Below lang/ in the layering: nothing here includes a part's public header.
  *
  * Invariants: every id equals its <linux/audit.h> value (a test compares them with libaudit's
- * headers); struct audit_rd_hdr has no padding and is SP_AUDIT_RULE_HDR_SIZE bytes, so
- * offsetof() on it gives the blob offsets the kernel reads.
+ * headers); struct audit_rd_hdr has no padding and is SP_AUDIT_RULE_HDR_SIZE bytes (checked in
+ * lang/lang_int.h, which sees both), so offsetof() on it gives the blob offsets the kernel reads.
  */
 #ifndef SP_AUDIT_INT_H
 #define SP_AUDIT_INT_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
-#include "secpath/audit.h"
+#include "secpath/secpath.h"
 
 /* Field ids (AUDIT_* of <linux/audit.h>). */
 enum {
@@ -39,8 +41,17 @@ enum {
 /* Actions (AUDIT_NEVER, AUDIT_POSSIBLE, AUDIT_ALWAYS). */
 enum { AA_NEVER = 0, AA_POSSIBLE = 1, AA_ALWAYS = 2 };
 
-/* The kernel's operator enum (audit_to_op order); the wire values are SP_AUDIT_OP_*. */
+/* The kernel's operator enum (audit_to_op order); the wire values are ARD_OP_* (AUDIT_EQUAL...,
+ * the values of enum sp_audit_op); audit_to_op() maps one to the other. */
 enum { OP_EQ = 0, OP_NE, OP_BITMASK, OP_BITTEST, OP_LT, OP_GT, OP_LE, OP_GE, OP_BAD };
+#define ARD_OP_BITMASK 0x08000000u
+#define ARD_OP_LT 0x10000000u
+#define ARD_OP_GT 0x20000000u
+#define ARD_OP_NE 0x30000000u
+#define ARD_OP_EQ 0x40000000u
+#define ARD_OP_BITTEST 0x48000000u
+#define ARD_OP_LE 0x50000000u
+#define ARD_OP_GE 0x60000000u
 
 /* struct audit_rule_data without its trailing buf[]. */
 #define ARD_MAX_FIELDS 64	/* AUDIT_MAX_FIELDS */
@@ -48,6 +59,8 @@ enum { OP_EQ = 0, OP_NE, OP_BITMASK, OP_BITTEST, OP_LT, OP_GT, OP_LE, OP_GE, OP_
 #define ARD_MAX_FIELD_COMPARE 25	/* AUDIT_MAX_FIELD_COMPARE of kernel 6.1 */
 #define ARD_AF_MAX 46u		/* AF_MAX (address families) of kernel 6.1 */
 #define ARD_PATH_MAX 4096u	/* PATH_MAX: the longest path or exe string */
+#define ARD_MAX_KEY_LEN 256u	/* AUDIT_MAX_KEY_LEN */
+#define ARD_ID_UNSET 0xffffffffu	/* AUDIT_UID_UNSET: (uid_t)-1, never a valid id */
 struct audit_rd_hdr {
 	uint32_t flags;			/* list, with AL_PREPEND */
 	uint32_t action;
@@ -63,7 +76,64 @@ struct audit_rd_hdr {
 #define ARD_OFF_VALUES ((uint32_t)offsetof(struct audit_rd_hdr, values))
 #define ARD_OFF_FIELDFLAGS ((uint32_t)offsetof(struct audit_rd_hdr, fieldflags))
 #define ARD_OFF_BUFLEN ((uint32_t)offsetof(struct audit_rd_hdr, buflen))
-_Static_assert(sizeof(struct audit_rd_hdr) == SP_AUDIT_RULE_HDR_SIZE,
-	       "struct audit_rule_data header size");
+
+/* ---- field classes (the case lists of kernel/auditfilter.c) ---- */
+
+/* The LSM label fields: a string the security module interprets. */
+static inline int audit_field_is_lsm(uint32_t t)
+{
+	return (t >= AF_SUBJ_USER && t <= AF_SUBJ_CLR) || (t >= AF_OBJ_USER && t <= AF_OBJ_LEV_HIGH);
+}
+
+/* ---- reading a blob in the kernel's order (blob.c) ---- */
+
+/* audit_to_op(): the kernel operator of a wire operator, OP_BAD if none. */
+uint32_t audit_to_op(uint32_t wire);
+/* The text of a kernel operator ("=", "&="...), NULL for OP_BAD. */
+const char *audit_op_str(uint32_t op);
+
+/*
+ * One walk over a blob: audit_blob_begin() checks the header (audit_to_entry_common), then
+ * audit_blob_field() each field in order (the loop body of audit_data_to_entry).  The walk keeps
+ * what the kernel's later checks depend on: the string bytes consumed, and which of inode=,
+ * watch, tree, key and exe fields came before.
+ */
+struct audit_blob {
+	const uint8_t *d;		/* the blob; len >= ARD_HDR once begun */
+	size_t len;
+	struct sp_diags *diag;		/* where refusals are reported (NULL: not reported) */
+	const char *file;
+	uint32_t flags, listnr, action, field_count;
+	size_t remain;			/* string bytes left: len - ARD_HDR - consumed (the kernel's) */
+	int inode_f;			/* index of the inode field, or -1 */
+	uint8_t watch, tree, key, exe;	/* a field of that kind came before */
+};
+
+/* One field as the kernel keeps it. */
+struct audit_blob_field {
+	uint32_t id;			/* as in the blob */
+	uint32_t type;			/* id, or AF_LOGINUID_SET for a legacy "auid=-1" */
+	uint32_t op;			/* OP_* */
+	uint32_t val;			/* the value (0 for the legacy form); a string's length */
+	const char *str;		/* string fields: val bytes inside the blob, not NUL-ended */
+	int legacy;			/* AUDIT_LOGINUID_LEGACY: "auid=-1" became loginuid_set=0 */
+};
+
+/* 0 or -EINVAL (short blob, unknown list, action AUDIT_POSSIBLE or unknown, > 64 fields). */
+int audit_blob_begin(struct audit_blob *b, const void *blob, size_t len, struct sp_diags *d,
+		     const char *file);
+/* Field i (< field_count, in order): 0, -EINVAL or -ENAMETOOLONG (a string over PATH_MAX). */
+int audit_blob_field(struct audit_blob *b, uint32_t i, struct audit_blob_field *f);
+/* Report a refusal at byte offset off of the blob (nothing when d is NULL); returns code. */
+int audit_blob_bad(struct sp_diags *d, const char *file, uint64_t off, int code, const char *fmt,
+		   ...) __attribute__((format(printf, 5, 6)));
+
+/* A 32-bit word of the blob (host order, as the kernel reads it); off + 4 <= the blob's size. */
+static inline uint32_t audit_rd32(const void *blob, uint32_t off)
+{
+	uint32_t v;
+	memcpy(&v, (const uint8_t *)blob + off, 4);
+	return v;
+}
 
 #endif

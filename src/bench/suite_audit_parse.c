@@ -4,6 +4,8 @@
  * set (data/audit/rules/thirdparty/neo23x0-audit.rules, read from the project root).
  *
  * One op = one rule line (comments and blank lines are not counted, but secpath reads them).
+ * secpath parses a prefix of k rule lines per call, so 1/k of the per-parse work (the host
+ * input files, the set, the line buffers) is part of each op.
  * Variants:
  *   libaudit  libaudit 3.0.9's own calls on the same lines, loaded with dlopen("libaudit.so.1")
  *             at run time (never linked into secpath): audit_rule_create_data, then per option
@@ -14,8 +16,8 @@
  *             query goes to the kernel as libaudit does.  Skipped if dlopen fails.
  *   secpath   sp_audit_ruleset_parse() on the file text: line reading, escapes, getopt
  *             emulation, every field, encoding to struct audit_rule_data, the ruleset items
- *             (~420 KB of blobs per pass through libc malloc: glibc grows and trims the heap
- *             every pass, so page faults are part of this figure);
+ *             (every pass's blobs through libc malloc: glibc grows and trims the heap every
+ *             pass, so page faults are part of this figure);
  *   secpath-arena  the same with an injected sp_allocator that bump-allocates from a buffer
  *             reset after each pass (what a caller that keeps its memory would see).
  * Both use the pinned host inputs of tests/data/audit/env when present (secpath) or NSS
@@ -44,33 +46,8 @@ static const struct parse_param neo = { RULES_FILE };
 
 static char *read_text(const char *path, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	size_t cap = 1 << 16, n = 0;
-	char *b = malloc(cap);
-	while (b) {
-		size_t r = fread(b + n, 1, cap - n - 1, f);
-		n += r;
-		if (!r)
-			break;
-		if (n + 1 == cap) {
-			char *nb = realloc(b, cap * 2);
-			if (!nb) {
-				free(b);
-				b = NULL;
-				break;
-			}
-			b = nb;
-			cap *= 2;
-		}
-	}
-	fclose(f);
-	if (b) {
-		b[n] = 0;
-		*len = n;
-	}
-	return b;
+	char *b = NULL;
+	return sp_file_read(path, &b, len) ? NULL : b;
 }
 
 static int is_rule_line(const char *s, size_t n)

@@ -265,15 +265,8 @@ static int gen_record(void)
 	}
 	sp_audit_log_free(l);
 	sp_audit_event_free(c.ev);
-	if (!err) {
-		off_t n = lseek(fd, 0, SEEK_END);
-		gen.rec = malloc((size_t)n);
-		if (!gen.rec)
-			err = -ENOMEM;
-		else if (pread(fd, gen.rec, (size_t)n, 0) != n)
-			err = -EIO;
-		gen.rec_len = (size_t)n;
-	}
+	if (!err)
+		err = lseek(fd, 0, SEEK_SET) < 0 ? -errno : sp_fd_read_all(fd, &gen.rec, &gen.rec_len);
 	close(fd);
 	return err;
 }
@@ -294,7 +287,7 @@ static int gen_once(void)
 	if (!gen.err) {
 		strcpy(gen.path, "/tmp/secpath-replay-XXXXXX");
 		int fd = mkstemp(gen.path);
-		if (fd < 0 || write(fd, gen.log, gen.len) != (ssize_t)gen.len)
+		if (fd < 0 || sp_fd_write_all(fd, gen.log, gen.len))
 			gen.err = -EIO;
 		if (fd >= 0)
 			close(fd);
@@ -492,6 +485,7 @@ const struct sp_bench_suite bench_suite_replay = {
 		   "record shapes of the go-libaudit RHEL 7 samples (~3.7 records, ~640 bytes per "
 		   "event; SYSCALL key= holds the bench rules' key for exec, access and network "
 		   "events, so ausearch -k exec has matches); the tools' time includes fork+exec",
-	/* aureport --summary takes ~20 s per 100k-event sample: run only when named */
+	/* aureport --summary is the slowest variant by far (docs/arch-audit-lang.md): run only
+	 * when named */
 	.flags = SP_BENCH_NOT_DEFAULT,
 };

@@ -96,6 +96,161 @@ static const char *line_at(const char *text, size_t len, unsigned n, size_t *ll)
 	return p;
 }
 
+/* What one case's .expect file has listed so far, against one replay run. */
+struct expect {
+	struct run *r;
+	const char *log, *log_name;
+	size_t ll;
+	size_t nmal, ntrunc, nkeys, nhit_lines;
+	uint32_t hit_lines[64];
+};
+
+/* "truncated LINE OFFSET": a warning with the cut line's byte offset. */
+static void expect_truncated(struct expect *x, const char *ln)
+{
+	unsigned line, off;
+	int found = 0;
+	assert_int_equal(sscanf(ln + 10, "%u %u", &line, &off), 2);
+	char want[64];
+	snprintf(want, sizeof(want), "truncated line at byte offset %u ", off);
+	for (size_t i = 0; i < x->r->d.n; i++)
+		found |= x->r->d.v[i].line == line && x->r->d.v[i].severity == SP_SEV_WARNING &&
+			 !strncmp(x->r->d.v[i].msg, want, strlen(want));
+	if (!found)
+		fail_msg("no truncation warning for line %u at %u", line, off);
+	x->ntrunc++;
+}
+
+/* "hits LINE N": the rule of that line decided N verdicts. */
+static void expect_hits(struct expect *x, unsigned long long line, unsigned long long n)
+{
+	int found = 0;
+	struct sp_audit_replay_rule rr;
+	for (size_t i = 0; i < sp_audit_replay_rule_count(x->r->r); i++)
+		if (!sp_audit_replay_rule(x->r->r, i, &rr) && rr.line == line) {
+			assert_int_equal(rr.hits, n);
+			assert_string_equal(rr.file, "case.rules");
+			found = 1;
+		}
+	assert_true(found);
+	x->hit_lines[x->nhit_lines++] = (uint32_t)line;
+}
+
+/* "key KEY N": N events carried that key. */
+static void expect_key(struct expect *x, const char *word, unsigned long long n)
+{
+	int found = 0;
+	for (size_t i = 0; i < sp_audit_replay_key_count(x->r->r); i++) {
+		const char *k;
+		uint64_t c;
+		sp_audit_replay_key(x->r->r, i, &k, &c);
+		if (!strcmp(k, word)) {
+			assert_int_equal(c, n);
+			found = 1;
+		}
+	}
+	if (!found)
+		fail_msg("key %s not counted", word);
+	x->nkeys++;
+}
+
+/* "malformed LINE WHY": the log's line LINE was reported with that reason. */
+static void expect_malformed(struct expect *x, const char *ln)
+{
+	unsigned line = (unsigned)strtoul(ln + 10, NULL, 10);
+	const char *why = strchr(ln + 10, ' ') + 1;
+	int found = 0;
+	for (size_t i = 0; i < x->r->d.n; i++)
+		if (x->r->d.v[i].line == line && x->r->d.v[i].file &&
+		    !strcmp(x->r->d.v[i].file, x->log_name)) {
+			assert_string_equal(x->r->d.v[i].msg, why);
+			found = 1;
+		}
+	if (!found)
+		fail_msg("no malformed report for line %u", line);
+	x->nmal++;
+}
+
+/* "kept N...": the output is exactly these lines of the log. */
+static void expect_kept(struct expect *x, char *ln)
+{
+	size_t need = 0;
+	char *q = ln + 4, *e;
+	char *want = malloc(x->r->out_len + 1 + x->ll + 64);
+	unsigned long n;
+	while ((n = strtoul(q, &e, 10)) && e != q) {
+		size_t len;
+		const char *s = line_at(x->log, x->ll, (unsigned)n, &len);
+		memcpy(want + need, s, len);
+		need += len;
+		want[need++] = '\n';
+		q = e;
+	}
+	assert_int_equal(x->r->out_len, need);
+	assert_memory_equal(x->r->out, want, need);
+	free(want);
+}
+
+static void expect_line(struct expect *x, char *ln)
+{
+	const struct sp_audit_replay_stats *st = &x->r->st;
+	unsigned long long a, b, c;
+	char word[300];
+	if (ln[0] == '#')
+		return;
+	if (sscanf(ln, "events %llu %llu %llu", &a, &b, &c) == 3) {
+		assert_int_equal(st->events, a);
+		assert_int_equal(st->kept, b);
+		assert_int_equal(st->dropped, c);
+	} else if (sscanf(ln, "lines %llu %llu %llu", &a, &b, &c) == 3) {
+		unsigned long long t = 0;
+		sscanf(ln, "lines %*u %*u %*u %llu", &t);
+		assert_int_equal(st->lines, a);
+		assert_int_equal(st->records, b);
+		assert_int_equal(st->malformed, c);
+		assert_int_equal(st->truncated, t);
+		assert_int_equal(st->lines, st->records + st->malformed + st->truncated);
+	} else if (!strncmp(ln, "truncated ", 10)) {
+		expect_truncated(x, ln);
+	} else if (sscanf(ln, "records %llu %llu", &a, &b) == 2) {
+		assert_int_equal(st->records_kept, a);
+		assert_int_equal(st->records_dropped, b);
+	} else if (sscanf(ln, "hits %llu %llu", &a, &b) == 2) {
+		expect_hits(x, a, b);
+	} else if (sscanf(ln, "key %299s %llu", word, &a) == 2) {
+		expect_key(x, word, a);
+	} else if (!strncmp(ln, "malformed ", 10)) {
+		expect_malformed(x, ln);
+	} else if (!strncmp(ln, "kept", 4)) {
+		expect_kept(x, ln);
+	} else {
+		fail_msg("bad expect line '%s'", ln);
+	}
+}
+
+/* Exact sets: the malformed lines, the keys and the rules with hits are the listed ones. */
+static void expect_complete(const struct expect *x)
+{
+	const struct run *r = x->r;
+	size_t log_diags = 0;
+	for (size_t i = 0; i < r->d.n; i++)
+		log_diags += r->d.v[i].file && !strcmp(r->d.v[i].file, x->log_name);
+	assert_int_equal(log_diags, x->nmal + x->ntrunc);
+	assert_int_equal(r->st.malformed, x->nmal);
+	assert_int_equal(sp_audit_replay_key_count(r->r), x->nkeys);
+	struct sp_audit_replay_rule rr;
+	for (size_t i = 0; i < sp_audit_replay_rule_count(r->r); i++) {
+		if (sp_audit_replay_rule(r->r, i, &rr) || !rr.hits)
+			continue;
+		int listed = 0;
+		for (size_t k = 0; k < x->nhit_lines; k++)
+			listed |= x->hit_lines[k] == rr.line;
+		if (!listed)
+			fail_msg("rule at line %u fired %llu times, not expected", rr.line,
+				 (unsigned long long)rr.hits);
+	}
+}
+
 static void check_case(const char *name)
 {
 	char path[512];
@@ -120,122 +275,11 @@ static void check_case(const char *name)
 	assert_int_equal(whole.out_len, chunked.out_len);
 	assert_memory_equal(whole.out, chunked.out, whole.out_len);
 
-	struct run *r = &whole;
-	size_t nmal = 0, ntrunc = 0, nkeys = 0, nhit_lines = 0;
-	uint32_t hit_lines[64];
+	struct expect x = { .r = &whole, .log = log, .log_name = log_name, .ll = ll };
 	char *save, *ln;
-	for (ln = strtok_r(exp, "\n", &save); ln; ln = strtok_r(NULL, "\n", &save)) {
-		unsigned long long a, b, c;
-		char word[300];
-		if (ln[0] == '#')
-			continue;
-		if (sscanf(ln, "events %llu %llu %llu", &a, &b, &c) == 3) {
-			assert_int_equal(r->st.events, a);
-			assert_int_equal(r->st.kept, b);
-			assert_int_equal(r->st.dropped, c);
-		} else if (sscanf(ln, "lines %llu %llu %llu", &a, &b, &c) == 3) {
-			unsigned long long t = 0;
-			sscanf(ln, "lines %*u %*u %*u %llu", &t);
-			assert_int_equal(r->st.lines, a);
-			assert_int_equal(r->st.records, b);
-			assert_int_equal(r->st.malformed, c);
-			assert_int_equal(r->st.truncated, t);
-			assert_int_equal(r->st.lines,
-					 r->st.records + r->st.malformed + r->st.truncated);
-		} else if (!strncmp(ln, "truncated ", 10)) {
-			/* truncated LINE OFFSET: a warning with the cut line's byte offset */
-			unsigned line, off;
-			int found = 0;
-			assert_int_equal(sscanf(ln + 10, "%u %u", &line, &off), 2);
-			char want[64];
-			snprintf(want, sizeof(want), "truncated line at byte offset %u ", off);
-			for (size_t i = 0; i < r->d.n; i++)
-				found |= r->d.v[i].line == line &&
-					 r->d.v[i].severity == SP_SEV_WARNING &&
-					 !strncmp(r->d.v[i].msg, want, strlen(want));
-			if (!found)
-				fail_msg("no truncation warning for line %u at %u", line, off);
-			ntrunc++;
-		} else if (sscanf(ln, "records %llu %llu", &a, &b) == 2) {
-			assert_int_equal(r->st.records_kept, a);
-			assert_int_equal(r->st.records_dropped, b);
-		} else if (sscanf(ln, "hits %llu %llu", &a, &b) == 2) {
-			int found = 0;
-			struct sp_audit_replay_rule rr;
-			for (size_t i = 0; i < sp_audit_replay_rule_count(r->r); i++)
-				if (!sp_audit_replay_rule(r->r, i, &rr) && rr.line == a) {
-					assert_int_equal(rr.hits, b);
-					assert_string_equal(rr.file, "case.rules");
-					found = 1;
-				}
-			assert_true(found);
-			hit_lines[nhit_lines++] = (uint32_t)a;
-		} else if (sscanf(ln, "key %299s %llu", word, &a) == 2) {
-			int found = 0;
-			for (size_t i = 0; i < sp_audit_replay_key_count(r->r); i++) {
-				const char *k;
-				uint64_t n;
-				sp_audit_replay_key(r->r, i, &k, &n);
-				if (!strcmp(k, word)) {
-					assert_int_equal(n, a);
-					found = 1;
-				}
-			}
-			if (!found)
-				fail_msg("key %s not counted", word);
-			nkeys++;
-		} else if (!strncmp(ln, "malformed ", 10)) {
-			unsigned line = (unsigned)strtoul(ln + 10, NULL, 10);
-			const char *why = strchr(ln + 10, ' ') + 1;
-			int found = 0;
-			for (size_t i = 0; i < r->d.n; i++)
-				if (r->d.v[i].line == line && r->d.v[i].file &&
-				    !strcmp(r->d.v[i].file, log_name)) {
-					assert_string_equal(r->d.v[i].msg, why);
-					found = 1;
-				}
-			if (!found)
-				fail_msg("no malformed report for line %u", line);
-			nmal++;
-		} else if (!strncmp(ln, "kept", 4)) {
-			/* the output is exactly these lines */
-			size_t need = 0;
-			char *q = ln + 4, *e;
-			char *want = malloc(r->out_len + 1 + ll + 64);
-			unsigned long n;
-			while ((n = strtoul(q, &e, 10)) && e != q) {
-				size_t len;
-				const char *s = line_at(log, ll, (unsigned)n, &len);
-				memcpy(want + need, s, len);
-				need += len;
-				want[need++] = '\n';
-				q = e;
-			}
-			assert_int_equal(r->out_len, need);
-			assert_memory_equal(r->out, want, need);
-			free(want);
-		} else {
-			fail_msg("bad expect line '%s'", ln);
-		}
-	}
-	/* exact sets: malformed lines, keys, rules with hits */
-	size_t log_diags = 0;
-	for (size_t i = 0; i < r->d.n; i++)
-		log_diags += r->d.v[i].file && !strcmp(r->d.v[i].file, log_name);
-	assert_int_equal(log_diags, nmal + ntrunc);
-	assert_int_equal(r->st.malformed, nmal);
-	assert_int_equal(sp_audit_replay_key_count(r->r), nkeys);
-	struct sp_audit_replay_rule rr;
-	for (size_t i = 0; i < sp_audit_replay_rule_count(r->r); i++) {
-		if (sp_audit_replay_rule(r->r, i, &rr) || !rr.hits)
-			continue;
-		int listed = 0;
-		for (size_t k = 0; k < nhit_lines; k++)
-			listed |= hit_lines[k] == rr.line;
-		if (!listed)
-			fail_msg("rule at line %u fired %llu times, not expected", rr.line,
-				 (unsigned long long)rr.hits);
-	}
+	for (ln = strtok_r(exp, "\n", &save); ln; ln = strtok_r(NULL, "\n", &save))
+		expect_line(&x, ln);
+	expect_complete(&x);
 	run_release(&whole);
 	run_release(&chunked);
 	free(rules);

@@ -404,6 +404,46 @@ static void test_audit_lang__decode_checks(void **st)
 	assert_int_equal(need, n);
 }
 
+/* decode --kernel and the engines' loader read a blob with the one validator of audit/blob.c:
+ * the same verdict for every case, where the two used to differ (and kernel 6.1 decides) */
+static void test_audit_lang__kernel_checks_agree(void **st)
+{
+	(void)st;
+	static const struct {
+		const char *rule;
+		uint32_t off, val, byte;	/* write val at off (one byte if byte) */
+		int rc;
+	} cases[] = {
+		{ "-a always,exit -S open -F uid=5", 268, 27, 0, -EINVAL },	/* unknown field */
+		{ "-a always,exit -F path=/x", SP_AUDIT_RULE_HDR_SIZE, 'x', 1, -EINVAL },	/* relative */
+		{ "-a always,exit -F dir=/x", SP_AUDIT_RULE_HDR_SIZE, 'x', 1, -EINVAL },
+		{ "-a always,exit -F path=/x", 0, 1, 0, -EINVAL },		/* a watch on the task list */
+		{ "-a always,exit -F inode!=5 -F path=/x", 0, 4, 0, -EINVAL },	/* inode!= takes the hash */
+		{ "-a always,exit -S open -F perm=r", 0, 7, 0, -EINVAL },	/* perm on io_uring */
+		{ "-a always,exit -S open -F inode=5", 0, 7, 0, 0 },		/* inode= on io_uring */
+		{ "-a always,exit -S open -F auid<-1", 0, 4, 0, -EINVAL },	/* loginuid_set takes = != */
+		{ "-a always,exit -S open -F inode=5", 780, SP_AUDIT_OP_LT, 0, -EINVAL },	/* inode < */
+		{ "-a always,exit -F path=/x -F perm=r", 0, 4, 0, 0 },
+	};
+	struct sp_audit_engine_opts eo = { .sz = sizeof(eo) };
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		unsigned char b[2048];
+		size_t n = blob_of(cases[k].rule, b, sizeof(b));
+		if (cases[k].byte)
+			b[cases[k].off] = (unsigned char)cases[k].val;
+		else
+			memcpy(b + cases[k].off, &cases[k].val, 4);
+		struct sp_audit_rule r;
+		struct sp_audit_ref *ref = NULL;
+		assert_int_equal(sp_audit_ref_new(&eo, &ref), 0);
+		assert_int_equal(sp_audit_rule_decode(b, n, 0, &r, NULL, NULL), 0);
+		if (sp_audit_rule_decode(b, n, SP_AUDIT_DECODE_KERNEL, &r, NULL, NULL) != cases[k].rc ||
+		    sp_audit_ref_add(ref, b, n, 1) != cases[k].rc)
+			fail_msg("case %zu '%s': want %d", k, cases[k].rule, cases[k].rc);
+		sp_audit_ref_free(ref);
+	}
+}
+
 static void test_audit_lang__api_edges(void **st)
 {
 	(void)st;
@@ -459,6 +499,7 @@ int main(void)
 		cmocka_unit_test(test_audit_lang__fields),
 		cmocka_unit_test(test_audit_lang__keys_and_watches),
 		cmocka_unit_test(test_audit_lang__decode_checks),
+		cmocka_unit_test(test_audit_lang__kernel_checks_agree),
 		cmocka_unit_test(test_audit_lang__api_edges),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

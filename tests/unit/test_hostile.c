@@ -26,6 +26,7 @@
 #include <sys/wait.h>
 
 #include "secpath/audit.h"
+#include "../support/files.h"
 #include "secpath/policy.h"
 
 #define MIB (1024u * 1024u)
@@ -78,17 +79,9 @@ static const struct sp_diag *first_error(const struct sp_diags *d)
 
 static unsigned char *slurp(const char *path, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
-	assert_non_null(f);
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	long n = ftell(f);
-	assert_true(n > 0);
-	rewind(f);
-	unsigned char *b = malloc((size_t)n);
+	unsigned char *b = (unsigned char *)tsupport_slurp(path, len);
 	assert_non_null(b);
-	assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	*len = (size_t)n;
+	assert_true(*len > 0);
 	return b;
 }
 

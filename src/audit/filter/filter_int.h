@@ -233,7 +233,6 @@ int audit_krule_bucket(const struct audit_krule *r);
 
 int audit_classify_syscall(uint32_t arch, uint32_t nr);
 int audit_match_class(int cls, uint32_t nr);
-const uint32_t *audit_class_mask(int cls);	/* 64 words */
 /* The AUDIT_PERM_* bits audit_match_perm() accepts for this event. */
 uint32_t audit_event_perm_bits(const struct sp_audit_event *ev);
 
@@ -357,5 +356,12 @@ void audit_decision_set_key(struct sp_audit_decision *d, const char *key, size_t
  * ("?" out of range). */
 const char *audit_verdict_name(int v);
 const char *audit_ctx_name(int ctx);
+
+/* selinux_audit_rule_init() (filter/lsm.c): NULL when str is not valid (the kernel keeps the
+ * field) or out of memory. */
+struct lsm_rule *audit_lsm_rule_init(uint32_t field, uint32_t op, const char *str);
+void audit_lsm_rule_free(struct lsm_rule *r);
+/* Expand the class selectors of a rule's mask (filter/classes.c). */
+void audit_class_expand(uint32_t mask[ARD_MASK_WORDS]);
 
 #endif

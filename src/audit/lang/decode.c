@@ -19,124 +19,41 @@
 
 #include "audit/lang/lang_int.h"
 
-static uint32_t rd32(const uint8_t *p)
+/* The fields whose value is the length of a string in buf[] (audit_unpack_string callers). */
+static int field_is_string(uint32_t t)
 {
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return v;
+	return audit_field_is_lsm(t) || t == AF_WATCH || t == AF_DIR || t == AF_FILTERKEY ||
+	       t == AF_EXE;
 }
 
-static int valid_op(uint32_t op)
+/* The kernel's checks (SP_AUDIT_DECODE_KERNEL): the walk of audit/blob.c over every field. */
+static int kernel_checks(const void *blob, size_t len, struct sp_diags *d, const char *file)
 {
-	return audit_op_text(op) != NULL;
+	struct audit_blob b;
+	struct audit_blob_field f;
+	int rc = audit_blob_begin(&b, blob, len, d, file);
+	for (uint32_t i = 0; !rc && i < b.field_count; i++)
+		rc = audit_blob_field(&b, i, &f);
+	return rc;
 }
 
-static int bad(struct sp_diags *d, const char *file, uint64_t off, int code, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
-
-static int bad(struct sp_diags *d, const char *file, uint64_t off, int code, const char *fmt, ...)
+/*
+ * The framing of the strings: each string field's length against the buflen bytes that follow
+ * the header (stricter than the kernel, which bounds them by the message size, so that a stream
+ * of blobs splits at buflen), PATH_MAX first.  The field's bytes become f->str.
+ */
+static int frame_string(struct sp_audit_field *f, uint32_t i, const uint8_t *buf, uint32_t buflen,
+			size_t *used, struct sp_diags *d, const char *file)
 {
-	if (d) {
-		char msg[SP_DIAG_MSG_MAX];
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(msg, sizeof(msg), fmt, ap);
-		va_end(ap);
-		sp_diags_add_offset(d, SP_SEV_ERROR, code, file, off, "%s", msg);
-	}
-	return code;
-}
-
-/* Operator classes of audit_field_valid() (kernel/auditfilter.c). */
-static int op_ok(uint32_t f, uint32_t op)
-{
-	int eq_ne = op == SP_AUDIT_OP_EQ || op == SP_AUDIT_OP_NE;
-	int bits = op == SP_AUDIT_OP_BITMASK || op == SP_AUDIT_OP_BITTEST;
-	switch (f) {
-	case AF_ARG0: case AF_ARG1: case AF_ARG2: case AF_ARG3: case AF_PERS: case AF_DEVMINOR:
-		return 1;
-	case AF_WATCH: case AF_DIR:
-		return op == SP_AUDIT_OP_EQ;
-	case AF_SUBJ_USER: case AF_SUBJ_ROLE: case AF_SUBJ_TYPE: case AF_OBJ_USER: case AF_OBJ_ROLE:
-	case AF_OBJ_TYPE: case AF_FILTERKEY: case AF_LOGINUID_SET: case AF_ARCH: case AF_FSTYPE:
-	case AF_PERM: case AF_FILETYPE: case AF_FIELD_COMPARE: case AF_EXE:
-		return eq_ne;
-	default:
-		return !bits;
-	}
-}
-
-static int kernel_checks(const struct sp_audit_rule *r, struct sp_diags *d, const char *file)
-{
-	int npath = 0, nkey = 0, nexe = 0;
-	for (uint32_t i = 0; i < r->field_count; i++) {
-		const struct sp_audit_field *f = &r->fields[i];
-		uint64_t off = ARD_OFF_FIELDS + 4 * i;
-		if (!op_ok(f->id, f->op))
-			return bad(d, file, ARD_OFF_FIELDFLAGS + 4 * i, -EINVAL, "operator '%s' not allowed for field %u",
-				   audit_op_text(f->op), f->id);
-		switch (f->id) {
-		case AF_UID: case AF_EUID: case AF_SUID: case AF_FSUID: case AF_OBJ_UID:
-		case AF_GID: case AF_EGID: case AF_SGID: case AF_FSGID: case AF_OBJ_GID:
-			if (f->value == 0xffffffffu)
-				return bad(d, file, ARD_OFF_VALUES + 4 * i, -EINVAL, "invalid id -1 in field %u", f->id);
-			break;
-		case AF_LOGINUID_SET:
-			if (f->value > 1)
-				return bad(d, file, ARD_OFF_VALUES + 4 * i, -EINVAL, "loginuid_set must be 0 or 1");
-			break;
-		case AF_PERM:
-			if (f->value > 15)
-				return bad(d, file, ARD_OFF_VALUES + 4 * i, -EINVAL, "perm value %u above 15", f->value);
-			break;
-		case AF_FILETYPE:
-			if (f->value & ~0170000u)
-				return bad(d, file, ARD_OFF_VALUES + 4 * i, -EINVAL, "filetype has bits outside S_IFMT");
-			break;
-		case AF_FIELD_COMPARE:
-			if (f->value > 25)
-				return bad(d, file, ARD_OFF_VALUES + 4 * i, -EINVAL, "field_compare value %u above 25",
-					   f->value);
-			break;
-		case AF_SADDR_FAM:
-			if (f->value >= 46)
-				return bad(d, file, ARD_OFF_VALUES + 4 * i, -EINVAL, "saddr_fam %u not below AF_MAX", f->value);
-			break;
-		case AF_MSGTYPE:
-			if (r->list != AL_USER && r->list != AL_EXCLUDE)
-				return bad(d, file, off, -EINVAL, "msgtype outside user/exclude lists");
-			break;
-		case AF_INODE:
-			if (r->list != AL_EXIT && r->list != AL_URING)
-				return bad(d, file, off, -EINVAL, "inode outside exit lists");
-			if (f->op == SP_AUDIT_OP_EQ)
-				npath++;
-			break;
-		case AF_WATCH: case AF_DIR: case AF_EXE:
-			if (f->id != AF_EXE)
-				npath++;
-			else
-				nexe++;
-			if (f->id != AF_DIR && f->value && f->str[f->value - 1] == '/')
-				return bad(d, file, off, -EINVAL, "path ends with '/'");
-			break;
-		case AF_FILTERKEY:
-			nkey++;
-			break;
-		default:
-			break;
-		}
-		if (f->id == AF_FSTYPE && r->list != AL_FS)
-			return bad(d, file, off, -EINVAL, "fstype outside the filesystem list");
-		if (r->list == AL_FS && f->id != AF_FSTYPE && f->id != AF_FILTERKEY)
-			return bad(d, file, off, -EINVAL, "field %u not allowed on the filesystem list", f->id);
-	}
-	if (npath > 1)
-		return bad(d, file, ARD_OFF_FIELDS, -EINVAL, "more than one path, dir or inode= field");
-	if (nkey > 1)
-		return bad(d, file, ARD_OFF_FIELDS, -EINVAL, "more than one key field");
-	if (nexe > 1)
-		return bad(d, file, ARD_OFF_FIELDS, -EINVAL, "more than one exe field");
+	size_t remain = buflen - *used;
+	if (f->value > ARD_PATH_MAX)
+		return audit_blob_bad(d, file, ARD_OFF_VALUES + 4 * i, -ENAMETOOLONG,
+				      "string length %u above PATH_MAX", f->value);
+	if (f->value == 0 || f->value > remain)
+		return audit_blob_bad(d, file, ARD_OFF_VALUES + 4 * i, -EINVAL,
+				      "string length %u with %zu bytes of buf left", f->value, remain);
+	f->str = (const char *)buf + *used;
+	*used += f->value;
 	return 0;
 }
 
@@ -144,58 +61,39 @@ SP_API int sp_audit_rule_decode(const void *blob, size_t len, unsigned flags, st
 				struct sp_diags *d, const char *file)
 {
 	const uint8_t *p = blob;
+	struct audit_blob b;
+	int rc;
 	if (!r || (!blob && len))
 		return -EINVAL;
 	memset(r, 0, sizeof(*r));
-	if (len < ARD_HDR)
-		return bad(d, file, len, -EINVAL, "truncated rule: %zu bytes, the header needs %u", len,
-			   ARD_HDR);
-	r->flags = rd32(p);
-	r->action = rd32(p + offsetof(struct audit_rd_hdr, action));
-	r->field_count = rd32(p + offsetof(struct audit_rd_hdr, field_count));
-	r->buflen = rd32(p + ARD_OFF_BUFLEN);
-	for (unsigned i = 0; i < 64; i++)
-		r->mask[i] = rd32(p + offsetof(struct audit_rd_hdr, mask) + 4 * i);
-	r->list = r->flags & ~(uint32_t)AL_PREPEND;
-	switch (r->list) {
-	case AL_USER: case AL_TASK: case AL_EXIT: case AL_EXCLUDE: case AL_FS: case AL_URING:
-		break;
-	default:
-		return bad(d, file, 0, -EINVAL, "invalid list in flags 0x%x", r->flags);
-	}
-	if (r->action != 0 && r->action != 2)
-		return bad(d, file, 4, -EINVAL, "invalid action %u", r->action);
-	if (r->field_count > SP_AUDIT_MAX_FIELDS)
-		return bad(d, file, 8, -EINVAL, "field_count %u above 64", r->field_count);
+	if ((rc = audit_blob_begin(&b, blob, len, d, file)))
+		return rc;
+	r->flags = b.flags;
+	r->list = b.listnr;
+	r->action = b.action;
+	r->field_count = b.field_count;
+	r->buflen = audit_rd32(p, ARD_OFF_BUFLEN);
+	memcpy(r->mask, p + offsetof(struct audit_rd_hdr, mask), sizeof(r->mask));
 	size_t avail = len - ARD_HDR;
 	if (r->buflen > avail)
-		return bad(d, file, ARD_OFF_BUFLEN, -EINVAL, "buflen %u beyond the %zu bytes that follow the header",
-			   r->buflen, avail);
+		return audit_blob_bad(d, file, ARD_OFF_BUFLEN, -EINVAL,
+				      "buflen %u beyond the %zu bytes that follow the header",
+				      r->buflen, avail);
 	size_t used = 0;
 	for (uint32_t i = 0; i < r->field_count; i++) {
 		struct sp_audit_field *f = &r->fields[i];
-		f->id = rd32(p + ARD_OFF_FIELDS + 4 * i);
-		f->value = rd32(p + ARD_OFF_VALUES + 4 * i);
-		f->op = rd32(p + ARD_OFF_FIELDFLAGS + 4 * i);
-		if (!valid_op(f->op))
-			return bad(d, file, ARD_OFF_FIELDFLAGS + 4 * i, -EINVAL, "invalid operator 0x%x in field %u", f->op, i);
-		if (audit_field_is_string(f->id)) {
-			size_t remain = r->buflen - used;
-			if (f->value > ARD_PATH_MAX)
-				return bad(d, file, ARD_OFF_VALUES + 4 * i, -ENAMETOOLONG,
-					   "string length %u above PATH_MAX", f->value);
-			if (f->value == 0 || f->value > remain)
-				return bad(d, file, ARD_OFF_VALUES + 4 * i, -EINVAL,
-					   "string length %u with %zu bytes of buf left", f->value, remain);
-			f->str = (const char *)p + ARD_HDR + used;
-			used += f->value;
-		}
-	}
-	if (flags & SP_AUDIT_DECODE_KERNEL) {
-		int rc = kernel_checks(r, d, file);
-		if (rc)
+		f->id = audit_rd32(p, ARD_OFF_FIELDS + 4 * i);
+		f->value = audit_rd32(p, ARD_OFF_VALUES + 4 * i);
+		f->op = audit_rd32(p, ARD_OFF_FIELDFLAGS + 4 * i);
+		if (audit_to_op(f->op) == OP_BAD)
+			return audit_blob_bad(d, file, ARD_OFF_FIELDFLAGS + 4 * i, -EINVAL,
+					      "invalid operator 0x%x in field %u", f->op, i);
+		if (field_is_string(f->id) &&
+		    (rc = frame_string(f, i, p + ARD_HDR, r->buflen, &used, d, file)))
 			return rc;
 	}
+	if (flags & SP_AUDIT_DECODE_KERNEL)
+		return kernel_checks(blob, len, d, file);
 	return 0;
 }
 
@@ -203,7 +101,7 @@ SP_API size_t sp_audit_rule_blob_size(const void *blob, size_t avail)
 {
 	if (!blob || avail < ARD_HDR)
 		return avail;
-	uint32_t bl = rd32((const uint8_t *)blob + ARD_OFF_BUFLEN);
+	uint32_t bl = audit_rd32(blob, ARD_OFF_BUFLEN);
 	return bl <= avail - ARD_HDR ? ARD_HDR + bl : avail;
 }
 
@@ -213,7 +111,7 @@ SP_API int sp_audit_rule_encode(const struct sp_audit_rule *r, void *buf, size_t
 		return -EINVAL;
 	size_t blen = 0;
 	for (uint32_t i = 0; i < r->field_count; i++)
-		if (audit_field_is_string(r->fields[i].id))
+		if (field_is_string(r->fields[i].id))
 			blen += r->fields[i].value;
 	size_t n = ARD_HDR + blen;
 	if (out_len)
@@ -234,7 +132,7 @@ SP_API int sp_audit_rule_encode(const struct sp_audit_rule *r, void *buf, size_t
 		memcpy(p + ARD_OFF_FIELDS + 4 * i, &f->id, 4);
 		memcpy(p + ARD_OFF_VALUES + 4 * i, &f->value, 4);
 		memcpy(p + ARD_OFF_FIELDFLAGS + 4 * i, &f->op, 4);
-		if (audit_field_is_string(f->id) && f->value) {
+		if (field_is_string(f->id) && f->value) {
 			if (!f->str)
 				return -EINVAL;
 			memcpy(p + ARD_HDR + used, f->str, f->value);
@@ -275,9 +173,10 @@ static void put_str(struct out *o, const char *s, size_t n)
 	}
 }
 
-static int is_uid_field(uint32_t id)
+/* The uid fields, where -1 prints as "unset". */
+static int field_is_uid(uint32_t t)
 {
-	return (id >= AF_UID && id <= AF_FSUID) || id == AF_LOGINUID || id == AF_OBJ_UID;
+	return (t >= AF_UID && t <= AF_FSUID) || t == AF_LOGINUID || t == AF_OBJ_UID;
 }
 
 static void put_arch(struct out *o, int host, uint32_t v)
@@ -318,7 +217,7 @@ static void put_field(struct out *o, const struct sp_audit_field *f, int host)
 		put(o, " -F %s%s", name, op);
 	else
 		put(o, " -F field%u%s", f->id, op);
-	if (audit_field_is_string(f->id) && f->str) {
+	if (field_is_string(f->id) && f->str) {
 		put_str(o, f->str, f->value);
 		return;
 	}
@@ -361,7 +260,7 @@ static void put_field(struct out *o, const struct sp_audit_field *f, int host)
 			put(o, "0x%x", v);
 		return;
 	default:
-		if (is_uid_field(f->id) && v == 0xffffffffu)
+		if (field_is_uid(f->id) && v == ARD_ID_UNSET)
 			put(o, "unset");
 		else
 			put(o, "%u", v);

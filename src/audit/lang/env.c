@@ -2,7 +2,8 @@
 /*
  * env.c - the host inputs auditctl consults, made injectable: user and group names
  * (passwd/group files or NSS) and "is this -w path a directory" (a list file or stat()).
- * Invariant: a loaded env is immutable; lookups never allocate.  Files are read once at load.
+ * Invariant: a loaded env is immutable; lookups never allocate.  Files are read once at load
+ * (sp_file_read); a NUL byte in one ends its text there.
  */
 #include <errno.h>
 #include <grp.h>
@@ -21,7 +22,8 @@ struct dir_ent {
 
 struct audit_env {
 	const struct sp_allocator *alloc;
-	char *passwd, *group, *dirs;	/* file contents (NUL-terminated), NULL = live host */
+	char *passwd, *group, *dirs;	/* file contents (sp_file_read: NUL-terminated, malloc'd),
+					 * NULL = live host */
 	size_t passwd_len, group_len, dirs_len;
 	int use_dirs;
 	struct dir_ent *dv;		/* the dirs list, sorted for binary search */
@@ -61,43 +63,6 @@ static int index_dirs(struct audit_env *e)
 	return 0;
 }
 
-static int slurp(const char *path, char **buf, size_t *blen, const struct sp_allocator *a)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return -errno;
-	size_t cap = 4096, n = 0;
-	char *b = sp_alloc(a, cap, 1);
-	int rc = 0;
-	while (b) {
-		size_t r = fread(b + n, 1, cap - n - 1, f);
-		n += r;
-		if (r == 0)
-			break;
-		if (n + 1 == cap) {
-			char *nb = sp_alloc(a, cap * 2, 1);
-			if (nb)
-				memcpy(nb, b, n);
-			sp_free(a, b, cap);
-			b = nb;
-			cap *= 2;
-		}
-	}
-	if (!b)
-		rc = -ENOMEM;
-	else if (ferror(f))
-		rc = -EIO;
-	fclose(f);
-	if (rc) {
-		sp_free(a, b, cap);
-		return rc;
-	}
-	b[n] = 0;
-	*buf = b;
-	*blen = cap;
-	return 0;
-}
-
 int audit_env_load(struct audit_env **out, const struct sp_audit_parse_opts *o,
 		   const struct sp_allocator *a)
 {
@@ -106,12 +71,12 @@ int audit_env_load(struct audit_env **out, const struct sp_audit_parse_opts *o,
 		return -ENOMEM;
 	e->alloc = a;
 	int rc = 0;
-	if (o && o->passwd_file && (rc = slurp(o->passwd_file, &e->passwd, &e->passwd_len, a)))
+	if (o && o->passwd_file && (rc = sp_file_read(o->passwd_file, &e->passwd, &e->passwd_len)))
 		goto fail;
-	if (o && o->group_file && (rc = slurp(o->group_file, &e->group, &e->group_len, a)))
+	if (o && o->group_file && (rc = sp_file_read(o->group_file, &e->group, &e->group_len)))
 		goto fail;
 	if (o && o->dirs_file) {
-		if ((rc = slurp(o->dirs_file, &e->dirs, &e->dirs_len, a)) || (rc = index_dirs(e)))
+		if ((rc = sp_file_read(o->dirs_file, &e->dirs, &e->dirs_len)) || (rc = index_dirs(e)))
 			goto fail;
 		e->use_dirs = 1;
 	}
@@ -126,9 +91,9 @@ void audit_env_free(struct audit_env *e)
 {
 	if (!e)
 		return;
-	sp_free(e->alloc, e->passwd, e->passwd_len);
-	sp_free(e->alloc, e->group, e->group_len);
-	sp_free(e->alloc, e->dirs, e->dirs_len);
+	free(e->passwd);
+	free(e->group);
+	free(e->dirs);
 	if (e->dv)
 		sp_free(e->alloc, e->dv, e->dv_cap * sizeof(*e->dv));
 	sp_free(e->alloc, e, sizeof(*e));

@@ -1,9 +1,16 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * field.c - the rule-building half of libaudit 3.0.9 re-created: "-F name OP value" parsing
- * for every field type (audit_rule_fieldpair_data), "-C f1 OP f2" comparisons, syscall names
- * and numbers into the mask, arch values.  Return codes are libaudit's (negative, see
- * audit_fieldpair_msg) so the oracle test can compare them one to one.
+ * for every field type, "-C f1 OP f2" comparisons, syscall names and numbers into the mask, arch
+ * values.  Return codes are libaudit's (negative, see audit_fieldpair_msg) so the oracle test can
+ * compare them one to one.
+ *
+ * Mirrors (libaudit.c): audit_fieldpair ~ audit_rule_fieldpair_data(), its switch on the field
+ * as fp_value with one fp_<kind> helper per group of cases, in libaudit's order;
+ * audit_fieldcmp ~ audit_rule_interfield_comp_data(); audit_syscall_add ~
+ * audit_rule_syscallbyname_data(); audit_arch_value ~ audit_determine_machine() then
+ * audit_machine_to_elf(); errtab ~ the messages of audit_number_to_errmsg().
+ *
  * Invariants: rb->field_count <= 63 after any call here (libaudit's cap); rb->buflen equals the
  * sum of the string field values; nothing here reads the live host except through audit_env.
  */
@@ -230,6 +237,247 @@ static int exclude_ok(int field)
 	}
 }
 
+/* The value of an id field: a number, -N, "unset" (uids only), else a name. */
+static int fp_uid(const struct audit_lstate *ls, const char *v, uint32_t *val)
+{
+	if (digit(v[0]))
+		*val = num_ul(v);
+	else if (neg_digit(v))
+		*val = num_l(v);
+	else if (!strcmp(v, "unset"))
+		*val = 0xffffffffu;
+	else if (audit_env_uid(ls->pc->env, v, val))
+		return -35;
+	return 0;
+}
+
+static int fp_gid(const struct audit_lstate *ls, const char *v, uint32_t *val)
+{
+	if (digit(v[0]))
+		*val = num_l(v);
+	else if (audit_env_gid(ls->pc->env, v, val))
+		return -38;
+	return 0;
+}
+
+/* exit: a number or an errno name (exit list only). */
+static int fp_exit(int flags, const char *v, uint32_t *val)
+{
+	if (flags != AL_EXIT)
+		return -7;
+	if (digit(v[0]) || neg_digit(v)) {
+		*val = num_l(v);
+	} else {
+		*val = (uint32_t)audit_errno_by_name(v);
+		if (!*val)
+			return -15;
+	}
+	return 0;
+}
+
+/* msgtype: a number or a record type name (user and exclude lists). */
+static int fp_msgtype(int flags, const char *v, uint32_t *val)
+{
+	if (flags != AL_EXCLUDE && flags != AL_USER)
+		return -9;
+	if (digit(v[0])) {
+		*val = num_l(v);
+	} else {
+		int t = audit_msgtype_by_name(v);
+		if (t <= 0)
+			return -8;
+		*val = (uint32_t)t;
+	}
+	return 0;
+}
+
+/* The string fields: the text goes to buf[], the value is its length.  obj_*, path and dir
+ * are exit-list fields; exe needs the kernel feature and = or !=; a key needs something to
+ * key on before it. */
+static int fp_string(struct audit_lstate *ls, int field, uint32_t op, int flags, const char *v,
+		     uint32_t *val)
+{
+	uint32_t features = ls->pc->features;
+	switch (field) {
+	case AF_OBJ_USER: case AF_OBJ_ROLE: case AF_OBJ_TYPE: case AF_OBJ_LEV_LOW:
+	case AF_OBJ_LEV_HIGH: case AF_WATCH: case AF_DIR:
+		if (flags != AL_EXIT)
+			return -7;
+		if (field == AF_WATCH || field == AF_DIR)
+			ls->perm_added = 1;
+		break;
+	}
+	if (field == AF_EXE) {
+		if (!(features & AUDIT_FEAT_EXE))
+			return -30;
+		if (op != SP_AUDIT_OP_EQ && op != SP_AUDIT_OP_NE)
+			return -13;
+		ls->exe_added = 1;
+	}
+	if (field == AF_FILTERKEY &&
+	    !(ls->syscall_added || ls->perm_added || ls->exe_added || ls->fs_added))
+		return -19;
+	size_t vlen = strlen(v);
+	if (field == AF_FILTERKEY && vlen > SP_AUDIT_MAX_KEY_LEN)
+		return -11;
+	if (vlen > ARD_PATH_MAX)
+		return -11;
+	if (audit_rb_add_string(&ls->rb, v, vlen))
+		return AUDIT_RC_NOMEM;
+	*val = (uint32_t)vlen;
+	return 0;
+}
+
+/* arch: before any -S, = or !=; sets the line's arch for the syscalls that follow. */
+static int fp_arch(struct audit_lstate *ls, uint32_t op, const char *v, uint32_t *val)
+{
+	if (ls->syscall_added)
+		return -3;
+	if (op != SP_AUDIT_OP_EQ && op != SP_AUDIT_OP_NE)
+		return -13;
+	if (audit_arch_value(ls->pc, v, &ls->elf))
+		return -5;
+	*val = ls->elf;
+	ls->arch_added = 1;
+	return 0;
+}
+
+/* perm: up to four of "rwxa" (exit list, = only). */
+static int fp_perm(int flags, uint32_t op, const char *v, uint32_t *val)
+{
+	if (flags != AL_EXIT)
+		return -7;
+	if (op != SP_AUDIT_OP_EQ)
+		return -29;
+	size_t len = strlen(v);
+	if (len > 4)
+		return -11;
+	for (size_t k = 0; k < len; k++) {
+		switch (tolower((unsigned char)v[k])) {
+		case 'r': *val |= 4; break;
+		case 'w': *val |= 2; break;
+		case 'x': *val |= 1; break;
+		case 'a': *val |= 8; break;
+		default: return -14;
+		}
+	}
+	return 0;
+}
+
+/* filetype: a file type name (exit list). */
+static int fp_filetype(int flags, const char *v, uint32_t *val)
+{
+	if (flags != AL_EXIT)
+		return -17;
+	int t = audit_ftype_by_name(v);
+	if (t < 0)
+		return -16;
+	*val = (uint32_t)t;
+	return 0;
+}
+
+/* a0..a3: a number or -N. */
+static int fp_arg(const char *v, uint32_t *val)
+{
+	if (digit(v[0]))
+		*val = num_ul(v);
+	else if (neg_digit(v))
+		*val = num_l(v);
+	else
+		return -21;
+	return 0;
+}
+
+/* sessionid: a number, -N or "unset" (any other text silently stays 0). */
+static int fp_sessionid(uint32_t features, int flags, const char *v, uint32_t *val)
+{
+	if (!(features & AUDIT_FEAT_SESSIONID))
+		return -30;
+	if (flags != AL_EXCLUDE && flags != AL_USER && flags != AL_EXIT)
+		return -31;
+	if (digit(v[0]))
+		*val = num_ul(v);
+	else if (neg_digit(v))
+		*val = num_l(v);
+	else if (!strcmp(v, "unset"))
+		*val = 0xffffffffu;
+	return 0;
+}
+
+/* fstype: a magic number or a file system name (filesystem list, = or !=). */
+static int fp_fstype(struct audit_lstate *ls, int flags, uint32_t op, const char *v, uint32_t *val)
+{
+	if (flags != AL_FS)
+		return -34;
+	if (op != SP_AUDIT_OP_EQ && op != SP_AUDIT_OP_NE)
+		return -13;
+	if (digit(v[0])) {
+		*val = num_ul(v);
+	} else {
+		int64_t t = audit_fstype_by_name(v);
+		*val = t < 0 ? 0xffffffffu : (uint32_t)t;
+	}
+	if (*val == 0xffffffffu)	/* libaudit's "not found" value, also when typed */
+		return -36;
+	ls->fs_added = 1;
+	return 0;
+}
+
+/* Every other field: a number; devmajor, devminor, inode and success on the exit list only,
+ * inode with = or !=, ppid on the exit list. */
+static int fp_number(int field, int flags, uint32_t op, const char *v, uint32_t *val)
+{
+	if ((field == AF_DEVMAJOR || field == AF_DEVMINOR || field == AF_INODE ||
+	     field == AF_SUCCESS) && flags != AL_EXIT)
+		return -7;
+	if (field == AF_INODE && op != SP_AUDIT_OP_EQ && op != SP_AUDIT_OP_NE)
+		return -13;
+	if (field == AF_PPID && flags != AL_EXIT)
+		return -17;
+	if (!digit(v[0]))
+		return -21;
+	*val = field == AF_INODE ? num_ul(v) : num_l(v);
+	return 0;
+}
+
+/* The value of "field OP v" on list `flags`, as libaudit's switch on the field computes it. */
+static int fp_value(struct audit_lstate *ls, int field, uint32_t op, int flags, const char *v,
+		    uint32_t *val)
+{
+	switch (field) {
+	case AF_UID: case AF_EUID: case AF_SUID: case AF_FSUID: case AF_LOGINUID: case AF_OBJ_UID:
+		return fp_uid(ls, v, val);
+	case AF_GID: case AF_EGID: case AF_SGID: case AF_FSGID: case AF_OBJ_GID:
+		return fp_gid(ls, v, val);
+	case AF_EXIT:
+		return fp_exit(flags, v, val);
+	case AF_MSGTYPE:
+		return fp_msgtype(flags, v, val);
+	case AF_OBJ_USER: case AF_OBJ_ROLE: case AF_OBJ_TYPE: case AF_OBJ_LEV_LOW:
+	case AF_OBJ_LEV_HIGH: case AF_WATCH: case AF_DIR:
+	case AF_SUBJ_USER: case AF_SUBJ_ROLE: case AF_SUBJ_TYPE: case AF_SUBJ_SEN: case AF_SUBJ_CLR:
+	case AF_FILTERKEY: case AF_EXE:
+		return fp_string(ls, field, op, flags, v, val);
+	case AF_ARCH:
+		return fp_arch(ls, op, v, val);
+	case AF_PERM:
+		return fp_perm(flags, op, v, val);
+	case AF_FILETYPE:
+		return fp_filetype(flags, v, val);
+	case AF_ARG0: case AF_ARG1: case AF_ARG2: case AF_ARG3:
+		return fp_arg(v, val);
+	case AF_SESSIONID:
+		return fp_sessionid(ls->pc->features, flags, v, val);
+	case AF_FSTYPE:
+		return fp_fstype(ls, flags, op, v, val);
+	case AF_SADDR_FAM:
+		*val = (uint32_t)strtoul(v, NULL, 0);	/* truncated first, then checked */
+		return *val >= 46 ? -37 : 0;
+	default:
+		return fp_number(field, flags, op, v, val);
+	}
+}
+
 int audit_fieldpair(struct audit_lstate *ls, char *pair, int flags)
 {
 	struct audit_rb *rb = &ls->rb;
@@ -259,171 +507,10 @@ int audit_fieldpair(struct audit_lstate *ls, char *pair, int flags)
 			return -12;
 		}
 	}
-
 	uint32_t i = rb->field_count, val = 0;
-	switch (field) {
-	case AF_UID: case AF_EUID: case AF_SUID: case AF_FSUID: case AF_LOGINUID: case AF_OBJ_UID:
-		if (digit(v[0]))
-			val = num_ul(v);
-		else if (neg_digit(v))
-			val = num_l(v);
-		else if (!strcmp(v, "unset"))
-			val = 0xffffffffu;
-		else if (audit_env_uid(ls->pc->env, v, &val))
-			return -35;
-		break;
-	case AF_GID: case AF_EGID: case AF_SGID: case AF_FSGID: case AF_OBJ_GID:
-		if (digit(v[0]))
-			val = num_l(v);
-		else if (audit_env_gid(ls->pc->env, v, &val))
-			return -38;
-		break;
-	case AF_EXIT:
-		if (flags != AL_EXIT)
-			return -7;
-		if (digit(v[0]) || neg_digit(v)) {
-			val = num_l(v);
-		} else {
-			val = (uint32_t)audit_errno_by_name(v);
-			if (!val)
-				return -15;
-		}
-		break;
-	case AF_MSGTYPE:
-		if (flags != AL_EXCLUDE && flags != AL_USER)
-			return -9;
-		if (digit(v[0])) {
-			val = num_l(v);
-		} else {
-			int t = audit_msgtype_by_name(v);
-			if (t <= 0)
-				return -8;
-			val = (uint32_t)t;
-		}
-		break;
-	case AF_OBJ_USER: case AF_OBJ_ROLE: case AF_OBJ_TYPE: case AF_OBJ_LEV_LOW:
-	case AF_OBJ_LEV_HIGH: case AF_WATCH: case AF_DIR:
-		if (flags != AL_EXIT)
-			return -7;
-		if (field == AF_WATCH || field == AF_DIR)
-			ls->perm_added = 1;
-		/* fallthrough */
-	case AF_SUBJ_USER: case AF_SUBJ_ROLE: case AF_SUBJ_TYPE: case AF_SUBJ_SEN: case AF_SUBJ_CLR:
-	case AF_FILTERKEY: case AF_EXE: {
-		if (field == AF_EXE) {
-			if (!(features & AUDIT_FEAT_EXE))
-				return -30;
-			if (op != SP_AUDIT_OP_EQ && op != SP_AUDIT_OP_NE)
-				return -13;
-			ls->exe_added = 1;
-		}
-		if (field == AF_FILTERKEY &&
-		    !(ls->syscall_added || ls->perm_added || ls->exe_added || ls->fs_added))
-			return -19;
-		size_t vlen = strlen(v);
-		if (field == AF_FILTERKEY && vlen > SP_AUDIT_MAX_KEY_LEN)
-			return -11;
-		if (vlen > ARD_PATH_MAX)
-			return -11;
-		if (audit_rb_add_string(rb, v, vlen))
-			return AUDIT_RC_NOMEM;
-		val = (uint32_t)vlen;
-		break;
-	}
-	case AF_ARCH:
-		if (ls->syscall_added)
-			return -3;
-		if (op != SP_AUDIT_OP_EQ && op != SP_AUDIT_OP_NE)
-			return -13;
-		if (audit_arch_value(ls->pc, v, &ls->elf))
-			return -5;
-		val = ls->elf;
-		ls->arch_added = 1;
-		break;
-	case AF_PERM: {
-		if (flags != AL_EXIT)
-			return -7;
-		if (op != SP_AUDIT_OP_EQ)
-			return -29;
-		size_t len = strlen(v);
-		if (len > 4)
-			return -11;
-		for (size_t k = 0; k < len; k++) {
-			switch (tolower((unsigned char)v[k])) {
-			case 'r': val |= 4; break;
-			case 'w': val |= 2; break;
-			case 'x': val |= 1; break;
-			case 'a': val |= 8; break;
-			default: return -14;
-			}
-		}
-		break;
-	}
-	case AF_FILETYPE: {
-		if (flags != AL_EXIT)
-			return -17;
-		int t = audit_ftype_by_name(v);
-		if (t < 0)
-			return -16;
-		val = (uint32_t)t;
-		break;
-	}
-	case AF_ARG0: case AF_ARG1: case AF_ARG2: case AF_ARG3:
-		if (digit(v[0]))
-			val = num_ul(v);
-		else if (neg_digit(v))
-			val = num_l(v);
-		else
-			return -21;
-		break;
-	case AF_SESSIONID:
-		if (!(features & AUDIT_FEAT_SESSIONID))
-			return -30;
-		if (flags != AL_EXCLUDE && flags != AL_USER && flags != AL_EXIT)
-			return -31;
-		if (digit(v[0]))
-			val = num_ul(v);
-		else if (neg_digit(v))
-			val = num_l(v);
-		else if (!strcmp(v, "unset"))
-			val = 0xffffffffu;
-		break;	/* any other text silently stays 0 */
-	case AF_FSTYPE: {
-		if (flags != AL_FS)
-			return -34;
-		if (op != SP_AUDIT_OP_EQ && op != SP_AUDIT_OP_NE)
-			return -13;
-		if (digit(v[0])) {
-			val = num_ul(v);
-		} else {
-			int64_t t = audit_fstype_by_name(v);
-			val = t < 0 ? 0xffffffffu : (uint32_t)t;
-		}
-		if (val == 0xffffffffu)	/* libaudit's "not found" value, also when typed */
-			return -36;
-		ls->fs_added = 1;
-		break;
-	}
-	case AF_SADDR_FAM: {
-		val = (uint32_t)strtoul(v, NULL, 0);	/* truncated first, then checked */
-		if (val >= 46)
-			return -37;
-		break;
-	}
-	case AF_DEVMAJOR: case AF_DEVMINOR: case AF_INODE: case AF_SUCCESS:
-		if (flags != AL_EXIT)
-			return -7;
-		/* fallthrough */
-	default:
-		if (field == AF_INODE && op != SP_AUDIT_OP_EQ && op != SP_AUDIT_OP_NE)
-			return -13;
-		if (field == AF_PPID && flags != AL_EXIT)
-			return -17;
-		if (!digit(v[0]))
-			return -21;
-		val = field == AF_INODE ? num_ul(v) : num_l(v);
-		break;
-	}
+	int rc = fp_value(ls, field, op, flags, v, &val);
+	if (rc)
+		return rc;
 	rb->fields[i] = (uint32_t)field;
 	rb->fieldflags[i] = op;
 	rb->values[i] = val;

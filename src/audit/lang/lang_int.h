@@ -16,6 +16,17 @@
 #include "secpath/audit.h"
 #include "audit/audit_int.h"
 
+/* audit_int.h's vocabulary and the public one are the same numbers. */
+_Static_assert(sizeof(struct audit_rd_hdr) == SP_AUDIT_RULE_HDR_SIZE,
+	       "struct audit_rule_data header size");
+_Static_assert(ARD_MAX_FIELDS == SP_AUDIT_MAX_FIELDS && ARD_MAX_KEY_LEN == SP_AUDIT_MAX_KEY_LEN,
+	       "field and key limits");
+_Static_assert(ARD_OP_EQ == SP_AUDIT_OP_EQ && ARD_OP_NE == SP_AUDIT_OP_NE &&
+	       ARD_OP_LT == SP_AUDIT_OP_LT && ARD_OP_GT == SP_AUDIT_OP_GT &&
+	       ARD_OP_LE == SP_AUDIT_OP_LE && ARD_OP_GE == SP_AUDIT_OP_GE &&
+	       ARD_OP_BITMASK == SP_AUDIT_OP_BITMASK && ARD_OP_BITTEST == SP_AUDIT_OP_BITTEST,
+	       "wire operators");
+
 struct audit_sc_ent {
 	int nr;
 	const char *name;
@@ -80,13 +91,11 @@ const char *audit_mach_name(int mach);
 int audit_mach_host(void);				/* uname -m, or -1 */
 /* The syscall table of a machine (NULL if secpath has none). */
 const struct audit_sc_ent *audit_sc_table(int mach, size_t *n);
-const uint16_t *audit_sc_byname(int mach);
 int audit_sc_by_name(int mach, const char *name);	/* nr or -1 */
 const char *audit_sc_by_nr(int mach, int nr);
 
 int audit_field_by_name(const char *name);		/* id or -1 (case-insensitive) */
 const char *audit_field_name(uint32_t id);
-int audit_field_is_string(uint32_t id);
 int audit_ftype_by_name(const char *name);		/* S_IF* or -1 */
 const char *audit_ftype_name(uint32_t v);
 int64_t audit_fstype_by_name(const char *name);		/* magic or -1 */
@@ -95,7 +104,7 @@ int audit_msgtype_by_name(const char *name);		/* > 0 or -1 */
 const char *audit_msgtype_name(uint32_t v);
 int audit_errno_by_name(const char *name);		/* > 0 or 0 */
 const char *audit_errno_name(int e);
-const char *audit_op_text(uint32_t op);
+const char *audit_op_text(uint32_t op);		/* of a wire operator, NULL if none */
 int audit_compare_value(int f1, int f2);		/* AUDIT_COMPARE_* or -1 */
 int audit_compare_fields(uint32_t v, int *f1, int *f2);	/* reverse: 0 or -1 */
 const char *audit_list_name(uint32_t list);
@@ -118,13 +127,10 @@ struct audit_rb {
 struct audit_env;
 
 /* Host answers for one parse: machine, features, user/group/dir lookups. */
-struct audit_scratch;
-
 struct audit_pctx {
 	int host_mach;			/* AUDIT_MACH_* of opts->machine or uname; -1 unknown */
 	uint32_t features;
 	const struct audit_env *env;
-	struct audit_scratch *scratch;	/* line buffers reused by every line of one parse, or NULL */
 };
 
 /* Per-line state, reset for every line (auditctl's reset_vars). */
@@ -170,12 +176,13 @@ int audit_env_is_dir(const struct audit_env *e, const char *path);
 /* Append an item (copies blob/ctrl).  0 or -ENOMEM. */
 int audit_rs_append(struct sp_audit_ruleset *rs, enum sp_audit_item_kind kind, uint32_t line,
 		    const void *blob, size_t len, const char *ctrl);
-int audit_rs_new(struct sp_audit_ruleset **out, const struct sp_allocator *a);
-/* Buffers for lines of up to 6143 bytes, allocated once per parse. */
-int audit_scratch_new(struct audit_scratch **out, const struct sp_allocator *a);
-void audit_scratch_free(struct audit_scratch *sc);
-/* Parse one physical line (NUL-terminated, no newline) into rs; diagnostics to d. */
-int audit_parse_line(const struct audit_pctx *pc, const char *line, uint32_t lineno, const char *file,
-		     struct sp_audit_ruleset *rs, struct sp_diags *d, const struct sp_allocator *a);
+/*
+ * A rules text as auditctl -R reads it (lang/parse.c): auditctl's fgets() loop over its physical
+ * lines, each handled as auditctl handles a line, into rs; diagnostics to d, those of failing
+ * lines past the first max_err not kept.  The line buffers live for this call.  0 or -ENOMEM.
+ */
+int audit_parse_text(const struct audit_pctx *pc, const char *text, size_t len, const char *file,
+		     size_t max_err, struct sp_audit_ruleset *rs, struct sp_diags *d,
+		     const struct sp_allocator *a);
 
 #endif

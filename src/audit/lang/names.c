@@ -132,7 +132,7 @@ const struct audit_sc_ent *audit_sc_table(int mach, size_t *n)
 	}
 }
 
-const uint16_t *audit_sc_byname(int mach)
+static const uint16_t *sc_byname(int mach)
 {
 	switch (mach) {
 	case AUDIT_MACH_X86_64: return audit_sc_x86_64_byname;
@@ -148,7 +148,7 @@ int audit_sc_by_name(int mach, const char *name)
 {
 	size_t n;
 	const struct audit_sc_ent *t = audit_sc_table(mach, &n);
-	const uint16_t *ix = audit_sc_byname(mach);
+	const uint16_t *ix = sc_byname(mach);
 	size_t lo = 0, hi = n;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
@@ -204,18 +204,6 @@ const char *audit_field_name(uint32_t id)
 	if (id == AF_LOGINUID_SET)
 		return "loginuid_set";
 	return num_lookup(field_tab, ARRAY_LEN(field_tab), (int)id);
-}
-
-int audit_field_is_string(uint32_t id)
-{
-	switch (id) {
-	case AF_SUBJ_USER: case AF_SUBJ_ROLE: case AF_SUBJ_TYPE: case AF_SUBJ_SEN: case AF_SUBJ_CLR:
-	case AF_OBJ_USER: case AF_OBJ_ROLE: case AF_OBJ_TYPE: case AF_OBJ_LEV_LOW:
-	case AF_OBJ_LEV_HIGH: case AF_WATCH: case AF_DIR: case AF_FILTERKEY: case AF_EXE:
-		return 1;
-	default:
-		return 0;
-	}
 }
 
 int audit_ftype_by_name(const char *name)
@@ -285,17 +273,7 @@ const char *audit_errno_name(int e)
 
 const char *audit_op_text(uint32_t op)
 {
-	switch (op) {
-	case SP_AUDIT_OP_EQ: return "=";
-	case SP_AUDIT_OP_NE: return "!=";
-	case SP_AUDIT_OP_BITMASK: return "&";
-	case SP_AUDIT_OP_BITTEST: return "&=";
-	case SP_AUDIT_OP_LT: return "<";
-	case SP_AUDIT_OP_GT: return ">";
-	case SP_AUDIT_OP_LE: return "<=";
-	case SP_AUDIT_OP_GE: return ">=";
-	default: return NULL;
-	}
+	return audit_op_str(audit_to_op(op));
 }
 
 int audit_compare_value(int f1, int f2)

@@ -1,13 +1,25 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * parse.c - one line of a rules file as auditctl 3.0.9 handles it: escape preprocessing,
- * space-only token splitting with auditctl's token cap, glibc getopt_long (permuting, with
- * abbreviated long options) over "auditctl" + tokens, auditctl's option loop (setopt) and the
- * final step that turns the line's state into a rule to send (handle_request).
+ * parse.c - a rules text as auditctl 3.0.9 handles it (-R): its fgets() line loop, then per line
+ * escape preprocessing, space-only token splitting with auditctl's token cap, glibc getopt_long
+ * (lang/getopt.c) over "auditctl" + tokens, auditctl's option loop (setopt) and the final step
+ * that turns the line's state into a rule to send (handle_request).
+ *
+ * Mirrors, function by function (auditctl.c and libaudit.c of audit-userspace 3.0.9), so the two
+ * can be read side by side: audit_parse_text ~ fileopt()'s loop; parse_line ~ its per-line body
+ * with reset_vars(); preprocess/postprocess ~ preprocess()/postprocess(); setopt ~ setopt(), one
+ * case per option in auditctl's order, the long cases as opt_<option> helpers and the code after
+ * the loop as setopt_end; lookup_filter/lookup_action/rule_setup ~ lookup_filter(),
+ * lookup_action(), audit_rule_setup(); opt_syscall ~ the -S case with parse_syscall();
+ * mismatch_check ~ check_rule_mismatch(); check_path/setup_watch ~ check_path(),
+ * audit_setup_watch_name() and audit_add_watch_dir(); setup_perms ~ audit_setup_perms() and
+ * audit_update_watch_perms(); add_key ~ the key handling of -k and -F key=; handle_request ~
+ * handle_request().
  *
  * Invariants: all state is per line (struct audit_lstate, struct gopt) - nothing survives to the
- * next line; every failing line produces exactly one error diagnostic at the token that caused
- * it; control options emit a CTRL item when auditctl would have performed them, rules an ADD/DEL
+ * next line but the line buffers of one audit_parse_text call, which this file alone makes and
+ * frees; every failing line produces exactly one error diagnostic at the token that caused it;
+ * control options emit a CTRL item when auditctl would have performed them, rules an ADD/DEL
  * item with the exact struct audit_rule_data bytes.  Token cap: a line of L bytes yields at most
  * L/3 + 1 tokens (the rest are dropped silently, as 3.0.9 does).
  */
@@ -18,157 +30,11 @@
 #include <string.h>
 #include <strings.h>
 
+#include "audit/lang/getopt.h"
 #include "audit/lang/lang_int.h"
 
-#define LINE_MAX_COPY 6144	/* an option argument is part of one line, so it fits */
-
-struct tok {
-	char *s;			/* NUL-terminated, unescaped (except the first token) */
-	uint32_t col, len;		/* 1-based column and length in the raw line */
-};
-
-/* glibc getopt_long state (PERMUTE ordering, opterr = 0). */
-struct gopt {
-	struct tok **argv;
-	int argc;
-	int optind, first_nonopt, last_nonopt;
-	const char *nextchar;
-	char *optarg;
-	struct tok *optarg_tok;		/* token the argument came from */
-	struct tok *opt_tok;		/* token of the option being returned */
-};
-
-static const char optstring[] = "hicslDvtC:e:f:r:b:a:A:d:S:F:m:R:w:W:k:p:q:";
-
-enum { LO_LOGINUID_IMMUTABLE = 1, LO_BACKLOG_WAIT, LO_RESET_LOST, LO_RESET_BWT, LO_SIGNAL };
-static const struct { const char *name; int has_arg, val; } long_opts[] = {
-	{ "loginuid-immutable", 0, LO_LOGINUID_IMMUTABLE },
-	{ "backlog_wait_time", 1, LO_BACKLOG_WAIT },
-	{ "reset-lost", 0, LO_RESET_LOST },
-	{ "reset_backlog_wait_time_actual", 0, LO_RESET_BWT },
-	{ "signal", 1, LO_SIGNAL },
-};
-
-static int nonoption(const struct gopt *g, int i)
-{
-	const char *s = g->argv[i]->s;
-	return s[0] != '-' || s[1] == 0;
-}
-
-/* Swap [first_nonopt, last_nonopt) with [last_nonopt, optind): a rotation of the pointers. */
-static void exchange(struct gopt *g)
-{
-	int a = g->first_nonopt, b = g->last_nonopt, c = g->optind;
-	/* reverse-reverse-reverse rotation */
-	for (int lo = a, hi = b - 1; lo < hi; lo++, hi--) {
-		struct tok *t = g->argv[lo]; g->argv[lo] = g->argv[hi]; g->argv[hi] = t;
-	}
-	for (int lo = b, hi = c - 1; lo < hi; lo++, hi--) {
-		struct tok *t = g->argv[lo]; g->argv[lo] = g->argv[hi]; g->argv[hi] = t;
-	}
-	for (int lo = a, hi = c - 1; lo < hi; lo++, hi--) {
-		struct tok *t = g->argv[lo]; g->argv[lo] = g->argv[hi]; g->argv[hi] = t;
-	}
-	g->first_nonopt += c - b;
-	g->last_nonopt = c;
-}
-
-static int long_option(struct gopt *g, int argc)
-{
-	const char *name = g->nextchar;
-	size_t namelen = strcspn(name, "=");
-	int found = -1, ambig = 0;
-	g->opt_tok = g->argv[g->optind];
-	for (size_t i = 0; i < sizeof(long_opts) / sizeof(long_opts[0]); i++) {
-		if (strncmp(long_opts[i].name, name, namelen))
-			continue;
-		if (strlen(long_opts[i].name) == namelen) {
-			found = (int)i;
-			ambig = 0;
-			break;
-		}
-		if (found < 0)
-			found = (int)i;
-		else
-			ambig = 1;	/* all entries differ in val, so any second prefix match is ambiguous */
-	}
-	g->optind++;
-	g->nextchar = NULL;
-	if (found < 0 || ambig)
-		return '?';
-	if (name[namelen] == '=') {
-		if (!long_opts[found].has_arg)
-			return '?';
-		g->optarg = (char *)name + namelen + 1;
-		g->optarg_tok = g->opt_tok;
-	} else if (long_opts[found].has_arg) {
-		if (g->optind >= argc)
-			return '?';
-		g->optarg_tok = g->argv[g->optind];
-		g->optarg = g->argv[g->optind++]->s;
-	}
-	return long_opts[found].val;
-}
-
-static int getopt_next(struct gopt *g, int argc)
-{
-	g->optarg = NULL;
-	g->optarg_tok = NULL;
-	if (!g->nextchar || !*g->nextchar) {
-		if (g->last_nonopt > g->optind)
-			g->last_nonopt = g->optind;
-		if (g->first_nonopt > g->optind)
-			g->first_nonopt = g->optind;
-		if (g->first_nonopt != g->last_nonopt && g->last_nonopt != g->optind)
-			exchange(g);
-		else if (g->last_nonopt != g->optind)
-			g->first_nonopt = g->optind;
-		while (g->optind < argc && nonoption(g, g->optind))
-			g->optind++;
-		g->last_nonopt = g->optind;
-		if (g->optind != argc && !strcmp(g->argv[g->optind]->s, "--")) {
-			g->optind++;
-			if (g->first_nonopt != g->last_nonopt && g->last_nonopt != g->optind)
-				exchange(g);
-			else if (g->first_nonopt == g->last_nonopt)
-				g->first_nonopt = g->optind;
-			g->last_nonopt = argc;
-			g->optind = argc;
-		}
-		if (g->optind == argc) {
-			if (g->first_nonopt != g->last_nonopt)
-				g->optind = g->first_nonopt;
-			return -1;
-		}
-		if (g->argv[g->optind]->s[1] == '-') {
-			g->nextchar = g->argv[g->optind]->s + 2;
-			return long_option(g, argc);
-		}
-		g->nextchar = g->argv[g->optind]->s + 1;
-	}
-	g->opt_tok = g->argv[g->optind];
-	char c = *g->nextchar++;
-	const char *t = c ? strchr(optstring, c) : NULL;
-	if (!*g->nextchar)
-		g->optind++;
-	if (!t || c == ':' || c == ';')
-		return '?';
-	if (t[1] == ':') {
-		if (*g->nextchar) {
-			g->optarg = (char *)g->nextchar;
-			g->optarg_tok = g->opt_tok;
-			g->optind++;
-		} else if (g->optind == argc) {
-			g->nextchar = NULL;
-			return '?';
-		} else {
-			g->optarg_tok = g->argv[g->optind];
-			g->optarg = g->argv[g->optind++]->s;
-		}
-		g->nextchar = NULL;
-	}
-	return c;
-}
+#define LINE_SIZE 6144	/* auditctl's fgets buffer: a longer line is read in pieces */
+#define LINE_MAX_COPY LINE_SIZE	/* an option argument is part of one line, so it fits */
 
 /* ---- one line ---- */
 
@@ -181,6 +47,16 @@ struct line_ctx {
 	uint32_t lineno;
 	int err_reported;
 	int oom;
+};
+
+/* What setopt() makes of a line: auditctl's setopt() return values. */
+enum opt_rc {
+	OPT_STOP = -4,		/* opt_syscall(): an error that ends the option loop at once */
+	OPT_DEPRECATED = -3,	/* "possible" was warned about: nothing is sent */
+	OPT_NO_RULE = -2,	/* a control option was handled: no rule */
+	OPT_ERR = -1,
+	OPT_OK = 0,		/* options read, no rule operation among them */
+	OPT_SEND = 1,		/* a rule to send (handle_request) */
 };
 
 static void diag(struct line_ctx *lc, enum sp_severity sev, const struct tok *t, const char *fmt, ...)
@@ -308,7 +184,7 @@ static void mismatch_check(struct line_ctx *lc, const char *optarg, const struct
 		     "32/64 bit syscall mismatch in line %u, you should specify an arch", lc->lineno);
 }
 
-/* -S: returns the setopt retval contribution (0 ok, -1 error, -4 "return -1 from setopt"). */
+/* -S: OPT_OK, OPT_ERR, or OPT_STOP (auditctl returns -1 from setopt at once). */
 static int opt_syscall(struct line_ctx *lc, char *optarg, const struct tok *t)
 {
 	struct audit_lstate *ls = lc->ls;
@@ -316,25 +192,25 @@ static int opt_syscall(struct line_ctx *lc, char *optarg, const struct tok *t)
 	int al = list_of(ls->add), dl = list_of(ls->del);
 	if (al == AL_TASK || dl == AL_TASK) {
 		diag(lc, SP_SEV_ERROR, t, "syscall auditing being added to task list");
-		return -4;
+		return OPT_STOP;
 	}
 	if (al == AL_USER || dl == AL_USER) {
 		diag(lc, SP_SEV_ERROR, t, "syscall auditing being added to user list");
-		return -4;
+		return OPT_STOP;
 	}
 	if (al == AL_FS || dl == AL_FS) {
 		diag(lc, SP_SEV_ERROR, t, "syscall auditing being added to filesystem list");
-		return -4;
+		return OPT_STOP;
 	}
 	if (ls->exclude) {
 		diag(lc, SP_SEV_ERROR, t, "syscall auditing cannot be put on exclude list");
-		return -4;
+		return OPT_STOP;
 	}
 	if (unknown_arch) {
 		uint32_t elf = audit_mach_to_elf(lc->pc->host_mach);
 		if (!elf) {
 			diag(lc, SP_SEV_ERROR, t, "error detecting machine type");
-			return -4;
+			return OPT_STOP;
 		}
 		ls->elf = elf;
 	}
@@ -347,7 +223,7 @@ static int opt_syscall(struct line_ctx *lc, char *optarg, const struct tok *t)
 			rc = audit_syscall_add(ls, ls->rb.mask, p);
 			if (rc == -1) {
 				diag(lc, SP_SEV_ERROR, t, "syscall name unknown: '%s'", p);
-				return -1;
+				return OPT_ERR;
 			}
 			if (rc)
 				break;
@@ -357,16 +233,16 @@ static int opt_syscall(struct line_ctx *lc, char *optarg, const struct tok *t)
 	}
 	if (rc == -1) {
 		diag(lc, SP_SEV_ERROR, t, "syscall name unknown: '%s'", optarg);
-		return -1;
+		return OPT_ERR;
 	}
 	if (rc == -2) {
 		diag(lc, SP_SEV_ERROR, t, "elf type unknown: 0x%x", ls->elf);
-		return -1;
+		return OPT_ERR;
 	}
 	ls->syscall_added = 1;
 	if (unknown_arch && ls->add != AUDIT_LIST_UNSET)
 		mismatch_check(lc, optarg, t);
-	return 0;
+	return OPT_OK;
 }
 
 static int check_path(struct line_ctx *lc, const char *path, const struct tok *t)
@@ -393,12 +269,12 @@ static int check_path(struct line_ctx *lc, const char *path, const struct tok *t
 	return 0;
 }
 
-/* -w/-W: audit_setup_watch_name() + audit_add_watch_dir().  1 or -1. */
+/* -w/-W: audit_setup_watch_name() + audit_add_watch_dir().  OPT_SEND or OPT_ERR. */
 static int setup_watch(struct line_ctx *lc, char *path, const struct tok *t)
 {
 	struct audit_lstate *ls = lc->ls;
 	if (check_path(lc, path, t))
-		return -1;
+		return OPT_ERR;
 	size_t len = strlen(path);
 	if (len > 2 && path[len - 1] == '/') {
 		while (len > 1 && path[len - 1] == '/')
@@ -408,7 +284,7 @@ static int setup_watch(struct line_ctx *lc, char *path, const struct tok *t)
 	struct audit_rb *rb = &ls->rb;
 	if (rb->field_count) {
 		diag(lc, SP_SEV_ERROR, t, "rule is not empty");
-		return -1;
+		return OPT_ERR;
 	}
 	rb->buflen = 0;
 	memset(rb->mask, 0xff, sizeof(rb->mask));
@@ -418,16 +294,16 @@ static int setup_watch(struct line_ctx *lc, char *path, const struct tok *t)
 	rb->fieldflags[0] = SP_AUDIT_OP_EQ;
 	if (audit_rb_add_string(rb, path, len)) {
 		lc->oom = 1;
-		return -1;
+		return OPT_ERR;
 	}
 	rb->fields[1] = AF_PERM;
 	rb->fieldflags[1] = SP_AUDIT_OP_EQ;
 	rb->values[1] = 15;
 	ls->perm_added = 1;
-	return 1;
+	return OPT_SEND;
 }
 
-/* -p: audit_setup_perms() + audit_update_watch_perms().  1 or -1. */
+/* -p: audit_setup_perms() + audit_update_watch_perms().  OPT_SEND or OPT_ERR. */
 static int setup_perms(struct line_ctx *lc, const char *opt, const struct tok *t)
 {
 	struct audit_rb *rb = &lc->ls->rb;
@@ -435,7 +311,7 @@ static int setup_perms(struct line_ctx *lc, const char *opt, const struct tok *t
 	uint32_t val = 0;
 	if (len > 4) {
 		diag(lc, SP_SEV_ERROR, t, "permission '%s' is too long", opt);
-		return -1;
+		return OPT_ERR;
 	}
 	for (size_t i = 0; i < len; i++) {
 		switch (tolower((unsigned char)opt[i])) {
@@ -445,12 +321,12 @@ static int setup_perms(struct line_ctx *lc, const char *opt, const struct tok *t
 		case 'a': val |= 8; break;
 		default:
 			diag(lc, SP_SEV_ERROR, t, "permission '%c' isn't supported", opt[i]);
-			return -1;
+			return OPT_ERR;
 		}
 	}
 	if (rb->field_count < 1) {
 		diag(lc, SP_SEV_ERROR, t, "permission option needs a watch given prior to it");
-		return -1;
+		return OPT_ERR;
 	}
 	int done = 0;
 	for (uint32_t i = 0; i < rb->field_count; i++)
@@ -461,7 +337,7 @@ static int setup_perms(struct line_ctx *lc, const char *opt, const struct tok *t
 	if (!done) {
 		if (rb->field_count >= 63) {
 			diag(lc, SP_SEV_ERROR, t, "too many fields in rule");
-			return -1;
+			return OPT_ERR;
 		}
 		uint32_t i = rb->field_count++;
 		rb->fields[i] = AF_PERM;
@@ -469,7 +345,7 @@ static int setup_perms(struct line_ctx *lc, const char *opt, const struct tok *t
 		rb->values[i] = val;
 	}
 	lc->ls->perm_added = 1;
-	return 1;
+	return OPT_SEND;
 }
 
 /* Key accumulation (process_keys).  0 or -1. */
@@ -503,352 +379,449 @@ static int numeric_arg(const char *s, uint32_t *v)
 	return 0;
 }
 
+/* A libaudit code as the line's error; OPT_ERR. */
 static int field_diag(struct line_ctx *lc, int rc, const char *text, const struct tok *t)
 {
 	char msg[SP_DIAG_MSG_MAX];
 	if (rc == AUDIT_RC_NOMEM) {
 		lc->oom = 1;
-		return -1;
+		return OPT_ERR;
 	}
 	if ((rc == -35 || rc == -38) && lc->ls->last_value)
 		text = lc->ls->last_value;
 	audit_fieldpair_msg(rc, text, msg, sizeof(msg));
 	diag(lc, SP_SEV_ERROR, t, "%s", msg);
-	return -1;
+	return OPT_ERR;
 }
 
-/* auditctl's setopt(): returns -3 deprecated, -2 ok no rule, -1 error, 0 ok, 1 send rule. */
-static int setopt(struct line_ctx *lc, struct gopt *g, int count)
+/* The state of setopt()'s loop that the options change: the argument count shrinks by the
+ * operands of "-s -i", "-l -k KEY" and "-D -k KEY"; `now` asks setopt() to return at once. */
+struct optloop {
+	int count;
+	int list_requested;
+	int now;
+};
+
+/* -s: status, alone or with -i. */
+static int opt_status(struct line_ctx *lc, struct gopt *g, struct optloop *ol)
+{
+	if (ol->count > 3) {
+		diag(lc, SP_SEV_ERROR, g->opt_tok, "too many options for status command");
+		return OPT_ERR;
+	} else if (g->optind == 2 && ol->count == 3) {
+		if (strcmp(g->argv[g->optind]->s, "-i")) {
+			diag(lc, SP_SEV_ERROR, g->argv[g->optind], "only -i option is allowed");
+			return OPT_ERR;
+		}
+		ol->count--;
+	}
+	ctrl(lc, "-s");
+	return OPT_NO_RULE;
+}
+
+/* -e, -f: enabled and failure modes, 0 to 2. */
+static int opt_enable(struct line_ctx *lc, int c, const char *optarg, const struct tok *at)
+{
+	if (strcmp(optarg, "0") && strcmp(optarg, "1") && strcmp(optarg, "2")) {
+		diag(lc, SP_SEV_ERROR, at, "%s must be 0, 1, or 2 was '%s'",
+		     c == 'e' ? "enable" : "failure", optarg);
+		return OPT_ERR;
+	}
+	ctrl(lc, "-%c %s", c, optarg);
+	return OPT_OK;
+}
+
+/* -r, -b, --backlog_wait_time: a number, else setopt() returns -1 at once. */
+static int opt_number(struct line_ctx *lc, int c, const char *optarg, const struct tok *at)
+{
+	uint32_t v;
+	const char *what = c == 'r' ? "rate" : c == 'b' ? "backlog" : "backlog_wait_time";
+	int rc = numeric_arg(optarg, &v);
+	if (rc) {
+		diag(lc, SP_SEV_ERROR, at, rc == -2 ? "error converting %s '%s'"
+		     : "%s must be a numeric value was '%s'", what, optarg);
+		return OPT_ERR;
+	}
+	if (c == LO_BACKLOG_WAIT)
+		ctrl(lc, "--backlog_wait_time %u", v);
+	else
+		ctrl(lc, "-%c %u", c, v);
+	return OPT_OK;
+}
+
+/* -l: list, alone, with -i or with -k KEY. */
+static int opt_list(struct line_ctx *lc, struct gopt *g, struct optloop *ol)
+{
+	if (ol->count > 4) {
+		diag(lc, SP_SEV_ERROR, g->opt_tok, "wrong number of options for list request");
+		return OPT_ERR;
+	}
+	if (ol->count == 3) {
+		if (g->optind >= ol->count || strcmp(g->argv[g->optind]->s, "-i")) {
+			diag(lc, SP_SEV_ERROR, g->opt_tok, "only -k or -i options are allowed");
+			return OPT_ERR;
+		}
+		ol->count--;
+		ctrl(lc, "-l");
+	} else if (ol->count == 4) {
+		if (g->optind >= ol->count || strcmp(g->argv[g->optind]->s, "-k")) {
+			diag(lc, SP_SEV_ERROR, g->opt_tok, "only -k or -i options are allowed");
+			return OPT_ERR;
+		}
+		ctrl(lc, "-l -k %s", g->argv[3]->s);
+		ol->count -= 2;
+	} else {
+		ctrl(lc, "-l");
+	}
+	ol->list_requested = 1;
+	return OPT_NO_RULE;
+}
+
+/* -a, -A, -d: the list and action of the rule. */
+static int opt_rule(struct line_ctx *lc, struct gopt *g, struct optloop *ol, int c)
 {
 	struct audit_lstate *ls = lc->ls;
-	int retval = 0, c;
-	int list_requested = 0;
-
-	ls->key[0] = 0;
-	while (retval >= 0 && (c = getopt_next(g, count)) != -1) {
-		int flags = AUDIT_LIST_UNSET, rc;
-		char *optarg = g->optarg;
-		const struct tok *at = g->optarg_tok ? g->optarg_tok : g->opt_tok;
-		switch (c) {
-		case 'h':
-			diag(lc, SP_SEV_ERROR, g->opt_tok, "option -h prints the usage and fails");
-			retval = -1;
-			break;
-		case 'i':
-		case 'c':
-			ctrl(lc, c == 'i' ? "-i" : "-c");
-			retval = -2;
-			break;
-		case 's':
-			if (count > 3) {
-				diag(lc, SP_SEV_ERROR, g->opt_tok, "too many options for status command");
-				retval = -1;
-				break;
-			} else if (g->optind == 2 && count == 3) {
-				if (strcmp(g->argv[g->optind]->s, "-i")) {
-					diag(lc, SP_SEV_ERROR, g->argv[g->optind], "only -i option is allowed");
-					retval = -1;
-					break;
-				}
-				count--;
-			}
-			ctrl(lc, "-s");
-			retval = -2;
-			break;
-		case 'e':
-		case 'f':
-			if (!strcmp(optarg, "0") || !strcmp(optarg, "1") || !strcmp(optarg, "2")) {
-				ctrl(lc, "-%c %s", c, optarg);
-			} else {
-				diag(lc, SP_SEV_ERROR, at, "%s must be 0, 1, or 2 was '%s'",
-				     c == 'e' ? "enable" : "failure", optarg);
-				retval = -1;
-			}
-			break;
-		case 'r':
-		case 'b':
-		case LO_BACKLOG_WAIT: {
-			uint32_t v;
-			const char *what = c == 'r' ? "rate" : c == 'b' ? "backlog" : "backlog_wait_time";
-			rc = numeric_arg(optarg, &v);
-			if (rc == 0) {
-				if (c == LO_BACKLOG_WAIT)
-					ctrl(lc, "--backlog_wait_time %u", v);
-				else
-					ctrl(lc, "-%c %u", c, v);
-			} else {
-				diag(lc, SP_SEV_ERROR, at, rc == -2 ? "error converting %s '%s'"
-				     : "%s must be a numeric value was '%s'", what, optarg);
-				return -1;
-			}
-			break;
-		}
-		case 'l':
-			if (count > 4) {
-				diag(lc, SP_SEV_ERROR, g->opt_tok, "wrong number of options for list request");
-				retval = -1;
-				break;
-			}
-			if (count == 3) {
-				if (g->optind >= count || strcmp(g->argv[g->optind]->s, "-i")) {
-					diag(lc, SP_SEV_ERROR, g->opt_tok, "only -k or -i options are allowed");
-					retval = -1;
-					break;
-				}
-				count--;
-				ctrl(lc, "-l");
-			} else if (count == 4) {
-				if (g->optind >= count || strcmp(g->argv[g->optind]->s, "-k")) {
-					diag(lc, SP_SEV_ERROR, g->opt_tok, "only -k or -i options are allowed");
-					retval = -1;
-					break;
-				}
-				ctrl(lc, "-l -k %s", g->argv[3]->s);
-				count -= 2;
-			} else {
-				ctrl(lc, "-l");
-			}
-			list_requested = 1;
-			retval = -2;
-			break;
-		case 'a':
-		case 'A':
-			if (strstr(optarg, "task") && ls->syscall_added) {
-				diag(lc, SP_SEV_ERROR, at, "syscall auditing requested for task list");
-				retval = -1;
-				break;
-			}
-			/* fallthrough */
-		case 'd':
-			rc = rule_setup(lc, optarg, c == 'd' ? &ls->del : &ls->add, &ls->action);
-			if (rc == 3) {
-				diag(lc, SP_SEV_ERROR, g->opt_tok,
-				     "multiple rule insert/delete operations are not allowed");
-				retval = -1;
-			} else if (rc == 2) {
-				diag(lc, SP_SEV_ERROR, at, "%s rule - bad keyword '%s'",
-				     c == 'd' ? "delete" : c == 'a' ? "append" : "add", optarg);
-				retval = -1;
-			} else if (rc == 1) {
-				diag(lc, SP_SEV_WARNING, at, "%s rule - possible is deprecated",
-				     c == 'd' ? "delete" : "append");
-				return -3;
-			} else {
-				if (c == 'A')
-					ls->add |= AL_PREPEND;
-				retval = 1;
-			}
-			break;
-		case 'S':
-			rc = opt_syscall(lc, optarg, at);
-			if (rc == -4)
-				return -1;
-			if (rc)
-				retval = -1;
-			break;
-		case 'F':
-			if (ls->add != AUDIT_LIST_UNSET) {
-				flags = ls->add & 7;
-			} else if (ls->del != AUDIT_LIST_UNSET) {
-				flags = ls->del & 7;
-			} else if (g->optind >= count || !strstr(optarg, "arch=") ||
-				   strcmp(g->argv[g->optind]->s, "-t")) {
-				diag(lc, SP_SEV_ERROR, at, "list must be given before field");
-				retval = -1;
-				break;
-			}
-			if (!strncmp(optarg, "key=", 4)) {
-				if (add_key(lc, optarg + 4, at))
-					retval = -1;
-				break;
-			}
-			rc = audit_fieldpair(ls, optarg, flags);
-			if (rc) {
-				retval = field_diag(lc, rc, optarg, at);
-			} else {
-				uint32_t f = ls->rb.fields[ls->rb.field_count - 1];
-				if (f == AF_PERM)
-					ls->perm_added = 1;
-				if (f == AF_EXE)
-					ls->exe_added = 1;
-			}
-			break;
-		case 'C':
-			if (ls->add != AUDIT_LIST_UNSET)
-				flags = ls->add & 7;
-			else if (ls->del != AUDIT_LIST_UNSET)
-				flags = ls->del & 7;
-			rc = audit_fieldcmp(ls, optarg, flags);
-			if (rc) {
-				if (rc == -7)
-					diag(lc, SP_SEV_ERROR, at, "-C '%s' can only be used with exit filter list",
-					     optarg);
-				else
-					retval = field_diag(lc, rc, optarg, at);
-				retval = -1;
-			}
-			break;
-		case 'm': {
-			if (count > 3) {
-				diag(lc, SP_SEV_ERROR, g->opt_tok,
-				     "the -m option must be the only option and takes 1 parameter");
-				retval = -1;
-				break;
-			}
-			for (const char *s = optarg; *s; s++)
-				if ((unsigned char)*s < 32) {
-					diag(lc, SP_SEV_ERROR, at, "illegal character in audit event");
-					return -1;
-				}
-			ctrl(lc, "-m %s", optarg);
-			return -2;
-		}
-		case 'R':
-			diag(lc, SP_SEV_ERROR, g->opt_tok, "nested rule files not supported");
-			retval = -1;
-			break;
-		case 'D':
-			if (count > 4 || count == 3) {
-				diag(lc, SP_SEV_ERROR, g->opt_tok,
-				     "wrong number of options for delete all request");
-				retval = -1;
-				break;
-			}
-			if (count == 4) {
-				if (g->optind >= count || strcmp(g->argv[g->optind]->s, "-k")) {
-					diag(lc, SP_SEV_ERROR, g->opt_tok, "only the -k option is allowed");
-					retval = -1;
-					break;
-				}
-				ctrl(lc, "-D -k %s", g->argv[3]->s);
-				count -= 2;
-			} else {
-				ctrl(lc, "-D");
-			}
-			ls->key[0] = 0;
-			retval = -2;
-			break;
-		case 'w':
-			if (ls->add != AUDIT_LIST_UNSET || ls->del != AUDIT_LIST_UNSET) {
-				diag(lc, SP_SEV_ERROR, g->opt_tok, "watch option can't be given with a syscall");
-				retval = -1;
-				break;
-			}
-			/* fallthrough */
-		case 'W':
-			if (c == 'w')
-				ls->add = AL_EXIT;
-			else
-				ls->del = AL_EXIT;
-			ls->action = 2;
-			ls->syscall_added = 1;
-			retval = setup_watch(lc, optarg, at);
-			break;
-		case 'k':
-			if (!(ls->syscall_added || ls->perm_added || ls->exe_added || ls->fs_added) ||
-			    (ls->add == AUDIT_LIST_UNSET && ls->del == AUDIT_LIST_UNSET)) {
-				diag(lc, SP_SEV_ERROR, g->opt_tok,
-				     "key option needs a watch or syscall given prior to it");
-				retval = -1;
-				break;
-			}
-			if (add_key(lc, optarg, at))
-				retval = -1;
-			break;
-		case 'p':
-			if (ls->add == AUDIT_LIST_UNSET && ls->del == AUDIT_LIST_UNSET) {
-				diag(lc, SP_SEV_ERROR, g->opt_tok,
-				     "permission option needs a watch given prior to it");
-				retval = -1;
-			} else {
-				retval = setup_perms(lc, optarg, at);
-			}
-			break;
-		case 'q': {
-			if (ls->syscall_added) {
-				diag(lc, SP_SEV_ERROR, g->opt_tok, "syscall auditing requested for make equivalent");
-				retval = -1;
-				break;
-			}
-			char *p = strchr(optarg, ',');
-			if (!p || !p[1] || strchr(p + 1, ',')) {
-				diag(lc, SP_SEV_ERROR, at, "error parsing equivalent parts");
-				retval = -1;
-				break;
-			}
-			ctrl(lc, "-q %s", optarg);
-			return -2;
-		}
-		case 't':
-			ctrl(lc, "-t");
-			return -2;
-		case 'v':
-			ctrl(lc, "-v");
-			retval = -2;
-			break;
-		case LO_LOGINUID_IMMUTABLE:
-			ctrl(lc, "--loginuid-immutable");
-			return -2;
-		case LO_RESET_LOST:
-			ctrl(lc, "--reset-lost");
-			return -2;
-		case LO_RESET_BWT:
-			ctrl(lc, "--reset_backlog_wait_time_actual");
-			return -2;
-		case LO_SIGNAL: {
-			static const char *const sigs[] = { "TERM", "stop", "HUP", "reload", "USR1",
-							    "rotate", "USR2", "resume", "CONT", "state" };
-			int ok = 0;
-			for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-				ok |= !strcasecmp(optarg, sigs[i]);
-			if (!ok) {
-				diag(lc, SP_SEV_ERROR, at, "'%s' is an unsupported signal", optarg);
-				return -1;
-			}
-			ctrl(lc, "--signal %s", optarg);
-			retval = -2;
-			break;
-		}
-		default: {
-			const struct tok *bad = g->optind >= 2 ? g->argv[g->optind - 1] : g->opt_tok;
-			diag(lc, SP_SEV_ERROR, bad, "option '%s' on line %u is invalid", bad->s, lc->lineno);
-			retval = -1;
-			break;
-		}
-		}
+	const struct tok *at = g->optarg_tok ? g->optarg_tok : g->opt_tok;
+	if (c != 'd' && strstr(g->optarg, "task") && ls->syscall_added) {
+		diag(lc, SP_SEV_ERROR, at, "syscall auditing requested for task list");
+		return OPT_ERR;
 	}
+	int rc = rule_setup(lc, g->optarg, c == 'd' ? &ls->del : &ls->add, &ls->action);
+	if (rc == 3) {
+		diag(lc, SP_SEV_ERROR, g->opt_tok, "multiple rule insert/delete operations are not allowed");
+		return OPT_ERR;
+	} else if (rc == 2) {
+		diag(lc, SP_SEV_ERROR, at, "%s rule - bad keyword '%s'",
+		     c == 'd' ? "delete" : c == 'a' ? "append" : "add", g->optarg);
+		return OPT_ERR;
+	} else if (rc == 1) {
+		diag(lc, SP_SEV_WARNING, at, "%s rule - possible is deprecated",
+		     c == 'd' ? "delete" : "append");
+		ol->now = 1;
+		return OPT_DEPRECATED;
+	}
+	if (c == 'A')
+		ls->add |= AL_PREPEND;
+	return OPT_SEND;
+}
+
+/* The list -F and -C fields are checked against: the rule's, once -a/-d gave it. */
+static int field_list(const struct audit_lstate *ls)
+{
+	if (ls->add != AUDIT_LIST_UNSET)
+		return ls->add & 7;
+	if (ls->del != AUDIT_LIST_UNSET)
+		return ls->del & 7;
+	return AUDIT_LIST_UNSET;
+}
+
+/* -F: a field, or a key (-F key=); before -a only "-F arch=... -t" is taken. */
+static int opt_field(struct line_ctx *lc, struct gopt *g, struct optloop *ol)
+{
+	struct audit_lstate *ls = lc->ls;
+	char *optarg = g->optarg;
+	const struct tok *at = g->optarg_tok ? g->optarg_tok : g->opt_tok;
+	int flags = field_list(ls);
+	if (flags == AUDIT_LIST_UNSET && (g->optind >= ol->count || !strstr(optarg, "arch=") ||
+					  strcmp(g->argv[g->optind]->s, "-t"))) {
+		diag(lc, SP_SEV_ERROR, at, "list must be given before field");
+		return OPT_ERR;
+	}
+	if (!strncmp(optarg, "key=", 4))
+		return add_key(lc, optarg + 4, at) ? OPT_ERR : OPT_OK;
+	int rc = audit_fieldpair(ls, optarg, flags);
+	if (rc)
+		return field_diag(lc, rc, optarg, at);
+	uint32_t f = ls->rb.fields[ls->rb.field_count - 1];
+	if (f == AF_PERM)
+		ls->perm_added = 1;
+	if (f == AF_EXE)
+		ls->exe_added = 1;
+	return OPT_OK;
+}
+
+/* -C: a field comparison (audit_fieldcmp cuts the text in place, as libaudit does). */
+static int opt_compare(struct line_ctx *lc, struct gopt *g)
+{
+	const struct tok *at = g->optarg_tok ? g->optarg_tok : g->opt_tok;
+	int rc = audit_fieldcmp(lc->ls, g->optarg, field_list(lc->ls));
+	if (!rc)
+		return OPT_OK;
+	if (rc == -7)
+		diag(lc, SP_SEV_ERROR, at, "-C '%s' can only be used with exit filter list", g->optarg);
+	else
+		field_diag(lc, rc, g->optarg, at);
+	return OPT_ERR;
+}
+
+/* -m: a user message, the only option of its line. */
+static int opt_message(struct line_ctx *lc, struct gopt *g, struct optloop *ol)
+{
+	const struct tok *at = g->optarg_tok ? g->optarg_tok : g->opt_tok;
+	if (ol->count > 3) {
+		diag(lc, SP_SEV_ERROR, g->opt_tok,
+		     "the -m option must be the only option and takes 1 parameter");
+		return OPT_ERR;
+	}
+	ol->now = 1;
+	for (const char *s = g->optarg; *s; s++)
+		if ((unsigned char)*s < 32) {
+			diag(lc, SP_SEV_ERROR, at, "illegal character in audit event");
+			return OPT_ERR;
+		}
+	ctrl(lc, "-m %s", g->optarg);
+	return OPT_NO_RULE;
+}
+
+/* -D: delete all rules, or those of -k KEY. */
+static int opt_delete_all(struct line_ctx *lc, struct gopt *g, struct optloop *ol)
+{
+	if (ol->count > 4 || ol->count == 3) {
+		diag(lc, SP_SEV_ERROR, g->opt_tok, "wrong number of options for delete all request");
+		return OPT_ERR;
+	}
+	if (ol->count == 4) {
+		if (g->optind >= ol->count || strcmp(g->argv[g->optind]->s, "-k")) {
+			diag(lc, SP_SEV_ERROR, g->opt_tok, "only the -k option is allowed");
+			return OPT_ERR;
+		}
+		ctrl(lc, "-D -k %s", g->argv[3]->s);
+		ol->count -= 2;
+	} else {
+		ctrl(lc, "-D");
+	}
+	lc->ls->key[0] = 0;
+	return OPT_NO_RULE;
+}
+
+/* -w, -W: a watch rule on the exit list. */
+static int opt_watch(struct line_ctx *lc, struct gopt *g, int c)
+{
+	struct audit_lstate *ls = lc->ls;
+	if (c == 'w' && (ls->add != AUDIT_LIST_UNSET || ls->del != AUDIT_LIST_UNSET)) {
+		diag(lc, SP_SEV_ERROR, g->opt_tok, "watch option can't be given with a syscall");
+		return OPT_ERR;
+	}
+	if (c == 'w')
+		ls->add = AL_EXIT;
+	else
+		ls->del = AL_EXIT;
+	ls->action = 2;
+	ls->syscall_added = 1;
+	return setup_watch(lc, g->optarg, g->optarg_tok ? g->optarg_tok : g->opt_tok);
+}
+
+/* -k: a key, after a watch, a syscall, a perm, an exe or an fstype. */
+static int opt_key(struct line_ctx *lc, struct gopt *g)
+{
+	const struct audit_lstate *ls = lc->ls;
+	if (!(ls->syscall_added || ls->perm_added || ls->exe_added || ls->fs_added) ||
+	    (ls->add == AUDIT_LIST_UNSET && ls->del == AUDIT_LIST_UNSET)) {
+		diag(lc, SP_SEV_ERROR, g->opt_tok, "key option needs a watch or syscall given prior to it");
+		return OPT_ERR;
+	}
+	return add_key(lc, g->optarg, g->optarg_tok ? g->optarg_tok : g->opt_tok) ? OPT_ERR : OPT_OK;
+}
+
+/* -p: the permissions of the watch (or rule) given before. */
+static int opt_perms(struct line_ctx *lc, struct gopt *g)
+{
+	if (lc->ls->add == AUDIT_LIST_UNSET && lc->ls->del == AUDIT_LIST_UNSET) {
+		diag(lc, SP_SEV_ERROR, g->opt_tok, "permission option needs a watch given prior to it");
+		return OPT_ERR;
+	}
+	return setup_perms(lc, g->optarg, g->optarg_tok ? g->optarg_tok : g->opt_tok);
+}
+
+/* -q: make two mounts equivalent (a control option). */
+static int opt_equiv(struct line_ctx *lc, struct gopt *g, struct optloop *ol)
+{
+	const struct tok *at = g->optarg_tok ? g->optarg_tok : g->opt_tok;
+	if (lc->ls->syscall_added) {
+		diag(lc, SP_SEV_ERROR, g->opt_tok, "syscall auditing requested for make equivalent");
+		return OPT_ERR;
+	}
+	char *p = strchr(g->optarg, ',');
+	if (!p || !p[1] || strchr(p + 1, ',')) {
+		diag(lc, SP_SEV_ERROR, at, "error parsing equivalent parts");
+		return OPT_ERR;
+	}
+	ctrl(lc, "-q %s", g->optarg);
+	ol->now = 1;
+	return OPT_NO_RULE;
+}
+
+/* --signal: one of auditd's signals, else setopt() returns -1 at once. */
+static int opt_signal(struct line_ctx *lc, struct gopt *g, struct optloop *ol)
+{
+	static const char *const sigs[] = { "TERM", "stop", "HUP", "reload", "USR1", "rotate",
+					    "USR2", "resume", "CONT", "state" };
+	int ok = 0;
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		ok |= !strcasecmp(g->optarg, sigs[i]);
+	if (!ok) {
+		diag(lc, SP_SEV_ERROR, g->optarg_tok ? g->optarg_tok : g->opt_tok,
+		     "'%s' is an unsupported signal", g->optarg);
+		ol->now = 1;
+		return OPT_ERR;
+	}
+	ctrl(lc, "--signal %s", g->optarg);
+	return OPT_NO_RULE;
+}
+
+/* Control options that end setopt() at once. */
+static int opt_now(struct line_ctx *lc, struct optloop *ol, const char *text)
+{
+	ctrl(lc, "%s", text);
+	ol->now = 1;
+	return OPT_NO_RULE;
+}
+
+/* After the loop: a line must start with an option and have no stray operand; the joined keys
+ * become the rule's last field. */
+static int setopt_end(struct line_ctx *lc, struct gopt *g, const struct optloop *ol, int retval)
+{
+	struct audit_lstate *ls = lc->ls;
 	if (g->optind == 1) {
 		diag(lc, SP_SEV_ERROR, g->argc > 1 ? g->argv[1] : NULL, "line does not start with an option");
-		retval = -1;
-	} else if (g->optind < count && retval != -1) {
+		retval = OPT_ERR;
+	} else if (g->optind < ol->count && retval != OPT_ERR) {
 		diag(lc, SP_SEV_ERROR, g->argv[g->optind], "parameter passed without an option given");
-		retval = -1;
+		retval = OPT_ERR;
 	}
-	if (ls->key[0] && !list_requested) {
-		int fl = 0;
-		if (ls->add != AUDIT_LIST_UNSET)
-			fl = ls->add & 7;
-		else if (ls->del != AUDIT_LIST_UNSET)
-			fl = ls->del & 7;
+	if (ls->key[0] && !ol->list_requested) {
+		int fl = field_list(ls);
 		char cmd[SP_AUDIT_MAX_KEY_LEN + 8];
 		snprintf(cmd, sizeof(cmd), "key=%s", ls->key);
-		int rc = audit_fieldpair(ls, cmd, fl);
+		int rc = audit_fieldpair(ls, cmd, fl == AUDIT_LIST_UNSET ? 0 : fl);
 		if (rc)
 			retval = field_diag(lc, rc, cmd, g->argc > 1 ? g->argv[1] : NULL);
 	}
 	return retval;
 }
 
+/* auditctl's setopt(): the option loop, one case per option in auditctl's order. */
+static int setopt(struct line_ctx *lc, struct gopt *g, int count)
+{
+	struct optloop ol = { .count = count };
+	int retval = OPT_OK, c, rc;
+
+	lc->ls->key[0] = 0;
+	while (retval >= 0 && (c = audit_getopt_next(g, ol.count)) != -1) {
+		const struct tok *at = g->optarg_tok ? g->optarg_tok : g->opt_tok;
+		switch (c) {
+		case 'h':
+			diag(lc, SP_SEV_ERROR, g->opt_tok, "option -h prints the usage and fails");
+			retval = OPT_ERR;
+			break;
+		case 'i':
+		case 'c':
+			ctrl(lc, c == 'i' ? "-i" : "-c");
+			retval = OPT_NO_RULE;
+			break;
+		case 's':
+			retval = opt_status(lc, g, &ol);
+			break;
+		case 'e':
+		case 'f':
+			if ((rc = opt_enable(lc, c, g->optarg, at)))
+				retval = rc;
+			break;
+		case 'r':
+		case 'b':
+		case LO_BACKLOG_WAIT:
+			if (opt_number(lc, c, g->optarg, at))
+				return OPT_ERR;
+			break;
+		case 'l':
+			retval = opt_list(lc, g, &ol);
+			break;
+		case 'a':
+		case 'A':
+		case 'd':
+			retval = opt_rule(lc, g, &ol, c);
+			break;
+		case 'S':
+			rc = opt_syscall(lc, g->optarg, at);
+			if (rc == OPT_STOP)
+				return OPT_ERR;
+			if (rc)
+				retval = OPT_ERR;
+			break;
+		case 'F':
+			if ((rc = opt_field(lc, g, &ol)))
+				retval = rc;
+			break;
+		case 'C':
+			if ((rc = opt_compare(lc, g)))
+				retval = rc;
+			break;
+		case 'm':
+			retval = opt_message(lc, g, &ol);
+			break;
+		case 'R':
+			diag(lc, SP_SEV_ERROR, g->opt_tok, "nested rule files not supported");
+			retval = OPT_ERR;
+			break;
+		case 'D':
+			retval = opt_delete_all(lc, g, &ol);
+			break;
+		case 'w':
+		case 'W':
+			retval = opt_watch(lc, g, c);
+			break;
+		case 'k':
+			if ((rc = opt_key(lc, g)))
+				retval = rc;
+			break;
+		case 'p':
+			retval = opt_perms(lc, g);
+			break;
+		case 'q':
+			retval = opt_equiv(lc, g, &ol);
+			break;
+		case 't':
+			retval = opt_now(lc, &ol, "-t");
+			break;
+		case 'v':
+			ctrl(lc, "-v");
+			retval = OPT_NO_RULE;
+			break;
+		case LO_LOGINUID_IMMUTABLE:
+			retval = opt_now(lc, &ol, "--loginuid-immutable");
+			break;
+		case LO_RESET_LOST:
+			retval = opt_now(lc, &ol, "--reset-lost");
+			break;
+		case LO_RESET_BWT:
+			retval = opt_now(lc, &ol, "--reset_backlog_wait_time_actual");
+			break;
+		case LO_SIGNAL:
+			retval = opt_signal(lc, g, &ol);
+			break;
+		default: {
+			const struct tok *bad = g->optind >= 2 ? g->argv[g->optind - 1] : g->opt_tok;
+			diag(lc, SP_SEV_ERROR, bad, "option '%s' on line %u is invalid", bad->s, lc->lineno);
+			retval = OPT_ERR;
+			break;
+		}
+		}
+		if (ol.now)
+			return retval;
+	}
+	return setopt_end(lc, g, &ol, retval);
+}
+
 /* handle_request(): turn the line's state into a rule item. */
 static void handle_request(struct line_ctx *lc, int status, const struct tok *first)
 {
 	struct audit_lstate *ls = lc->ls;
-	if (status == 0) {
+	if (status == OPT_OK) {
 		if (ls->syscall_added)
 			diag(lc, SP_SEV_ERROR, first, "no list specified");
 		return;
 	}
-	if (status < 0)
+	if (status < OPT_OK)
 		return;
 	int which = ls->add != AUDIT_LIST_UNSET ? ls->add : ls->del;
 	if (which == AUDIT_LIST_UNSET) {
@@ -953,7 +926,7 @@ static int scratch_fit(struct audit_scratch *sc, size_t need)
 	return 0;
 }
 
-int audit_scratch_new(struct audit_scratch **out, const struct sp_allocator *a)
+static int scratch_new(struct audit_scratch **out, const struct sp_allocator *a)
 {
 	struct audit_scratch *sc = sp_zalloc(a, sizeof(*sc), 0);
 	if (!sc)
@@ -964,7 +937,7 @@ int audit_scratch_new(struct audit_scratch **out, const struct sp_allocator *a)
 	return 0;
 }
 
-void audit_scratch_free(struct audit_scratch *sc)
+static void scratch_free(struct audit_scratch *sc)
 {
 	if (!sc)
 		return;
@@ -973,8 +946,11 @@ void audit_scratch_free(struct audit_scratch *sc)
 	sp_free(sc->alloc, sc, sizeof(*sc));
 }
 
-int audit_parse_line(const struct audit_pctx *pc, const char *line, uint32_t lineno, const char *file,
-		     struct sp_audit_ruleset *rs, struct sp_diags *d, const struct sp_allocator *a)
+/* One physical line (NUL-terminated, no newline) into rs, with the buffers of sc (or, when they
+ * cannot grow, buffers of its own).  0 or -ENOMEM. */
+static int parse_line(const struct audit_pctx *pc, struct audit_scratch *scratch, const char *line,
+		      uint32_t lineno, const char *file, struct sp_audit_ruleset *rs,
+		      struct sp_diags *d, const struct sp_allocator *a)
 {
 	size_t n = strlen(line), idx = 0;
 	while (line[idx] == ' ')
@@ -982,7 +958,7 @@ int audit_parse_line(const struct audit_pctx *pc, const char *line, uint32_t lin
 	if (!line[idx])
 		return 0;
 	size_t nf = n / 3 + 1;	/* 3.0.9's token cap */
-	struct audit_scratch *sc = pc->scratch && !scratch_fit(pc->scratch, n + 1) ? pc->scratch : NULL;
+	struct audit_scratch *sc = !scratch_fit(scratch, n + 1) ? scratch : NULL;
 	char *b = sc ? sc->b : sp_alloc(a, n + 1, 1);
 	struct tok *toks = sc ? sc->toks : sp_alloc(a, (nf + 1) * sizeof(*toks), 0);
 	struct tok **argv = sc ? sc->argv : sp_alloc(a, (nf + 2) * sizeof(*argv), 0);
@@ -1035,9 +1011,9 @@ int audit_parse_line(const struct audit_pctx *pc, const char *line, uint32_t lin
 	struct line_ctx lc = { .pc = pc, .ls = ls, .rs = rs, .d = d, .file = file, .lineno = lineno };
 	struct gopt g = { .argv = argv, .argc = argc, .optind = 1, .first_nonopt = 1, .last_nonopt = 1 };
 	int status = setopt(&lc, &g, argc);
-	if (status == -1 && !lc.err_reported)
+	if (status == OPT_ERR && !lc.err_reported)
 		diag(&lc, SP_SEV_ERROR, &toks[0], "there was an error in line %u", lineno);
-	if (status != -3 && status != -1)
+	if (status != OPT_DEPRECATED && status != OPT_ERR)
 		handle_request(&lc, status, &toks[0]);
 	if (!sc)
 		audit_rb_release(&ls->rb);
@@ -1050,5 +1026,42 @@ out:
 		sp_free(a, argv, (nf + 2) * sizeof(*argv));
 		sp_free(a, ls, sizeof(*ls));
 	}
+	return rc;
+}
+
+int audit_parse_text(const struct audit_pctx *pc, const char *text, size_t len, const char *file,
+		     size_t max_err, struct sp_audit_ruleset *rs, struct sp_diags *d,
+		     const struct sp_allocator *a)
+{
+	struct audit_scratch *sc;
+	int rc = scratch_new(&sc, a);
+	if (rc)
+		return rc;
+	char buf[LINE_SIZE];
+	uint32_t lineno = 0;
+	size_t pos = 0, errs0 = d ? d->nerrors : 0;
+	while (pos < len) {
+		/* fgets(buf, 6144): up to 6143 bytes, stopping after a newline */
+		size_t n = 0;
+		while (pos + n < len && n < LINE_SIZE - 1) {
+			char c = text[pos + n++];
+			if (c == '\n')
+				break;
+		}
+		memcpy(buf, text + pos, n);
+		buf[n] = 0;
+		pos += n;
+		lineno++;
+		char *nl = strchr(buf, '\n');	/* strchr: a NUL byte ends the line early */
+		if (nl)
+			*nl = 0;
+		/* past the error limit lines are still parsed (their rules count), just not reported */
+		struct sp_diags *dd = d && d->nerrors - errs0 < max_err ? d : NULL;
+		rc = parse_line(pc, sc, buf, lineno, file, rs, dd, a);
+		if (rc == -ENOMEM)
+			break;
+		rc = 0;
+	}
+	scratch_free(sc);
 	return rc;
 }

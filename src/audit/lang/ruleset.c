@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * ruleset.c - struct sp_audit_ruleset (the ordered items of a parsed rules file) and the file
- * reader: physical lines exactly as auditctl's fgets() loop sees them.
+ * ruleset.c - struct sp_audit_ruleset (the ordered items of a parsed rules file) and
+ * sp_audit_ruleset_parse(): the options, the host inputs (lang/env.c), then lang/parse.c over
+ * the text.
  * Invariants: items are in source order (line, then order within the line); every blob and
  * control text lives in the set's chunks (8-byte aligned) and is freed with it; n <= cap.
  */
@@ -9,6 +10,7 @@
 #include <string.h>
 
 #include "audit/lang/lang_int.h"
+#include "base/compiler.h"
 
 struct rs_item {
 	struct sp_audit_item it;
@@ -50,7 +52,7 @@ static void *rs_alloc(struct sp_audit_ruleset *rs, size_t n)
 	return p;
 }
 
-int audit_rs_new(struct sp_audit_ruleset **out, const struct sp_allocator *a)
+static int rs_new(struct sp_audit_ruleset **out, const struct sp_allocator *a)
 {
 	struct sp_audit_ruleset *rs = sp_zalloc(a, sizeof(*rs), 0);
 	if (!rs)
@@ -122,63 +124,34 @@ SP_API void sp_audit_ruleset_free(struct sp_audit_ruleset *rs)
 	sp_free(rs->alloc, rs, sizeof(*rs));
 }
 
-#define LINE_SIZE 6144	/* auditctl's fgets buffer: a longer line is read in pieces */
-
 SP_API int sp_audit_ruleset_parse(const char *text, size_t len, const char *file,
 				  const struct sp_audit_parse_opts *o, struct sp_audit_ruleset **out,
 				  struct sp_diags *d)
 {
 	if ((!text && len) || !out)
 		return -EINVAL;
-	if (o && o->sz && o->sz < offsetof(struct sp_audit_parse_opts, features))
+	/* sz 0 means the file and machine fields only (the first version of the struct) */
+	if (o && o->sz && !SP_OPTS_HAS(o, dirs_file))
 		return -EINVAL;
-	const struct sp_allocator *a = o && o->sz >= sizeof(*o) ? o->alloc : NULL;
+	const struct sp_allocator *a = SP_OPTS_HAS(o, alloc) ? o->alloc : NULL;
 	struct audit_pctx pc;
 	pc.host_mach = o && o->machine ? audit_mach_from_name(o->machine) : audit_mach_host();
 	pc.features = SP_AUDIT_FEATURES_6_1;
-	if (o && o->sz >= offsetof(struct sp_audit_parse_opts, max_errors) && o->features_given)
+	if (SP_OPTS_HAS(o, features_given) && o->features_given)
 		pc.features = o->features;
 	struct audit_env *env = NULL;
 	int rc = audit_env_load(&env, o, a);
 	if (rc)
 		return rc;
 	pc.env = env;
-	pc.scratch = NULL;
 	struct sp_audit_ruleset *rs;
-	if ((rc = audit_scratch_new(&pc.scratch, a)) || (rc = audit_rs_new(&rs, a))) {
-		audit_scratch_free(pc.scratch);
+	if ((rc = rs_new(&rs, a))) {
 		audit_env_free(env);
 		return rc;
 	}
-	size_t max_err = o && o->sz >= offsetof(struct sp_audit_parse_opts, alloc) && o->max_errors
-			 ? o->max_errors : 100;
-	char buf[LINE_SIZE];
-	uint32_t lineno = 0;
-	size_t pos = 0, errs0 = d ? d->nerrors : 0;
-	while (pos < len) {
-		/* fgets(buf, 6144): up to 6143 bytes, stopping after a newline */
-		size_t n = 0;
-		while (pos + n < len && n < LINE_SIZE - 1) {
-			char c = text[pos + n++];
-			if (c == '\n')
-				break;
-		}
-		memcpy(buf, text + pos, n);
-		buf[n] = 0;
-		pos += n;
-		lineno++;
-		char *nl = strchr(buf, '\n');	/* strchr: a NUL byte ends the line early */
-		if (nl)
-			*nl = 0;
-		/* past the error limit lines are still parsed (their rules count), just not reported */
-		struct sp_diags *dd = d && d->nerrors - errs0 < max_err ? d : NULL;
-		rc = audit_parse_line(&pc, buf, lineno, file, rs, dd, a);
-		if (rc == -ENOMEM)
-			break;
-		rc = 0;
-	}
+	size_t max_err = SP_OPTS_HAS(o, max_errors) && o->max_errors ? o->max_errors : 100;
+	rc = audit_parse_text(&pc, text, len, file, max_err, rs, d, a);
 	audit_env_free(env);
-	audit_scratch_free(pc.scratch);
 	if (rc) {
 		sp_audit_ruleset_free(rs);
 		return rc;

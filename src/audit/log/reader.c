@@ -888,7 +888,8 @@ static int body_simple(struct sp_audit_log_event *e, uint32_t type, const char *
 SP_API int sp_audit_log_new(const struct sp_audit_log_opts *o, struct sp_audit_log **out)
 {
 	struct sp_audit_log *l;
-	if (!o || o->sz < sizeof(*o) || !out)
+	/* every field up to diags is required (a later one would have its default) */
+	if (!SP_OPTS_HAS(o, diags) || !out)
 		return -EINVAL;
 	l = calloc(1, sizeof(*l));
 	if (!l)
@@ -1157,153 +1158,226 @@ static size_t find_or_open(struct sp_audit_log *l, uint64_t sec, uint32_t msec, 
 	return slot;
 }
 
-/* One complete line (without '\n'). */
-static int do_line(struct sp_audit_log *l, const char *line, size_t len)
+/* A malformed head, reported: no body. */
+static const char *head_bad(struct sp_audit_log *l, const char *msg)
 {
-	const char *p = line, *end, *node = NULL, *q;
-	size_t node_len = 0;
-	uint64_t sec, nh = 0;
-	uint32_t msec, serial, type;
-	struct why w;
-	int rc;
+	malformed(l, msg);
+	return NULL;
+}
 
-	l->line++;
-	l->st.lines++;
-	q = memchr(line, 0x1d, len);
-	end = q ? q : line + len;
+/* A record's head: "[node=N ]type=T msg=audit(SEC.MS:SERIAL): ". */
+struct rec_head {
+	const char *node;		/* NULL: no node= prefix */
+	size_t node_len;
+	uint64_t nh;			/* hash of the node name | 1, 0 without one */
+	uint32_t type;
+	uint64_t sec;
+	uint32_t msec, serial;
+};
+
+/* The stamp after "msg=audit(" up to its ')': the previous record's when the text is the same
+ * (records of one event repeat it), else parsed and remembered.  The ')' or NULL (reported). */
+static const char *parse_stamp(struct sp_audit_log *l, const char *p, const char *end,
+			       struct rec_head *h)
+{
+	const char *q, *s = p;
+	if (l->hlen && (size_t)(end - p) >= l->hlen && !memcmp(p, l->htext, l->hlen)) {
+		h->sec = l->hsec;	/* the previous record's stamp, ')' included */
+		h->msec = l->hmsec;
+		h->serial = l->hserial;
+		return p + l->hlen - 1;
+	}
+	q = p;
+	while (q < end && *q >= '0' && *q <= '9')
+		q++;
+	if (q == end || *q != '.' || parse_u64(p, q, 10, &h->sec))
+		return head_bad(l, "bad timestamp seconds");
+	p = q + 1;
+	if (end - p < 4 || p[3] != ':' || parse_u32(p, p + 3, 10, &h->msec))
+		return head_bad(l, "bad timestamp milliseconds");
+	p += 4;
+	q = p;
+	while (q < end && *q >= '0' && *q <= '9')
+		q++;
+	if (q == p || parse_u32(p, q, 10, &h->serial))
+		return head_bad(l, "bad serial (not a 32-bit number)");
+	if (q == end || q[0] != ')')
+		return head_bad(l, "missing ')' after the serial");
+	l->hlen = 0;
+	if ((size_t)(q + 1 - s) <= sizeof(l->htext)) {
+		memcpy(l->htext, s, (size_t)(q + 1 - s));
+		l->hlen = (uint8_t)(q + 1 - s);
+		l->hsec = h->sec;
+		l->hmsec = h->msec;
+		l->hserial = h->serial;
+	}
+	return q;
+}
+
+/* The head of a record; the body that follows it, or NULL when malformed (reported). */
+static const char *parse_head(struct sp_audit_log *l, const char *line, const char *end,
+			      struct rec_head *h)
+{
+	const char *p = line, *q;
+	char msg[160];
+	h->node = NULL;
+	h->node_len = 0;
+	h->nh = 0;
 	if (p == end)
-		return malformed(l, "empty line");
+		return head_bad(l, "empty line");
 	if (end - p >= 5 && !memcmp(p, "node=", 5)) {
-		node = p + 5;
-		q = memchr(node, ' ', (size_t)(end - node));
-		if (!q || q == node)
-			return malformed(l, "bad node= prefix");
-		node_len = (size_t)(q - node);
-		nh = hash_bytes(node, node_len) | 1;
+		h->node = p + 5;
+		q = memchr(h->node, ' ', (size_t)(end - h->node));
+		if (!q || q == h->node)
+			return head_bad(l, "bad node= prefix");
+		h->node_len = (size_t)(q - h->node);
+		h->nh = hash_bytes(h->node, h->node_len) | 1;
 		p = q + 1;
 	}
 	if (end - p < 5 || memcmp(p, "type=", 5))
-		return malformed(l, "missing type=");
+		return head_bad(l, "missing type=");
 	p += 5;
 	q = memchr(p, ' ', (size_t)(end - p));
 	if (!q)
-		return malformed(l, "missing msg=audit(...)");
-	if (type_lookup(l, p, (size_t)(q - p), &type)) {
-		snprintf(w.msg, sizeof(w.msg), "unknown record type '%.*s'", (int)SP_MIN(q - p, 40),
-			 p);
-		return malformed(l, w.msg);
+		return head_bad(l, "missing msg=audit(...)");
+	if (type_lookup(l, p, (size_t)(q - p), &h->type)) {
+		snprintf(msg, sizeof(msg), "unknown record type '%.*s'", (int)SP_MIN(q - p, 40), p);
+		return head_bad(l, msg);
 	}
 	p = q + 1;
 	if (end - p < 11 || memcmp(p, "msg=audit(", 10))
-		return malformed(l, "missing msg=audit(...)");
-	p += 10;
-	if (l->hlen && (size_t)(end - p) >= l->hlen && !memcmp(p, l->htext, l->hlen)) {
-		/* the previous record's stamp, ')' included */
-		sec = l->hsec;
-		msec = l->hmsec;
-		serial = l->hserial;
-		q = p + l->hlen - 1;
-	} else {
-		const char *h = p;
-		q = p;
-		while (q < end && *q >= '0' && *q <= '9')
-			q++;
-		if (q == end || *q != '.' || parse_u64(p, q, 10, &sec))
-			return malformed(l, "bad timestamp seconds");
-		p = q + 1;
-		if (end - p < 4 || p[3] != ':' || parse_u32(p, p + 3, 10, &msec))
-			return malformed(l, "bad timestamp milliseconds");
-		p += 4;
-		q = p;
-		while (q < end && *q >= '0' && *q <= '9')
-			q++;
-		if (q == p || parse_u32(p, q, 10, &serial))
-			return malformed(l, "bad serial (not a 32-bit number)");
-		if (q == end || q[0] != ')')
-			return malformed(l, "missing ')' after the serial");
-		l->hlen = 0;
-		if ((size_t)(q + 1 - h) <= sizeof(l->htext)) {
-			memcpy(l->htext, h, (size_t)(q + 1 - h));
-			l->hlen = (uint8_t)(q + 1 - h);
-			l->hsec = sec;
-			l->hmsec = msec;
-			l->hserial = serial;
-		}
-	}
+		return head_bad(l, "missing msg=audit(...)");
+	if (!(q = parse_stamp(l, p + 10, end, h)))
+		return NULL;
 	/* auditd writes "): " except in a few of its own records ("DAEMON_CONFIG ...) config") */
 	if (q + 1 < end && q[1] != ':' && q[1] != ' ')
-		return malformed(l, "missing ')' after the serial");
+		return head_bad(l, "missing ')' after the serial");
 	p = q + 1 + (q + 1 < end && q[1] == ':');
 	if (p < end && *p == ' ')
 		p++;
+	return p;
+}
 
-	size_t slot = find_or_open(l, sec, msec, serial, node, node_len, nh, &rc);
+/* What a record body may change in its event: put back when the record is malformed. */
+struct ev_snap {
+	size_t alen, nnames;
+	uint8_t has_syscall, has_uring, has_user, has_daemon, has_cwd, has_oflag;
+	struct log_str cwd;
+	int32_t saddr_fam;
+	uint64_t oflag;
+	struct log_task task;
+};
+
+static void snap_take(struct ev_snap *s, const struct sp_audit_log_event *e)
+{
+	s->alen = e->alen;
+	s->nnames = e->nnames;
+	s->has_syscall = e->has_syscall;
+	s->has_uring = e->has_uring;
+	s->has_user = e->has_user;
+	s->has_daemon = e->has_daemon;
+	s->has_cwd = e->has_cwd;
+	s->has_oflag = e->has_oflag;
+	s->cwd = e->cwd;
+	s->saddr_fam = e->saddr_fam;
+	s->oflag = e->oflag;
+	s->task = e->task;
+}
+
+static void snap_restore(struct sp_audit_log_event *e, const struct ev_snap *s)
+{
+	e->alen = s->alen;
+	e->nnames = (uint32_t)s->nnames;
+	e->has_syscall = s->has_syscall;
+	e->has_uring = s->has_uring;
+	e->has_user = s->has_user;
+	e->has_daemon = s->has_daemon;
+	e->task = s->task;
+	e->has_cwd = s->has_cwd;
+	e->cwd = s->cwd;
+	e->saddr_fam = s->saddr_fam;
+	e->has_oflag = s->has_oflag;
+	e->oflag = s->oflag;
+}
+
+/* Room for one more record in e.  0 or -ENOMEM. */
+static int rec_reserve(struct sp_audit_log_event *e)
+{
+	if (e->nrec < e->rcap)
+		return 0;
+	size_t cap = e->rcap ? e->rcap * 2 : 8;
+	struct sp_audit_log_rec *r = realloc(e->rec, cap * sizeof(*r));
+	if (r)
+		e->rec = r;
+	uint32_t *o = r ? realloc(e->rec_off, cap * sizeof(*o)) : NULL;
+	if (o)
+		e->rec_off = o;
+	if (!r || !o)
+		return -ENOMEM;
+	e->rcap = cap;
+	return 0;
+}
+
+/* The body of a record of type `type` into e, and the line kept in e's arena at *off. */
+static int record_body(struct sp_audit_log_event *e, uint32_t type, const char *p, const char *end,
+		       const char *line, size_t len, uint32_t *off, struct why *w)
+{
+	int err;
+	if (type == LT_SYSCALL || type == LT_URINGOP) {
+		if (e->has_syscall || e->has_uring)
+			err = fail(w, "second SYSCALL/URINGOP record in one event", NULL);
+		else
+			err = body_syscall(e, p, end, type == LT_URINGOP, w);
+	} else if (type == LT_PATH) {
+		err = body_path(e, p, end, w);
+	} else {
+		err = body_simple(e, type, p, end, w);
+	}
+	if (!err && e->nrec >= LOG_EVENT_MAX_RECS)
+		err = fail(w, "too many records in one event", NULL);
+	if (!err)
+		err = arena_put(e, line, len, off);
+	if (!err)
+		err = rec_reserve(e);
+	return err;
+}
+
+/* One complete line (without '\n'). */
+static int do_line(struct sp_audit_log *l, const char *line, size_t len)
+{
+	const char *q = memchr(line, 0x1d, len), *end = q ? q : line + len, *p;
+	struct rec_head h;
+	struct ev_snap snap;
+	struct why w;
+	uint32_t off = 0;
+	int rc, err;
+
+	l->line++;
+	l->st.lines++;
+	if (!(p = parse_head(l, line, end, &h)))
+		return 0;
+	size_t slot = find_or_open(l, h.sec, h.msec, h.serial, h.node, h.node_len, h.nh, &rc);
 	if (rc)
 		return rc;
 	struct sp_audit_log_event *e = &l->ev[slot];
 	l->last = slot;
 	/* keep the event consistent if this record turns out malformed: parse into the event,
 	 * roll back the arena and counters on error */
-	size_t alen0 = e->alen, nn0 = e->nnames;
-	uint8_t sys0 = e->has_syscall, ur0 = e->has_uring, usr0 = e->has_user, d0 = e->has_daemon;
-	uint8_t cwd0 = e->has_cwd, of0 = e->has_oflag;
-	struct log_str cwds0 = e->cwd;
-	int32_t fam0 = e->saddr_fam;
-	uint64_t oflag0 = e->oflag;
-	struct log_task tk0 = e->task;
-	int err;
-	if (type == LT_SYSCALL || type == LT_URINGOP) {
-		if (e->has_syscall || e->has_uring)
-			err = fail(&w, "second SYSCALL/URINGOP record in one event", NULL);
-		else
-			err = body_syscall(e, p, end, type == LT_URINGOP, &w);
-	} else if (type == LT_PATH) {
-		err = body_path(e, p, end, &w);
-	} else {
-		err = body_simple(e, type, p, end, &w);
-	}
-	if (!err && e->nrec >= LOG_EVENT_MAX_RECS)
-		err = fail(&w, "too many records in one event", NULL);
-	uint32_t off = 0;
-	if (!err)
-		err = arena_put(e, line, len, &off);
-	if (!err && e->nrec == e->rcap) {
-		size_t cap = e->rcap ? e->rcap * 2 : 8;
-		struct sp_audit_log_rec *r = realloc(e->rec, cap * sizeof(*r));
-		if (r)
-			e->rec = r;
-		uint32_t *o = r ? realloc(e->rec_off, cap * sizeof(*o)) : NULL;
-		if (o)
-			e->rec_off = o;
-		if (!r || !o)
-			err = -ENOMEM;
-		else
-			e->rcap = cap;
-	}
+	snap_take(&snap, e);
+	err = record_body(e, h.type, p, end, line, len, &off, &w);
 	if (err) {
-		e->alen = alen0;
-		e->nnames = (uint32_t)nn0;
-		e->has_syscall = sys0;
-		e->has_uring = ur0;
-		e->has_user = usr0;
-		e->has_daemon = d0;
-		e->task = tk0;
-		e->has_cwd = cwd0;
-		e->cwd = cwds0;
-		e->saddr_fam = fam0;
-		e->has_oflag = of0;
-		e->oflag = oflag0;
+		snap_restore(e, &snap);
 		if (err == -ENOMEM)
 			return err;
 		if (!e->nrec)		/* nothing in it: not an event */
 			unlink_slot(l, slot);
 		return malformed(l, w.msg);
 	}
-	e->rec[e->nrec] = (struct sp_audit_log_rec){ .type = type, .line = l->line, .file = l->file,
+	e->rec[e->nrec] = (struct sp_audit_log_rec){ .type = h.type, .line = l->line, .file = l->file,
 						     .text = NULL, .len = len };
 	e->rec_off[e->nrec++] = off;
 	l->st.records++;
-	if (type_ends_event(type) || e->alen > LOG_EVENT_MAX_BYTES)
+	if (type_ends_event(h.type) || e->alen > LOG_EVENT_MAX_BYTES)
 		return close_event(l, slot);
 	return 0;
 }

@@ -23,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "audit/filter/filter_int.h"
 #include "secpath/audit_record.h"
@@ -124,24 +123,9 @@ struct sp_audit_record_writer {
 	uint8_t buf[WBUF_SIZE];
 };
 
-static int write_all(int fd, const uint8_t *p, size_t n)
-{
-	while (n) {
-		ssize_t k = write(fd, p, n);
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
 static int wflush(struct sp_audit_record_writer *w)
 {
-	int err = write_all(w->fd, w->buf, w->used);
+	int err = sp_fd_write_all(w->fd, w->buf, w->used);
 	w->used = 0;
 	return err;
 }
@@ -291,7 +275,7 @@ SP_API int sp_audit_record_write(struct sp_audit_record_writer *w, const struct 
 			return err;
 	}
 	if (n > WBUF_SIZE)
-		return write_all(w->fd, p, n);
+		return sp_fd_write_all(w->fd, p, n);
 	memcpy(w->buf + w->used, p, n);
 	w->used += n;
 	return 0;
@@ -375,31 +359,11 @@ static int take_str(char *dst, const uint8_t *p, size_t n)
 	return 0;
 }
 
-SP_API int sp_audit_record_read(struct sp_audit_record_reader *r, struct sp_audit_event *ev,
-				struct sp_diags *d)
+/* The fixed part of a frame body at p (REC_FIXED bytes) into ev.  0 or the error (reported). */
+static int read_fixed(struct sp_audit_record_reader *r, const uint8_t *p, size_t at,
+		      struct sp_audit_event *ev, struct sp_diags *d)
 {
-	const uint8_t *p, *end;
-	size_t at = r->off, flen;
-	uint32_t nnames, ngroups, slen, flags;
-	int err;
-	if (r->err)
-		return bad(r, d, r->err, at, "stream already failed here");
-	if (at == r->len)
-		return 0;
-	if (r->len - at < 4)
-		return bad(r, d, -EINVAL, at, "truncated frame length");
-	flen = get32(r->buf + at);
-	if (flen > SP_AUDIT_RECORD_FRAME_MAX || flen > r->len - at - 4)
-		return bad(r, d, -EINVAL, at, "frame length beyond the stream");
-	if (flen < REC_FIXED)
-		return bad(r, d, -EINVAL, at, "frame shorter than its fixed part");
-	p = r->buf + at + 4;
-	end = p + flen;
-	sp_audit_event_reset(ev);
-	flags = p[1];
-	nnames = get16(p + 2);
-	ngroups = get16(p + 4);
-	slen = get16(p + 6);
+	uint32_t flags = p[1], nnames = get16(p + 2), slen = get16(p + 6);
 	if (p[0] > SP_AUDIT_EV_USER)
 		return bad(r, d, -EINVAL, at, "unknown event kind");
 	if (flags & ~REC_F_ALL)
@@ -425,7 +389,16 @@ SP_API int sp_audit_record_read(struct sp_audit_record_reader *r, struct sp_audi
 		sp_audit_event_set_exe(ev, get64(p + 124), get32(p + 120));
 	sp_audit_event_set_auditd(ev, !!(flags & REC_F_AUDITD));
 	sp_audit_event_set_openat2_flags(ev, get64(p + 132));
-	p += REC_FIXED;
+	return 0;
+}
+
+/* The groups and the subject context after the fixed part: *pp advances.  0 or the error. */
+static int read_groups_ctx(struct sp_audit_record_reader *r, const uint8_t **pp, const uint8_t *end,
+			   uint32_t ngroups, uint32_t slen, size_t at, struct sp_audit_event *ev,
+			   struct sp_diags *d)
+{
+	const uint8_t *p = *pp;
+	int err;
 	if ((size_t)(end - p) < 4ull * ngroups + slen)
 		return bad(r, d, -EINVAL, at, "groups or context beyond the frame");
 	if (ngroups) {
@@ -444,67 +417,116 @@ SP_API int sp_audit_record_read(struct sp_audit_record_reader *r, struct sp_audi
 			return bad(r, d, err, at, "malformed subject context");
 		p += slen;
 	}
-	for (uint32_t i = 0; i < nnames; i++) {
-		uint32_t nf, plen, olen, nwalk;
-		int idx;
-		if ((size_t)(end - p) < REC_NAME_FIXED)
-			return bad(r, d, -EINVAL, at, "name beyond the frame");
-		nf = get16(p + 32);
-		plen = get16(p + 34);
-		olen = get16(p + 36);
-		nwalk = get16(p + 38);
-		if (nf & ~(REC_N_PATH | REC_N_OCTX) || (!(nf & REC_N_PATH) && plen) ||
-		    !(nf & REC_N_OCTX) != !olen || olen > REC_CTX_MAX)
-			return bad(r, d, -EINVAL, at, "bad name flags");
-		if ((size_t)(end - p) - REC_NAME_FIXED < (size_t)plen + olen + 12ull * nwalk)
-			return bad(r, d, -EINVAL, at, "name data beyond the frame");
-		idx = sp_audit_event_add_name(ev, get64(p), get32(p + 8));
-		if (idx < 0)
-			return bad(r, d, idx, at, "cannot add name");
-		sp_audit_event_name_set_rdev(ev, idx, get32(p + 12));
-		sp_audit_event_name_set_mode(ev, idx, get32(p + 16));
-		sp_audit_event_name_set_owner(ev, idx, get32(p + 20), get32(p + 24));
-		sp_audit_event_name_set_fs_magic(ev, idx, get32(p + 28));
-		p += REC_NAME_FIXED;
-		if (nf & REC_N_PATH) {
-			if (take_str(r->path, p, plen))
-				return bad(r, d, -EINVAL, at, "NUL in name path");
-			err = sp_audit_event_name_set_path(ev, idx, r->path);
-			if (err)
-				return bad(r, d, err, at, "out of memory");
-			p += plen;
-		}
-		if (olen) {
-			if (take_str(r->tmp, p, olen))
-				return bad(r, d, -EINVAL, at, "NUL in object context");
-			err = sp_audit_event_name_set_obj_ctx(ev, idx, r->tmp);
-			if (err)
-				return bad(r, d, err, at, "malformed object context");
-			p += olen;
-		}
-		for (uint32_t k = 0; k < nwalk; k++, p += 12) {
-			err = sp_audit_event_name_add_walked(ev, idx, get64(p), get32(p + 8));
-			if (err)
-				return bad(r, d, err, at, "cannot add walked inode");
-		}
-	}
-	if (flags & REC_F_TASK) {
-		uint32_t t[12], tn;
-		if ((size_t)(end - p) < REC_TASK_FIXED)
-			return bad(r, d, -EINVAL, at, "task credentials beyond the frame");
-		for (int i = 0; i < 12; i++)
-			t[i] = get32(p + 4 * i);
-		tn = t[11];
-		p += REC_TASK_FIXED;
-		if (tn > UINT16_MAX || (size_t)(end - p) < 4ull * tn)
-			return bad(r, d, -EINVAL, at, "task groups beyond the frame");
-		for (uint32_t i = 0; i < tn; i++)
-			r->groups[i] = get32(p + 4 * i);
-		p += 4ull * tn;
-		err = sp_audit_event_set_task_creds(ev, t[0], &t[1], &t[5], r->groups, tn, t[9], t[10]);
+	*pp = p;
+	return 0;
+}
+
+/* One name: its fixed part, path, object context and walked inodes.  0 or the error. */
+static int read_name(struct sp_audit_record_reader *r, const uint8_t **pp, const uint8_t *end,
+		     size_t at, struct sp_audit_event *ev, struct sp_diags *d)
+{
+	const uint8_t *p = *pp;
+	uint32_t nf, plen, olen, nwalk;
+	int idx, err;
+	if ((size_t)(end - p) < REC_NAME_FIXED)
+		return bad(r, d, -EINVAL, at, "name beyond the frame");
+	nf = get16(p + 32);
+	plen = get16(p + 34);
+	olen = get16(p + 36);
+	nwalk = get16(p + 38);
+	if (nf & ~(REC_N_PATH | REC_N_OCTX) || (!(nf & REC_N_PATH) && plen) ||
+	    !(nf & REC_N_OCTX) != !olen || olen > REC_CTX_MAX)
+		return bad(r, d, -EINVAL, at, "bad name flags");
+	if ((size_t)(end - p) - REC_NAME_FIXED < (size_t)plen + olen + 12ull * nwalk)
+		return bad(r, d, -EINVAL, at, "name data beyond the frame");
+	idx = sp_audit_event_add_name(ev, get64(p), get32(p + 8));
+	if (idx < 0)
+		return bad(r, d, idx, at, "cannot add name");
+	sp_audit_event_name_set_rdev(ev, idx, get32(p + 12));
+	sp_audit_event_name_set_mode(ev, idx, get32(p + 16));
+	sp_audit_event_name_set_owner(ev, idx, get32(p + 20), get32(p + 24));
+	sp_audit_event_name_set_fs_magic(ev, idx, get32(p + 28));
+	p += REC_NAME_FIXED;
+	if (nf & REC_N_PATH) {
+		if (take_str(r->path, p, plen))
+			return bad(r, d, -EINVAL, at, "NUL in name path");
+		err = sp_audit_event_name_set_path(ev, idx, r->path);
 		if (err)
 			return bad(r, d, err, at, "out of memory");
+		p += plen;
 	}
+	if (olen) {
+		if (take_str(r->tmp, p, olen))
+			return bad(r, d, -EINVAL, at, "NUL in object context");
+		err = sp_audit_event_name_set_obj_ctx(ev, idx, r->tmp);
+		if (err)
+			return bad(r, d, err, at, "malformed object context");
+		p += olen;
+	}
+	for (uint32_t k = 0; k < nwalk; k++, p += 12) {
+		err = sp_audit_event_name_add_walked(ev, idx, get64(p), get32(p + 8));
+		if (err)
+			return bad(r, d, err, at, "cannot add walked inode");
+	}
+	*pp = p;
+	return 0;
+}
+
+/* REC_F_TASK: the task list's view of the credentials.  0 or the error. */
+static int read_task(struct sp_audit_record_reader *r, const uint8_t **pp, const uint8_t *end,
+		     size_t at, struct sp_audit_event *ev, struct sp_diags *d)
+{
+	const uint8_t *p = *pp;
+	uint32_t t[12], tn;
+	if ((size_t)(end - p) < REC_TASK_FIXED)
+		return bad(r, d, -EINVAL, at, "task credentials beyond the frame");
+	for (int i = 0; i < 12; i++)
+		t[i] = get32(p + 4 * i);
+	tn = t[11];
+	p += REC_TASK_FIXED;
+	if (tn > UINT16_MAX || (size_t)(end - p) < 4ull * tn)
+		return bad(r, d, -EINVAL, at, "task groups beyond the frame");
+	for (uint32_t i = 0; i < tn; i++)
+		r->groups[i] = get32(p + 4 * i);
+	p += 4ull * tn;
+	int err = sp_audit_event_set_task_creds(ev, t[0], &t[1], &t[5], r->groups, tn, t[9], t[10]);
+	if (err)
+		return bad(r, d, err, at, "out of memory");
+	*pp = p;
+	return 0;
+}
+
+SP_API int sp_audit_record_read(struct sp_audit_record_reader *r, struct sp_audit_event *ev,
+				struct sp_diags *d)
+{
+	const uint8_t *p, *end;
+	size_t at = r->off, flen;
+	int err;
+	if (r->err)
+		return bad(r, d, r->err, at, "stream already failed here");
+	if (at == r->len)
+		return 0;
+	if (r->len - at < 4)
+		return bad(r, d, -EINVAL, at, "truncated frame length");
+	flen = get32(r->buf + at);
+	if (flen > SP_AUDIT_RECORD_FRAME_MAX || flen > r->len - at - 4)
+		return bad(r, d, -EINVAL, at, "frame length beyond the stream");
+	if (flen < REC_FIXED)
+		return bad(r, d, -EINVAL, at, "frame shorter than its fixed part");
+	p = r->buf + at + 4;
+	end = p + flen;
+	sp_audit_event_reset(ev);
+	uint32_t flags = p[1], nnames = get16(p + 2), ngroups = get16(p + 4), slen = get16(p + 6);
+	if ((err = read_fixed(r, p, at, ev, d)))
+		return err;
+	p += REC_FIXED;
+	if ((err = read_groups_ctx(r, &p, end, ngroups, slen, at, ev, d)))
+		return err;
+	for (uint32_t i = 0; i < nnames; i++)
+		if ((err = read_name(r, &p, end, at, ev, d)))
+			return err;
+	if ((flags & REC_F_TASK) && (err = read_task(r, &p, end, at, ev, d)))
+		return err;
 	if (p != end)
 		return bad(r, d, -EINVAL, at, "trailing bytes in frame");
 	r->off = at + 4 + flen;

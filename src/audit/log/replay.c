@@ -334,18 +334,9 @@ static void hit(struct sp_audit_replay *r, int32_t id)
 
 static int oflush(struct sp_audit_replay *r)
 {
-	const char *p = r->obuf;
-	size_t n = r->olen;
-	while (n) {
-		ssize_t k = write(r->o.out_fd, p, n);
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += k;
-		n -= (size_t)k;
-	}
+	int err = sp_fd_write_all(r->o.out_fd, r->obuf, r->olen);
+	if (err)
+		return err;
 	r->olen = 0;
 	return 0;
 }
@@ -462,7 +453,7 @@ SP_API int sp_audit_replay_new(const char *text, size_t len, const char *file,
 {
 	struct sp_audit_replay *r;
 	int err;
-	if (!text || !out || (o && o->sz < sizeof(*o)))
+	if (!text || !out || (o && !SP_OPTS_HAS(o, diags)))
 		return -EINVAL;
 	r = calloc(1, sizeof(*r));
 	if (!r)

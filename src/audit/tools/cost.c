@@ -148,40 +148,17 @@ SP_API int sp_audit_mix_add_stream(struct sp_audit_mix *m, const void *buf, size
 SP_API int sp_audit_mix_load(struct sp_audit_mix *m, const char *path, const char *machine,
 			     struct sp_diags *d)
 {
-	FILE *f;
 	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	int err = 0;
+	size_t len = 0;
 	if (!m || !path)
 		return -EINVAL;
-	f = fopen(path, "rb");
-	if (!f)
-		return -errno;
-	for (;;) {
-		if (len + 65536 > cap) {
-			char *nb = realloc(buf, cap + 65536 + cap / 2);
-			if (!nb) {
-				err = -ENOMEM;
-				break;
-			}
-			buf = nb;
-			cap = cap + 65536 + cap / 2;
-		}
-		size_t n = fread(buf + len, 1, cap - len, f);
-		len += n;
-		if (n == 0) {
-			if (ferror(f))
-				err = -EIO;
-			break;
-		}
-	}
-	fclose(f);
-	if (!err) {
-		if (sp_audit_record_is_stream(buf, len))
-			err = sp_audit_mix_add_stream(m, buf, len, d);
-		else
-			err = sp_audit_mix_parse_tsv(m, buf, len, machine, path, d);
-	}
+	int err = sp_file_read(path, &buf, &len);
+	if (err)
+		return err;
+	if (sp_audit_record_is_stream(buf, len))
+		err = sp_audit_mix_add_stream(m, buf, len, d);
+	else
+		err = sp_audit_mix_parse_tsv(m, buf, len, machine, path, d);
 	free(buf);
 	return err;
 }
@@ -279,8 +256,10 @@ int tool_field_truth(const struct audit_kfield *f, uint32_t arch, int32_t nr, in
 	}
 }
 
-void tool_walk_cost(const struct tool_set *s, uint32_t arch, int32_t nr, int success, double w,
-		    double *rules, double *checks, double *rule_rules, double *rule_checks)
+/* Walk cost of s for one class (arch, nr, success).  Adds per-rule costs to rule_rules /
+ * rule_checks (indexed like s->v, may be NULL), weighted by w. */
+static void walk_cost(const struct tool_set *s, uint32_t arch, int32_t nr, int success, double w,
+		      double *rules, double *checks, double *rule_rules, double *rule_checks)
 {
 	for (size_t i = 0; i < s->nexit; i++) {
 		const struct tool_rule *r = &s->v[i];
@@ -314,14 +293,14 @@ void tool_mix_cost(const struct tool_set *s, const struct sp_audit_mix *mix, dou
 	double r = 0, c = 0, total = 0;
 	if (!mix || !mix->n) {
 		for (int nr = 0; nr < 460; nr++)
-			tool_walk_cost(s, SP_AUDIT_ARCH_X86_64, nr, 1, 1, &r, &c, NULL, NULL);
+			walk_cost(s, SP_AUDIT_ARCH_X86_64, nr, 1, 1, &r, &c, NULL, NULL);
 		total = 460;
 	} else {
 		for (size_t i = 0; i < mix->n; i++) {
 			const struct sp_audit_mix_entry *e = &mix->v[i];
-			tool_walk_cost(s, e->arch, e->nr, 1, (double)(e->calls - e->errors), &r, &c,
+			walk_cost(s, e->arch, e->nr, 1, (double)(e->calls - e->errors), &r, &c,
 				       NULL, NULL);
-			tool_walk_cost(s, e->arch, e->nr, 0, (double)e->errors, &r, &c, NULL, NULL);
+			walk_cost(s, e->arch, e->nr, 0, (double)e->errors, &r, &c, NULL, NULL);
 			total += (double)e->calls;
 		}
 	}
@@ -456,12 +435,7 @@ static int lint_set(const struct tool_set *s, struct sp_audit_lint **v, size_t *
 		for (uint32_t j = 0; j < b->k.field_count && !err; j++) {
 			const struct audit_kfield *f = &b->k.fields[j];
 			const char *name = sp_audit_field_name(f->type);
-			const char *op = sp_audit_op_text(SP_AUDIT_OP_EQ);
-			static const uint32_t wire_ops[] = { SP_AUDIT_OP_EQ, SP_AUDIT_OP_NE,
-				SP_AUDIT_OP_BITMASK, SP_AUDIT_OP_BITTEST, SP_AUDIT_OP_LT, SP_AUDIT_OP_GT,
-				SP_AUDIT_OP_LE, SP_AUDIT_OP_GE };
-			if (f->op < SP_ARRAY_SIZE(wire_ops))
-				op = sp_audit_op_text(wire_ops[f->op]);
+			const char *op = audit_op_str(f->op < OP_BAD ? f->op : OP_EQ);
 			if (!tool_field_always(f))
 				continue;
 			if (f->type == AF_EXIT || f->type == AF_SUCCESS)
@@ -561,15 +535,15 @@ SP_API int sp_audit_cost_compute(const struct sp_audit_ruleset *rs, const struct
 			cs->arch = e->arch;
 			cs->nr = e->nr;
 			cs->calls = e->calls;
-			tool_walk_cost(&s, e->arch, e->nr, 1, (double)(e->calls - e->errors), &r, &k, rr, rc);
-			tool_walk_cost(&s, e->arch, e->nr, 0, (double)e->errors, &r, &k, rr, rc);
+			walk_cost(&s, e->arch, e->nr, 1, (double)(e->calls - e->errors), &r, &k, rr, rc);
+			walk_cost(&s, e->arch, e->nr, 0, (double)e->errors, &r, &k, rr, rc);
 			H += (double)e->calls * tool_syscall_names(e->arch, e->nr) *
 			     (double)c->hash_rules / 32;
 		} else {
 			cs->arch = SP_AUDIT_ARCH_X86_64;
 			cs->nr = (int32_t)i;
 			cs->calls = 1;
-			tool_walk_cost(&s, cs->arch, cs->nr, 1, 1, &r, &k, rr, rc);
+			walk_cost(&s, cs->arch, cs->nr, 1, 1, &r, &k, rr, rc);
 		}
 		total += (double)cs->calls;
 		R += r;

@@ -302,6 +302,147 @@ static int32_t pick_perm_nr(struct gen *g, const struct tool_rule *r, const stru
 	return n ? cand[rnd_below(g, n)] : nr;
 }
 
+/* The task side of field f (x satisfies its operator): credentials, ids, the syscall's
+ * arguments and return.  0 when f is not one of these. */
+static int aim_task(struct gen *g, struct evspec *e, const struct tool_rule *r,
+		    const struct audit_kfield *f, uint32_t x)
+{
+	switch (f->type) {
+	case AF_PID: e->pid = x; break;
+	case AF_UID: case AF_EUID: case AF_SUID: case AF_FSUID: e->uid[f->type - AF_UID] = x; break;
+	case AF_GID: case AF_EGID:
+		if (rnd_below(g, 3) == 0 && f->op == OP_EQ) {
+			e->groups[0] = x;
+			e->ngroups = e->ngroups ? e->ngroups : 1;
+		} else {
+			e->gid[f->type - AF_GID] = x;
+		}
+		break;
+	case AF_SGID: case AF_FSGID: e->gid[f->type - AF_SGID + 2] = x; break;
+	case AF_LOGINUID: e->auid = x; break;
+	case AF_LOGINUID_SET:
+		if (audit_comparator(1, f->op, f->val))
+			e->auid = e->auid == SP_AUDIT_UNSET ? 1000 : e->auid;
+		else
+			e->auid = SP_AUDIT_UNSET;
+		break;
+	case AF_SESSIONID: e->ses = x; break;
+	case AF_PERS: e->pers = x; break;
+	case AF_ARCH: break;
+	case AF_PPID: e->ppid = x; break;
+	case AF_MSGTYPE: e->msgtype = x; e->kind = SP_AUDIT_EV_USER; break;
+	case AF_EXIT: e->has_ret = 1; e->ret = (int64_t)(int32_t)x; break;
+	case AF_SUCCESS:
+		e->has_ret = 1;
+		e->ret = audit_comparator(RET_SUCCESS, f->op,
+					  f->val ? RET_SUCCESS : RET_FAILURE) ? 0 : -13;
+		break;
+	case AF_SADDR_FAM: e->saddr = (int)(x % 64); break;
+	case AF_ARG0: case AF_ARG1: case AF_ARG2: case AF_ARG3:
+		e->a[f->type - AF_ARG0] = x | (rnd_below(g, 4) ? 0 : (uint64_t)rnd(g) << 32);
+		break;
+	case AF_PERM:
+		if (f->op == OP_EQ && r->list == AL_EXIT)
+			e->nr = pick_perm_nr(g, r, f, e->arch, e->nr);
+		/* open-like syscalls: the access mode from the args */
+		e->a[1] = e->a[2] = (f->val & PERM_WRITE) ? (rnd_below(g, 2) ? 1 : 2) : 0;
+		e->o2flags = e->a[2];
+		break;
+	default:
+		return 0;
+	}
+	return 1;
+}
+
+/* The object side of field f: the event's names (paths, inodes, devices, modes, owners, file
+ * systems), the executable, comparisons, LSM labels.  *nm is the name the fields so far
+ * described, or NULL. */
+static void aim_names(struct gen *g, struct evspec *e, const struct tool_rule *r,
+		      const struct audit_kfield *f, uint32_t x, struct nspec **nm)
+{
+	struct nspec *n = *nm;
+	switch (f->type) {
+	case AF_WATCH:
+		n = new_name(e);
+		n->path = path_index(g, r->k.watch_path);
+		break;
+	case AF_DIR: {
+		char child[ARD_PATH_MAX + 8];
+		size_t l = strlen(r->k.tree_path);
+		while (l > 1 && r->k.tree_path[l - 1] == '/')
+			l--;
+		snprintf(child, sizeof(child), "%.*s/f", (int)l, r->k.tree_path);
+		n = new_name(e);
+		n->path = path_index(g, rnd_below(g, 2) ? child : r->k.tree_path);
+		if (n->path < 0)
+			n->path = path_index(g, child);
+		break;
+	}
+	case AF_EXE: e->exe = path_index(g, r->k.exe_path); break;
+	case AF_INODE: n = new_name(e); n->ino = x; n->dev = SP_AUDIT_MKDEV(8, 1); break;
+	case AF_DEVMAJOR: case AF_DEVMINOR:
+		n = n ? n : new_name(e);
+		if (n->path < 0) {
+			n->dev = f->type == AF_DEVMAJOR ? SP_AUDIT_MKDEV(x, n->dev & 0xfffff)
+						       : SP_AUDIT_MKDEV(n->dev >> 20, x);
+			n->ino = n->ino == SP_AUDIT_INO_UNSET ? 55 : n->ino;
+		} else {
+			n->set_rdev = 1;
+			n->rdev = f->type == AF_DEVMAJOR ? SP_AUDIT_MKDEV(x, 0) : SP_AUDIT_MKDEV(0, x);
+		}
+		break;
+	case AF_FILETYPE:
+		n = n ? n : new_name(e);
+		if (n->path < 0 && n->ino == SP_AUDIT_INO_UNSET)
+			n->ino = 66;
+		n->set_mode = 1;
+		n->mode = (f->op == OP_EQ ? f->val : S_IFREG) | 0600;
+		break;
+	case AF_OBJ_UID: case AF_OBJ_GID:
+		n = n ? n : new_name(e);
+		if (n->path < 0 && n->ino == SP_AUDIT_INO_UNSET)
+			n->ino = 67;
+		n->set_owner = 1;
+		if (f->type == AF_OBJ_UID)
+			n->uid = x;
+		else
+			n->gid = x;
+		break;
+	case AF_FSTYPE:
+		n = n ? n : new_name(e);
+		n->set_magic = 1;
+		n->magic = f->val;
+		break;
+	case AF_FIELD_COMPARE:
+		for (int i = 1; i < 4; i++) {
+			e->uid[i] = e->uid[0];
+			e->gid[i] = e->gid[0];
+		}
+		e->auid = e->uid[0];
+		for (int i = 0; i < e->nnames; i++) {
+			e->names[i].set_owner = 1;
+			e->names[i].uid = e->uid[0];
+			e->names[i].gid = e->gid[0];
+		}
+		break;
+	default:
+		if (lsm_slot(f->type) >= 0 && f->lsm_str && !strchr(f->lsm_str, ':') &&
+		    strlen(f->lsm_str) < 64) {
+			int obj = f->type >= AF_OBJ_USER && f->type <= AF_OBJ_LEV_HIGH;
+			if (obj) {
+				n = n ? n : new_name(e);
+				if (n->path < 0 && n->ino == SP_AUDIT_INO_UNSET)
+					n->ino = 68;
+				ctx_with(n->octx, sizeof(n->octx), lsm_slot(f->type), f->lsm_str);
+			} else {
+				ctx_with(e->sctx, sizeof(e->sctx), lsm_slot(f->type), f->lsm_str);
+			}
+		}
+		break;
+	}
+	*nm = n;
+}
+
 /* Make e satisfy every field of r (as far as one event can). */
 static void aim(struct gen *g, struct evspec *e, const struct tool_rule *r)
 {
@@ -318,125 +459,8 @@ static void aim(struct gen *g, struct evspec *e, const struct tool_rule *r)
 	for (uint32_t j = 0; j < r->k.field_count; j++) {
 		const struct audit_kfield *f = &r->k.fields[j];
 		uint32_t x = satisfy(g, f->op, f->val);
-		int ls = lsm_slot(f->type);
-		switch (f->type) {
-		case AF_PID: e->pid = x; break;
-		case AF_UID: case AF_EUID: case AF_SUID: case AF_FSUID: e->uid[f->type - AF_UID] = x; break;
-		case AF_GID: case AF_EGID:
-			if (rnd_below(g, 3) == 0 && f->op == OP_EQ) {
-				e->groups[0] = x;
-				e->ngroups = e->ngroups ? e->ngroups : 1;
-			} else {
-				e->gid[f->type - AF_GID] = x;
-			}
-			break;
-		case AF_SGID: case AF_FSGID: e->gid[f->type - AF_SGID + 2] = x; break;
-		case AF_LOGINUID: e->auid = x; break;
-		case AF_LOGINUID_SET:
-			if (audit_comparator(1, f->op, f->val))
-				e->auid = e->auid == SP_AUDIT_UNSET ? 1000 : e->auid;
-			else
-				e->auid = SP_AUDIT_UNSET;
-			break;
-		case AF_SESSIONID: e->ses = x; break;
-		case AF_PERS: e->pers = x; break;
-		case AF_ARCH: break;
-		case AF_PPID: e->ppid = x; break;
-		case AF_MSGTYPE: e->msgtype = x; e->kind = SP_AUDIT_EV_USER; break;
-		case AF_EXIT: e->has_ret = 1; e->ret = (int64_t)(int32_t)x; break;
-		case AF_SUCCESS:
-			e->has_ret = 1;
-			e->ret = audit_comparator(RET_SUCCESS, f->op,
-						  f->val ? RET_SUCCESS : RET_FAILURE) ? 0 : -13;
-			break;
-		case AF_SADDR_FAM: e->saddr = (int)(x % 64); break;
-		case AF_ARG0: case AF_ARG1: case AF_ARG2: case AF_ARG3:
-			e->a[f->type - AF_ARG0] = x | (rnd_below(g, 4) ? 0 : (uint64_t)rnd(g) << 32);
-			break;
-		case AF_PERM:
-			if (f->op == OP_EQ && r->list == AL_EXIT)
-				e->nr = pick_perm_nr(g, r, f, e->arch, e->nr);
-			/* open-like syscalls: the access mode from the args */
-			e->a[1] = e->a[2] = (f->val & PERM_WRITE) ? (rnd_below(g, 2) ? 1 : 2) : 0;
-			e->o2flags = e->a[2];
-			break;
-		case AF_WATCH:
-			nm = new_name(e);
-			nm->path = path_index(g, r->k.watch_path);
-			break;
-		case AF_DIR: {
-			char child[ARD_PATH_MAX + 8];
-			size_t l = strlen(r->k.tree_path);
-			while (l > 1 && r->k.tree_path[l - 1] == '/')
-				l--;
-			snprintf(child, sizeof(child), "%.*s/f", (int)l, r->k.tree_path);
-			nm = new_name(e);
-			nm->path = path_index(g, rnd_below(g, 2) ? child : r->k.tree_path);
-			if (nm->path < 0)
-				nm->path = path_index(g, child);
-			break;
-		}
-		case AF_EXE: e->exe = path_index(g, r->k.exe_path); break;
-		case AF_INODE: nm = new_name(e); nm->ino = x; nm->dev = SP_AUDIT_MKDEV(8, 1); break;
-		case AF_DEVMAJOR: case AF_DEVMINOR:
-			nm = nm ? nm : new_name(e);
-			if (nm->path < 0) {
-				nm->dev = f->type == AF_DEVMAJOR ? SP_AUDIT_MKDEV(x, nm->dev & 0xfffff)
-							       : SP_AUDIT_MKDEV(nm->dev >> 20, x);
-				nm->ino = nm->ino == SP_AUDIT_INO_UNSET ? 55 : nm->ino;
-			} else {
-				nm->set_rdev = 1;
-				nm->rdev = f->type == AF_DEVMAJOR ? SP_AUDIT_MKDEV(x, 0) : SP_AUDIT_MKDEV(0, x);
-			}
-			break;
-		case AF_FILETYPE:
-			nm = nm ? nm : new_name(e);
-			if (nm->path < 0 && nm->ino == SP_AUDIT_INO_UNSET)
-				nm->ino = 66;
-			nm->set_mode = 1;
-			nm->mode = (f->op == OP_EQ ? f->val : S_IFREG) | 0600;
-			break;
-		case AF_OBJ_UID: case AF_OBJ_GID:
-			nm = nm ? nm : new_name(e);
-			if (nm->path < 0 && nm->ino == SP_AUDIT_INO_UNSET)
-				nm->ino = 67;
-			nm->set_owner = 1;
-			if (f->type == AF_OBJ_UID)
-				nm->uid = x;
-			else
-				nm->gid = x;
-			break;
-		case AF_FSTYPE:
-			nm = nm ? nm : new_name(e);
-			nm->set_magic = 1;
-			nm->magic = f->val;
-			break;
-		case AF_FIELD_COMPARE:
-			for (int i = 1; i < 4; i++) {
-				e->uid[i] = e->uid[0];
-				e->gid[i] = e->gid[0];
-			}
-			e->auid = e->uid[0];
-			for (int i = 0; i < e->nnames; i++) {
-				e->names[i].set_owner = 1;
-				e->names[i].uid = e->uid[0];
-				e->names[i].gid = e->gid[0];
-			}
-			break;
-		default:
-			if (ls >= 0 && f->lsm_str && !strchr(f->lsm_str, ':') && strlen(f->lsm_str) < 64) {
-				int obj = f->type >= AF_OBJ_USER && f->type <= AF_OBJ_LEV_HIGH;
-				if (obj) {
-					nm = nm ? nm : new_name(e);
-					if (nm->path < 0 && nm->ino == SP_AUDIT_INO_UNSET)
-						nm->ino = 68;
-					ctx_with(nm->octx, sizeof(nm->octx), ls, f->lsm_str);
-				} else {
-					ctx_with(e->sctx, sizeof(e->sctx), ls, f->lsm_str);
-				}
-			}
-			break;
-		}
+		if (!aim_task(g, e, r, f, x))
+			aim_names(g, e, r, f, x, &nm);
 	}
 }
 

@@ -100,10 +100,6 @@ enum { T_FALSE = 0, T_TRUE = 1, T_UNKNOWN = 2 };
 /* What a field evaluates to for every event of the class (arch, nr, success). */
 int tool_field_truth(const struct audit_kfield *f, uint32_t arch, int32_t nr, int success);
 
-/* Walk cost of s for one class (arch, nr, success).  Adds per-rule costs to rule_rules /
- * rule_checks (indexed like s->v, may be NULL), weighted by w. */
-void tool_walk_cost(const struct tool_set *s, uint32_t arch, int32_t nr, int success, double w,
-		    double *rules, double *checks, double *rule_rules, double *rule_checks);
 /* Names an x86_64 syscall collects (tools/trace.c's path table; 0 for others). */
 int tool_syscall_names(uint32_t arch, int32_t nr);
 /* Expected rules/checks per syscall of s under the mix (NULL mix: every x86_64 syscall once). */

@@ -784,26 +784,12 @@ SP_API int sp_audit_trace_supported(void)
 	return err;
 }
 
-SP_API int sp_audit_trace_run(char *const argv[], const struct sp_audit_trace_opts *o, int *status,
-			      struct sp_audit_trace_stats *stats)
+/* The decision side of a run: the live identities of the rules' paths, the reference engine
+ * with the rules, one event, the record writer.  0 or -errno. */
+static int tracer_setup(struct tracer *tr, const struct sp_audit_trace_opts *o)
 {
-	struct sp_audit_trace_stats local;
 	struct sp_audit_engine_opts eo = { .sz = sizeof(eo) };
-	struct tracer *tr;
-	int p[2], ep[2] = { -1, -1 }, err = 0, st, root_status = 0;
-
-	if (!argv || !argv[0] || !o || !o->rules || !status)
-		return -EINVAL;
-	if (!stats)
-		stats = &local;
-	memset(stats, 0, sizeof(*stats));
-	tr = calloc(1, sizeof(*tr));
-	if (!tr)
-		return -ENOMEM;
-	tr->o = o;
-	tr->st = stats;
-	tr->serial = o->first_serial ? o->first_serial : 1;
-	err = live_fs(o->rules, &tr->fs);
+	int err = live_fs(o->rules, &tr->fs);
 	eo.fs = tr->fs;
 	if (!err)
 		err = sp_audit_ref_new(&eo, &tr->ref);
@@ -819,28 +805,32 @@ SP_API int sp_audit_trace_run(char *const argv[], const struct sp_audit_trace_op
 		err = sp_audit_event_new(&tr->ev);
 	if (!err && o->record_fd >= 0)
 		err = sp_audit_record_writer_new(o->record_fd, &tr->rec);
-	if (err)
-		goto out;
-	/* p: the tracer's "go" to the child; ep: the child's errno when exec fails (a successful
-	 * exec closes it, O_CLOEXEC) */
-	if (pipe2(p, O_CLOEXEC)) {
-		err = -errno;
-		goto out;
-	}
+	return err;
+}
+
+/*
+ * The traced child: it waits for the tracer's "go" on p, then execs argv; when exec fails its
+ * errno goes back on ep (a successful exec closes ep, O_CLOEXEC).  The tracer keeps p[1] and
+ * ep[0]; tr->root is the child.  0 or -errno (no child, every descriptor closed).
+ */
+static int spawn(struct tracer *tr, char *const argv[], int p[2], int ep[2])
+{
+	if (pipe2(p, O_CLOEXEC))
+		return -errno;
 	if (pipe2(ep, O_CLOEXEC)) {
-		err = -errno;
+		int err = -errno;
 		close(p[0]);
 		close(p[1]);
-		goto out;
+		return err;
 	}
 	pid_t pid = fork();
 	if (pid < 0) {
-		err = -errno;
+		int err = -errno;
 		close(p[0]);
 		close(p[1]);
 		close(ep[0]);
 		close(ep[1]);
-		goto out;
+		return err;
 	}
 	if (pid == 0) {
 		char c;
@@ -858,30 +848,63 @@ SP_API int sp_audit_trace_run(char *const argv[], const struct sp_audit_trace_op
 	close(ep[1]);
 	close(p[0]);
 	tr->root = pid;
+	return 0;
+}
+
+/* Seize the child and stop it once: every later syscall stops.  0, or -errno with the child
+ * killed and reaped and go_fd closed. */
+static int seize(pid_t pid, int go_fd)
+{
+	int st, err;
 	if (ptrace(PTRACE_SEIZE, pid, 0, (void *)(uintptr_t)TR_OPTS) < 0 ||
 	    ptrace(PTRACE_INTERRUPT, pid, 0, 0) < 0) {
 		err = -errno;
 		kill(pid, SIGKILL);
-		close(p[1]);
+		close(go_fd);
 		waitpid(pid, &st, 0);
-		goto out;
+		return err;
 	}
-	/* the interrupt stop, then let it go: every later syscall stops */
+	/* the interrupt stop, then let it go */
 	if (waitpid(pid, &st, __WALL) != pid || !WIFSTOPPED(st) ||
 	    ptrace(PTRACE_SYSCALL, pid, 0, 0) < 0) {
-		err = -ECHILD;
 		kill(pid, SIGKILL);
-		close(p[1]);
+		close(go_fd);
 		waitpid(pid, &st, __WALL);
-		goto out;
+		return -ECHILD;
 	}
-	if (!task_get(tr, pid)) {
-		err = -ENOMEM;
-		kill(pid, SIGKILL);
+	return 0;
+}
+
+/* One ptrace stop of task w: syscall entry or exit, a new task, or a signal to pass on. */
+static void on_stop(struct tracer *tr, pid_t w, int st)
+{
+	struct task *t = task_get(tr, w);
+	int sig = WSTOPSIG(st), event = st >> 16, inject = 0;
+	if (sig == (SIGTRAP | 0x80) && t) {
+		struct __ptrace_syscall_info si;
+		if (ptrace(PTRACE_GET_SYSCALL_INFO, w, (void *)sizeof(si), &si) > 0) {
+			if (si.op == PTRACE_SYSCALL_INFO_ENTRY)
+				on_entry(tr, t, &si);
+			else if (si.op == PTRACE_SYSCALL_INFO_EXIT)
+				on_exit_stop(tr, t, &si);
+		}
+	} else if (event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK ||
+		   event == PTRACE_EVENT_CLONE) {
+		unsigned long child = 0;
+		if (!ptrace(PTRACE_GETEVENTMSG, w, 0, &child))
+			task_get(tr, (pid_t)child);
+	} else if (event == PTRACE_EVENT_EXEC || event == PTRACE_EVENT_STOP) {
+		/* exec: the exit stop follows; STOP: new task or group-stop (not kept) */
+	} else if (!event) {
+		inject = sig;	/* signal-delivery stop */
 	}
-	if (write(p[1], "g", 1) != 1)
-		kill(pid, SIGKILL);
-	close(p[1]);
+	ptrace(PTRACE_SYSCALL, w, 0, (void *)(uintptr_t)inject);
+}
+
+/* Until every traced task is gone; the wait status of the root task. */
+static int trace_loop(struct tracer *tr)
+{
+	int st, root_status = 0;
 	for (;;) {
 		pid_t w = waitpid(-1, &st, __WALL);
 		if (w < 0) {
@@ -890,43 +913,20 @@ SP_API int sp_audit_trace_run(char *const argv[], const struct sp_audit_trace_op
 			break;	/* ECHILD: every traced task is gone */
 		}
 		if (WIFEXITED(st) || WIFSIGNALED(st)) {
-			if (w == pid)
+			if (w == tr->root)
 				root_status = st;
 			task_drop(tr, w);
 			continue;
 		}
-		if (!WIFSTOPPED(st))
-			continue;
-		struct task *t = task_get(tr, w);
-		int sig = WSTOPSIG(st), event = st >> 16, inject = 0;
-		if (sig == (SIGTRAP | 0x80) && t) {
-			struct __ptrace_syscall_info si;
-			if (ptrace(PTRACE_GET_SYSCALL_INFO, w, (void *)sizeof(si), &si) > 0) {
-				if (si.op == PTRACE_SYSCALL_INFO_ENTRY)
-					on_entry(tr, t, &si);
-				else if (si.op == PTRACE_SYSCALL_INFO_EXIT)
-					on_exit_stop(tr, t, &si);
-			}
-		} else if (event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK ||
-			   event == PTRACE_EVENT_CLONE) {
-			unsigned long child = 0;
-			if (!ptrace(PTRACE_GETEVENTMSG, w, 0, &child))
-				task_get(tr, (pid_t)child);
-		} else if (event == PTRACE_EVENT_EXEC || event == PTRACE_EVENT_STOP) {
-			/* exec: the exit stop follows; STOP: new task or group-stop (not kept) */
-		} else if (!event) {
-			inject = sig;	/* signal-delivery stop */
-		}
-		ptrace(PTRACE_SYSCALL, w, 0, (void *)(uintptr_t)inject);
+		if (WIFSTOPPED(st))
+			on_stop(tr, w, st);
 	}
-	*status = root_status;
-	if (ep[0] >= 0) {
-		int e;
-		if (read(ep[0], &e, sizeof(e)) == (ssize_t)sizeof(e))
-			stats->exec_errno = e;
-		close(ep[0]);
-	}
-out:
+	return root_status;
+}
+
+/* Finish the record stream (its error, or the first write error, unless err is set), free all. */
+static int tracer_free(struct tracer *tr, int err)
+{
 	if (tr->rec) {
 		int rc = sp_audit_record_writer_finish(tr->rec);
 		if (!err)
@@ -939,6 +939,50 @@ out:
 	sp_audit_ref_free(tr->ref);
 	sp_audit_fsview_free(tr->fs);
 	free(tr);
+	return err;
+}
+
+SP_API int sp_audit_trace_run(char *const argv[], const struct sp_audit_trace_opts *o, int *status,
+			      struct sp_audit_trace_stats *stats)
+{
+	struct sp_audit_trace_stats local;
+	struct tracer *tr;
+	int p[2], ep[2] = { -1, -1 }, err;
+
+	if (!argv || !argv[0] || !o || !o->rules || !status)
+		return -EINVAL;
+	if (!stats)
+		stats = &local;
+	memset(stats, 0, sizeof(*stats));
+	tr = calloc(1, sizeof(*tr));
+	if (!tr)
+		return -ENOMEM;
+	tr->o = o;
+	tr->st = stats;
+	tr->serial = o->first_serial ? o->first_serial : 1;
+	err = tracer_setup(tr, o);
+	if (!err)
+		err = spawn(tr, argv, p, ep);
+	if (!err)
+		err = seize(tr->root, p[1]);
+	if (err)
+		goto out;
+	if (!task_get(tr, tr->root)) {
+		err = -ENOMEM;
+		kill(tr->root, SIGKILL);
+	}
+	if (write(p[1], "g", 1) != 1)
+		kill(tr->root, SIGKILL);
+	close(p[1]);
+	*status = trace_loop(tr);
+	if (ep[0] >= 0) {
+		int e;
+		if (read(ep[0], &e, sizeof(e)) == (ssize_t)sizeof(e))
+			stats->exec_errno = e;
+		close(ep[0]);
+	}
+out:
+	err = tracer_free(tr, err);
 	if (stats == &local || err)
 		sp_audit_trace_stats_release(stats);
 	return err;
