@@ -727,25 +727,6 @@ static void on_exit_stop(struct tracer *tr, struct task *t, const struct __ptrac
 	decide(tr, t, 1, si->exit.rval);
 }
 
-static int live_fs(const struct sp_audit_ruleset *rs, struct sp_audit_fsview **out)
-{
-	char **paths = NULL;
-	size_t n = 0;
-	struct sp_audit_fsview *synth = NULL;
-	/* the synthetic view lists every rule path and its ancestors; take real identities */
-	int err = tool_fs_build(rs, NULL, &synth, &paths, &n);
-	sp_audit_fsview_free(synth);
-	if (!err)
-		err = sp_audit_fsview_new(out);
-	for (size_t i = 0; !err && i < n; i++) {
-		struct stat st;
-		if (stat(paths[i], &st) == 0)
-			err = sp_audit_fsview_add(*out, paths[i], st.st_ino, kdev(st.st_dev), st.st_mode);
-	}
-	tool_paths_free(paths, n);
-	return err;
-}
-
 SP_API int sp_audit_trace_supported(void)
 {
 	int p[2], st, err = 0;
@@ -789,7 +770,7 @@ SP_API int sp_audit_trace_supported(void)
 static int tracer_setup(struct tracer *tr, const struct sp_audit_trace_opts *o)
 {
 	struct sp_audit_engine_opts eo = { .sz = sizeof(eo) };
-	int err = live_fs(o->rules, &tr->fs);
+	int err = sp_audit_fsview_from_host(o->rules, &tr->fs);
 	eo.fs = tr->fs;
 	if (!err)
 		err = sp_audit_ref_new(&eo, &tr->ref);
@@ -963,8 +944,8 @@ SP_API int sp_audit_trace_run(char *const argv[], const struct sp_audit_trace_op
 	err = tracer_setup(tr, o);
 	if (!err)
 		err = spawn(tr, argv, p, ep);
-	if (!err)
-		err = seize(tr->root, p[1]);
+	if (!err && (err = seize(tr->root, p[1])))
+		close(ep[0]);	/* spawn's descriptors are the caller's once it succeeded */
 	if (err)
 		goto out;
 	if (!task_get(tr, tr->root)) {
