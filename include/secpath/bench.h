@@ -120,8 +120,12 @@ SP_API size_t sp_bench_results_count(const struct sp_bench_results *r);
 /*
  * The summary: one line per suite (experiment) with its headline case and each variant's ratio
  * of median time per op to the baseline's, e.g.
- *   "audit        neo23x0/mix: compiled 0.05x of kernel ns/event (kernel-aligned 0.98x, ...)".
+ *   "audit        neo23x0/mix: compiled Rx of kernel ns/event (A vs B ns); kernel-aligned Rx, ...".
  * Suites that run their own threads use process CPU time (user + sys of all threads).
+ * A '!' after a ratio marks a noisy variant or baseline (pstdev/mean above 3%); a bimodal one
+ * (pstdev/mean above 25% and its min below a quarter of its median) gets no ratio at all:
+ * "batch64-4096: init-off bimodal: min X, median Y ns; no ratio (glibc Z ns)" (suite slab).
+ * A legend line follows the lines whenever a mark was printed.
  */
 SP_API void sp_bench_summary(FILE *f, const struct sp_bench_results *r);
 
