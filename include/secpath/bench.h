@@ -38,6 +38,22 @@ struct sp_bench_variant {
 	void (*teardown)(void *state);
 };
 
+/*
+ * A reference figure a suite's context states (the kernel threads' own measurement, a design
+ * document's, or a target), drawn as a horizontal mark on the charts of the cases it applies to.
+ * Only figures per op in the suite's own unit belong here: ratios and percentages stay prose.
+ */
+struct sp_bench_ref {
+	const char *cases;		/* fnmatch(3) pattern of case names ("hot-*"); NULL: all */
+	unsigned what;			/* SP_BENCH_REF_* below: the chart it belongs on */
+	unsigned target;		/* 0: measured elsewhere (a solid mark); 1: a goal */
+	double value;			/* ns per op, or D1 misses per op; > 0 */
+	const char *label;		/* a few words naming its source, as the context does */
+};
+
+#define SP_BENCH_REF_NS 0		/* wall time per op, ns */
+#define SP_BENCH_REF_D1 1		/* D1 misses per op (the --cachegrind chart) */
+
 struct sp_bench_suite {
 	const char *name;		/* "slab", "slab-spread", ... */
 	const char *desc;
@@ -49,6 +65,8 @@ struct sp_bench_suite {
 	uint64_t fixed_ops;		/* 0: calibrate; else run exactly this many ops per sample */
 	const char *context;		/* the kernel threads' figures, printed under the table */
 	unsigned flags;			/* SP_BENCH_* below (0 = defaults) */
+	/* The context's per-op figures as chart marks: NULL = none, else ended by a NULL label. */
+	const struct sp_bench_ref *refs;
 };
 
 /* Suite flags. */
