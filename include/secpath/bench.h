@@ -155,6 +155,8 @@ struct sp_bench_machine {
 	unsigned long l1d_size;		/* bytes */
 	unsigned l1d_assoc, l1d_line;
 	char kernel[128];		/* uname -srm */
+	char cpu_id[96];		/* "VENDOR family F (0xF) model M (0xM) stepping S" */
+	char l1d_source[96];		/* where the L1D geometry came from: "sysfs", "CPUID ..." */
 };
 SP_API void sp_bench_machine_read(struct sp_bench_machine *m);
 
@@ -167,10 +169,14 @@ struct sp_bench_html_info {
 };
 
 /*
- * Write the results as one self-contained HTML page (no scripts, fonts or external URLs): per
- * suite its description and context, per case an SVG bar chart of median time per op per
- * variant with min-max whiskers and the ratio to the baseline, and a chart of D1 misses per op
- * where callgrind measured them (--cachegrind); the summary; machine, date, secpath version.
+ * Write the results as one self-contained HTML page (no scripts, fonts or external URLs): the
+ * host (CPU model and id, cores, L1D geometry and its source, kernel) and the build (secpath
+ * version and commit, compiler), the summary, then per suite its description and context, and
+ * per case an SVG bar chart of median time per op per variant with min-max whiskers, the ratio
+ * to the baseline and the suite's reference figures as marks (a log axis when the values span
+ * more than 5x), a chart of D1 misses per op where callgrind measured them (--cachegrind), and
+ * a table of the text report's numbers (min, median, max, pstdev, noise and bimodal flags,
+ * disturbed samples, ratio with its per-round range, callgrind columns).
  * Returns 0, or -EIO when writing failed.
  */
 SP_API int sp_bench_html(FILE *f, const struct sp_bench_results *r,
