@@ -33,10 +33,11 @@ double bench_median(const double *x, size_t n);
 /*
  * Noise and bimodality of a variant's samples (time metrics).  Noisy: pstdev/mean above
  * BENCH_NOISY_PCT, so differences of that size are noise.  Bimodal: at least 3 samples,
- * pstdev/mean above BENCH_BIMODAL_PCT and the min below median / BENCH_BIMODAL_GAP: a fast mode
- * the median ignores, heavy enough to spread the samples, so the median's ratio to another
- * variant's compares the modes, not the code.  Disturbance (preemption) only slows a sample, so
- * a slow outlier, however far, never makes a case bimodal; a fast one cannot come from it.
+ * pstdev/mean above BENCH_BIMODAL_PCT and the min below median / BENCH_BIMODAL_GAP: the rounds
+ * fall into two modes far apart and the median sits in the slow one, so its ratio to another
+ * variant's compares modes, not code.  Either the variant has a fast mode the median ignores, or
+ * most of its rounds were slowed (disturbance only slows a sample); a few slow outliers, however
+ * far, leave the median alone and never make a variant bimodal.
  */
 #define BENCH_NOISY_PCT 3.0
 #define BENCH_BIMODAL_PCT 25.0

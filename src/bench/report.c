@@ -198,8 +198,8 @@ static void bimodal_line(FILE *f, const struct bench_case_res *r, int m, const c
 		fmt_num(med, sizeof(med), st.median / scale, 0);
 		if (!any)
 			fprintf(f, "  bimodal %s (pstdev/mean above %.0f%%, min below median/%.0f: "
-				"a fast mode the median ignores; its ratios compare modes):", what,
-				BENCH_BIMODAL_PCT, BENCH_BIMODAL_GAP);
+				"two modes, the median in the slow one; its ratios compare modes):",
+				what, BENCH_BIMODAL_PCT, BENCH_BIMODAL_GAP);
 		fprintf(f, "%s %s min %s median %s %s", any ? "," : "", vr->v->name, lo, med, tu);
 		any = 1;
 	}

@@ -690,8 +690,8 @@ static void test_bench__bimodal_in_table_and_json(void **st)
 	bench_report_table(f, &r);
 	fclose(f);
 	assert_non_null(strstr(buf, "  bimodal wall time (pstdev/mean above 25%, min below "
-				    "median/4: a fast mode the median ignores; its ratios compare "
-				    "modes): double min 0.500 median 199.00 ns\n"));
+				    "median/4: two modes, the median in the slow one; its ratios "
+				    "compare modes): double min 0.500 median 199.00 ns\n"));
 	free(buf);
 
 	f = open_memstream(&buf, &len);
