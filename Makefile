@@ -94,6 +94,18 @@ $(OUT)/obj/src/%.o: src/%.c
 	$(quiet) CC $<
 	$(Q)$(CC) $(CPPFLAGS_ALL) -DSECPATH_BUILDING -fPIC -fvisibility=hidden $(CFLAGS_ALL) -c $< -o $@
 
+# The commit the bench HTML page names (src/bench/report_html.c): in a git checkout of this tree
+# the abbreviated HEAD, "-dirty" with uncommitted changes; elsewhere (a tarball) "unknown".
+# $(OUT)/build-commit changes only when that name does, and report_html.o depends on it.
+BUILD_COMMIT := $(or $(shell test -e .git && git describe --always --dirty --exclude='*' 2>/dev/null),unknown)
+$(OUT)/build-commit: FORCE
+	@mkdir -p $(@D)
+	@echo '$(BUILD_COMMIT)' | cmp -s - $@ || echo '$(BUILD_COMMIT)' > $@
+$(OUT)/obj/src/bench/report_html.o: $(OUT)/build-commit
+$(OUT)/obj/src/bench/report_html.o: CPPFLAGS_ALL += -DSP_BUILD_COMMIT='"$(BUILD_COMMIT)"'
+.PHONY: FORCE
+FORCE:
+
 $(OUT)/obj/%.o: %.c
 	@mkdir -p $(@D)
 	$(quiet) CC $<

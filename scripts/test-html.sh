@@ -1,16 +1,18 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# test-html.sh [OUT] - the bench HTML report end to end: run `secpath bench slab-spread --quick
-# --html` from OUT (default out/release), check the page's structure (every element we open is
-# closed, one bar per variant x case, nothing external), screenshot it in headless Chromium
-# (Debian package chromium, see scripts/deps.txt) and check the PNG is a real rendering: larger
-# than 20 KB, many distinct colours, and the bar colours of the chart present in area.
+# test-html.sh [OUT] - the bench HTML report end to end: run `secpath bench slab-spread audit
+# --quick --html` from OUT (default out/release), check the page's structure (every element we
+# open is closed, one bar per variant x case, a numeric table per case with a row per variant,
+# log axes with decade ticks where the values span decades (audit), the suites' reference marks,
+# the host and build rows, nothing external), screenshot it in headless Chromium (Debian package
+# chromium, see scripts/deps.txt) and check the PNG is a real rendering: larger than 20 KB, many
+# distinct colours, and the bar and reference-mark colours of the charts present in area.
 # The PNG is decoded by a small C program (zlib) compiled here: python3 may be missing.
 # Ends with "html: N passed, N failed"; exit status 1 when any check failed.
 set -u
 out=${1:-out/release}
 bin=$out/secpath
-suite=slab-spread
+suites="slab-spread audit"
 pass=0
 fail=0
 tmp=$(mktemp -d)
@@ -30,12 +32,12 @@ finish() {
 }
 
 html=$tmp/report.html
-if ! "$bin" bench $suite --quick --html "$html" >"$tmp/report.txt" 2>"$tmp/err.txt"; then
-	bad "secpath bench $suite --quick --html (exit $?)"
+if ! "$bin" bench $suites --quick --html "$html" >"$tmp/report.txt" 2>"$tmp/err.txt"; then
+	bad "secpath bench $suites --quick --html (exit $?)"
 	cat "$tmp/err.txt"
 	finish
 fi
-ok "secpath bench $suite --quick --html wrote $(wc -c <"$html") bytes"
+ok "secpath bench $suites --quick --html wrote $(wc -c <"$html") bytes"
 
 # ---- structure ----
 count() { grep -o "$1" "$html" | wc -l; }
@@ -44,17 +46,48 @@ balanced() {	# balanced TAG: as many <TAG ...> / <TAG> as </TAG>, and at least o
 	c=$(count "</$1>")
 	[ "$o" -gt 0 ] && [ "$o" -eq "$c" ]
 }
-for tag in html head body svg section figure figcaption text title table pre; do
+for tag in html head body svg section figure figcaption text title table caption tr pre dl ul; do
 	check "<$tag> opened and closed equally often" balanced $tag
 done
 check "starts with <!DOCTYPE html>" sh -c "head -1 '$html' | grep -q '^<!DOCTYPE html>$'"
-cases=$(grep -c "^$suite \[" "$tmp/report.txt")
-variants=$("$bin" bench --list | awk -v s="$suite" '$1 == s { f = 1; next }
-	f && $1 == "variants:" { print NF - 1; exit }')
+cases=0
+want=0
+for suite in $suites; do
+	c=$(grep -c "^$suite \[" "$tmp/report.txt")
+	v=$("$bin" bench --list | awk -v s="$suite" '$1 == s { f = 1; next }
+		f && $1 == "variants:" { print NF - 1; exit }')
+	[ "$c" -gt 0 ] || bad "no case of $suite in the text report"
+	cases=$((cases + c))
+	want=$((want + c * v))
+done
 bars=$(count 'class="bar ns"')
-check "bars = $variants variants x $cases cases ($bars)" \
-	[ "$cases" -gt 0 ] && [ "$bars" -eq $((variants * cases)) ]
+check "bars = variants x cases summed over $suites ($bars of $want)" [ "$bars" -eq "$want" ]
 check "one min-max whisker per bar" [ "$(count 'class="whisker"')" -eq "$bars" ]
+check "one numeric table per case ($cases)" [ "$(count '<table class="case">')" -eq "$cases" ]
+check "a table row per variant and case" [ "$(count '<td class="name">')" -eq "$want" ]
+cols='<th>pstdev %</th><th>noise</th><th>disturbed</th><th>ratio</th><th>per-round ratios</th>'
+check "tables have the text report's columns" [ "$(count "$cols")" -eq "$cases" ]
+check "the whiskers and the noise rule are explained" \
+	sh -c "grep -q 'whisker spans the min&ndash;max of the rounds' '$html' &&
+	       grep -q 'above 3%: differences of that size are noise' '$html'"
+# audit's kernel layouts and the compiled matcher are 10-40x apart: a log axis per decade
+check "log axes with decade ticks (audit)" \
+	sh -c "[ \$(grep -o 'class=\"chart ns log\"' '$html' | wc -l) -ge 1 ] &&
+	       grep -q '<line class=\"grid major\"' '$html' &&
+	       grep -q '<text class=\"tick\"[^>]*>10</text>' '$html' &&
+	       grep -q '<text class=\"tick\"[^>]*>100</text>' '$html'"
+check "reference marks: kernel thread figures (audit getpid, slab-spread N=200) and a target" \
+	sh -c "[ \$(grep -o '<line class=\"ref measured\"' '$html' | wc -l) -ge 4 ] &&
+	       grep -q '<line class=\"ref target\"' '$html' &&
+	       grep -q '205 ns kernel thread, whole getpid' '$html' &&
+	       grep -q 'marked on the charts' '$html'"
+check "host rows: CPU, CPU id, cores, L1D with its source, kernel, secpath commit, compiler" \
+	sh -c "for r in CPU 'CPU id' cores L1D kernel secpath compiler; do
+		       grep -q \"<tr><td>\$r</td><td>\" '$html' || exit 1; done
+	       grep -q 'sets; source: ' '$html' && grep -q ', commit ' '$html'"
+check "summary: a line per suite, the noise flag explained when set" \
+	sh -c "grep -q '  slab-spread  N=' '$html' && grep -q '  audit        ' '$html' &&
+	       { ! grep -q ')!' '$html' || grep -q '  ! pstdev/mean above 3%' '$html'; }"
 check "no external resources (URLs, scripts, links, images, fonts)" \
 	sh -c "! grep -qiE 'https?:|//[a-z]|<script|<link|<img|<iframe|@import' '$html' &&
 	       ! grep -qiE '@font-face|url\(|src=|href=' '$html'"
@@ -73,7 +106,7 @@ png=${HTML_SCREENSHOT:-$tmp/report.png}
 prof=$(mktemp -d)
 timeout 120 "$chromium" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
 	--disable-background-networking --disable-component-update --disable-sync \
-	--user-data-dir="$prof" --screenshot="$png" --window-size=1280,2000 \
+	--user-data-dir="$prof" --screenshot="$png" --window-size=1280,4000 \
 	"file://$(cd "$(dirname "$html")" && pwd)/$(basename "$html")" >"$tmp/chromium.log" 2>&1
 rm -rf "$prof"
 if [ ! -s "$png" ]; then
@@ -163,10 +196,13 @@ if ! cc -O1 -o "$tmp/pngstat" "$tmp/pngstat.c" -lz 2>"$tmp/cc.log"; then
 	cat "$tmp/cc.log"
 	finish
 fi
-# The first non-baseline variant's bar colour (report_html.c's palette[0]).
+# The first non-baseline variant's bar colour (report_html.c's palette[0]), and the colour of
+# the marks of figures measured elsewhere (its css, "ref.measured").
 stat=$("$tmp/pngstat" "$png" 4e79a7) || { bad "screenshot is not an 8-bit RGB(A) PNG"; finish; }
 set -- $stat
 check "screenshot is 1280 px wide ($1 x $2)" [ "$1" -eq 1280 ]
 check "screenshot has many colours ($3 distinct), not a blank page" [ "$3" -gt 50 ]
 check "bars rendered: $4 pixels of the bar colour #4e79a7" [ "$4" -gt 500 ]
+set -- $("$tmp/pngstat" "$png" 8e1b1b)
+check "reference marks rendered: $4 pixels of the mark colour #8e1b1b" [ "$4" -gt 300 ]
 finish

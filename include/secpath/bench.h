@@ -38,6 +38,22 @@ struct sp_bench_variant {
 	void (*teardown)(void *state);
 };
 
+/*
+ * A reference figure a suite's context states (the kernel threads' own measurement, a design
+ * document's, or a target), drawn as a horizontal mark on the charts of the cases it applies to.
+ * Only figures per op in the suite's own unit belong here: ratios and percentages stay prose.
+ */
+struct sp_bench_ref {
+	const char *cases;		/* fnmatch(3) pattern of case names ("hot-*"); NULL: all */
+	unsigned what;			/* SP_BENCH_REF_* below: the chart it belongs on */
+	unsigned target;		/* 0: measured elsewhere (a solid mark); 1: a goal */
+	double value;			/* ns per op, or D1 misses per op; > 0 */
+	const char *label;		/* a few words naming its source, as the context does */
+};
+
+#define SP_BENCH_REF_NS 0		/* wall time per op, ns */
+#define SP_BENCH_REF_D1 1		/* D1 misses per op (the --cachegrind chart) */
+
 struct sp_bench_suite {
 	const char *name;		/* "slab", "slab-spread", ... */
 	const char *desc;
@@ -49,6 +65,8 @@ struct sp_bench_suite {
 	uint64_t fixed_ops;		/* 0: calibrate; else run exactly this many ops per sample */
 	const char *context;		/* the kernel threads' figures, printed under the table */
 	unsigned flags;			/* SP_BENCH_* below (0 = defaults) */
+	/* The context's per-op figures as chart marks: NULL = none, else ended by a NULL label. */
+	const struct sp_bench_ref *refs;
 };
 
 /* Suite flags. */
@@ -120,8 +138,12 @@ SP_API size_t sp_bench_results_count(const struct sp_bench_results *r);
 /*
  * The summary: one line per suite (experiment) with its headline case and each variant's ratio
  * of median time per op to the baseline's, e.g.
- *   "audit        neo23x0/mix: compiled 0.05x of kernel ns/event (kernel-aligned 0.98x, ...)".
+ *   "audit        neo23x0/mix: compiled Rx of kernel ns/event (A vs B ns); kernel-aligned Rx, ...".
  * Suites that run their own threads use process CPU time (user + sys of all threads).
+ * A '!' after a ratio marks a noisy variant or baseline (pstdev/mean above 3%); a bimodal one
+ * (pstdev/mean above 25% and its min below a quarter of its median) gets no ratio at all:
+ * "batch64-4096: init-off bimodal: min X, median Y ns; no ratio (glibc Z ns)" (suite slab).
+ * A legend line follows the lines whenever a mark was printed.
  */
 SP_API void sp_bench_summary(FILE *f, const struct sp_bench_results *r);
 
@@ -133,6 +155,8 @@ struct sp_bench_machine {
 	unsigned long l1d_size;		/* bytes */
 	unsigned l1d_assoc, l1d_line;
 	char kernel[128];		/* uname -srm */
+	char cpu_id[96];		/* "VENDOR family F (0xF) model M (0xM) stepping S" */
+	char l1d_source[96];		/* where the L1D geometry came from: "sysfs", "CPUID ..." */
 };
 SP_API void sp_bench_machine_read(struct sp_bench_machine *m);
 
@@ -145,10 +169,14 @@ struct sp_bench_html_info {
 };
 
 /*
- * Write the results as one self-contained HTML page (no scripts, fonts or external URLs): per
- * suite its description and context, per case an SVG bar chart of median time per op per
- * variant with min-max whiskers and the ratio to the baseline, and a chart of D1 misses per op
- * where callgrind measured them (--cachegrind); the summary; machine, date, secpath version.
+ * Write the results as one self-contained HTML page (no scripts, fonts or external URLs): the
+ * host (CPU model and id, cores, L1D geometry and its source, kernel) and the build (secpath
+ * version and commit, compiler), the summary, then per suite its description and context, and
+ * per case an SVG bar chart of median time per op per variant with min-max whiskers, the ratio
+ * to the baseline and the suite's reference figures as marks (a log axis when the values span
+ * more than 5x), a chart of D1 misses per op where callgrind measured them (--cachegrind), and
+ * a table of the text report's numbers (min, median, max, pstdev, noise and bimodal flags,
+ * disturbed samples, ratio with its per-round range, callgrind columns).
  * Returns 0, or -EIO when writing failed.
  */
 SP_API int sp_bench_html(FILE *f, const struct sp_bench_results *r,

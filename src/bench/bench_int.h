@@ -30,6 +30,23 @@ void bench_stats_compute(const double *x, size_t n, struct bench_stats *st);
 /* Median of x[0..n), NANs skipped (x is not modified). */
 double bench_median(const double *x, size_t n);
 
+/*
+ * Noise and bimodality of a variant's samples (time metrics).  Noisy: pstdev/mean above
+ * BENCH_NOISY_PCT, so differences of that size are noise.  Bimodal: at least 3 samples,
+ * pstdev/mean above BENCH_BIMODAL_PCT and the min below median / BENCH_BIMODAL_GAP: the rounds
+ * fall into two modes far apart and the median sits in the slow one, so its ratio to another
+ * variant's compares modes, not code.  Either the variant has a fast mode the median ignores, or
+ * most of its rounds were slowed (disturbance only slows a sample); a few slow outliers, however
+ * far, leave the median alone and never make a variant bimodal.
+ */
+#define BENCH_NOISY_PCT 3.0
+#define BENCH_BIMODAL_PCT 25.0
+#define BENCH_BIMODAL_GAP 4.0
+/* 100 * pstdev / avg, NAN when avg is not positive. */
+double bench_stats_pct(const struct bench_stats *st);
+int bench_stats_noisy(const struct bench_stats *st);
+int bench_stats_bimodal(const struct bench_stats *st);
+
 struct bench_ratio {
 	double median;			/* median(v) / median(base) */
 	double min, max;		/* range of the per-round ratios v[i] / base[i] */
@@ -141,8 +158,6 @@ void bench_report_table(FILE *f, const struct bench_case_res *r);
 /* Write the case as JSON Lines: one object per variant x metric. */
 void bench_report_json(FILE *f, const struct bench_case_res *r);
 
-#define BENCH_NOISY_PCT 3.0		/* flag pstdev/mean above this */
-
 /* ---- kept results (report.c): what the summary and the HTML page need of one case ---- */
 
 struct bench_kept_var {
@@ -151,7 +166,11 @@ struct bench_kept_var {
 	double med, min, max;		/* wall ns per op over the rounds */
 	double cpu_med, cpu_min, cpu_max;	/* process CPU ns per op over the rounds */
 	double ratio, rmin, rmax;	/* median ratio to the baseline; per-round ratio range */
-	double cpu_ratio;		/* the same for process CPU time */
+	double cpu_ratio, cpu_rmin, cpu_rmax;	/* the same for process CPU time */
+	double pct, cpu_pct;		/* pstdev / mean of wall and CPU time, % (NAN: none) */
+	int bimodal, cpu_bimodal;	/* bench_stats_bimodal of wall and CPU time */
+	unsigned disturbed;		/* timed samples with a context switch or migration */
+	double ipc, l1dmiss;		/* hw counter medians (NAN without a PMU) */
 	double cg_d1, cg_ir;		/* callgrind D1 misses and Ir per op (NAN: not measured) */
 };
 
@@ -160,6 +179,7 @@ struct bench_kept_case {
 	const char *name;		/* the case name (static) */
 	unsigned reps;
 	int pinned;			/* 0: the suite runs its own threads (CPU time matters) */
+	int hw_err;			/* errno of the hw counters' perf_event_open (0: worked) */
 	char cg_err[160];		/* why callgrind figures are missing, or "" */
 	char cg_geom[80];		/* "" without --cachegrind */
 	char *context;			/* the suite's context when the case ran (NULL: none) */

@@ -5,13 +5,17 @@
  * Table: one row per variant with "time per op: min avg median max pstdev" (perf stat -r / the
  * kernel threads' style), the ratio of its median to the baseline's (variant 0) with the range of
  * per-round ratios, the hardware counters (n/a without a PMU) and, with --cachegrind, callgrind's
- * exact Ir and D1 misses per op.  A '!' marks pstdev/mean > 3 %.
- * JSON Lines: one object per variant x metric with the statistics and the raw per-round samples;
- * every object is complete on its own line, so output of several suites concatenates.
+ * exact Ir and D1 misses per op.  A '!' marks a noisy variant, a line names the bimodal ones
+ * (bench_int.h's rules).
+ * JSON Lines: one object per variant x metric with the statistics, the two flags ("noisy",
+ * "bimodal") and the raw per-round samples; every object is complete on its own line, so output
+ * of several suites concatenates.
  * Kept results (sp_bench_results) hold what the summary and the HTML page need of each case:
- * medians, ranges and ratios of wall and CPU time, callgrind figures, a copy of the context.  They
- * cross fork() as raw records (pointers into the program image stay valid in a child).  The
- * summary prints one line per suite: its headline case and variant (registry.c).
+ * medians, ranges, spreads, flags and ratios of wall and CPU time, disturbed samples, hw counter
+ * and callgrind figures, a copy of the context.  They cross fork() as raw records (pointers into
+ * the program image stay valid in a child).  The summary prints one line per suite: its headline
+ * case and variant (registry.c), a '!' on each ratio a noisy variant or baseline makes
+ * unreliable, no ratio at all where one of the two is bimodal, and a legend for the marks used.
  */
 #include <errno.h>
 #include <math.h>
@@ -64,7 +68,7 @@ static void fmt_num(char *buf, size_t len, double x, int width)
 		snprintf(buf, len, "%*.2f", width, x);
 	else if (fabs(x) < 1e7)
 		snprintf(buf, len, "%*.0f", width, x);
-	else if (fabs(x) < 1e10)	/* a whole program per op (malloc): 5573.18M, not 5.57e+09 */
+	else if (fabs(x) < 1e10)	/* a whole program per op (malloc): millions, no exponent */
 		snprintf(buf, len, "%*.2fM", width - 1, x / 1e6);
 	else
 		snprintf(buf, len, "%*.3g", width, x);
@@ -90,6 +94,16 @@ static double time_scale(double m, const char **unit)
 	return 1;
 }
 
+/* The time scale of a block of metric m: that of the first variant that ran. */
+static double block_scale(const struct bench_case_res *r, int m, const char **unit)
+{
+	for (size_t vi = 0; vi < r->s->nvariants; vi++)
+		if (!r->vr[vi].err)
+			return time_scale(bench_median(r->vr[vi].m[m], r->reps), unit);
+	*unit = "ns";
+	return 1;
+}
+
 /*
  * One block of rows for time metric `m` (wall or process CPU time); the wall block also carries
  * the hardware counter and callgrind columns.  Returns whether any row was noisy.
@@ -98,15 +112,10 @@ static int table_block(FILE *f, const struct bench_case_res *r, int m, const cha
 {
 	const struct sp_bench_suite *s = r->s;
 	const struct bench_var_res *b = baseline(r);
-	const char *tu = "ns";
-	double scale = 1;
+	const char *tu;
+	double scale = block_scale(r, m, &tu);
 	int wall = m == BENCH_M_NS, noisy_any = 0;
 
-	for (size_t vi = 0; vi < s->nvariants; vi++)
-		if (!r->vr[vi].err) {
-			scale = time_scale(bench_median(r->vr[vi].m[m], r->reps), &tu);
-			break;
-		}
 	fprintf(f, "  %s, %s per %s:\n", what, tu, s->unit ? s->unit : "op");
 	fprintf(f, "  %-*s %10s %10s %10s %10s %9s  %-24s %9s", w, "variant", "min", "avg",
 		"median", "max", "pstdev%", "ratio", "delta");
@@ -130,8 +139,8 @@ static int table_block(FILE *f, const struct bench_case_res *r, int m, const cha
 		fmt_num(c[1], sizeof(c[1]), st.avg / scale, 10);
 		fmt_num(c[2], sizeof(c[2]), st.median / scale, 10);
 		fmt_num(c[3], sizeof(c[3]), st.max / scale, 10);
-		double pct = st.avg > 0 ? 100 * st.pstdev / st.avg : NAN;
-		int noisy = pct > BENCH_NOISY_PCT;
+		double pct = bench_stats_pct(&st);
+		int noisy = bench_stats_noisy(&st);
 		noisy_any |= noisy;
 		if (vr == b) {
 			snprintf(ratio, sizeof(ratio), "%s", "1.000");
@@ -168,6 +177,36 @@ static int table_block(FILE *f, const struct bench_case_res *r, int m, const cha
 	return noisy_any;
 }
 
+/* The variants whose samples of time metric m are bimodal, on one line (none: no line), in the
+ * unit of the block's table. */
+static void bimodal_line(FILE *f, const struct bench_case_res *r, int m, const char *what)
+{
+	const char *tu;
+	double scale = block_scale(r, m, &tu);
+	int any = 0;
+
+	for (size_t vi = 0; vi < r->s->nvariants; vi++) {
+		const struct bench_var_res *vr = &r->vr[vi];
+		struct bench_stats st;
+		char lo[24], med[24];
+		if (vr->err)
+			continue;
+		bench_stats_compute(vr->m[m], r->reps, &st);
+		if (!bench_stats_bimodal(&st))
+			continue;
+		fmt_num(lo, sizeof(lo), st.min / scale, 0);
+		fmt_num(med, sizeof(med), st.median / scale, 0);
+		if (!any)
+			fprintf(f, "  bimodal %s (pstdev/mean above %.0f%%, min below median/%.0f: "
+				"two modes, the median in the slow one; its ratios compare modes):",
+				what, BENCH_BIMODAL_PCT, BENCH_BIMODAL_GAP);
+		fprintf(f, "%s %s min %s median %s %s", any ? "," : "", vr->v->name, lo, med, tu);
+		any = 1;
+	}
+	if (any)
+		fputc('\n', f);
+}
+
 void bench_report_table(FILE *f, const struct bench_case_res *r)
 {
 	const struct sp_bench_suite *s = r->s;
@@ -194,6 +233,9 @@ void bench_report_table(FILE *f, const struct bench_case_res *r)
 	if (noisy)
 		fprintf(f, "  ! pstdev/mean above %.0f%%: differences of that size are noise\n",
 			BENCH_NOISY_PCT);
+	bimodal_line(f, r, BENCH_M_NS, "wall time");
+	if (r->cpu < 0)
+		bimodal_line(f, r, BENCH_M_CPU, "CPU time");
 	if (disturbed_any) {
 		fprintf(f, "  samples with a context switch or migration:");
 		for (size_t vi = 0; vi < s->nvariants; vi++)
@@ -248,8 +290,8 @@ static void json_stats(FILE *f, const struct bench_case_res *r, const struct ben
 		fprintf(f, ",\"%s\":", k[i]);
 		json_num(f, v[i]);
 	}
-	fprintf(f, ",\"noisy\":%s",
-		st.avg > 0 && 100 * st.pstdev / st.avg > BENCH_NOISY_PCT ? "true" : "false");
+	fprintf(f, ",\"noisy\":%s,\"bimodal\":%s", bench_stats_noisy(&st) ? "true" : "false",
+		bench_stats_bimodal(&st) ? "true" : "false");
 	if (b) {
 		struct bench_ratio q;
 		bench_ratio_compute(vr->m[m], b->m[m], r->reps, &q);
@@ -341,6 +383,50 @@ size_t sp_bench_results_count(const struct sp_bench_results *r)
 
 static int send_case(const struct bench_kept_case *k, int fd);
 
+/* The figures of variant vr (of case r, baseline b or NULL) that the summary and page need. */
+static void keep_var(struct bench_kept_var *kv, const struct bench_case_res *r,
+		     const struct bench_var_res *vr, const struct bench_var_res *b)
+{
+	struct bench_stats st;
+	struct bench_ratio q = { NAN, NAN, NAN }, qc = { NAN, NAN, NAN };
+
+	kv->name = vr->v->name;
+	kv->err = vr->err;
+	kv->med = kv->min = kv->max = kv->cpu_med = kv->cpu_min = kv->cpu_max = NAN;
+	kv->ratio = kv->rmin = kv->rmax = kv->cpu_ratio = kv->cpu_rmin = kv->cpu_rmax = NAN;
+	kv->pct = kv->cpu_pct = kv->ipc = kv->l1dmiss = NAN;
+	kv->cg_d1 = kv->cg_ir = NAN;
+	if (vr->err)
+		return;
+	bench_stats_compute(vr->m[BENCH_M_NS], r->reps, &st);
+	kv->med = st.median;
+	kv->min = st.min;
+	kv->max = st.max;
+	kv->pct = bench_stats_pct(&st);
+	kv->bimodal = bench_stats_bimodal(&st);
+	bench_stats_compute(vr->m[BENCH_M_CPU], r->reps, &st);
+	kv->cpu_med = st.median;
+	kv->cpu_min = st.min;
+	kv->cpu_max = st.max;
+	kv->cpu_pct = bench_stats_pct(&st);
+	kv->cpu_bimodal = bench_stats_bimodal(&st);
+	if (b) {
+		bench_ratio_compute(vr->m[BENCH_M_NS], b->m[BENCH_M_NS], r->reps, &q);
+		bench_ratio_compute(vr->m[BENCH_M_CPU], b->m[BENCH_M_CPU], r->reps, &qc);
+	}
+	kv->ratio = q.median;
+	kv->rmin = q.min;
+	kv->rmax = q.max;
+	kv->cpu_ratio = qc.median;
+	kv->cpu_rmin = qc.min;
+	kv->cpu_rmax = qc.max;
+	kv->disturbed = vr->disturbed;
+	kv->ipc = bench_median(vr->m[BENCH_M_IPC], r->reps);
+	kv->l1dmiss = bench_median(vr->m[BENCH_M_L1DMISS], r->reps);
+	kv->cg_d1 = vr->cg_d1;
+	kv->cg_ir = vr->cg_ir;
+}
+
 int bench_results_add(struct sp_bench_results *res, const struct bench_case_res *r)
 {
 	const struct sp_bench_suite *s = r->s;
@@ -363,6 +449,7 @@ int bench_results_add(struct sp_bench_results *res, const struct bench_case_res 
 	k->name = r->c->name;
 	k->reps = r->reps;
 	k->pinned = r->cpu >= 0;
+	k->hw_err = r->hw_err;
 	if (r->cg_err)
 		snprintf(k->cg_err, sizeof(k->cg_err), "%s", r->cg_err);
 	if (s->context && !(k->context = strdup(s->context))) {
@@ -372,44 +459,30 @@ int bench_results_add(struct sp_bench_results *res, const struct bench_case_res 
 	if (r->cg_geom)
 		snprintf(k->cg_geom, sizeof(k->cg_geom), "%s", r->cg_geom);
 	k->nv = s->nvariants;
-	for (size_t vi = 0; vi < s->nvariants; vi++) {
-		const struct bench_var_res *vr = &r->vr[vi];
-		struct bench_kept_var *kv = &k->v[vi];
-		struct bench_stats st;
-		struct bench_ratio q = { NAN, NAN, NAN }, qc = { NAN, NAN, NAN };
-
-		kv->name = vr->v->name;
-		kv->err = vr->err;
-		kv->med = kv->min = kv->max = kv->cpu_med = kv->cpu_min = kv->cpu_max = NAN;
-		kv->ratio = kv->rmin = kv->rmax = kv->cpu_ratio = NAN;
-		kv->cg_d1 = kv->cg_ir = NAN;
-		if (vr->err)
-			continue;
-		bench_stats_compute(vr->m[BENCH_M_NS], r->reps, &st);
-		kv->med = st.median;
-		kv->min = st.min;
-		kv->max = st.max;
-		bench_stats_compute(vr->m[BENCH_M_CPU], r->reps, &st);
-		kv->cpu_med = st.median;
-		kv->cpu_min = st.min;
-		kv->cpu_max = st.max;
-		if (b) {
-			bench_ratio_compute(vr->m[BENCH_M_NS], b->m[BENCH_M_NS], r->reps, &q);
-			bench_ratio_compute(vr->m[BENCH_M_CPU], b->m[BENCH_M_CPU], r->reps, &qc);
-		}
-		kv->ratio = q.median;
-		kv->rmin = q.min;
-		kv->rmax = q.max;
-		kv->cpu_ratio = qc.median;
-		kv->cg_d1 = vr->cg_d1;
-		kv->cg_ir = vr->cg_ir;
-	}
+	for (size_t vi = 0; vi < s->nvariants; vi++)
+		keep_var(&k->v[vi], r, &r->vr[vi], b);
 	res->n++;
 	return res->stream_fd > 0 ? send_case(k, res->stream_fd) : 0;
 }
 
+/* What the summary reads of a kept variant: wall time for pinned cases, else process CPU time. */
+struct sum_view {
+	double med, min, ratio;
+	int noisy, bimodal;
+};
+
+static struct sum_view view_of(const struct bench_kept_case *k, const struct bench_kept_var *v)
+{
+	if (k->pinned)
+		return (struct sum_view){ v->med, v->min, v->ratio, v->pct > BENCH_NOISY_PCT,
+					  v->bimodal };
+	return (struct sum_view){ v->cpu_med, v->cpu_min, v->cpu_ratio,
+				  v->cpu_pct > BENCH_NOISY_PCT, v->cpu_bimodal };
+}
+
 /* The case the summary quotes for suite s (its headline case, else its last kept case), and
- * the variant it names first (the headline variant, else the fastest non-baseline). */
+ * the variant it names first (the headline variant, else the fastest non-baseline that is not
+ * bimodal, else the fastest). */
 static const struct bench_kept_case *headline(const struct sp_bench_results *res,
 					      const struct sp_bench_suite *s, size_t *vi)
 {
@@ -430,18 +503,20 @@ static const struct bench_kept_case *headline(const struct sp_bench_results *res
 		return NULL;
 	*vi = 0;
 	double best = NAN;
+	int best_bim = 1;
 	for (size_t j = 1; j < k->nv; j++) {
 		const struct bench_kept_var *v = &k->v[j];
-		double q = k->pinned ? v->ratio : v->cpu_ratio;	/* the metric summarised */
-		if (v->err || !isfinite(q))
+		struct sum_view w = view_of(k, v);
+		if (v->err || !isfinite(w.ratio))
 			continue;
 		if (hv && !strcmp(v->name, hv)) {
 			*vi = j;
 			break;
 		}
-		if (!*vi || q < best) {
+		if (!*vi || w.bimodal < best_bim || (w.bimodal == best_bim && w.ratio < best)) {
 			*vi = j;
-			best = q;
+			best = w.ratio;
+			best_bim = w.bimodal;
 		}
 	}
 	return k;
@@ -454,56 +529,85 @@ static void fmt_sig(char *buf, size_t len, double x)
 	snprintf(buf, len, "%.*f", a >= 100 || !isfinite(x) ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : 3, x);
 }
 
-/* One summary line for suite s (no newline printed when s has no kept case: returns 0). */
+/* The marks a summary line printed, for the legend. */
+enum { MARK_NOISY = 1, MARK_BIMODAL = 2 };
+
+/*
+ * The headline variant h against the baseline b: its ratio with both medians and '!' when
+ * either is noisy, or, when either is bimodal, that one's min and median and no ratio.
+ * Returns the marks printed.
+ */
+static int headline_ratio(FILE *f, const struct bench_kept_case *k,
+			  const struct bench_kept_var *h, const struct bench_kept_var *b)
+{
+	const char *unit = k->s->unit ? k->s->unit : "op", *tu;
+	struct sum_view hw = view_of(k, h), bw = view_of(k, b);
+	double sc = time_scale(bw.med, &tu);
+	char hs[24], bs[24], lo[24];
+
+	fmt_sig(hs, sizeof(hs), hw.med / sc);
+	fmt_sig(bs, sizeof(bs), bw.med / sc);
+	if (hw.bimodal || bw.bimodal) {
+		const struct bench_kept_var *m = hw.bimodal ? h : b, *o = hw.bimodal ? b : h;
+		fmt_sig(lo, sizeof(lo), (hw.bimodal ? hw.min : bw.min) / sc);
+		fprintf(f, "%s%s bimodal: min %s, median %s %s; no ratio (%s %s %s)", m->name,
+			m == b ? " (the baseline)" : "", lo, hw.bimodal ? hs : bs, tu, o->name,
+			hw.bimodal ? bs : hs, tu);
+		return MARK_BIMODAL;
+	}
+	fprintf(f, "%s %.3gx of %s %s/%s (%s vs %s %s)%s", h->name, hw.ratio, b->name,
+		k->pinned ? "ns" : "cpu-ns", unit, hs, bs, tu, hw.noisy || bw.noisy ? "!" : "");
+	return hw.noisy || bw.noisy ? MARK_NOISY : 0;
+}
+
+/* One summary line for suite s (no newline printed when s has no kept case).  Returns the
+ * marks printed, or -1 when s has no kept case. */
 static int summary_line(FILE *f, const struct sp_bench_results *res,
 			const struct sp_bench_suite *s)
 {
 	size_t hv;
 	const struct bench_kept_case *k = headline(res, s, &hv);
 	if (!k)
-		return 0;
+		return -1;
 	const struct bench_kept_var *b = &k->v[0];
-	const char *unit = s->unit ? s->unit : "op";
-	const char *what = k->pinned ? "ns" : "cpu-ns";
 
 	fprintf(f, "  %-12s %s: ", s->name, k->name);
 	if (b->err || !hv) {
 		fprintf(f, "n/a (%s)\n", b->err ? "baseline skipped" : "no variant measured");
-		return 1;
+		return 0;
 	}
 	const struct bench_kept_var *h = &k->v[hv];
-	double bv = k->pinned ? b->med : b->cpu_med, hvv = k->pinned ? h->med : h->cpu_med;
-	double q = k->pinned ? h->ratio : h->cpu_ratio;
-	const char *tu;
-	double sc = time_scale(bv, &tu);
-	char hs[24], bs[24];
-	fmt_sig(hs, sizeof(hs), hvv / sc);
-	fmt_sig(bs, sizeof(bs), bv / sc);
-	fprintf(f, "%s %.3gx of %s %s/%s (%s vs %s %s)", h->name, q, b->name, what, unit, hs, bs,
-		tu);
-	int first = 1;
+	struct sum_view bw = view_of(k, b);
+	int marks = headline_ratio(f, k, h, b), first = 1;
 	for (size_t j = 1; j < k->nv; j++) {
 		if (j == hv)
 			continue;
 		const struct bench_kept_var *v = &k->v[j];
-		double vq = k->pinned ? v->ratio : v->cpu_ratio;
+		struct sum_view w = view_of(k, v);
 		fprintf(f, "%s%s ", first ? "; " : ", ", v->name);
-		if (v->err || !isfinite(vq))
-			fputs("n/a", f);
-		else
-			fprintf(f, "%.3gx", vq);
 		first = 0;
+		if (v->err || !isfinite(w.ratio)) {
+			fputs("n/a", f);
+		} else if (w.bimodal || bw.bimodal) {
+			fputs(w.bimodal ? "bimodal" : "no ratio", f);
+			marks |= MARK_BIMODAL;
+		} else {
+			fprintf(f, "%.3gx%s", w.ratio, w.noisy || bw.noisy ? "!" : "");
+			marks |= w.noisy || bw.noisy ? MARK_NOISY : 0;
+		}
 	}
 	if (isfinite(h->cg_d1) && isfinite(b->cg_d1))
-		fprintf(f, "; D1 misses/%s %.3g vs %.3g", unit, h->cg_d1, b->cg_d1);
+		fprintf(f, "; D1 misses/%s %.3g vs %.3g", s->unit ? s->unit : "op", h->cg_d1,
+			b->cg_d1);
 	fputc('\n', f);
-	return 1;
+	return marks;
 }
 
 void sp_bench_summary(FILE *f, const struct sp_bench_results *r)
 {
 	const struct sp_bench_suite *seen[64];
 	size_t nseen = 0;
+	int marks = 0;
 
 	if (!r || !r->n)
 		return;
@@ -518,8 +622,17 @@ void sp_bench_summary(FILE *f, const struct sp_bench_results *r)
 			continue;
 		if (nseen < sizeof(seen) / sizeof(seen[0]))
 			seen[nseen++] = s;
-		summary_line(f, r, s);
+		int m = summary_line(f, r, s);
+		marks |= m > 0 ? m : 0;
 	}
+	if (marks & MARK_NOISY)
+		fprintf(f, "  ! pstdev/mean above %.0f%% in the variant or the baseline: a "
+			"difference of that size is noise\n", BENCH_NOISY_PCT);
+	if (marks & MARK_BIMODAL)
+		fprintf(f, "  bimodal: pstdev/mean above %.0f%% and min below median/%.0f: the "
+			"samples fall into a fast and a slow mode, so a ratio of medians compares "
+			"the modes, not the variants (no ratio: the baseline is bimodal)\n",
+			BENCH_BIMODAL_PCT, BENCH_BIMODAL_GAP);
 }
 
 /* ---- kept results across fork(): a child runs a suite, the parent keeps its cases ---- */

@@ -2,7 +2,8 @@
 /*
  * stats.c - sample statistics for the bench harness: min / avg / median / max and the population
  * standard deviation (Welford's one-pass update, numerically stable for samples that differ only
- * in their last digits), and ratios of a variant to the baseline round by round.
+ * in their last digits), ratios of a variant to the baseline round by round, and the rules
+ * that flag a variant's samples as noisy or bimodal (bench_int.h states them).
  *
  * NAN samples (a backend that could not measure) are skipped; with no finite sample every
  * statistic is NAN.  The median of an even count is the mean of the two middle values.
@@ -99,4 +100,20 @@ void bench_ratio_compute(const double *v, const double *base, size_t n, struct b
 			r->max = q;
 		any = 1;
 	}
+}
+
+double bench_stats_pct(const struct bench_stats *st)
+{
+	return st->avg > 0 ? 100 * st->pstdev / st->avg : NAN;
+}
+
+int bench_stats_noisy(const struct bench_stats *st)
+{
+	return bench_stats_pct(st) > BENCH_NOISY_PCT;
+}
+
+int bench_stats_bimodal(const struct bench_stats *st)
+{
+	return st->n >= 3 && bench_stats_pct(st) > BENCH_BIMODAL_PCT &&
+	       st->min * BENCH_BIMODAL_GAP < st->median;
 }

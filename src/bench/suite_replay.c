@@ -472,6 +472,12 @@ static const struct sp_bench_case cases[] = {
 	{ "100k-events", NULL, 0 },
 };
 
+/* The context's goal, in events per second, as time per event. */
+static const struct sp_bench_ref refs[] = {
+	{ NULL, SP_BENCH_REF_NS, 1, 1000, "goal: replay-log above 1M events/s" },
+	{ NULL, 0, 0, 0, NULL },
+};
+
 const struct sp_bench_suite bench_suite_replay = {
 	.name = "replay",
 	.desc = "audit.log replay through the compiled filter (events/s) beside ausearch/aureport",
@@ -481,6 +487,7 @@ const struct sp_bench_suite bench_suite_replay = {
 	.variants = variants,
 	.nvariants = 4,
 	.fixed_ops = REPLAY_EVENTS,
+	.refs = refs,
 	.context = "goal: > 1M events/s on one core for replay-log; the generated log copies the "
 		   "record shapes of the go-libaudit RHEL 7 samples (~3.7 records, ~640 bytes per "
 		   "event; SYSCALL key= holds the bench rules' key for exec, access and network "

@@ -616,6 +616,102 @@ static void test_bench__isolated_run_keeps_results(void **st)
 	free(ptext);
 }
 
+/* ---- noise and bimodality (bench_int.h's rules) ---- */
+
+static void rules_of(const double *x, size_t n, int *noisy, int *bimodal)
+{
+	struct bench_stats s;
+	bench_stats_compute(x, n, &s);
+	*noisy = bench_stats_noisy(&s);
+	*bimodal = bench_stats_bimodal(&s);
+}
+
+static void test_bench__noise_and_bimodal_rules(void **st)
+{
+	(void)st;
+	int noisy, bim;
+	/* pstdev/mean 2.7%: quiet; 4.0%: noisy */
+	rules_of((const double[]){ 97, 100, 103, 97, 103 }, 5, &noisy, &bim);
+	assert_true(!noisy && !bim);
+	rules_of((const double[]){ 96, 100, 104, 95, 105 }, 5, &noisy, &bim);
+	assert_true(noisy && !bim);
+	/* a fast and a slow mode, the median in the slow one: bimodal (slab batch64-4096) */
+	rules_of((const double[]){ 20, 2900, 2916, 20, 2950 }, 5, &noisy, &bim);
+	assert_true(noisy && bim);
+	/* the same with the median in the fast mode: the slow rounds are what disturbance does */
+	rules_of((const double[]){ 20, 21, 2916, 20, 2950 }, 5, &noisy, &bim);
+	assert_true(noisy && !bim);
+	/* one slow outlier, however far: not bimodal */
+	rules_of((const double[]){ 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 500 }, 11, &noisy, &bim);
+	assert_true(noisy && !bim);
+	/* one fast round just below median/4 among 11 spreads the samples by 23%: not enough */
+	rules_of((const double[]){ 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0.24 }, 11, &noisy, &bim);
+	assert_true(noisy && !bim);
+	/* two such rounds: 34%, bimodal */
+	rules_of((const double[]){ 1, 1, 1, 1, 1, 1, 1, 1, 1, 0.24, 0.24 }, 11, &noisy, &bim);
+	assert_true(noisy && bim);
+	/* a min at median/3 is no separate mode even when the spread is large */
+	rules_of((const double[]){ 0.34, 0.34, 1, 1, 1 }, 5, &noisy, &bim);
+	assert_true(noisy && !bim);
+	/* fewer than 3 samples, or none: never bimodal */
+	rules_of((const double[]){ 0.01, 1 }, 2, &noisy, &bim);
+	assert_true(!bim);
+	rules_of((const double[]){ NAN, NAN, NAN }, 3, &noisy, &bim);
+	assert_true(!noisy && !bim);
+}
+
+/* The text table names a bimodal variant with its min and median; the JSON objects carry
+ * "noisy" and "bimodal" for every metric. */
+static void test_bench__bimodal_in_table_and_json(void **st)
+{
+	(void)st;
+	static const double ns[3][5] = { { 100, 101, 99, 100, 100 },
+					 { 0.5, 200, 0.5, 201, 199 },
+					 { 50, 50, 51, 49, 50 } };
+	struct bench_var_res vr[4];
+	double x[3][BENCH_M_NR][5];
+	memset(vr, 0, sizeof(vr));
+	for (size_t vi = 0; vi < 4; vi++) {
+		vr[vi].v = &t_variants[vi];
+		vr[vi].cg_d1 = vr[vi].cg_ir = vr[vi].cg_ops = NAN;
+		for (int m = 0; vi < 3 && m < BENCH_M_NR; m++) {
+			for (int k = 0; k < 5; k++)
+				x[vi][m][k] = m <= BENCH_M_CPU ? ns[vi][k] : NAN;
+			vr[vi].m[m] = x[vi][m];
+		}
+	}
+	vr[3].err = -ENOTSUP;
+	struct bench_case_res r = { .s = &t_suite, .c = &t_cases[0], .reps = 5, .cpu = 0,
+				    .hw_err = ENOENT, .vr = vr };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	bench_report_table(f, &r);
+	fclose(f);
+	assert_non_null(strstr(buf, "  bimodal wall time (pstdev/mean above 25%, min below "
+				    "median/4: two modes, the median in the slow one; its ratios "
+				    "compare modes): double min 0.500 median 199.00 ns\n"));
+	free(buf);
+
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	bench_report_json(f, &r);
+	fclose(f);
+	size_t lines = 0;
+	for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
+		assert_true(json_valid(line));
+		if (strstr(line, "\"skipped\""))
+			continue;
+		lines++;
+		int dbl = !!strstr(line, "\"variant\":\"double\"");
+		assert_non_null(strstr(line, dbl ? "\"noisy\":true,\"bimodal\":true"
+						 : "\"noisy\":false,\"bimodal\":false"));
+	}
+	assert_int_equal(lines, 3 * 2);		/* ns/op and cpu-ns/op of 3 variants */
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -632,6 +728,8 @@ int main(void)
 		cmocka_unit_test(test_bench__only_case_and_registry),
 		cmocka_unit_test(test_bench__budget_scales_samples_and_cuts_rounds),
 		cmocka_unit_test(test_bench__isolated_run_keeps_results),
+		cmocka_unit_test(test_bench__noise_and_bimodal_rules),
+		cmocka_unit_test(test_bench__bimodal_in_table_and_json),
 	};
 	return cmocka_run_group_tests_name("bench", tests, NULL, NULL);
 }

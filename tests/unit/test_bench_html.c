@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,8 +59,9 @@ static const struct sp_bench_suite t_suite = {
 
 /*
  * Case ci: variant vi's samples are med[vi] * {0.9, 1, 1, 1, 1.3} (min 0.9 med, max 1.3 med),
- * its process CPU time (vi + 1) times that; variant 3 is skipped; with cg, callgrind D1 misses
- * per op are 4, 1, 2; unpinned: the suite ran its own threads (CPU time charted too).
+ * its process CPU time (vi + 1) times that, vi of its samples disturbed; variant 3 is skipped;
+ * with cg, callgrind D1 misses per op are 4, 1, 2; unpinned: the suite ran its own threads (CPU
+ * time charted too).  No hw counters (ENOENT).
  */
 static const double med[2][3] = { { 100, 25, 50 }, { 2e4, 1e4, 3e4 } };
 static const double shape[REPS] = { 1, 0.9, 1, 1.3, 1 };
@@ -69,13 +71,14 @@ static void add_case_as(struct sp_bench_results *res, size_t ci, int cg, int unp
 	struct bench_var_res vr[4];
 	double samples[4][BENCH_M_NR][REPS];
 	struct bench_case_res r = { .s = &t_suite, .c = &t_cases[ci], .reps = REPS,
-				    .cpu = unpinned ? -1 : 0,
+				    .cpu = unpinned ? -1 : 0, .hw_err = ENOENT,
 				    .last = ci == 1, .vr = vr,
 				    .cg_geom = cg ? "49152,12,64" : NULL };
 
 	memset(vr, 0, sizeof(vr));
 	for (size_t vi = 0; vi < 4; vi++) {
 		vr[vi].v = &t_vars[vi];
+		vr[vi].disturbed = (unsigned)vi;
 		vr[vi].cg_d1 = vr[vi].cg_ir = vr[vi].cg_ops = NAN;
 		for (int m = 0; m < BENCH_M_NR; m++) {
 			for (int k = 0; k < REPS; k++)
@@ -98,6 +101,45 @@ static void add_case(struct sp_bench_results *res, size_t ci, int cg)
 	add_case_as(res, ci, cg, 0);
 }
 
+/*
+ * A case of any suite s (its first nv <= 6 variants) with the given wall-time samples per
+ * variant (CPU time the same), pinned; d1 (NULL: no --cachegrind) the D1 misses per op.
+ */
+static void add_samples(struct sp_bench_results *res, const struct sp_bench_suite *s,
+			size_t ci, size_t nv, const double ns[][REPS], const double *d1)
+{
+	struct bench_var_res vr[6];
+	double x[6][BENCH_M_NR][REPS];
+	struct bench_case_res r = { .s = s, .c = &s->cases[ci], .reps = REPS, .vr = vr,
+				    .cg_geom = d1 ? "32768,8,64" : NULL };
+
+	assert_true(nv <= 6 && nv == s->nvariants);
+	memset(vr, 0, sizeof(vr));
+	for (size_t vi = 0; vi < nv; vi++) {
+		vr[vi].v = &s->variants[vi];
+		vr[vi].cg_d1 = d1 ? d1[vi] : NAN;
+		vr[vi].cg_ir = vr[vi].cg_ops = d1 ? 100 : NAN;
+		for (int m = 0; m < BENCH_M_NR; m++) {
+			for (int k = 0; k < REPS; k++)
+				x[vi][m][k] = m <= BENCH_M_CPU ? ns[vi][k] : NAN;
+			vr[vi].m[m] = x[vi][m];
+		}
+	}
+	assert_int_equal(bench_results_add(res, &r), 0);
+}
+
+static char *summary_of(const struct sp_bench_results *res)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	sp_bench_summary(f, res);
+	assert_int_equal(fclose(f), 0);
+	assert_non_null(buf);
+	return buf;
+}
+
 static char *html_of(const struct sp_bench_results *res, const struct sp_bench_html_info *info)
 {
 	char *buf = NULL;
@@ -108,6 +150,17 @@ static char *html_of(const struct sp_bench_results *res, const struct sp_bench_h
 	assert_int_equal(fclose(f), 0);
 	assert_non_null(buf);
 	assert_int_equal(strlen(buf), len);
+	/* TEST_BENCH_HTML_DUMP=PREFIX: each page also goes to PREFIX.N.html, to look at */
+	static unsigned npage;
+	const char *dump = getenv("TEST_BENCH_HTML_DUMP");
+	if (dump) {
+		char path[512];
+		snprintf(path, sizeof(path), "%s.%u.html", dump, npage++);
+		FILE *d = fopen(path, "w");
+		assert_non_null(d);
+		fputs(buf, d);
+		assert_int_equal(fclose(d), 0);
+	}
 	return buf;
 }
 
@@ -296,7 +349,9 @@ static void test_bench_html__summary_names_fastest(void **st)
 	/* not in the registry's headlines: the last case, the fastest variant first */
 	assert_non_null(strstr(buf, "synth&co"));
 	assert_non_null(strstr(buf, "big <2>: fast 0.5x of base ns/op (10.0 vs 20.0 us)"));
-	assert_non_null(strstr(buf, "; <a&b>\"q' 1.5x, gone n/a"));
+	assert_non_null(strstr(buf, "; <a&b>\"q' 1.5x!, gone n/a"));	/* noisy: 13% */
+	assert_non_null(strstr(buf, "  ! pstdev/mean above 3% in the variant or the baseline"));
+	assert_null(strstr(buf, "bimodal"));
 	assert_int_equal(count(buf, "synth&co"), 1);		/* one line per suite */
 	free(buf);
 
@@ -355,6 +410,291 @@ static void test_bench_html__registry_headline(void **st)
 	sp_bench_results_free(res);
 }
 
+/* The y of value v on a log axis from lo over dec decades (report_html.c's geometry). */
+static double log_y(double v, double lo, double dec)
+{
+	return 184 - 150 * log10(v / lo) / dec;
+}
+
+/* Medians 40x apart: a log axis from 10 to 10^4 with a labelled line per decade, and bar heights
+ * that follow the logarithm of the median (whiskers are never cut on a log axis). */
+static void test_bench_html__log_axis_decades(void **st)
+{
+	(void)st;
+	static const double m3[3] = { 1000, 25, 250 };
+	double ns[4][REPS];
+	for (int vi = 0; vi < 4; vi++)
+		for (int k = 0; k < REPS; k++)
+			ns[vi][k] = vi < 3 ? m3[vi] * shape[k] : NAN;
+	struct sp_bench_results *res;
+	assert_int_equal(sp_bench_results_new(&res), 0);
+	add_samples(res, &t_suite, 0, 4, ns, NULL);
+	char *page = html_of(res, NULL);
+	double h[8];
+
+	assert_int_equal(count(page, "class=\"chart ns log\""), 1);
+	assert_non_null(strstr(page, "(ns, log scale)"));
+	/* 0.9 x 25 .. 1.3 x 1000: decades 10, 100, 1000, 10000; minor lines, unlabelled */
+	assert_int_equal(count(page, "<line class=\"grid major\""), 4);
+	assert_int_equal(count(page, "<line class=\"grid minor\""), 3 * 8);
+	assert_int_equal(count(page, "<text class=\"tick\""), 4);
+	for (const char *t = ">10</text>", *const *p = (const char *const[]){
+		     ">10</text>", ">100</text>", ">1000</text>", ">10000</text>", NULL };
+	     (t = *p); p++)
+		assert_non_null(strstr(page, t));
+	assert_int_equal(bar_heights(page, "ns", h, 8), 3);
+	for (int vi = 0; vi < 3; vi++)
+		assert_true(fabs(h[vi] - 50 * log10(m3[vi] / 10)) < 1e-3);
+	assert_int_equal(count(page, "<path class=\"clip\""), 0);
+	const char *w = strstr(page, "<path class=\"whisker\" d=\"M");
+	double x, ylo, yhi;
+	assert_int_equal(sscanf(w + strlen("<path class=\"whisker\" d=\"M"), "%lf %lfV%lf", &x,
+				&ylo, &yhi), 3);
+	assert_true(fabs(ylo - log_y(900, 10, 3)) < 1e-2 && fabs(yhi - log_y(1300, 10, 3)) < 1e-2);
+	free(page);
+	sp_bench_results_free(res);
+}
+
+/* A linear axis has round ticks: 0, 20, .., 120 for a top of 125; 0, 10, 20, 30 for 37.5. */
+static void test_bench_html__linear_ticks_round(void **st)
+{
+	(void)st;
+	struct sp_bench_results *res = synth(0);
+	char *page = html_of(res, NULL);
+	const char *big = strstr(page, "<figcaption>big &lt;2&gt;");
+	assert_non_null(big);
+	assert_int_equal(count(page, "(ns, linear from 0)"), 1);
+	assert_int_equal(count(page, "(us, linear from 0)"), 1);
+	assert_null(strstr(page, "class=\"chart ns log\""));
+	char *small = strndup(page, (size_t)(big - page));
+	assert_int_equal(count(small, "<text class=\"tick\""), 7);
+	assert_non_null(strstr(small, ">120</text>"));
+	assert_null(strstr(small, ">125</text>"));
+	assert_int_equal(count(big, "<text class=\"tick\""), 4);
+	assert_non_null(strstr(big, ">30</text>"));
+	free(small);
+	free(page);
+	sp_bench_results_free(res);
+}
+
+static const struct sp_bench_ref t_refs[] = {
+	{ "small", SP_BENCH_REF_NS, 0, 80, "kernel <x>" },
+	{ "small", SP_BENCH_REF_NS, 1, 30, "a target" },
+	{ "big*", SP_BENCH_REF_NS, 0, 15e3, "big ref" },
+	{ NULL, SP_BENCH_REF_D1, 0, 3, "misses ref" },
+	{ "none", SP_BENCH_REF_NS, 0, 1, "matches no case" },
+	{ NULL, 0, 0, 0, NULL },
+};
+static const struct sp_bench_suite t_suite_refs = {
+	.name = "refs", .desc = "with marks", .unit = "op", .cases = t_cases, .ncases = 2,
+	.variants = t_vars, .nvariants = 4, .context = "kernel: 80 ns", .refs = t_refs,
+};
+
+/* The y1 of the n-th <line class="ref CLS"> after p. */
+static double ref_y(const char *p, const char *cls, int n)
+{
+	char needle[64];
+	snprintf(needle, sizeof(needle), "<line class=\"ref %s\"", cls);
+	for (p = strstr(p, needle); n-- > 0; p = strstr(p + 1, needle))
+		assert_non_null(p);
+	assert_non_null(p);
+	return attr(p, "y1");
+}
+
+/* The suite's reference figures are marks on the charts of their cases: on the wall chart in
+ * the chart's unit, on the D1 chart (only with --cachegrind), listed under the tables; a
+ * pattern that matches no case draws nothing. */
+static void test_bench_html__reference_marks(void **st)
+{
+	(void)st;
+	double ns[2][4][REPS];
+	for (int ci = 0; ci < 2; ci++)
+		for (int vi = 0; vi < 4; vi++)
+			for (int k = 0; k < REPS; k++)
+				ns[ci][vi][k] = vi < 3 ? med[ci][vi] * shape[k] : NAN;
+	struct sp_bench_results *res;
+	assert_int_equal(sp_bench_results_new(&res), 0);
+	add_samples(res, &t_suite_refs, 0, 4, ns[0], NULL);
+	add_samples(res, &t_suite_refs, 1, 4, ns[1], (const double[]){ 4, 1, 2, NAN });
+	char *page = html_of(res, NULL);
+	const char *big = strstr(page, "<figcaption>big &lt;2&gt;");
+	assert_non_null(big);
+
+	/* small: 80 measured and 30 target on a linear axis of 125 (spread 100/25 = 4 <= 5) */
+	assert_int_equal(count(page, "<line class=\"ref measured\""), 3);
+	assert_int_equal(count(page, "<line class=\"ref target\""), 1);
+	assert_true(fabs(ref_y(page, "measured", 0) - (184 - 150 * 80 / 125.0)) < 1e-2);
+	assert_true(fabs(ref_y(page, "target", 0) - (184 - 150 * 30 / 125.0)) < 1e-2);
+	assert_non_null(strstr(page, ">80.0 ns kernel &lt;x&gt;</text>"));
+	/* big: 15 us on the us axis (top 37.5), and the D1 mark on the miss chart (log: 1..4
+	 * with a mark of 3 spans 4x: linear, top 4) */
+	assert_true(fabs(ref_y(big, "measured", 0) - (184 - 150 * 15 / 37.5)) < 1e-2);
+	assert_true(fabs(ref_y(big, "measured", 1) - (184 - 150 * 3 / 4.0)) < 1e-2);
+	assert_non_null(strstr(big, ">3.00 misses misses ref</text>"));
+	assert_null(strstr(page, "matches no case"));
+	/* listed under the tables, with what they are */
+	assert_non_null(strstr(page, "mark (target, dashed): 30.0 ns/op, a target"));
+	assert_non_null(strstr(big, "mark (measured elsewhere, solid): 3.00 D1 misses/op, "
+				    "misses ref"));
+	/* no D1 chart in case small: its D1 mark is not listed there */
+	assert_int_equal(count(page, "misses ref</li>"), 1);
+	assert_non_null(strstr(page, "(the per-op figures are marked on the charts"));
+	free(page);
+	sp_bench_results_free(res);
+
+	/* a suite without refs says its context is prose only */
+	res = synth(0);
+	page = html_of(res, NULL);
+	assert_int_equal(count(page, "<line class=\"ref"), 0);
+	assert_non_null(strstr(page, "(prose only: it states no per-op figure"));
+	free(page);
+	sp_bench_results_free(res);
+}
+
+/* Per case a table with the text report's numbers: min, median, max, pstdev %, the noise flag,
+ * disturbed samples, the ratio with its per-round range, callgrind columns where measured. */
+static void test_bench_html__table_per_case(void **st)
+{
+	(void)st;
+	struct sp_bench_results *res = synth(1);
+	char *page = html_of(res, NULL);
+
+	assert_int_equal(count(page, "<table class=\"case\">"), 2);
+	assert_int_equal(count(page, "</table>"), 3);		/* and the host's */
+	assert_int_equal(count(page, "<th>pstdev %</th><th>noise</th><th>disturbed</th>"), 2);
+	assert_int_equal(count(page, "<th>callgrind Ir/op</th><th>Ir ratio</th>"), 1);
+	assert_null(strstr(page, "<th>IPC</th>"));		/* no hw counters */
+	assert_int_equal(count(page, "hw counters: n/a (perf_event_open: "), 2);
+	/* fast in case small: 0.9, 1, 1.3 x 25 ns; pstdev 13.0% of the mean: noisy; 1 of 5
+	 * samples disturbed; ratio 0.25 in every round */
+	assert_non_null(strstr(page, "<td class=\"name\">fast</td><td>22.5</td><td>25.0</td>"
+				     "<td>32.5</td><td>13.0</td><td><span class=\"noisy\">!</span>"
+				     "</td><td>1/5</td><td>0.250</td><td>0.250&ndash;0.250</td>"));
+	assert_non_null(strstr(page, "<td class=\"name\">base</td><td>90.0</td><td>100</td>"
+				     "<td>130</td><td>13.0</td>"));
+	assert_non_null(strstr(page, "<td>0/5</td><td>1 (baseline)</td><td></td>"));
+	/* callgrind: Ir 100 for each: Ir ratio 1; D1 misses 1 for fast */
+	assert_non_null(strstr(page, "<td>0.500&ndash;0.500</td><td>100</td><td>1.000</td>"
+				     "<td>1.00</td></tr>"));
+	assert_int_equal(count(page, "<td colspan=\"11\" class=\"skip\">skipped: "), 1);
+	assert_int_equal(count(page, "<td colspan=\"8\" class=\"skip\">skipped: "), 1);
+	free(page);
+	sp_bench_results_free(res);
+
+	/* unpinned: a table of CPU time too, without the disturbed column */
+	assert_int_equal(sp_bench_results_new(&res), 0);
+	add_case_as(res, 0, 0, 1);
+	page = html_of(res, NULL);
+	assert_int_equal(count(page, "<table class=\"case\">"), 2);
+	assert_int_equal(count(page, "<th>disturbed</th>"), 0);
+	assert_non_null(strstr(page, "<caption>process CPU time (user + sys, all threads) per op"));
+	free(page);
+	sp_bench_results_free(res);
+}
+
+/* A bimodal headline variant (slab's init-off) is called out with its min and median and no
+ * ratio, in the summary and on the page; a bimodal baseline leaves every variant without one. */
+static void test_bench_html__bimodal_flagged(void **st)
+{
+	(void)st;
+	const struct sp_bench_suite *slab = sp_bench_suite_find("slab");
+	const struct sp_bench_suite *spread = sp_bench_suite_find("slab-spread");
+	assert_non_null(slab);
+	assert_non_null(spread);
+	assert_int_equal(slab->nvariants, 5);
+	assert_string_equal(slab->variants[1].name, "init-off");
+	static const double modes[REPS] = { 20, 2900, 2916, 20, 2950 };
+	double ns[5][REPS];
+	for (int vi = 0; vi < 5; vi++)
+		for (int k = 0; k < REPS; k++)
+			ns[vi][k] = vi == 1 ? modes[k] : 50 * (vi + 1) * (1 + 0.001 * k);
+	struct sp_bench_results *res;
+	assert_int_equal(sp_bench_results_new(&res), 0);
+	add_samples(res, slab, 0, 5, ns, NULL);		/* hot-64, the headline case */
+	size_t n200 = 0;
+	while (strcmp(spread->cases[n200].name, "N=200"))
+		n200++;
+	double sp[3][REPS];
+	for (int vi = 0; vi < 3; vi++)
+		for (int k = 0; k < REPS; k++)
+			sp[vi][k] = vi == 0 ? modes[k] : 100 * (1 + 0.001 * k);
+	add_samples(res, spread, n200, 3, sp, NULL);
+
+	char *sum = summary_of(res);
+	assert_non_null(strstr(sum, "  slab         hot-64: init-off bimodal: min 20.0, median "
+				    "2900 ns; no ratio (glibc 50.1 ns); alloc-init 3x, "));
+	assert_non_null(strstr(sum, "  slab-spread  N=200: kmalloc-512 (the baseline) bimodal: "
+				    "min 20.0, median 2900 ns; no ratio (hwcache 100 ns); "
+				    "colour no ratio\n"));
+	assert_non_null(strstr(sum, "  bimodal: pstdev/mean above 25% and min below median/4"));
+	assert_null(strstr(sum, "!"));			/* nothing else is noisy */
+
+	char *page = html_of(res, NULL);
+	assert_non_null(strstr(page, "<span class=\"bimodal\">  slab         hot-64: init-off "
+				     "bimodal: min 20.0"));
+	assert_int_equal(count(page, "<tspan class=\"bimodal\">bimodal</tspan>"), 2);
+	assert_int_equal(count(page, "no ratio (variant bimodal)"), 1);
+	assert_int_equal(count(page, "no ratio (baseline bimodal)"), 2);
+	assert_non_null(strstr(page, "<span class=\"noisy\">!</span> <span class=\"bimodal\">"
+				     "bimodal</span>"));
+	free(page);
+	free(sum);
+	sp_bench_results_free(res);
+}
+
+/* The host box: CPU model and id, cores, L1D with its source, kernel; the build: secpath
+ * version and commit, compiler. */
+static void test_bench_html__host_rows(void **st)
+{
+	(void)st;
+	struct sp_bench_machine m = { .cpu = "Test CPU", .cpu_id = "Vendor family 6 (0x6)",
+				      .cores = 4, .l1d_size = 32768, .l1d_assoc = 8,
+				      .l1d_line = 64, .kernel = "Linux 6.1",
+				      .l1d_source = "CPUID (sysfs has no cache description)" };
+	struct sp_bench_html_info info = { .machine = &m };
+	char *page = html_of(NULL, &info);
+	assert_non_null(strstr(page, "<tr><td>CPU</td><td>Test CPU</td></tr>"));
+	assert_non_null(strstr(page, "<tr><td>CPU id</td><td>Vendor family 6 (0x6)</td></tr>"));
+	assert_non_null(strstr(page, "<td>4 online</td>"));
+	assert_non_null(strstr(page, "32 KiB, 8-way, 64 B lines, 64 sets; source: CPUID (sysfs "
+				     "has no cache description)"));
+	assert_non_null(strstr(page, "<tr><td>kernel</td><td>Linux 6.1</td></tr>"));
+	char want[96];
+	snprintf(want, sizeof(want), "<tr><td>secpath</td><td>%s, commit ", sp_version());
+	assert_non_null(strstr(page, want));
+	assert_non_null(strstr(page, "<tr><td>compiler</td><td>"));
+	free(page);
+
+	/* what this machine says: an L1D geometry always comes with its source */
+	memset(&m, 0x55, sizeof(m));
+	sp_bench_machine_read(&m);
+	assert_true(m.cores >= 1);
+	assert_true(memchr(m.cpu, 0, sizeof(m.cpu)) && memchr(m.cpu_id, 0, sizeof(m.cpu_id)));
+	if (m.l1d_size)
+		assert_true(m.l1d_source[0] && m.l1d_assoc && m.l1d_line);
+}
+
+/* Every built-in suite's reference figures are well formed: a label, a positive value, a known
+ * chart, and a case pattern that names at least one of the suite's cases. */
+static void test_bench_html__suite_refs_consistent(void **st)
+{
+	(void)st;
+	size_t total = 0;
+	for (const struct sp_bench_suite *const *sp = sp_bench_suites(); *sp; sp++) {
+		const struct sp_bench_suite *s = *sp;
+		for (const struct sp_bench_ref *r = s->refs; r && r->label; r++, total++) {
+			assert_true(r->value > 0);
+			assert_true(r->what == SP_BENCH_REF_NS || r->what == SP_BENCH_REF_D1);
+			assert_true(r->target <= 1);
+			int any = !r->cases;
+			for (size_t ci = 0; ci < s->ncases && !any; ci++)
+				any = !fnmatch(r->cases, s->cases[ci].name, 0);
+			assert_true(any);
+		}
+	}
+	assert_true(total >= 4);	/* audit, slab, slab-spread, replay declare some */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -364,6 +704,13 @@ int main(void)
 		cmocka_unit_test(test_bench_html__escaping_and_self_contained),
 		cmocka_unit_test(test_bench_html__summary_names_fastest),
 		cmocka_unit_test(test_bench_html__registry_headline),
+		cmocka_unit_test(test_bench_html__log_axis_decades),
+		cmocka_unit_test(test_bench_html__linear_ticks_round),
+		cmocka_unit_test(test_bench_html__reference_marks),
+		cmocka_unit_test(test_bench_html__table_per_case),
+		cmocka_unit_test(test_bench_html__bimodal_flagged),
+		cmocka_unit_test(test_bench_html__host_rows),
+		cmocka_unit_test(test_bench_html__suite_refs_consistent),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
