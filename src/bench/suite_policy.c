@@ -364,7 +364,7 @@ static int setup(const void *param, void **state, int variant)
 			sp_policy_get_info(s->p, &pi);
 			idx_bytes[variant] = pi.te_bytes;
 			const struct policy_avtab *te = &s->p->core->te_tab;
-			if (te->layout == SP_AVTAB_FLAT && te->u.fl.compact)
+			if (te->form == POLICY_FORM_COMPACT)
 				s->flat = te;
 			acct_bytes[variant] = pi.total_bytes;
 			decide_bytes = pi.decide_bytes;

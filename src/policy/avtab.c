@@ -92,7 +92,7 @@ uint32_t policy_avtab_hash(uint16_t s, uint16_t t, uint16_t c)
 	return h;
 }
 
-uint32_t policy_avtab_kernel_nslot(uint32_t nrules)
+static uint32_t kernel_nslot(uint32_t nrules)
 {
 	if (!nrules)
 		return 0;
@@ -130,7 +130,7 @@ static inline void fold_one(uint16_t spec, uint32_t data, uint32_t av[3])
 static int chained_build(struct policy_avtab *t, const struct policy_rule *r, uint32_t n,
 			 uint32_t hint, const uint8_t *en)
 {
-	t->nslot = policy_avtab_kernel_nslot(t->cond ? hint : n);
+	t->nslot = kernel_nslot(t->kind == POLICY_AVTAB_COND ? hint : n);
 	if (!t->nslot)
 		return 0;
 	t->mask = t->nslot - 1;
@@ -144,7 +144,7 @@ static int chained_build(struct policy_avtab *t, const struct policy_rule *r, ui
 		for (struct chained_node *cur; (cur = *pp); pp = &cur->next) {
 			int cmp = key_cmp(x->s, x->t, x->c, cur->s, cur->t, cur->c);
 			if (!cmp && (x->spec & cur->spec)) {
-				if (t->cond)
+				if (t->kind != POLICY_AVTAB_TE)
 					break;	/* non-unique insert: before the first match */
 				if (!(x->spec & SP_AVTAB_XPERMS))
 					return -EEXIST;
@@ -215,7 +215,7 @@ static void chained_entry(const struct policy_avtab *t, const struct chained_nod
 static int array_build(struct policy_avtab *t, const struct policy_rule *r, uint32_t n,
 		       const uint8_t *en)
 {
-	t->nslot = policy_avtab_kernel_nslot(n);
+	t->nslot = kernel_nslot(n);
 	if (!t->nslot)
 		return 0;
 	t->mask = t->nslot - 1;
@@ -232,7 +232,7 @@ static int array_build(struct policy_avtab *t, const struct policy_rule *r, uint
 			const struct array_node *cn = &nodes[cur];
 			int cmp = key_cmp(x->s, x->t, x->c, cn->s, cn->t, cn->c);
 			if (!cmp && (x->spec & cn->spec)) {
-				if (t->cond)
+				if (t->kind != POLICY_AVTAB_TE)
 					break;
 				if (!(x->spec & SP_AVTAB_XPERMS))
 					return -EEXIST;
@@ -464,7 +464,7 @@ static int flat_fill(struct policy_avtab *t, const struct policy_rule *r, uint32
 	for (uint32_t i = 0; i < n; i++) {
 		const struct policy_rule *x = &r[i];
 		unsigned code = spec_code(x->spec);
-		if (merge || (!t->cond && !(x->spec & SP_AVTAB_XPERMS))) {
+		if (merge || (t->kind == POLICY_AVTAB_TE && !(x->spec & SP_AVTAB_XPERMS))) {
 			uint32_t b = flat_home(t, x->s, x->t, x->c);
 			int done = 0;
 			unsigned dmax = flat_disp(t->u.fl.b[b].meta);
@@ -608,7 +608,7 @@ static int flatc_fill(struct policy_avtab *t, const struct policy_rule *r, uint3
 		const struct policy_rule *x = &r[i];
 		unsigned code = spec_code(x->spec);
 		uint32_t k = policy_flatc_key(t, x->s, x->t, x->c);
-		if (merge || (!t->cond && !(x->spec & SP_AVTAB_XPERMS))) {
+		if (merge || (t->kind == POLICY_AVTAB_TE && !(x->spec & SP_AVTAB_XPERMS))) {
 			uint32_t b = policy_flatc_home(t, policy_flatc_mix(k));
 			int done = 0;
 			unsigned dmax = flat_disp(t->u.fl.cb[b].meta);
@@ -695,8 +695,8 @@ static inline const struct flatc_bucket *flatc_next(const struct policy_avtab *t
 static int flat_build(struct policy_avtab *t, const struct policy_rule *r, uint32_t n,
 		      const uint8_t *en, int merge)
 {
-	t->u.fl.compact = flatc_fits(t, r, n);
-	uint64_t nb = t->u.fl.compact ? ((uint64_t)n * 100 + FLATC_PCT * FLATC_SLOTS - 1) /
+	t->form = flatc_fits(t, r, n) ? POLICY_FORM_COMPACT : POLICY_FORM_WIDE;
+	uint64_t nb = t->form == POLICY_FORM_COMPACT ? ((uint64_t)n * 100 + FLATC_PCT * FLATC_SLOTS - 1) /
 					  (FLATC_PCT * FLATC_SLOTS)
 				      : ((uint64_t)n * 100 + 449) / 450;	/* 6 slots at 0.75 */
 	if (nb < 1)
@@ -707,13 +707,13 @@ static int flat_build(struct policy_avtab *t, const struct policy_rule *r, uint3
 	t->u.fl.b = sp_zalloc(t->alloc, nb * sizeof(struct flat_bucket), 64);
 	if (!t->u.fl.b)
 		return -ENOMEM;
-	if (t->cond && !merge) {
+	if (t->kind == POLICY_AVTAB_COND) {
 		t->u.fl.enabled = sp_zalloc(t->alloc, nb, 0);
 		if (!t->u.fl.enabled)
 			return -ENOMEM;
 	}
 	t->bytes = nb * sizeof(struct flat_bucket) + (t->u.fl.enabled ? nb : 0);
-	if (t->u.fl.compact)
+	if (t->form == POLICY_FORM_COMPACT)
 		return flatc_fill(t, r, n, en, merge);
 	return flat_fill(t, r, n, en, merge);
 }
@@ -725,6 +725,7 @@ static int flat_build(struct policy_avtab *t, const struct policy_rule *r, uint3
 static sp_noinline int chained_search(const struct policy_avtab *t, uint16_t s, uint16_t tt,
 				      uint16_t c, uint16_t mask, uint32_t *data)
 {
+	mask &= (uint16_t)~SP_AVTAB_ENABLED;
 	const struct chained_node *x = chained_first(t, s, tt, c, mask);
 	if (!x)
 		return 0;
@@ -735,6 +736,7 @@ static sp_noinline int chained_search(const struct policy_avtab *t, uint16_t s, 
 static sp_noinline int array_search(const struct policy_avtab *t, uint16_t s, uint16_t tt,
 				    uint16_t c, uint16_t mask, uint32_t *data)
 {
+	mask &= (uint16_t)~SP_AVTAB_ENABLED;
 	uint32_t i = array_first(t, s, tt, c, mask);
 	if (i == UINT32_MAX)
 		return 0;
@@ -745,6 +747,7 @@ static sp_noinline int array_search(const struct policy_avtab *t, uint16_t s, ui
 static sp_noinline int flat_search(const struct policy_avtab *t, uint16_t s, uint16_t tt,
 				   uint16_t c, uint16_t mask, uint32_t *data)
 {
+	mask &= (uint16_t)~SP_AVTAB_ENABLED;
 	if (unlikely(!t->nslot))
 		return 0;
 	uint32_t b = flat_home(t, s, tt, c);
@@ -790,19 +793,25 @@ sp_noinline int policy_flatc_search_far(const struct policy_avtab *t, uint32_t k
 static sp_noinline int flatc_search(const struct policy_avtab *t, uint16_t s, uint16_t tt,
 				    uint16_t c, uint16_t mask, uint32_t *data)
 {
-	return policy_flatc_search(t, s, tt, c, mask, data);
+	return policy_flatc_search(t, s, tt, c, mask & (uint16_t)~SP_AVTAB_ENABLED, data);
 }
 
 /* ---- one API ---- */
 
-int policy_avtab_build(struct policy_avtab *t, enum sp_avtab_layout layout, int cond,
-		       const struct policy_rule *r, uint32_t n, uint32_t hint,
-		       const uint8_t *enabled, const struct sp_avtab_xperms *xperms,
+static enum sp_avtab_layout avtab_layout(const struct policy_avtab *t)
+{
+	return t->form == POLICY_FORM_CHAINED ? SP_AVTAB_CHAINED
+	       : t->form == POLICY_FORM_ARRAY ? SP_AVTAB_ARRAY : SP_AVTAB_FLAT;
+}
+
+int policy_avtab_build(struct policy_avtab *t, enum sp_avtab_layout layout,
+		       enum policy_avtab_kind kind, const struct policy_rule *r, uint32_t n,
+		       uint32_t hint, const uint8_t *enabled, const struct sp_avtab_xperms *xperms,
 		       const struct sp_allocator *a)
 {
 	memset(t, 0, sizeof(*t));
-	t->layout = layout;
-	t->cond = cond;
+	t->form = layout == SP_AVTAB_ARRAY ? POLICY_FORM_ARRAY : POLICY_FORM_CHAINED;
+	t->kind = kind;
 	t->nel = n;
 	t->xperms = xperms;
 	t->alloc = a;
@@ -817,21 +826,21 @@ int policy_avtab_build(struct policy_avtab *t, enum sp_avtab_layout layout, int 
 		rc = array_build(t, r, n, enabled);
 		break;
 	case SP_AVTAB_FLAT:
-		rc = flat_build(t, r, n, enabled, cond == 2);
+		rc = flat_build(t, r, n, enabled, kind == POLICY_AVTAB_MERGED);
 		break;
 	default:
 		rc = -EINVAL;
 	}
 	if (rc)
 		policy_avtab_destroy(t);
-	else if (layout == SP_AVTAB_FLAT && t->u.fl.compact)
+	else if (t->form == POLICY_FORM_COMPACT)
 		t->search = flatc_search;
 	return rc;
 }
 
 void policy_avtab_destroy(struct policy_avtab *t)
 {
-	switch (t->layout) {
+	switch (avtab_layout(t)) {
 	case SP_AVTAB_CHAINED:
 		/* avtab_destroy: every node back to the cache, one by one */
 		for (uint32_t i = 0; t->u.ch.slots && i < t->nslot; i++)
@@ -859,7 +868,7 @@ size_t policy_avtab_lookup(const struct policy_avtab *t, uint16_t s, uint16_t tt
 {
 	size_t n = 0;
 	mask &= (uint16_t)~SP_AVTAB_ENABLED;
-	switch (t->layout) {
+	switch (avtab_layout(t)) {
 	case SP_AVTAB_CHAINED:
 		for (const struct chained_node *x = chained_first(t, s, tt, c, mask); x;
 		     x = chained_next(x, mask), n++)
@@ -873,7 +882,7 @@ size_t policy_avtab_lookup(const struct policy_avtab *t, uint16_t s, uint16_t tt
 				array_entry(t, i, &out[n]);
 		break;
 	case SP_AVTAB_FLAT: {
-		if (t->u.fl.compact) {
+		if (t->form == POLICY_FORM_COMPACT) {
 			struct flatc_it it;
 			for (const struct flatc_bucket *bk = flatc_first(t, s, tt, c, &it); bk;
 			     bk = flatc_next(t, &it))
@@ -931,24 +940,12 @@ size_t policy_avtab_lookup(const struct policy_avtab *t, uint16_t s, uint16_t tt
 	return n;
 }
 
-int policy_avtab_search(const struct policy_avtab *t, uint16_t s, uint16_t tt, uint16_t c,
-			uint16_t mask, uint32_t *data)
-{
-	mask &= (uint16_t)~SP_AVTAB_ENABLED;
-	if (likely(t->layout == SP_AVTAB_FLAT))
-		return likely(t->u.fl.compact) ? flatc_search(t, s, tt, c, mask, data)
-					       : flat_search(t, s, tt, c, mask, data);
-	if (t->layout == SP_AVTAB_ARRAY)
-		return array_search(t, s, tt, c, mask, data);
-	return chained_search(t, s, tt, c, mask, data);
-}
-
 int policy_avtab_foreach(const struct policy_avtab *t,
 			 int (*fn)(void *ud, const struct sp_avtab_entry *e), void *ud)
 {
 	struct sp_avtab_entry e;
 	int rc;
-	switch (t->layout) {
+	switch (avtab_layout(t)) {
 	case SP_AVTAB_CHAINED:
 		for (uint32_t i = 0; i < t->nslot; i++)
 			for (const struct chained_node *x = t->u.ch.slots[i]; x; x = x->next) {
@@ -965,7 +962,7 @@ int policy_avtab_foreach(const struct policy_avtab *t,
 		}
 		break;
 	case SP_AVTAB_FLAT:
-		for (uint32_t b = 0; t->u.fl.compact && b < t->nslot; b++) {
+		for (uint32_t b = 0; t->form == POLICY_FORM_COMPACT && b < t->nslot; b++) {
 			const struct flatc_bucket *bk = &t->u.fl.cb[b];
 			for (unsigned j = 0; j < FLATC_SLOTS && bk->key[j]; j++) {
 				memset(&e, 0, sizeof(e));
@@ -980,7 +977,7 @@ int policy_avtab_foreach(const struct policy_avtab *t,
 					return rc;
 			}
 		}
-		for (uint32_t b = 0; !t->u.fl.compact && b < t->nslot; b++) {
+		for (uint32_t b = 0; t->form == POLICY_FORM_WIDE && b < t->nslot; b++) {
 			const struct flat_bucket *bk = &t->u.fl.b[b];
 			for (unsigned j = 0; j < (bk->meta & 7); j++) {
 				memset(&e, 0, sizeof(e));
@@ -1008,8 +1005,8 @@ int policy_avtab_foreach(const struct policy_avtab *t,
 void policy_avtab_fold(const struct policy_avtab *t, uint16_t s, uint16_t tt, uint16_t c,
 		       uint32_t av[3])
 {
-	const uint16_t need_en = t->cond == 1 ? SP_AVTAB_ENABLED : 0;
-	switch (t->layout) {
+	const uint16_t need_en = t->kind == POLICY_AVTAB_COND ? SP_AVTAB_ENABLED : 0;
+	switch (avtab_layout(t)) {
 	case SP_AVTAB_CHAINED:
 		for (const struct chained_node *x = chained_first(t, s, tt, c, SP_AVTAB_AV); x;
 		     x = chained_next(x, SP_AVTAB_AV))
@@ -1023,7 +1020,7 @@ void policy_avtab_fold(const struct policy_avtab *t, uint16_t s, uint16_t tt, ui
 				fold_one(t->u.ar.nodes[i].spec, t->u.ar.nodes[i].data, av);
 		break;
 	case SP_AVTAB_FLAT: {
-		if (likely(t->u.fl.compact)) {
+		if (likely(t->form == POLICY_FORM_COMPACT)) {
 			struct flatc_it it;
 			for (const struct flatc_bucket *bk = flatc_first(t, s, tt, c, &it); bk;
 			     bk = flatc_next(t, &it))

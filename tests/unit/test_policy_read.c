@@ -484,7 +484,7 @@ static void test_policy__duplicate_heavy_tables(void **st)
 	struct sp_avtab_entry *e = calloc(N, sizeof(*e));
 	for (int l = 0; l < SP_AVTAB_NLAYOUTS; l++) {
 		struct policy_avtab t;
-		assert_int_equal(policy_avtab_build(&t, (enum sp_avtab_layout)l, 1, r, N, N, en, NULL, NULL), 0);
+		assert_int_equal(policy_avtab_build(&t, (enum sp_avtab_layout)l, POLICY_AVTAB_COND, r, N, N, en, NULL, NULL), 0);
 		assert_int_equal(policy_avtab_lookup(&t, 7, 9, 3, SP_AVTAB_AV, e, N), 300);
 		uint32_t enabled = 0, sum = 0;
 		for (int i = 0; i < 300; i++) {
@@ -510,7 +510,7 @@ static void test_policy__duplicate_heavy_tables(void **st)
 	/* a te table rejects a duplicate (triple, kind) in every layout */
 	for (int l = 0; l < SP_AVTAB_NLAYOUTS; l++) {
 		struct policy_avtab t;
-		assert_int_equal(policy_avtab_build(&t, (enum sp_avtab_layout)l, 0, r, N, N, NULL, NULL, NULL),
+		assert_int_equal(policy_avtab_build(&t, (enum sp_avtab_layout)l, POLICY_AVTAB_TE, r, N, N, NULL, NULL, NULL),
 				 -EEXIST);
 	}
 	free(e);
@@ -545,9 +545,9 @@ static void test_policy__flat_forms_agree(void **st)
 			r[i].xp = POLICY_NO_XP;
 		}
 		struct policy_avtab ch, fl;
-		assert_int_equal(policy_avtab_build(&ch, SP_AVTAB_CHAINED, 0, r, N, N, NULL, NULL, NULL), 0);
-		assert_int_equal(policy_avtab_build(&fl, SP_AVTAB_FLAT, 0, r, N, N, NULL, NULL, NULL), 0);
-		assert_int_equal(fl.u.fl.compact, !wide);
+		assert_int_equal(policy_avtab_build(&ch, SP_AVTAB_CHAINED, POLICY_AVTAB_TE, r, N, N, NULL, NULL, NULL), 0);
+		assert_int_equal(policy_avtab_build(&fl, SP_AVTAB_FLAT, POLICY_AVTAB_TE, r, N, N, NULL, NULL, NULL), 0);
+		assert_int_equal(fl.form == POLICY_FORM_COMPACT, !wide);
 		for (uint32_t i = 0; i < 4 * N; i++) {
 			uint16_t s, t, c;
 			if (i < N) {
@@ -587,7 +587,7 @@ static void check_flatc_layout(const struct policy_avtab *t, uint32_t *away_out)
 {
 	uint32_t nb = t->nslot, away = 0;
 	uint8_t *foreign = calloc(nb, 1), *own_away = calloc(nb, 1);
-	assert_true(t->layout == SP_AVTAB_FLAT && t->u.fl.compact);
+	assert_true(t->form == POLICY_FORM_COMPACT);
 	for (uint32_t b = 0; b < nb; b++) {
 		const struct flatc_bucket *bk = &t->u.fl.cb[b];
 		for (unsigned j = 0; j < FLATC_SLOTS && bk->key[j]; j++) {
@@ -647,7 +647,7 @@ static void test_policy__flat_home_first(void **st)
 	}
 	struct policy_avtab t;
 	uint32_t away;
-	assert_int_equal(policy_avtab_build(&t, SP_AVTAB_FLAT, 0, r, N, N, NULL, NULL, NULL), 0);
+	assert_int_equal(policy_avtab_build(&t, SP_AVTAB_FLAT, POLICY_AVTAB_TE, r, N, N, NULL, NULL, NULL), 0);
 	check_flatc_layout(&t, &away);
 	assert_true(away > 0 && away < N / 10);	/* 0.63 load: a few percent leave home */
 	for (uint32_t i = 0; i < N; i++) {
