@@ -127,7 +127,11 @@ struct policy_avtab {
 		      uint16_t mask, uint32_t *data);
 };
 
-/* Build a table from rules (COND: the kind bits carry no enabled bit, `enabled` gives it). */
+/*
+ * Build a table from rules (COND: the kind bits carry no enabled bit, `enabled` gives it; hint:
+ * the chained layout's slot count rule input for COND tables).  Returns 0, -EEXIST (te: a
+ * repeated key and kind), -ENOMEM.
+ */
 int policy_avtab_build(struct policy_avtab *t, enum sp_avtab_layout layout,
 		       enum policy_avtab_kind kind, const struct policy_rule *r, uint32_t n,
 		       uint32_t hint, const uint8_t *enabled, const struct sp_avtab_xperms *xperms,

@@ -588,6 +588,7 @@ static void check_flatc_layout(const struct policy_avtab *t, uint32_t *away_out)
 	uint32_t nb = t->nslot, away = 0;
 	uint8_t *foreign = calloc(nb, 1), *own_away = calloc(nb, 1);
 	assert_true(t->form == POLICY_FORM_COMPACT);
+	assert_true(policy_avtab_is_valid(t));
 	for (uint32_t b = 0; b < nb; b++) {
 		const struct flatc_bucket *bk = &t->u.fl.cb[b];
 		for (unsigned j = 0; j < FLATC_SLOTS && bk->key[j]; j++) {
@@ -673,6 +674,66 @@ static void test_policy__flat_home_first(void **st)
 	sp_policy_free(p);
 }
 
+/* policy_avtab_is_valid accepts every table the builder makes and refuses each broken invariant */
+static void test_policy__avtab_is_valid(void **st)
+{
+	(void)st;
+	enum { N = 3000 };
+	struct policy_rule *r = calloc(N, sizeof(*r));
+	uint8_t *en = calloc(N, 1);
+	unsigned long long seed = 99;
+	for (uint32_t i = 0; i < N; i++) {
+		r[i] = (struct policy_rule){ (uint16_t)(1 + i % 300), (uint16_t)(1 + i / 300),
+					     (uint16_t)(1 + tp_rand(&seed) % 40), SP_AVTAB_ALLOWED,
+					     (uint32_t)i, POLICY_NO_XP };
+		en[i] = (uint8_t)(i & 1);
+	}
+	for (int l = 0; l < SP_AVTAB_NLAYOUTS; l++)
+		for (int kind = POLICY_AVTAB_TE; kind <= POLICY_AVTAB_COND; kind++) {
+			struct policy_avtab t;
+			assert_int_equal(policy_avtab_build(&t, (enum sp_avtab_layout)l,
+							    (enum policy_avtab_kind)kind, r, N, N,
+							    kind == POLICY_AVTAB_COND ? en : NULL, NULL,
+							    NULL), 0);
+			assert_true(policy_avtab_is_valid(&t));
+			if (t.form == POLICY_FORM_CHAINED) {	/* a node out of its slot */
+				struct chained_node *x = t.u.ch.slots[0];
+				while (!x)
+					x = t.u.ch.slots[tp_rand(&seed) % t.nslot];
+				x->c ^= 1;
+				assert_false(policy_avtab_is_valid(&t));
+				x->c ^= 1;
+			} else if (t.form == POLICY_FORM_ARRAY) {	/* a link out of the array */
+				uint32_t h = t.u.ar.heads[0];
+				t.u.ar.heads[0] = t.nel;
+				assert_false(policy_avtab_is_valid(&t));
+				t.u.ar.heads[0] = h;
+			} else {	/* an entry away from home loses its home's overflow bit */
+				uint32_t b = 0, home = 0;
+				for (;; b++) {
+					assert_true(b < t.nslot);
+					const struct flatc_bucket *bk = &t.u.fl.cb[b];
+					uint64_t h = policy_flatc_mix(bk->key[0]);
+					home = policy_flatc_home(&t, h);
+					if (bk->key[0] && home != b)
+						break;
+				}
+				uint32_t ovf = t.u.fl.cb[home].ovf;
+				t.u.fl.cb[home].ovf = 0;
+				assert_false(policy_avtab_is_valid(&t));
+				t.u.fl.cb[home].ovf = ovf;
+				uint32_t k = t.u.fl.cb[b].key[0];	/* a key below nt * nc */
+				t.u.fl.cb[b].key[0] = 1;
+				assert_false(policy_avtab_is_valid(&t));
+				t.u.fl.cb[b].key[0] = k;
+			}
+			assert_true(policy_avtab_is_valid(&t));
+			policy_avtab_destroy(&t);
+		}
+	free(en);
+	free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -688,6 +749,7 @@ int main(void)
 		cmocka_unit_test(test_policy__duplicate_heavy_tables),
 		cmocka_unit_test(test_policy__flat_forms_agree),
 		cmocka_unit_test(test_policy__flat_home_first),
+		cmocka_unit_test(test_policy__avtab_is_valid),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
