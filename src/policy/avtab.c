@@ -3,8 +3,9 @@
  * avtab.c - the access vector table in three layouts behind one internal API.
  *
  *  chained  the kernel's design: nslot chain heads (nslot = 2 for <= 3 rules, else the largest
- *           power of two <= nrules / 2, at most 2^16), 24-byte nodes from a process-wide
- *           sp_slab_cache "avtab_node" (the kernel's avtab_node_cachep), chains
+ *           power of two <= nrules / 2, at most 2^16), 24-byte nodes from an sp_slab_cache
+ *           "avtab_node" (the kernel's process-wide avtab_node_cachep; here the core's, shared by
+ *           its te and conditional tables, index.c), chains
  *           sorted by (source, target, class) with same-triple nodes in insertion order; the
  *           conditional table is sized with the te_avtab count as hint, as the kernel does.
  *  array    the 2023 array patches: the same hash and chains, but every node lives in one array
@@ -41,7 +42,6 @@
  * byte beside the bucket array).
  */
 #include <errno.h>
-#include <pthread.h>
 #include <string.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -57,22 +57,11 @@ _Static_assert(sizeof(struct flatc_bucket) == 64 && sizeof(struct flat_bucket) =
 
 #define FLATC_PCT 63	/* compact load, percent: buckets = ceil(n / (0.63 * 7)) */
 
-/* ---- the node cache (the kernel's avtab_node_cachep: one process-wide slab cache) ---- */
-
-static struct sp_slab_cache *avtab_node_cachep;
-static pthread_once_t avtab_cache_once = PTHREAD_ONCE_INIT;
-
-static void avtab_cache_init(void)
-{
-	if (sp_slab_cache_create("avtab_node", sizeof(struct chained_node), 0, 0, NULL,
-				 &avtab_node_cachep))
-		avtab_node_cachep = NULL;
-}
-
-static size_t avtab_node_stride(void)
+/* Bytes between two chained nodes in the node cache (the table's memory accounting). */
+static size_t node_stride(struct sp_slab_cache *nodes)
 {
 	struct sp_slab_stats st;
-	sp_slab_cache_stats(avtab_node_cachep, &st);
+	sp_slab_cache_stats(nodes, &st);
 	return st.stride;
 }
 
@@ -134,9 +123,8 @@ static int chained_build(struct policy_avtab *t, const struct policy_rule *r, ui
 	if (!t->nslot)
 		return 0;
 	t->mask = t->nslot - 1;
-	pthread_once(&avtab_cache_once, avtab_cache_init);
 	t->u.ch.slots = sp_zalloc(t->alloc, (size_t)t->nslot * sizeof(void *), 0);
-	if (!t->u.ch.slots || !avtab_node_cachep)
+	if (!t->u.ch.slots || !t->u.ch.nodes)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < n; i++) {
 		const struct policy_rule *x = &r[i];
@@ -152,7 +140,7 @@ static int chained_build(struct policy_avtab *t, const struct policy_rule *r, ui
 			if (cmp < 0)
 				break;
 		}
-		struct chained_node *nn = sp_slab_cache_alloc(avtab_node_cachep);
+		struct chained_node *nn = sp_slab_cache_alloc(t->u.ch.nodes);
 		if (!nn)
 			return -ENOMEM;
 		nn->s = x->s, nn->t = x->t, nn->c = x->c;
@@ -164,7 +152,7 @@ static int chained_build(struct policy_avtab *t, const struct policy_rule *r, ui
 		nn->next = *pp;
 		*pp = nn;
 	}
-	t->bytes = (size_t)t->nslot * sizeof(void *) + (size_t)n * avtab_node_stride();
+	t->bytes = (size_t)t->nslot * sizeof(void *) + (size_t)n * node_stride(t->u.ch.nodes);
 	return 0;
 }
 
@@ -955,7 +943,7 @@ static sp_always_inline int fold_in(const struct policy_avtab *t, enum policy_av
 int policy_avtab_build(struct policy_avtab *t, enum sp_avtab_layout layout,
 		       enum policy_avtab_kind kind, const struct policy_rule *r, uint32_t n,
 		       uint32_t hint, const uint8_t *enabled, const struct sp_avtab_xperms *xperms,
-		       const struct sp_allocator *a)
+		       struct sp_slab_cache *nodes, const struct sp_allocator *a)
 {
 	static int (*const search[])(const struct policy_avtab *, uint16_t, uint16_t, uint16_t,
 				     uint16_t, uint32_t *) = {
@@ -971,6 +959,7 @@ int policy_avtab_build(struct policy_avtab *t, enum sp_avtab_layout layout,
 	int rc;
 	switch (layout) {
 	case SP_AVTAB_CHAINED:
+		t->u.ch.nodes = nodes;
 		rc = chained_build(t, r, n, hint, enabled);
 		break;
 	case SP_AVTAB_ARRAY:
@@ -999,7 +988,7 @@ void policy_avtab_destroy(struct policy_avtab *t)
 		for (uint32_t i = 0; t->u.ch.slots && i < t->nslot; i++)
 			for (struct chained_node *x = t->u.ch.slots[i], *nx; x; x = nx) {
 				nx = x->next;
-				sp_slab_cache_free(avtab_node_cachep, x);
+				sp_slab_cache_free(t->u.ch.nodes, x);
 			}
 		sp_free(t->alloc, t->u.ch.slots, (size_t)t->nslot * sizeof(void *));
 		break;

@@ -80,7 +80,7 @@ int policy_condstate_init(const struct policy_core *k, struct policy_condstate *
 		cs->enabled_count += cs->rule_enabled[i];
 	}
 	int rc = policy_avtab_build(&cs->tab, k->layout, POLICY_AVTAB_COND, k->cr, k->ncr, k->info.te_rules,
-				    cs->rule_enabled, k->xperms, k->alloc);
+				    cs->rule_enabled, k->xperms, policy_core_nodes(k), k->alloc);
 	if (rc)
 		goto fail;
 	if (k->layout == SP_AVTAB_FLAT) {
@@ -92,7 +92,7 @@ int policy_condstate_init(const struct policy_core *k, struct policy_condstate *
 			if (cs->rule_enabled[i] && (k->cr[i].spec & (SP_AVTAB_AV | SP_AVTAB_TYPE)))
 				en[m++] = k->cr[i];	/* merged: AV folded, type rules last wins */
 		rc = policy_avtab_build(&cs->eff, SP_AVTAB_FLAT, POLICY_AVTAB_MERGED, en, m, m, NULL,
-				       k->xperms, k->alloc);
+				       k->xperms, NULL, k->alloc);
 		sp_free(k->alloc, en, ((size_t)cs->enabled_count + 1) * sizeof(*en));
 		if (rc)
 			goto fail;

@@ -3,7 +3,9 @@
  * index.c - what turns a read core (read.c) into a decision engine's core, and its release:
  * sorted name indexes, the reverse of the attribute CSR rows, the decision filters, filename
  * transitions sorted for binary search, the triple Bloom filter, and the te_avtab in the chosen
- * layout.  policy_core_put frees what this file built, then hands the rest to read.c.
+ * layout (chained: with the core's own node cache, which the conditional tables of every
+ * policy sharing the core use too).  policy_core_put frees what this file built, then hands the
+ * rest to read.c.
  *
  * Decision filters: src rows keep only values that occur as the source of some AV rule (either
  * table, any boolean state), tgt rows only values that occur as a target, and a blocked Bloom
@@ -20,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "secpath/slab.h"
 #include "base/assert.h"
 #include "policy/policy_int.h"
 
@@ -209,6 +212,16 @@ static int bloom_build(struct policy_core *k)
 	return 0;
 }
 
+/* Destroy a node cache none of whose nodes is allocated. */
+static void drop_nodes(struct sp_slab_cache *nodes)
+{
+	if (nodes) {
+		int busy = sp_slab_cache_destroy(nodes);
+		SP_ASSERT(!busy);
+		(void)busy;
+	}
+}
+
 /*
  * Finish a core from policy_core_read for decisions in `layout`.  Returns 0, -ENOMEM, or -EEXIST
  * (two te rules with the same key and kind; the caller reports it at the avtab section).  On
@@ -221,10 +234,16 @@ int policy_core_finish(struct policy_core *k, enum sp_avtab_layout layout)
 	if ((rc = build_name_ixs(k)) || (rc = build_rev(k)) || (rc = build_filters(k)) ||
 	    (rc = sort_ft(k)) || (rc = bloom_build(k)))
 		return rc;
+	struct sp_slab_cache *nodes = NULL;	/* chained: kept in te_tab (policy_core_nodes) */
+	if (layout == SP_AVTAB_CHAINED &&
+	    sp_slab_cache_create("avtab_node", sizeof(struct chained_node), 0, 0, NULL, &nodes))
+		return -ENOMEM;
 	rc = policy_avtab_build(&k->te_tab, k->layout, POLICY_AVTAB_TE, k->te, k->nte, k->nte, NULL,
-				k->xperms, k->alloc);
-	if (rc)
+				k->xperms, nodes, k->alloc);
+	if (rc) {	/* the failed build freed its nodes */
+		drop_nodes(nodes);
 		return rc;
+	}
 	/* the raw te list is no longer needed: the table is the only copy */
 	sp_free(k->alloc, k->te, (size_t)k->te_cap * sizeof(*k->te));
 	k->te = NULL;
@@ -240,6 +259,7 @@ void policy_core_put(struct policy_core *k)
 	if (!k || atomic_fetch_sub(&k->refs, 1) != 1)
 		return;
 	uint32_t nt = k->ntypes;
+	struct sp_slab_cache *nodes = policy_core_nodes(k);
 	policy_avtab_destroy(&k->te_tab);
 	FREE_N(k->class_ix, k->nclasses + 1);
 	FREE_N(k->bool_ix, k->nbools + 1);
@@ -257,5 +277,6 @@ void policy_core_put(struct policy_core *k)
 		FREE_N(k->tgt_off, nt + 2);
 	}
 	sp_free(k->alloc, k->bloom, (size_t)k->bloom_words * 8);
+	drop_nodes(nodes);	/* every table of the core is gone, so every node is free */
 	policy_core_free_read(k);
 }

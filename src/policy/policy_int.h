@@ -17,6 +17,8 @@
 #include "secpath/policy.h"
 #include "base/compiler.h"
 
+struct sp_slab_cache;
+
 /* One avtab entry as read from the file (layout-independent).  12 bytes + xperm index. */
 struct policy_rule {
 	uint16_t s, t, c, spec;		/* spec: one kind bit, enabled bit masked off */
@@ -105,6 +107,7 @@ struct policy_avtab {
 	union {
 		struct {
 			struct chained_node **slots;
+			struct sp_slab_cache *nodes;	/* the core's node cache */
 		} ch;
 		struct {
 			uint32_t *heads;
@@ -129,13 +132,13 @@ struct policy_avtab {
 
 /*
  * Build a table from rules (COND: the kind bits carry no enabled bit, `enabled` gives it; hint:
- * the chained layout's slot count rule input for COND tables).  Returns 0, -EEXIST (te: a
- * repeated key and kind), -ENOMEM.
+ * the chained layout's slot count rule input for COND tables).  Chained nodes come from `nodes`
+ * (NULL for the other layouts).  Returns 0, -EEXIST (te: a repeated key and kind), -ENOMEM.
  */
 int policy_avtab_build(struct policy_avtab *t, enum sp_avtab_layout layout,
 		       enum policy_avtab_kind kind, const struct policy_rule *r, uint32_t n,
 		       uint32_t hint, const uint8_t *enabled, const struct sp_avtab_xperms *xperms,
-		       const struct sp_allocator *a);
+		       struct sp_slab_cache *nodes, const struct sp_allocator *a);
 /* Free a built table; a zeroed or already destroyed table is a no-op. */
 void policy_avtab_destroy(struct policy_avtab *t);
 /* Entries of (s,t,c) whose kind intersects mask: up to max into out; returns how many match. */
@@ -216,7 +219,7 @@ struct policy_core {
 	uint32_t nte, te_cap;
 	size_t te_off;			/* file offset of te_avtab (diagnostics) */
 	const char *end_sec;		/* the reader's last section (a finish failure's diagnostic) */
-	struct policy_avtab te_tab;
+	struct policy_avtab te_tab;	/* chained: te_tab.u.ch.nodes is the core's node cache */
 
 	struct policy_rule *cr;		/* conditional rules, file order */
 	uint32_t *cr_node;		/* node index of each rule; bit 31 = true list */
@@ -286,6 +289,12 @@ void policy_core_free_read(struct policy_core *c);
 /* index.c: indexes, filters and te_avtab for decisions; the last reference frees the core */
 int policy_core_finish(struct policy_core *c, enum sp_avtab_layout layout);
 void policy_core_put(struct policy_core *c);
+
+/* The node cache of the core's chained tables (the te table holds it), or NULL. */
+static inline struct sp_slab_cache *policy_core_nodes(const struct policy_core *c)
+{
+	return c->layout == SP_AVTAB_CHAINED ? c->te_tab.u.ch.nodes : NULL;
+}
 
 /* cond.c: the conditional state for a boolean vector, and its release */
 int policy_condstate_init(const struct policy_core *c, struct policy_condstate *cs,

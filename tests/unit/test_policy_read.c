@@ -16,7 +16,18 @@
 
 #include "secpath/policy.h"
 #include "policy/flat.h"
+#include "secpath/slab.h"
 #include "test_policy_util.h"
+
+/* The node cache of the internal chained tables these tests build without a core. */
+static struct sp_slab_cache *tp_nodes(void)
+{
+	static struct sp_slab_cache *c;
+	if (!c)
+		assert_int_equal(sp_slab_cache_create("test_avtab_node", sizeof(struct chained_node), 0,
+						      0, NULL, &c), 0);
+	return c;
+}
 
 #define TDIR "tests/data/policy/"
 
@@ -484,7 +495,7 @@ static void test_policy__duplicate_heavy_tables(void **st)
 	struct sp_avtab_entry *e = calloc(N, sizeof(*e));
 	for (int l = 0; l < SP_AVTAB_NLAYOUTS; l++) {
 		struct policy_avtab t;
-		assert_int_equal(policy_avtab_build(&t, (enum sp_avtab_layout)l, POLICY_AVTAB_COND, r, N, N, en, NULL, NULL), 0);
+		assert_int_equal(policy_avtab_build(&t, (enum sp_avtab_layout)l, POLICY_AVTAB_COND, r, N, N, en, NULL, tp_nodes(), NULL), 0);
 		assert_int_equal(policy_avtab_lookup(&t, 7, 9, 3, SP_AVTAB_AV, e, N), 300);
 		uint32_t enabled = 0, sum = 0;
 		for (int i = 0; i < 300; i++) {
@@ -510,7 +521,7 @@ static void test_policy__duplicate_heavy_tables(void **st)
 	/* a te table rejects a duplicate (triple, kind) in every layout */
 	for (int l = 0; l < SP_AVTAB_NLAYOUTS; l++) {
 		struct policy_avtab t;
-		assert_int_equal(policy_avtab_build(&t, (enum sp_avtab_layout)l, POLICY_AVTAB_TE, r, N, N, NULL, NULL, NULL),
+		assert_int_equal(policy_avtab_build(&t, (enum sp_avtab_layout)l, POLICY_AVTAB_TE, r, N, N, NULL, NULL, tp_nodes(), NULL),
 				 -EEXIST);
 	}
 	free(e);
@@ -545,8 +556,8 @@ static void test_policy__flat_forms_agree(void **st)
 			r[i].xp = POLICY_NO_XP;
 		}
 		struct policy_avtab ch, fl;
-		assert_int_equal(policy_avtab_build(&ch, SP_AVTAB_CHAINED, POLICY_AVTAB_TE, r, N, N, NULL, NULL, NULL), 0);
-		assert_int_equal(policy_avtab_build(&fl, SP_AVTAB_FLAT, POLICY_AVTAB_TE, r, N, N, NULL, NULL, NULL), 0);
+		assert_int_equal(policy_avtab_build(&ch, SP_AVTAB_CHAINED, POLICY_AVTAB_TE, r, N, N, NULL, NULL, tp_nodes(), NULL), 0);
+		assert_int_equal(policy_avtab_build(&fl, SP_AVTAB_FLAT, POLICY_AVTAB_TE, r, N, N, NULL, NULL, tp_nodes(), NULL), 0);
 		assert_int_equal(fl.form == POLICY_FORM_COMPACT, !wide);
 		for (uint32_t i = 0; i < 4 * N; i++) {
 			uint16_t s, t, c;
@@ -648,7 +659,7 @@ static void test_policy__flat_home_first(void **st)
 	}
 	struct policy_avtab t;
 	uint32_t away;
-	assert_int_equal(policy_avtab_build(&t, SP_AVTAB_FLAT, POLICY_AVTAB_TE, r, N, N, NULL, NULL, NULL), 0);
+	assert_int_equal(policy_avtab_build(&t, SP_AVTAB_FLAT, POLICY_AVTAB_TE, r, N, N, NULL, NULL, tp_nodes(), NULL), 0);
 	check_flatc_layout(&t, &away);
 	assert_true(away > 0 && away < N / 10);	/* 0.63 load: a few percent leave home */
 	for (uint32_t i = 0; i < N; i++) {
@@ -694,7 +705,7 @@ static void test_policy__avtab_is_valid(void **st)
 			assert_int_equal(policy_avtab_build(&t, (enum sp_avtab_layout)l,
 							    (enum policy_avtab_kind)kind, r, N, N,
 							    kind == POLICY_AVTAB_COND ? en : NULL, NULL,
-							    NULL), 0);
+							    tp_nodes(), NULL), 0);
 			assert_true(policy_avtab_is_valid(&t));
 			if (t.form == POLICY_FORM_CHAINED) {	/* a node out of its slot */
 				struct chained_node *x = t.u.ch.slots[0];
