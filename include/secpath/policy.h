@@ -150,6 +150,22 @@ SP_API size_t sp_policy_avtab_lookup(const struct sp_policy *p, int cond, uint16
 SP_API int sp_policy_avtab_search(const struct sp_policy *p, int cond, uint16_t s, uint16_t t,
 				  uint16_t c, uint16_t mask, uint32_t *data);
 SP_API size_t sp_policy_avtab_count(const struct sp_policy *p, int cond);
+/*
+ * The search of table `cond` for callers that search in a loop (the policy bench):
+ * out->search(out->tab, s, t, c, mask, &data) answers as sp_policy_avtab_search(p, cond, ...),
+ * with the table chosen once.  Valid until the policy is freed or, for cond = 1, a boolean of
+ * it changes (sp_policy_bool_set rebuilds that table).
+ */
+struct sp_avtab;		/* one access vector table of a policy (opaque) */
+struct sp_avtab_searcher {
+	int (*search)(const struct sp_avtab *tab, uint16_t s, uint16_t t, uint16_t c,
+		      uint16_t mask, uint32_t *data);
+	const struct sp_avtab *tab;
+};
+SP_API void sp_policy_avtab_searcher(const struct sp_policy *p, int cond,
+				     struct sp_avtab_searcher *out);
+/* The kernel's avtab_hash of a key (MurmurHash3 mixing; a table of 2^k slots masks it). */
+SP_API uint32_t sp_avtab_hash(uint16_t s, uint16_t t, uint16_t c);
 /* Visit every entry of a table (te_avtab in layout order, cond entries in file order). */
 SP_API int sp_policy_avtab_foreach(const struct sp_policy *p, int cond,
 				   int (*fn)(void *ud, const struct sp_avtab_entry *e), void *ud);

@@ -90,6 +90,10 @@ uint32_t policy_avtab_hash(uint16_t s, uint16_t t, uint16_t c)
 	return h;
 }
 
+/* The same code under its public name (an alias: no extra call; internal calls stay hidden). */
+SP_API uint32_t sp_avtab_hash(uint16_t s, uint16_t t, uint16_t c)
+	__attribute__((alias("policy_avtab_hash")));
+
 static uint32_t kernel_nslot(uint32_t nrules)
 {
 	if (!nrules)
@@ -116,7 +120,7 @@ static inline int key_cmp(uint16_t s1, uint16_t t1, uint16_t c1, uint16_t s2, ui
 /* ---- chained ---- */
 
 /* The kernel's avtab_insert (te) or avtab_insert_nonunique (cond) of every rule, in order. */
-static int chained_build(struct policy_avtab *t, const struct policy_rule *r, uint32_t n,
+static int chained_build(struct sp_avtab *t, const struct policy_rule *r, uint32_t n,
 			 uint32_t hint, const uint8_t *en)
 {
 	t->nslot = kernel_nslot(t->kind == POLICY_AVTAB_COND ? hint : n);
@@ -158,7 +162,7 @@ static int chained_build(struct policy_avtab *t, const struct policy_rule *r, ui
 
 /* ---- array ---- */
 
-static int array_build(struct policy_avtab *t, const struct policy_rule *r, uint32_t n,
+static int array_build(struct sp_avtab *t, const struct policy_rule *r, uint32_t n,
 		       const uint8_t *en)
 {
 	t->nslot = kernel_nslot(n);
@@ -213,7 +217,7 @@ static inline unsigned spec_code(uint16_t spec)
 	return 0;
 }
 
-static inline uint32_t flat_home(const struct policy_avtab *t, uint16_t s, uint16_t tt,
+static inline uint32_t flat_home(const struct sp_avtab *t, uint16_t s, uint16_t tt,
 				 uint16_t c)
 {
 	uint64_t k = (uint64_t)s | (uint64_t)tt << 16 | (uint64_t)c << 32;
@@ -265,7 +269,7 @@ static inline unsigned flat_disp(uint32_t meta)
  * "at least that far": a home's entries all lie between it and the first non-full bucket, so
  * the scan then runs to that bucket (duplicate-heavy or hostile inputs stay correct).
  */
-static inline int flat_more(const struct policy_avtab *t, uint32_t *b, unsigned d, unsigned dmax)
+static inline int flat_more(const struct sp_avtab *t, uint32_t *b, unsigned d, unsigned dmax)
 {
 	const struct flat_bucket *bk = &t->u.fl.b[*b];
 	if (d >= dmax && (dmax < FLAT_DISP_MAX || (bk->meta & 7) < FLAT_SLOTS))
@@ -276,12 +280,12 @@ static inline int flat_more(const struct policy_avtab *t, uint32_t *b, unsigned 
 	return 1;
 }
 
-static inline uint32_t flat_dist(const struct policy_avtab *t, uint32_t home, uint32_t b)
+static inline uint32_t flat_dist(const struct sp_avtab *t, uint32_t home, uint32_t b)
 {
 	return b >= home ? b - home : b + t->nslot - home;
 }
 
-static inline void flat_note_disp(struct policy_avtab *t, uint32_t home, unsigned d)
+static inline void flat_note_disp(struct sp_avtab *t, uint32_t home, unsigned d)
 {
 	struct flat_bucket *hb = &t->u.fl.b[home];
 	if (d > FLAT_DISP_MAX)
@@ -314,7 +318,7 @@ static void merge_datum(uint32_t *d, uint16_t spec, uint32_t data)
  * Displacements stay short at high load; each home's `disp` is the max over its entries (an
  * entry only ever moves away from home, so the max only grows; it saturates at FLAT_DISP_MAX).
  */
-static int flat_place(struct policy_avtab *t, struct flat_ent cur)
+static int flat_place(struct sp_avtab *t, struct flat_ent cur)
 {
 	uint32_t home = flat_home(t, cur.s, cur.t, cur.c), b = home;
 	unsigned d = 0;
@@ -370,7 +374,7 @@ static inline unsigned flatc_count(const struct flatc_bucket *bk)
 }
 
 /* flat_more for compact buckets (a bucket is full when its last slot is used). */
-static inline int flatc_more(const struct policy_avtab *t, uint32_t *b, unsigned d, unsigned dmax)
+static inline int flatc_more(const struct sp_avtab *t, uint32_t *b, unsigned d, unsigned dmax)
 {
 	const struct flatc_bucket *bk = &t->u.fl.cb[*b];
 	if (d >= dmax && (dmax < FLAT_DISP_MAX || !bk->key[FLATC_SLOTS - 1]))
@@ -381,7 +385,7 @@ static inline int flatc_more(const struct policy_avtab *t, uint32_t *b, unsigned
 	return 1;
 }
 
-static void flatc_unpack(const struct policy_avtab *t, uint32_t k, uint16_t *s, uint16_t *tt,
+static void flatc_unpack(const struct sp_avtab *t, uint32_t k, uint16_t *s, uint16_t *tt,
 			 uint16_t *c)
 {
 	*c = (uint16_t)(k % t->u.fl.nc);
@@ -391,7 +395,7 @@ static void flatc_unpack(const struct policy_avtab *t, uint32_t k, uint16_t *s, 
 }
 
 /* an entry placed d buckets after its home: the home's disp and overflow filter learn it */
-static inline void flatc_note(struct policy_avtab *t, uint32_t home, uint64_t h, unsigned d)
+static inline void flatc_note(struct sp_avtab *t, uint32_t home, uint64_t h, unsigned d)
 {
 	struct flatc_bucket *hb = &t->u.fl.cb[home];
 	if (!d)
@@ -403,7 +407,7 @@ static inline void flatc_note(struct policy_avtab *t, uint32_t home, uint64_t h,
 		hb->meta = (hb->meta & ~(15u << FLAT_DISP_SHIFT)) | (uint32_t)d << FLAT_DISP_SHIFT;
 }
 
-static inline void flatc_set(struct policy_avtab *t, uint32_t b, unsigned j, uint32_t k,
+static inline void flatc_set(struct sp_avtab *t, uint32_t b, unsigned j, uint32_t k,
 			     unsigned code, unsigned en, uint32_t data)
 {
 	struct flatc_bucket *bk = &t->u.fl.cb[b];
@@ -423,7 +427,7 @@ static inline void flatc_set(struct policy_avtab *t, uint32_t b, unsigned j, uin
  * fill, so a home's entries lie between it and the first non-full bucket, and disp (the max over
  * a home's entries, saturating) only grows.
  */
-static int flatc_place(struct policy_avtab *t, uint32_t k, unsigned code, unsigned en,
+static int flatc_place(struct sp_avtab *t, uint32_t k, unsigned code, unsigned en,
 		       uint32_t data)
 {
 	uint64_t h = policy_flatc_mix(k);
@@ -468,7 +472,7 @@ static int flatc_place(struct policy_avtab *t, uint32_t k, unsigned code, unsign
  * The compact form applies when every rule has s >= 1 and ns * nt * nc <= 2^32 (radices = the
  * largest values + 1).  Returns 1 and sets the radices, or 0 (the wide form is used).
  */
-static int flatc_fits(struct policy_avtab *t, const struct policy_rule *r, uint32_t n)
+static int flatc_fits(struct sp_avtab *t, const struct policy_rule *r, uint32_t n)
 {
 	uint32_t ms = 0, mt = 0, mc = 0;
 	for (uint32_t i = 0; i < n; i++) {
@@ -495,7 +499,7 @@ static int flatc_fits(struct policy_avtab *t, const struct policy_rule *r, uint3
  * takes the form as an argument; callers pass a constant, so each instance is one form's loop.
  */
 struct avtab_it {
-	const struct policy_avtab *t;
+	const struct sp_avtab *t;
 	uint16_t s, tt, c, mask;	/* probes: the key and the kinds sought */
 	const struct chained_node *n;	/* chained: the entry */
 	uint32_t i;			/* array: the entry's node; chained walks: its slot; flat: bucket */
@@ -617,7 +621,7 @@ static sp_always_inline int array_scan(struct avtab_it *it)
 /* flat: the next bucket of the probe sequence and its matching slots, or 0 at its end */
 static sp_always_inline int flat_step(struct avtab_it *it, enum policy_avtab_form f)
 {
-	const struct policy_avtab *t = it->t;
+	const struct sp_avtab *t = it->t;
 	if (f == POLICY_FORM_COMPACT) {
 		if (!it->more || !flatc_more(t, &it->i, it->d++, it->dmax))
 			return 0;
@@ -647,7 +651,7 @@ static sp_always_inline int flat_scan(struct avtab_it *it, enum policy_avtab_for
 }
 
 /* Start a probe: 1 at the key's first entry of a sought kind, 0 if there is none. */
-static sp_always_inline int it_first(struct avtab_it *it, const struct policy_avtab *t,
+static sp_always_inline int it_first(struct avtab_it *it, const struct sp_avtab *t,
 				     enum policy_avtab_form f, uint16_t s, uint16_t tt, uint16_t c,
 				     uint16_t mask)
 {
@@ -701,7 +705,7 @@ static sp_always_inline int it_next(struct avtab_it *it, enum policy_avtab_form 
 /* A walk from the position on: 1 at the first entry there or after it, 0 past the last. */
 static sp_always_inline int walk_settle(struct avtab_it *it, enum policy_avtab_form f)
 {
-	const struct policy_avtab *t = it->t;
+	const struct sp_avtab *t = it->t;
 	if (f == POLICY_FORM_CHAINED) {
 		while (!it->n) {
 			if (++it->i >= t->nslot)
@@ -725,7 +729,7 @@ static sp_always_inline int walk_settle(struct avtab_it *it, enum policy_avtab_f
 	return 0;
 }
 
-static sp_always_inline int walk_first(struct avtab_it *it, const struct policy_avtab *t,
+static sp_always_inline int walk_first(struct avtab_it *it, const struct sp_avtab *t,
 				       enum policy_avtab_form f)
 {
 	it->t = t;
@@ -748,7 +752,7 @@ static sp_always_inline int walk_next(struct avtab_it *it, enum policy_avtab_for
 /* ---- one fill for both flat forms ---- */
 
 /* flat: the datum of the entry at the position, writable (only a table being built) */
-static uint32_t *flat_datum(struct policy_avtab *t, const struct avtab_it *it)
+static uint32_t *flat_datum(struct sp_avtab *t, const struct avtab_it *it)
 {
 	if (t->form == POLICY_FORM_COMPACT)
 		return &t->u.fl.cb[it->i].data[it->j];
@@ -760,7 +764,7 @@ static uint32_t *flat_datum(struct policy_avtab *t, const struct avtab_it *it)
  * OR, auditdeny AND, type rules: last wins) instead of adding one; te tables reject a repeated
  * kind (not xperms: -EEXIST); conditional tables keep every rule.
  */
-static int flat_fill(struct policy_avtab *t, const struct policy_rule *r, uint32_t n,
+static int flat_fill(struct sp_avtab *t, const struct policy_rule *r, uint32_t n,
 		     const uint8_t *en)
 {
 	const int merge = t->kind == POLICY_AVTAB_MERGED;
@@ -791,7 +795,7 @@ static int flat_fill(struct policy_avtab *t, const struct policy_rule *r, uint32
 	return 0;
 }
 
-static int flat_build(struct policy_avtab *t, const struct policy_rule *r, uint32_t n,
+static int flat_build(struct sp_avtab *t, const struct policy_rule *r, uint32_t n,
 		      const uint8_t *en)
 {
 	t->form = flatc_fits(t, r, n) ? POLICY_FORM_COMPACT : POLICY_FORM_WIDE;
@@ -824,7 +828,7 @@ static int flat_build(struct policy_avtab *t, const struct policy_rule *r, uint3
 	 : (t)->form == POLICY_FORM_ARRAY ? op(t, POLICY_FORM_ARRAY, __VA_ARGS__)                  \
 					  : op(t, POLICY_FORM_WIDE, __VA_ARGS__))
 
-static sp_always_inline int search_in(const struct policy_avtab *t, enum policy_avtab_form f,
+static sp_always_inline int search_in(const struct sp_avtab *t, enum policy_avtab_form f,
 				      uint16_t s, uint16_t tt, uint16_t c, uint16_t mask,
 				      uint32_t *data)
 {
@@ -839,19 +843,19 @@ static sp_always_inline int search_in(const struct policy_avtab *t, enum policy_
  * avtab_search, one small function per form, reached through t->search: the one dispatch of a
  * search is that indirect call (a shared switch would be paid by every lookup).
  */
-static sp_noinline int chained_search(const struct policy_avtab *t, uint16_t s, uint16_t tt,
+static sp_noinline int chained_search(const struct sp_avtab *t, uint16_t s, uint16_t tt,
 				      uint16_t c, uint16_t mask, uint32_t *data)
 {
 	return search_in(t, POLICY_FORM_CHAINED, s, tt, c, mask, data);
 }
 
-static sp_noinline int array_search(const struct policy_avtab *t, uint16_t s, uint16_t tt,
+static sp_noinline int array_search(const struct sp_avtab *t, uint16_t s, uint16_t tt,
 				    uint16_t c, uint16_t mask, uint32_t *data)
 {
 	return search_in(t, POLICY_FORM_ARRAY, s, tt, c, mask, data);
 }
 
-static sp_noinline int wide_search(const struct policy_avtab *t, uint16_t s, uint16_t tt,
+static sp_noinline int wide_search(const struct sp_avtab *t, uint16_t s, uint16_t tt,
 				   uint16_t c, uint16_t mask, uint32_t *data)
 {
 	return search_in(t, POLICY_FORM_WIDE, s, tt, c, mask, data);
@@ -862,7 +866,7 @@ static sp_noinline int wide_search(const struct policy_avtab *t, uint16_t s, uin
  * entries placed past their home): the probe resumed after the home line.  It recomputes the
  * home from the key, so the inline hot path (flat.h) keeps few values live and tail-calls it.
  */
-sp_noinline int policy_flatc_search_far(const struct policy_avtab *t, uint32_t k, uint32_t mask,
+sp_noinline int policy_flatc_search_far(const struct sp_avtab *t, uint32_t k, uint32_t mask,
 					uint32_t *data)
 {
 	struct avtab_it it;
@@ -878,13 +882,13 @@ sp_noinline int policy_flatc_search_far(const struct policy_avtab *t, uint32_t k
 }
 
 /* The compact form's search: the specialised inline hot path of flat.h. */
-static sp_noinline int compact_search(const struct policy_avtab *t, uint16_t s, uint16_t tt,
+static sp_noinline int compact_search(const struct sp_avtab *t, uint16_t s, uint16_t tt,
 				      uint16_t c, uint16_t mask, uint32_t *data)
 {
 	return policy_flatc_search(t, s, tt, c, mask & (uint16_t)~SP_AVTAB_ENABLED, data);
 }
 
-static sp_always_inline size_t lookup_in(const struct policy_avtab *t, enum policy_avtab_form f,
+static sp_always_inline size_t lookup_in(const struct sp_avtab *t, enum policy_avtab_form f,
 					 uint16_t s, uint16_t tt, uint16_t c, uint16_t mask,
 					 struct sp_avtab_entry *out, size_t max)
 {
@@ -896,7 +900,7 @@ static sp_always_inline size_t lookup_in(const struct policy_avtab *t, enum poli
 	return n;
 }
 
-static sp_always_inline int foreach_in(const struct policy_avtab *t, enum policy_avtab_form f,
+static sp_always_inline int foreach_in(const struct sp_avtab *t, enum policy_avtab_form f,
 				       int (*fn)(void *ud, const struct sp_avtab_entry *e), void *ud)
 {
 	struct avtab_it it;
@@ -927,7 +931,7 @@ static inline void fold_one(uint16_t spec, uint32_t data, uint32_t av[3])
  * enabled ones (chained/array: the kernel's 0x8000 bit; flat decisions use the merged table,
  * which holds enabled entries only, so its entries need no check).
  */
-static sp_always_inline int fold_in(const struct policy_avtab *t, enum policy_avtab_form f,
+static sp_always_inline int fold_in(const struct sp_avtab *t, enum policy_avtab_form f,
 				    uint16_t s, uint16_t tt, uint16_t c, uint32_t *av)
 {
 	const int need_en = t->kind == POLICY_AVTAB_COND;
@@ -940,12 +944,12 @@ static sp_always_inline int fold_in(const struct policy_avtab *t, enum policy_av
 
 /* ---- one API ---- */
 
-int policy_avtab_build(struct policy_avtab *t, enum sp_avtab_layout layout,
+int policy_avtab_build(struct sp_avtab *t, enum sp_avtab_layout layout,
 		       enum policy_avtab_kind kind, const struct policy_rule *r, uint32_t n,
 		       uint32_t hint, const uint8_t *enabled, const struct sp_avtab_xperms *xperms,
 		       struct sp_slab_cache *nodes, const struct sp_allocator *a)
 {
-	static int (*const search[])(const struct policy_avtab *, uint16_t, uint16_t, uint16_t,
+	static int (*const search[])(const struct sp_avtab *, uint16_t, uint16_t, uint16_t,
 				     uint16_t, uint32_t *) = {
 		[POLICY_FORM_CHAINED] = chained_search, [POLICY_FORM_ARRAY] = array_search,
 		[POLICY_FORM_WIDE] = wide_search, [POLICY_FORM_COMPACT] = compact_search,
@@ -980,7 +984,7 @@ int policy_avtab_build(struct policy_avtab *t, enum sp_avtab_layout layout,
 	return 0;
 }
 
-void policy_avtab_destroy(struct policy_avtab *t)
+void policy_avtab_destroy(struct sp_avtab *t)
 {
 	switch (t->form) {
 	case POLICY_FORM_CHAINED:
@@ -1006,20 +1010,20 @@ void policy_avtab_destroy(struct policy_avtab *t)
 	t->nslot = 0;
 }
 
-size_t policy_avtab_lookup(const struct policy_avtab *t, uint16_t s, uint16_t tt, uint16_t c,
+size_t policy_avtab_lookup(const struct sp_avtab *t, uint16_t s, uint16_t tt, uint16_t c,
 			   uint16_t mask, struct sp_avtab_entry *out, size_t max)
 {
 	mask &= (uint16_t)~SP_AVTAB_ENABLED;
 	return BY_FORM(t, lookup_in, s, tt, c, mask, out, max);
 }
 
-int policy_avtab_foreach(const struct policy_avtab *t,
+int policy_avtab_foreach(const struct sp_avtab *t,
 			 int (*fn)(void *ud, const struct sp_avtab_entry *e), void *ud)
 {
 	return BY_FORM(t, foreach_in, fn, ud);
 }
 
-void policy_avtab_fold(const struct policy_avtab *t, uint16_t s, uint16_t tt, uint16_t c,
+void policy_avtab_fold(const struct sp_avtab *t, uint16_t s, uint16_t tt, uint16_t c,
 		       uint32_t av[3])
 {
 	(void)BY_FORM(t, fold_in, s, tt, c, av);
@@ -1028,7 +1032,7 @@ void policy_avtab_fold(const struct policy_avtab *t, uint16_t s, uint16_t tt, ui
 /* ---- the invariant walker (SP_ASSERT_EXPENSIVE after every build) ---- */
 
 /* One kind bit, plus ENABLED only in a conditional table. */
-static int spec_ok(const struct policy_avtab *t, uint16_t spec)
+static int spec_ok(const struct sp_avtab *t, uint16_t spec)
 {
 	uint16_t kind = spec & (uint16_t)~SP_AVTAB_ENABLED;
 	if (spec != kind && t->kind != POLICY_AVTAB_COND)
@@ -1038,7 +1042,7 @@ static int spec_ok(const struct policy_avtab *t, uint16_t spec)
 }
 
 /* te and merged tables: the entry at `at` is its key's only entry of its kind (but xperms). */
-static int unique_ok(const struct policy_avtab *t, enum policy_avtab_form f,
+static int unique_ok(const struct sp_avtab *t, enum policy_avtab_form f,
 		     const struct avtab_it *at)
 {
 	uint16_t kind = it_kind(at, f), s, tt, c;
@@ -1053,7 +1057,7 @@ static int unique_ok(const struct policy_avtab *t, enum policy_avtab_form f,
 }
 
 /* chained and array: every chain sorted, each node in its hash slot, nel nodes in all */
-static int chains_ok(const struct policy_avtab *t, enum policy_avtab_form f)
+static int chains_ok(const struct sp_avtab *t, enum policy_avtab_form f)
 {
 	uint64_t seen = 0;
 	if ((t->nslot & (t->nslot - 1)) || (t->nslot && t->mask != t->nslot - 1))
@@ -1088,7 +1092,7 @@ static int chains_ok(const struct policy_avtab *t, enum policy_avtab_form f)
 
 /* flat: an entry in bucket b homed at `home` is within its home's disp (or the disp is
  * saturated) and every bucket from its home up to b is full */
-static int reach_ok(const struct policy_avtab *t, enum policy_avtab_form f, uint32_t home,
+static int reach_ok(const struct sp_avtab *t, enum policy_avtab_form f, uint32_t home,
 		    uint32_t b)
 {
 	uint32_t d = flat_dist(t, home, b);
@@ -1107,7 +1111,7 @@ static int reach_ok(const struct policy_avtab *t, enum policy_avtab_form f, uint
  * (flat.h): every stored key >= nt * nc (and below ns * nt * nc), 0 marks an empty slot, and
  * an entry not in its home line sets its home's overflow bit.  *used = the used slots.
  */
-static int bucket_ok(const struct policy_avtab *t, enum policy_avtab_form f, uint32_t b,
+static int bucket_ok(const struct sp_avtab *t, enum policy_avtab_form f, uint32_t b,
 		     unsigned *used)
 {
 	unsigned n, slots = f == POLICY_FORM_COMPACT ? FLATC_SLOTS : FLAT_SLOTS;
@@ -1142,7 +1146,7 @@ static int bucket_ok(const struct policy_avtab *t, enum policy_avtab_form f, uin
 }
 
 /* flat: every bucket's slots, every entry's reach and uniqueness, nel entries in all */
-static int flat_ok(const struct policy_avtab *t, enum policy_avtab_form f)
+static int flat_ok(const struct sp_avtab *t, enum policy_avtab_form f)
 {
 	uint64_t seen = 0;
 	if (!t->nslot || (t->kind == POLICY_AVTAB_COND) != (t->u.fl.enabled != NULL))
@@ -1167,7 +1171,7 @@ static int flat_ok(const struct policy_avtab *t, enum policy_avtab_form f)
 	return seen == t->nel;
 }
 
-int policy_avtab_is_valid(const struct policy_avtab *t)
+int policy_avtab_is_valid(const struct sp_avtab *t)
 {
 	switch (t->form) {
 	case POLICY_FORM_CHAINED:

@@ -58,7 +58,7 @@ SP_API int sp_policy_compute_av(const struct sp_policy *p, uint32_t s, uint32_t 
 	avd_init(av);
 	const uint32_t *sv = k->src_v + k->src_off[s], *se = k->src_v + k->src_off[s + 1];
 	const uint32_t *tv = k->tgt_v + k->tgt_off[t], *te = k->tgt_v + k->tgt_off[t + 1];
-	const struct policy_avtab *ct = k->layout == SP_AVTAB_FLAT ? &p->cs.eff : &p->cs.tab;
+	const struct sp_avtab *ct = k->layout == SP_AVTAB_FLAT ? &p->cs.eff : &p->cs.tab;
 	for (; sv < se; sv++)
 		for (const uint32_t *x = tv; x < te; x++) {
 			if (!policy_bloom_may(k, *sv, *x, c))
@@ -102,7 +102,7 @@ static void xperms_fold(const struct sp_avtab_entry *e, struct sp_xperms_decisio
 }
 
 /* every xperm entry of (s, t, c) in table t (conditional: enabled ones) into xd */
-static int xperms_table(const struct policy_avtab *t, uint16_t s, uint16_t tt, uint16_t c,
+static int xperms_table(const struct sp_avtab *t, uint16_t s, uint16_t tt, uint16_t c,
 			struct sp_xperms_decision *xd)
 {
 	const int cond = t->kind == POLICY_AVTAB_COND;

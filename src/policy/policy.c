@@ -345,15 +345,22 @@ SP_API size_t sp_policy_avtab_lookup(const struct sp_policy *p, int cond, uint16
 				     uint16_t c, uint16_t mask, struct sp_avtab_entry *out,
 				     size_t max)
 {
-	const struct policy_avtab *tab = cond ? &p->cs.tab : &p->core->te_tab;
+	const struct sp_avtab *tab = cond ? &p->cs.tab : &p->core->te_tab;
 	return policy_avtab_lookup(tab, s, t, c, mask, out, max);
 }
 
 SP_API int sp_policy_avtab_search(const struct sp_policy *p, int cond, uint16_t s, uint16_t t,
 				  uint16_t c, uint16_t mask, uint32_t *data)
 {
-	const struct policy_avtab *tab = cond ? &p->cs.tab : &p->core->te_tab;
+	const struct sp_avtab *tab = cond ? &p->cs.tab : &p->core->te_tab;
 	return policy_avtab_search(tab, s, t, c, mask, data);
+}
+
+SP_API void sp_policy_avtab_searcher(const struct sp_policy *p, int cond,
+				     struct sp_avtab_searcher *out)
+{
+	out->tab = cond ? &p->cs.tab : &p->core->te_tab;
+	out->search = out->tab->search;
 }
 
 SP_API size_t sp_policy_avtab_count(const struct sp_policy *p, int cond)

@@ -98,7 +98,8 @@ enum policy_avtab_form {
 	POLICY_FORM_COMPACT,	/* SP_AVTAB_FLAT, struct flatc_bucket (every real policy) */
 };
 
-struct policy_avtab {
+/* One table (opaque in policy.h: sp_policy_avtab_searcher hands it out with its search). */
+struct sp_avtab {
 	enum policy_avtab_form form;
 	enum policy_avtab_kind kind;
 	uint32_t nel;
@@ -126,7 +127,7 @@ struct policy_avtab {
 	const struct sp_allocator *alloc;
 	/* The form's avtab_search, set by policy_avtab_build: the one dispatch of a search (the
 	 * public search and policy_avtab_search call it: one predicted indirect call). */
-	int (*search)(const struct policy_avtab *t, uint16_t s, uint16_t tt, uint16_t c,
+	int (*search)(const struct sp_avtab *t, uint16_t s, uint16_t tt, uint16_t c,
 		      uint16_t mask, uint32_t *data);
 };
 
@@ -135,30 +136,30 @@ struct policy_avtab {
  * the chained layout's slot count rule input for COND tables).  Chained nodes come from `nodes`
  * (NULL for the other layouts).  Returns 0, -EEXIST (te: a repeated key and kind), -ENOMEM.
  */
-int policy_avtab_build(struct policy_avtab *t, enum sp_avtab_layout layout,
+int policy_avtab_build(struct sp_avtab *t, enum sp_avtab_layout layout,
 		       enum policy_avtab_kind kind, const struct policy_rule *r, uint32_t n,
 		       uint32_t hint, const uint8_t *enabled, const struct sp_avtab_xperms *xperms,
 		       struct sp_slab_cache *nodes, const struct sp_allocator *a);
 /* Free a built table; a zeroed or already destroyed table is a no-op. */
-void policy_avtab_destroy(struct policy_avtab *t);
+void policy_avtab_destroy(struct sp_avtab *t);
 /* Entries of (s,t,c) whose kind intersects mask: up to max into out; returns how many match. */
-size_t policy_avtab_lookup(const struct policy_avtab *t, uint16_t s, uint16_t tt, uint16_t c,
+size_t policy_avtab_lookup(const struct sp_avtab *t, uint16_t s, uint16_t tt, uint16_t c,
 			   uint16_t mask, struct sp_avtab_entry *out, size_t max);
 /* First entry of (s,t,c) whose kind intersects mask (avtab_search; SP_AVTAB_ENABLED in mask is
  * ignored): 1 and *data (xperm kinds: the xperm index), or 0. */
-static inline int policy_avtab_search(const struct policy_avtab *t, uint16_t s, uint16_t tt,
+static inline int policy_avtab_search(const struct sp_avtab *t, uint16_t s, uint16_t tt,
 				      uint16_t c, uint16_t mask, uint32_t *data)
 {
 	return t->search(t, s, tt, c, mask, data);
 }
-int policy_avtab_foreach(const struct policy_avtab *t,
+int policy_avtab_foreach(const struct sp_avtab *t,
 			 int (*fn)(void *ud, const struct sp_avtab_entry *e), void *ud);
 /* Fold AV entries of (s,t,c) into *av (allowed, auditallow, auditdeny); cond tables: enabled only. */
-void policy_avtab_fold(const struct policy_avtab *t, uint16_t s, uint16_t tt, uint16_t c,
+void policy_avtab_fold(const struct sp_avtab *t, uint16_t s, uint16_t tt, uint16_t c,
 		       uint32_t av[3]);
-uint32_t policy_avtab_hash(uint16_t s, uint16_t t, uint16_t c);	/* kernel avtab_hash, unmasked */
+uint32_t policy_avtab_hash(uint16_t s, uint16_t t, uint16_t c);	/* sp_avtab_hash, hidden */
 /* The table's invariants (flat.h, avtab.c), walked in full: 1 if they hold.  O(table size). */
-int policy_avtab_is_valid(const struct policy_avtab *t);
+int policy_avtab_is_valid(const struct sp_avtab *t);
 
 /* ---- the core ---- */
 
@@ -219,7 +220,7 @@ struct policy_core {
 	uint32_t nte, te_cap;
 	size_t te_off;			/* file offset of te_avtab (diagnostics) */
 	const char *end_sec;		/* the reader's last section (a finish failure's diagnostic) */
-	struct policy_avtab te_tab;	/* chained: te_tab.u.ch.nodes is the core's node cache */
+	struct sp_avtab te_tab;		/* chained: te_tab.u.ch.nodes is the core's node cache */
 
 	struct policy_rule *cr;		/* conditional rules, file order */
 	uint32_t *cr_node;		/* node index of each rule; bit 31 = true list */
@@ -249,8 +250,8 @@ struct policy_condstate {
 	uint8_t *bools;			/* [nbools + 1] */
 	int8_t *node_state;		/* [ncnode]: 1, 0, -1 undefined */
 	uint8_t *rule_enabled;		/* [ncr] */
-	struct policy_avtab tab;	/* te_cond_avtab in the chosen layout */
-	struct policy_avtab eff;	/* flat: enabled rules merged (AV folded, type rules last wins) */
+	struct sp_avtab tab;	/* te_cond_avtab in the chosen layout */
+	struct sp_avtab eff;	/* flat: enabled rules merged (AV folded, type rules last wins) */
 	uint32_t enabled_count;
 };
 

@@ -494,7 +494,7 @@ static void test_policy__duplicate_heavy_tables(void **st)
 	}
 	struct sp_avtab_entry *e = calloc(N, sizeof(*e));
 	for (int l = 0; l < SP_AVTAB_NLAYOUTS; l++) {
-		struct policy_avtab t;
+		struct sp_avtab t;
 		assert_int_equal(policy_avtab_build(&t, (enum sp_avtab_layout)l, POLICY_AVTAB_COND, r, N, N, en, NULL, tp_nodes(), NULL), 0);
 		assert_int_equal(policy_avtab_lookup(&t, 7, 9, 3, SP_AVTAB_AV, e, N), 300);
 		uint32_t enabled = 0, sum = 0;
@@ -520,7 +520,7 @@ static void test_policy__duplicate_heavy_tables(void **st)
 	}
 	/* a te table rejects a duplicate (triple, kind) in every layout */
 	for (int l = 0; l < SP_AVTAB_NLAYOUTS; l++) {
-		struct policy_avtab t;
+		struct sp_avtab t;
 		assert_int_equal(policy_avtab_build(&t, (enum sp_avtab_layout)l, POLICY_AVTAB_TE, r, N, N, NULL, NULL, tp_nodes(), NULL),
 				 -EEXIST);
 	}
@@ -555,7 +555,7 @@ static void test_policy__flat_forms_agree(void **st)
 			r[i].data = (uint32_t)tp_rand(&seed);
 			r[i].xp = POLICY_NO_XP;
 		}
-		struct policy_avtab ch, fl;
+		struct sp_avtab ch, fl;
 		assert_int_equal(policy_avtab_build(&ch, SP_AVTAB_CHAINED, POLICY_AVTAB_TE, r, N, N, NULL, NULL, tp_nodes(), NULL), 0);
 		assert_int_equal(policy_avtab_build(&fl, SP_AVTAB_FLAT, POLICY_AVTAB_TE, r, N, N, NULL, NULL, tp_nodes(), NULL), 0);
 		assert_int_equal(fl.form == POLICY_FORM_COMPACT, !wide);
@@ -594,7 +594,7 @@ static void test_policy__flat_forms_agree(void **st)
  * inline search would stop at the home line); home-first: a bucket holding a foreign entry has
  * none of its own entries elsewhere.  Every entry is found by the inline search.
  */
-static void check_flatc_layout(const struct policy_avtab *t, uint32_t *away_out)
+static void check_flatc_layout(const struct sp_avtab *t, uint32_t *away_out)
 {
 	uint32_t nb = t->nslot, away = 0;
 	uint8_t *foreign = calloc(nb, 1), *own_away = calloc(nb, 1);
@@ -624,7 +624,7 @@ static void check_flatc_layout(const struct policy_avtab *t, uint32_t *away_out)
 }
 
 struct flatc_walk {
-	const struct policy_avtab *t;
+	const struct sp_avtab *t;
 	uint32_t n;
 };
 
@@ -657,7 +657,7 @@ static void test_policy__flat_home_first(void **st)
 		r[i].data = (uint32_t)i;
 		r[i].xp = POLICY_NO_XP;
 	}
-	struct policy_avtab t;
+	struct sp_avtab t;
 	uint32_t away;
 	assert_int_equal(policy_avtab_build(&t, SP_AVTAB_FLAT, POLICY_AVTAB_TE, r, N, N, NULL, NULL, tp_nodes(), NULL), 0);
 	check_flatc_layout(&t, &away);
@@ -701,7 +701,7 @@ static void test_policy__avtab_is_valid(void **st)
 	}
 	for (int l = 0; l < SP_AVTAB_NLAYOUTS; l++)
 		for (int kind = POLICY_AVTAB_TE; kind <= POLICY_AVTAB_COND; kind++) {
-			struct policy_avtab t;
+			struct sp_avtab t;
 			assert_int_equal(policy_avtab_build(&t, (enum sp_avtab_layout)l,
 							    (enum policy_avtab_kind)kind, r, N, N,
 							    kind == POLICY_AVTAB_COND ? en : NULL, NULL,
