@@ -179,6 +179,54 @@ SP_API size_t sp_policy_filename_trans_count(const struct sp_policy *p);
 SP_API const struct sp_filename_trans *sp_policy_filename_trans(const struct sp_policy *p,
 								 size_t i);
 
+/*
+ * Rule search with setools' semantics (setools 4.4 TERuleQuery: the rules sesearch prints).
+ * Every criterion set must hold; 0 / NULL leaves one out.
+ *   kinds          SP_AVTAB_* kinds to list (required).
+ *   source/target  a type or attribute value: a rule matches when the member types of the
+ *                  value and of the rule's source (target) intersect, a type's members being
+ *                  itself; *_direct: the values must be equal instead.  An attribute without
+ *                  member types imposes no criterion (as in setools).
+ *   classes        the rule's class is one of the nclasses listed.
+ *   perms          nperms permission names (duplicates count once): an AV rule matches when it
+ *                  holds any of them within its class; perms_equal: its set equals the names
+ *                  and its class has them all; perms_subset: it holds them all.  An xperm rule
+ *                  matches when its xperm type is listed ("ioctl", "nlmsg"; perms_equal: as the
+ *                  only name).  Type rules never match.
+ *   default_type   type rules (and filename transitions) whose new type shares a member type
+ *                  with the value (an attribute without members: no criterion).
+ *   bools          conditional rules whose expression uses any of the nbools booleans
+ *                  (bools_equal: exactly those); unconditional rules never match.
+ *   filename_trans with SP_AVTAB_TRANSITION in kinds and no perms or bools criterion, visit the
+ *                  filename transitions too.
+ * classes or bools given with no element match no rule; perms with no name is the empty set
+ * (with perms_subset every AV rule matches, else none).  Rules are visited in
+ * sp_policy_avtab_foreach order, te_avtab then the conditional rules, then filename
+ * transitions; fn gets each match as `rule` (an avtab entry) or `ft` (the other is NULL).
+ * Returns 0, the first non-zero return of fn, -EINVAL (sz too small for the fields, no kind,
+ * a value out of range, fn NULL) or -ENOMEM.
+ */
+struct sp_policy_query {
+	size_t sz;			/* sizeof(struct sp_policy_query) */
+	uint16_t kinds;
+	uint32_t source, target;
+	int source_direct, target_direct;
+	const uint32_t *classes;
+	size_t nclasses;
+	const char *const *perms;
+	size_t nperms;
+	int perms_equal, perms_subset;
+	uint32_t default_type;
+	const uint32_t *bools;
+	size_t nbools;
+	int bools_equal;
+	int filename_trans;
+};
+SP_API int sp_policy_search(const struct sp_policy *p, const struct sp_policy_query *q,
+			    int (*fn)(void *ud, const struct sp_avtab_entry *rule,
+				      const struct sp_filename_trans *ft),
+			    void *ud);
+
 /* Decisions. */
 #define SP_AVD_FLAGS_PERMISSIVE 0x0001
 struct sp_av_decision {
