@@ -71,7 +71,9 @@ struct sp_policy_opts {
 
 /*
  * Read a kernel binary policy.  Returns 0, -EINVAL (malformed; a diagnostic names the section and
- * byte offset), -ENOTSUP (valid but unsupported: version, XenFlask, module), -ENOMEM.
+ * byte offset), -ENOTSUP (valid but unsupported: version, XenFlask, module), -ENOMEM (also when
+ * a chained-layout policy finds no free slab cache for its nodes: each holds one, of the 127 the
+ * slab pool has).
  */
 SP_API int sp_policy_read(const void *buf, size_t len, const struct sp_policy_opts *o,
 			  struct sp_policy **out);

@@ -422,8 +422,8 @@ static inline void flatc_set(struct sp_avtab *t, uint32_t b, unsigned j, uint32_
  * Home-first placement over buckets (linear probing): an entry in its home line is never moved;
  * a newcomer whose home is full takes the slot of the least displaced entry there that is not
  * at home, which moves on.  Each line so keeps min(7, entries homed there) of its own entries,
- * the fewest possible second-line reads for hits (debian-default at 0.63 load: 3.7 % of entries
- * away from home, against 6.0 % with Robin Hood's fairest-displacement rule).  Buckets only ever
+ * the fewest possible second-line reads for hits (fewer entries away from home than Robin
+ * Hood's fairest-displacement rule leaves: docs/arch-policy.md).  Buckets only ever
  * fill, so a home's entries lie between it and the first non-full bucket, and disp (the max over
  * a home's entries, saturating) only grows.
  */
