@@ -320,6 +320,7 @@ static void merge_datum(uint32_t *d, uint16_t spec, uint32_t data)
  */
 static int flat_place(struct sp_avtab *t, struct flat_ent cur)
 {
+	SP_ASSERT_INTERNAL(cur.code && cur.code < 10);
 	uint32_t home = flat_home(t, cur.s, cur.t, cur.c), b = home;
 	unsigned d = 0;
 	for (;;) {
@@ -430,6 +431,7 @@ static inline void flatc_set(struct sp_avtab *t, uint32_t b, unsigned j, uint32_
 static int flatc_place(struct sp_avtab *t, uint32_t k, unsigned code, unsigned en,
 		       uint32_t data)
 {
+	SP_ASSERT_INTERNAL(k >= t->u.fl.nt * t->u.fl.nc && code && code < 10);	/* flat.h */
 	uint64_t h = policy_flatc_mix(k);
 	uint32_t home = policy_flatc_home(t, h), b = home;
 	unsigned d = 0;

@@ -231,6 +231,7 @@ int policy_core_finish(struct policy_core *k, enum sp_avtab_layout layout)
 {
 	int rc;
 	k->layout = layout;
+	SP_ASSERT_INTERNAL(k->attr_off && k->attr_off[k->ntypes + 1] >= k->ntypes);	/* self rows */
 	if ((rc = build_name_ixs(k)) || (rc = build_rev(k)) || (rc = build_filters(k)) ||
 	    (rc = sort_ft(k)) || (rc = bloom_build(k)))
 		return rc;
