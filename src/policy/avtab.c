@@ -72,8 +72,11 @@ static inline uint32_t rotl32(uint32_t x, int r)
 	return (x << r) | (x >> (32 - r));
 }
 
-/* MurmurHash3 x86_32 block mixing over class, target, source, then its finalizer (avtab_hash). */
-uint32_t policy_avtab_hash(uint16_t s, uint16_t t, uint16_t c)
+/*
+ * MurmurHash3 x86_32 block mixing over class, target, source, then its finalizer (avtab_hash).
+ * Out of line, as the kernel's: a call per probe.
+ */
+static sp_noinline uint32_t avtab_hash(uint16_t s, uint16_t t, uint16_t c)
 {
 	uint32_t h = 0, in[3] = { c, t, s };
 	for (int i = 0; i < 3; i++) {
@@ -92,7 +95,7 @@ uint32_t policy_avtab_hash(uint16_t s, uint16_t t, uint16_t c)
 
 /* The same code under its public name (an alias: no extra call; internal calls stay hidden). */
 SP_API uint32_t sp_avtab_hash(uint16_t s, uint16_t t, uint16_t c)
-	__attribute__((alias("policy_avtab_hash")));
+	__attribute__((alias("avtab_hash")));
 
 static uint32_t kernel_nslot(uint32_t nrules)
 {
@@ -132,7 +135,7 @@ static int chained_build(struct sp_avtab *t, const struct policy_rule *r, uint32
 		return -ENOMEM;
 	for (uint32_t i = 0; i < n; i++) {
 		const struct policy_rule *x = &r[i];
-		struct chained_node **pp = &t->u.ch.slots[policy_avtab_hash(x->s, x->t, x->c) & t->mask];
+		struct chained_node **pp = &t->u.ch.slots[avtab_hash(x->s, x->t, x->c) & t->mask];
 		for (struct chained_node *cur; (cur = *pp); pp = &cur->next) {
 			int cmp = key_cmp(x->s, x->t, x->c, cur->s, cur->t, cur->c);
 			if (!cmp && (x->spec & cur->spec)) {
@@ -177,7 +180,7 @@ static int array_build(struct sp_avtab *t, const struct policy_rule *r, uint32_t
 	struct array_node *nodes = t->u.ar.nodes;
 	for (uint32_t i = 0; i < n; i++) {
 		const struct policy_rule *x = &r[i];
-		uint32_t *pp = &t->u.ar.heads[policy_avtab_hash(x->s, x->t, x->c) & t->mask];
+		uint32_t *pp = &t->u.ar.heads[avtab_hash(x->s, x->t, x->c) & t->mask];
 		for (uint32_t cur; (cur = *pp) != UINT32_MAX; pp = &nodes[cur].next) {
 			const struct array_node *cn = &nodes[cur];
 			int cmp = key_cmp(x->s, x->t, x->c, cn->s, cn->t, cn->c);
@@ -675,11 +678,11 @@ static sp_always_inline int it_first(struct avtab_it *it, const struct sp_avtab 
 	if (unlikely(!t->nslot))
 		return 0;
 	if (f == POLICY_FORM_CHAINED) {
-		it->n = t->u.ch.slots[policy_avtab_hash(s, tt, c) & t->mask];
+		it->n = t->u.ch.slots[avtab_hash(s, tt, c) & t->mask];
 		return chained_scan(it);
 	}
 	if (f == POLICY_FORM_ARRAY) {
-		it->i = t->u.ar.heads[policy_avtab_hash(s, tt, c) & t->mask];
+		it->i = t->u.ar.heads[avtab_hash(s, tt, c) & t->mask];
 		return array_scan(it);
 	}
 	it->i = flat_home(t, s, tt, c);
@@ -1078,7 +1081,7 @@ static int chains_ok(const struct sp_avtab *t, enum policy_avtab_form f)
 			uint16_t s, tt, c, spec;
 			it_key(&it, f, &s, &tt, &c);
 			spec = f == POLICY_FORM_CHAINED ? it.n->spec : t->u.ar.nodes[it.i].spec;
-			if ((policy_avtab_hash(s, tt, c) & t->mask) != b || !spec_ok(t, spec) ||
+			if ((avtab_hash(s, tt, c) & t->mask) != b || !spec_ok(t, spec) ||
 			    (steps && key_cmp(ps, pt, pc, s, tt, c) > 0) || !unique_ok(t, f, &it))
 				return 0;
 			ps = s, pt = tt, pc = c;

@@ -157,7 +157,6 @@ int policy_avtab_foreach(const struct sp_avtab *t,
 /* Fold AV entries of (s,t,c) into *av (allowed, auditallow, auditdeny); cond tables: enabled only. */
 void policy_avtab_fold(const struct sp_avtab *t, uint16_t s, uint16_t tt, uint16_t c,
 		       uint32_t av[3]);
-uint32_t policy_avtab_hash(uint16_t s, uint16_t t, uint16_t c);	/* sp_avtab_hash, hidden */
 /* The table's invariants (flat.h, avtab.c), walked in full: 1 if they hold.  O(table size). */
 int policy_avtab_is_valid(const struct sp_avtab *t);
 
