@@ -3,13 +3,12 @@
  * cmd_policy.c - `secpath policy info|search|decide`: summary counts (seinfo-like), rule search
  * with sesearch's semantics and output format, and the TE access decision for a type pair.
  *
- * Search semantics (setools 4.4): -s/-t match a rule when the member types of the query's type or
- * attribute intersect those of the rule's (a type's members are itself); -ds/-dt compare names.
- * -c takes a comma list of classes, -p a comma list of permissions (any intersection; -ep equal
- * set, -Sp subset; xperm rules match by their xperm type name), -D a default type (member-type
- * expansion), -b a comma list of booleans (any in the rule's expression; -eb the exact set).
+ * Search semantics (setools 4.4) are the library's (sp_policy_search, policy.h); this file maps
+ * sesearch's options onto struct sp_policy_query (-s/-t/-ds/-dt, -c, -p/-ep/-Sp, -D, -b/-eb,
+ * the rule kinds), resolves the names, and prints each rule as sesearch does.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -155,62 +154,49 @@ static int cmd_info(int argc, char **argv, struct sp_cli *cli)
 
 /* ---- search ---- */
 
-struct search {
-	struct sp_policy *p;
-	struct sp_cli *cli;
+/* Rule kind options; -T also lists filename transitions (sesearch does). */
+static const struct {
+	const char *opt, *alt;
 	uint16_t kinds;
-	int want_ft;
-	uint32_t s, t;			/* query values (0 = any) */
-	int ds, dt;
-	uint8_t *smatch, *tmatch;	/* indirect: per value, does it share a member type */
-	uint8_t *cls;			/* class filter (NULL = any) */
-	uint32_t *perms;		/* per class: mask of -p permissions */
-	int have_perms;
-	int ep, sp;			/* -ep exact permission set, -Sp subset */
-	uint32_t npn;			/* distinct -p names */
-	uint32_t *pfound;		/* per class: how many of them the class has */
-	uint32_t *valid;		/* per class: mask of its defined permissions */
-	int px_ioctl, px_nlmsg;		/* -p names the xperm type (setools matches xperm rules) */
-	uint32_t d;			/* -D default type or attribute (0 = any) */
-	uint8_t *dmatch;
-	uint8_t *bset;			/* -b: per boolean, listed */
-	uint32_t nbq;			/* distinct -b booleans (0 = no criterion) */
-	int eb;				/* -eb: the expression's booleans equal the list */
-	size_t found;
+	int filename_trans;
+} kind_opts[] = {
+	{ "-A", NULL, SP_AVTAB_ALLOWED | SP_AVTAB_XPERMS_ALLOWED, 0 },
+	{ "--allow", NULL, SP_AVTAB_ALLOWED, 0 },
+	{ "--allowxperm", NULL, SP_AVTAB_XPERMS_ALLOWED, 0 },
+	{ "--auditallow", NULL, SP_AVTAB_AUDITALLOW, 0 },
+	{ "--auditallowxperm", NULL, SP_AVTAB_XPERMS_AUDITALLOW, 0 },
+	{ "--dontaudit", NULL, SP_AVTAB_AUDITDENY, 0 },
+	{ "--dontauditxperm", NULL, SP_AVTAB_XPERMS_DONTAUDIT, 0 },
+	{ "-T", "--type_trans", SP_AVTAB_TRANSITION, 1 },
+	{ "--type_change", NULL, SP_AVTAB_CHANGE, 0 },
+	{ "--type_member", NULL, SP_AVTAB_MEMBER, 0 },
 };
 
-/* match[v] = 1 for every value v whose member types intersect q's member types */
-static uint8_t *match_set(struct sp_policy *p, uint32_t q)
+/* The keyword sesearch prints for each rule kind. */
+static const struct {
+	uint16_t kind;
+	const char *word;
+} kind_words[] = {
+	{ SP_AVTAB_ALLOWED, "allow" },
+	{ SP_AVTAB_AUDITALLOW, "auditallow" },
+	{ SP_AVTAB_AUDITDENY, "dontaudit" },
+	{ SP_AVTAB_TRANSITION, "type_transition" },
+	{ SP_AVTAB_MEMBER, "type_member" },
+	{ SP_AVTAB_CHANGE, "type_change" },
+	{ SP_AVTAB_XPERMS_ALLOWED, "allowxperm" },
+	{ SP_AVTAB_XPERMS_AUDITALLOW, "auditallowxperm" },
+	{ SP_AVTAB_XPERMS_DONTAUDIT, "dontauditxperm" },
+};
+
+static const char *kind_word(uint16_t kind)
 {
-	uint32_t nt = sp_policy_type_count(p);
-	uint8_t *m = calloc((size_t)nt + 1, 1);
-	if (!m)
-		return NULL;
-	const uint32_t *mem, *row;
-	size_t nm = sp_policy_attr_types(p, q, &mem);
-	for (size_t i = 0; i < nm; i++) {
-		if (sp_policy_type_is_attr(p, mem[i]))
-			continue;
-		size_t nr = sp_policy_type_attrs(p, mem[i], &row);
-		for (size_t j = 0; j < nr; j++)
-			m[row[j]] = 1;
-	}
-	return m;
+	for (size_t i = 0; i < NELEM(kind_words); i++)
+		if (kind_words[i].kind == kind)
+			return kind_words[i].word;
+	return "dontauditxperm";
 }
 
-static int empty_attr(struct sp_policy *p, uint32_t v)
-{
-	const uint32_t *mem;
-	size_t n = sp_policy_attr_types(p, v, &mem);
-	if (!sp_policy_type_is_attr(p, v))
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (!sp_policy_type_is_attr(p, mem[i]))
-			return 0;
-	return 1;
-}
-
-static const char *tname(struct sp_policy *p, uint32_t v, char *buf, size_t len)
+static const char *tname(const struct sp_policy *p, uint32_t v, char *buf, size_t len)
 {
 	const char *n = sp_policy_type_name(p, v);
 	if (n)
@@ -219,7 +205,7 @@ static const char *tname(struct sp_policy *p, uint32_t v, char *buf, size_t len)
 	return buf;
 }
 
-static void print_perms(FILE *f, struct sp_policy *p, uint32_t c, uint32_t mask)
+static void print_perms(FILE *f, const struct sp_policy *p, uint32_t c, uint32_t mask)
 {
 	const char *names[32];
 	int n = 0;
@@ -245,98 +231,43 @@ static void print_perms(FILE *f, struct sp_policy *p, uint32_t c, uint32_t mask)
 	fprintf(f, " }");
 }
 
-/* setools TERuleQuery's permission criterion (-p, -ep, -Sp) */
-static int perm_match(const struct search *q, uint16_t kind, const struct sp_avtab_entry *e,
-		      uint32_t perms)
+/* setools: ranges of 16-bit ioctl numbers; braces only around two or more */
+static void print_xperms(FILE *f, const struct sp_avtab_xperms *x)
 {
-	if (kind & SP_AVTAB_XPERMS) {	/* the rule's xperm type must be listed */
-		if (q->ep && q->npn > 1)
-			return 0;
-		return e->xperms && e->xperms->kind == 3 ? q->px_nlmsg : q->px_ioctl;
+	char buf[4096];
+	size_t o = 0;
+	int nr = 0;
+	for (unsigned i = 0; i < 256; i++) {
+		if (!(x->perms[i / 32] >> (i % 32) & 1))
+			continue;
+		unsigned j = i;
+		while (j + 1 < 256 && (x->perms[(j + 1) / 32] >> ((j + 1) % 32) & 1))
+			j++;
+		unsigned lo = x->kind == 2 ? i << 8 : (unsigned)x->driver << 8 | i;
+		unsigned hi = x->kind == 2 ? (j << 8) | 0xff : (unsigned)x->driver << 8 | j;
+		if (o < sizeof(buf))
+			o += (size_t)(lo == hi ? snprintf(buf + o, sizeof(buf) - o, " 0x%x", lo)
+					       : snprintf(buf + o, sizeof(buf) - o, " 0x%x-0x%x", lo, hi));
+		nr++;
+		i = j;
 	}
-	if (!(kind & SP_AVTAB_AV))
-		return 0;
-	uint32_t want = q->perms[e->tclass], have = perms & q->valid[e->tclass];
-	int all_named = q->pfound[e->tclass] == q->npn;
-	if (q->sp)
-		return all_named && (have & want) == want;
-	if (q->ep)
-		return all_named && have == want;
-	return (have & want) != 0;
+	fprintf(f, "%s %s%s%s", x->kind == 3 ? "nlmsg" : "ioctl", nr > 1 ? "{" : "",
+		nr ? buf + (nr > 1 ? 0 : 1) : "", nr > 1 ? " }" : "");
 }
 
-/* setools' Boolean criterion (-b, -eb): unconditional rules never match */
-static int bool_match(const struct search *q, uint32_t cond)
+/* One rule as sesearch prints it. */
+static void print_rule(FILE *f, const struct sp_policy *p, const struct sp_avtab_entry *e)
 {
-	uint32_t bv[256];
-	if (!cond)
-		return 0;
-	size_t nb = sp_policy_cond_bools(q->p, cond, bv, NELEM(bv)), hits = 0;
-	if (nb > NELEM(bv))
-		nb = NELEM(bv);
-	for (size_t i = 0; i < nb; i++)
-		hits += q->bset[bv[i]];
-	return q->eb ? hits == q->nbq && nb == q->nbq : hits > 0;
-}
-
-static int search_entry(void *ud, const struct sp_avtab_entry *e)
-{
-	struct search *q = ud;
-	struct sp_policy *p = q->p;
 	uint16_t kind = e->specified & (uint16_t)~SP_AVTAB_ENABLED;
-	if (!(kind & q->kinds))
-		return 0;
-	if (q->s && (q->ds ? e->source != q->s : !q->smatch[e->source]))
-		return 0;
-	if (q->t && (q->dt ? e->target != q->t : !q->tmatch[e->target]))
-		return 0;
-	if (q->cls && !q->cls[e->tclass])
-		return 0;
-	uint32_t perms = kind == SP_AVTAB_AUDITDENY ? ~e->data : e->data;
-	if (q->have_perms && !perm_match(q, kind, e, perms))
-		return 0;
-	if (q->d && (!(kind & SP_AVTAB_TYPE) || e->data > sp_policy_type_count(p) ||
-		     !q->dmatch[e->data]))
-		return 0;
-	if (q->nbq && !bool_match(q, e->cond))
-		return 0;
-	FILE *f = q->cli->out;
 	char b1[32], b2[32], b3[32];
-	const char *kw = kind == SP_AVTAB_ALLOWED ? "allow" : kind == SP_AVTAB_AUDITALLOW ? "auditallow"
-		: kind == SP_AVTAB_AUDITDENY ? "dontaudit" : kind == SP_AVTAB_TRANSITION ? "type_transition"
-		: kind == SP_AVTAB_MEMBER ? "type_member" : kind == SP_AVTAB_CHANGE ? "type_change"
-		: kind == SP_AVTAB_XPERMS_ALLOWED ? "allowxperm"
-		: kind == SP_AVTAB_XPERMS_AUDITALLOW ? "auditallowxperm" : "dontauditxperm";
-	fprintf(f, "%s %s %s:%s ", kw, tname(p, e->source, b1, sizeof(b1)),
+	fprintf(f, "%s %s %s:%s ", kind_word(kind), tname(p, e->source, b1, sizeof(b1)),
 		tname(p, e->target, b2, sizeof(b2)), sp_policy_class_name(p, e->tclass));
-	if (kind & SP_AVTAB_AV) {
-		print_perms(f, p, e->tclass, perms);
-	} else if (kind & SP_AVTAB_TYPE) {
+	if (kind & SP_AVTAB_AV)
+		print_perms(f, p, e->tclass, kind == SP_AVTAB_AUDITDENY ? ~e->data : e->data);
+	else if (kind & SP_AVTAB_TYPE)
 		fprintf(f, "%s", tname(p, e->data, b3, sizeof(b3)));
-	} else if (e->xperms) {
-		/* setools: ranges of 16-bit ioctl numbers; braces only around two or more */
-		const struct sp_avtab_xperms *x = e->xperms;
-		char buf[4096];
-		size_t o = 0;
-		int nr = 0;
-		for (unsigned i = 0; i < 256; i++) {
-			if (!(x->perms[i / 32] >> (i % 32) & 1))
-				continue;
-			unsigned j = i;
-			while (j + 1 < 256 && (x->perms[(j + 1) / 32] >> ((j + 1) % 32) & 1))
-				j++;
-			unsigned lo = x->kind == 2 ? i << 8 : (unsigned)x->driver << 8 | i;
-			unsigned hi = x->kind == 2 ? (j << 8) | 0xff : (unsigned)x->driver << 8 | j;
-			if (o < sizeof(buf))
-				o += (size_t)(lo == hi ? snprintf(buf + o, sizeof(buf) - o, " 0x%x", lo)
-						       : snprintf(buf + o, sizeof(buf) - o, " 0x%x-0x%x",
-								  lo, hi));
-			nr++;
-			i = j;
-		}
-		fprintf(f, "%s %s%s%s", x->kind == 3 ? "nlmsg" : "ioctl", nr > 1 ? "{" : "",
-			nr ? buf + (nr > 1 ? 0 : 1) : "", nr > 1 ? " }" : "");
-	}
+	else if (e->xperms)
+		print_xperms(f, e->xperms);
 	fprintf(f, ";");
 	if (e->cond) {
 		char cb[4096];
@@ -344,7 +275,25 @@ static int search_entry(void *ud, const struct sp_avtab_entry *e)
 		fprintf(f, " %s:%s", cb, e->cond_list ? "True" : "False");
 	}
 	fputc('\n', f);
-	q->found++;
+}
+
+struct search_out {
+	FILE *f;
+	const struct sp_policy *p;
+};
+
+static int search_print(void *ud, const struct sp_avtab_entry *rule,
+			const struct sp_filename_trans *ft)
+{
+	const struct search_out *o = ud;
+	char b1[32], b2[32], b3[32];
+	if (rule) {
+		print_rule(o->f, o->p, rule);
+		return 0;
+	}
+	fprintf(o->f, "type_transition %s %s:%s %s %s;\n", tname(o->p, ft->stype, b1, sizeof(b1)),
+		tname(o->p, ft->ttype, b2, sizeof(b2)), sp_policy_class_name(o->p, ft->tclass),
+		tname(o->p, ft->otype, b3, sizeof(b3)), ft->name);
 	return 0;
 }
 
@@ -369,89 +318,177 @@ static void search_usage(FILE *f)
 		"Conditional rules are followed by their expression and branch.\n");
 }
 
-static uint8_t *parse_classes(struct sp_cli *cli, struct sp_policy *p, const char *list)
-{
-	uint8_t *m = calloc((size_t)sp_policy_class_count(p) + 1, 1);
-	char *dup = strdup(list);
-	if (!m || !dup) {
-		free(m);
-		free(dup);
-		return NULL;
-	}
-	for (char *save, *tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		uint32_t c = sp_policy_class_lookup(p, tok);
-		if (!c) {
-			fprintf(cli->err, "%s: no class '%s' in the policy\n", cli->prog, tok);
-			free(m);
-			free(dup);
-			return NULL;
-		}
-		m[c] = 1;
-	}
-	free(dup);
-	return m;
-}
+/* The command line of `policy search`: names as given, resolved once the policy is read. */
+struct search_args {
+	const char *path, *source, *target, *classes, *perms, *dflt, *bools;
+	int json;
+	enum sp_avtab_layout layout;
+	struct sp_policy_query q;	/* kinds and flags; the values are filled by resolve */
+};
 
-/* -p: per class the mask of listed permissions, how many distinct names it has, its valid mask */
-static int parse_perms(struct search *q, const char *list)
+/* A value option (-s TYPE ...): 1 consumed with its value, 0 not one. */
+static int search_value_opt(int argc, char **argv, int *i, struct search_args *a)
 {
-	struct sp_policy *p = q->p;
-	uint32_t nc = sp_policy_class_count(p);
-	q->perms = calloc((size_t)nc + 1, sizeof(uint32_t));
-	q->pfound = calloc((size_t)nc + 1, sizeof(uint32_t));
-	q->valid = calloc((size_t)nc + 1, sizeof(uint32_t));
-	char *dup = strdup(list);
-	if (!q->perms || !q->pfound || !q->valid || !dup) {
-		free(dup);
-		return -ENOMEM;
-	}
-	for (uint32_t c = 1; c <= nc; c++)
-		for (unsigned b = 0; b < 32; b++)
-			if (sp_policy_perm_name(p, c, b))
-				q->valid[c] |= 1u << b;
-	const char *seen[64];
-	for (char *save, *tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		int dupname = 0;
-		for (uint32_t i = 0; i < q->npn && i < NELEM(seen); i++)
-			dupname |= !strcmp(seen[i], tok);
-		if (dupname)
-			continue;
-		if (q->npn < NELEM(seen))
-			seen[q->npn] = tok;
-		q->npn++;
-		q->px_ioctl |= !strcmp(tok, "ioctl");
-		q->px_nlmsg |= !strcmp(tok, "nlmsg");
-		for (uint32_t c = 1; c <= nc; c++) {
-			unsigned b = sp_policy_perm_lookup(p, c, tok);
-			if (b) {
-				q->perms[c] |= 1u << (b - 1);
-				q->pfound[c]++;
-			}
+	static const struct {
+		const char *opt, *alt;
+		size_t off;
+	} opts[] = {
+		{ "-s", "--source", offsetof(struct search_args, source) },
+		{ "-t", "--target", offsetof(struct search_args, target) },
+		{ "-c", "--class", offsetof(struct search_args, classes) },
+		{ "-p", "--perms", offsetof(struct search_args, perms) },
+		{ "-D", "--default", offsetof(struct search_args, dflt) },
+		{ "-b", "--bool", offsetof(struct search_args, bools) },
+	};
+	if (*i + 1 >= argc)
+		return 0;
+	for (size_t k = 0; k < NELEM(opts); k++)
+		if (!strcmp(argv[*i], opts[k].opt) || !strcmp(argv[*i], opts[k].alt)) {
+			*(const char **)(void *)((char *)a + opts[k].off) = argv[++*i];
+			return 1;
 		}
-	}
-	free(dup);
-	q->have_perms = 1;
 	return 0;
 }
 
-static int parse_bools(struct sp_cli *cli, struct search *q, const char *list)
+/* A flag or rule kind option: 1 consumed, 0 not one. */
+static int search_flag_opt(const char *arg, struct search_args *a)
 {
-	q->bset = calloc((size_t)sp_policy_bool_count(q->p) + 1, 1);
-	char *dup = strdup(list);
-	int rc = q->bset && dup ? 0 : -ENOMEM;
-	for (char *save, *tok = dup ? strtok_r(dup, ",", &save) : NULL; tok && !rc;
-	     tok = strtok_r(NULL, ",", &save)) {
-		uint32_t b = sp_policy_bool_lookup(q->p, tok);
-		if (!b) {
-			fprintf(cli->err, "%s: no boolean '%s' in the policy\n", cli->prog, tok);
-			rc = -EINVAL;
-		} else if (!q->bset[b]) {
-			q->bset[b] = 1;
-			q->nbq++;
+	struct sp_policy_query *q = &a->q;
+	const struct {
+		const char *opt;
+		int *flag;
+	} flags[] = {
+		{ "-eb", &q->bools_equal }, { "-ep", &q->perms_equal }, { "-Sp", &q->perms_subset },
+		{ "-ds", &q->source_direct }, { "-dt", &q->target_direct },
+	};
+	for (size_t k = 0; k < NELEM(kind_opts); k++)
+		if (!strcmp(arg, kind_opts[k].opt) || (kind_opts[k].alt && !strcmp(arg, kind_opts[k].alt))) {
+			q->kinds |= kind_opts[k].kinds;
+			q->filename_trans |= kind_opts[k].filename_trans;
+			return 1;
+		}
+	for (size_t k = 0; k < NELEM(flags); k++)
+		if (!strcmp(arg, flags[k].opt)) {
+			*flags[k].flag = 1;
+			return 1;
+		}
+	return 0;
+}
+
+/* Returns -1 (usage error, reported), 1 (--help printed) or 0. */
+static int parse_search(int argc, char **argv, struct sp_cli *cli, struct search_args *a)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i];
+		int c;
+		if (cli_is_help(arg)) {
+			search_usage(cli->out);
+			return 1;
+		} else if (search_flag_opt(arg, a) || search_value_opt(argc, argv, &i, a)) {
+			continue;
+		} else if ((c = common_opt(argc, argv, &i, &a->json, &a->layout, cli))) {
+			if (c < 0)
+				return -1;
+		} else if (arg[0] == '-' && arg[1]) {
+			fprintf(cli->err, "%s: unknown option '%s'\n", cli->prog, arg);
+			search_usage(cli->err);
+			return -1;
+		} else if (!a->path) {
+			a->path = arg;
+		} else {
+			search_usage(cli->err);
+			return -1;
 		}
 	}
-	free(dup);
-	return rc;
+	if (!a->path || !a->q.kinds) {
+		if (a->path)
+			fprintf(cli->err, "%s: give at least one rule kind (-A, -T, ...)\n", cli->prog);
+		search_usage(cli->err);
+		return -1;
+	}
+	return 0;
+}
+
+/* The names of a comma list (strtok: empty names skipped), in one malloc'd block holding the
+ * pointer array and a copy of the text; *n of them.  NULL when out of memory. */
+static char **split_list(const char *list, size_t *n)
+{
+	size_t len = strlen(list), max = 1;
+	for (const char *c = list; *c; c++)
+		max += *c == ',';
+	char **names = malloc(max * sizeof(char *) + len + 1);
+	if (!names)
+		return NULL;
+	char *buf = memcpy((char *)(names + max), list, len + 1);
+	*n = 0;
+	for (char *save, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+		names[(*n)++] = tok;
+	return names;
+}
+
+/* A type or attribute by name: 0 and *v, or -1 (reported). */
+static int resolve_type(struct sp_cli *cli, const struct sp_policy *p, const char *name,
+			uint32_t *v)
+{
+	if (name && !(*v = sp_policy_type_lookup(p, name))) {
+		fprintf(cli->err, "%s: no type or attribute '%s' in the policy\n", cli->prog, name);
+		return -1;
+	}
+	return 0;
+}
+
+/* The lists of a query: -c and -b resolved to values, -p as names. */
+struct search_lists {
+	char **cname, **pname, **bname;
+	uint32_t *cls, *bools;
+};
+
+/* A class or boolean list to values: 0, or -1 (an unknown name reported, or out of memory). */
+static int resolve_list(struct sp_cli *cli, const struct sp_policy *p, const char *list,
+			int is_class, char ***names, uint32_t **vals, size_t *n)
+{
+	if (!(*names = split_list(list, n)) || !(*vals = calloc(*n + 1, sizeof(uint32_t))))
+		return -1;
+	for (size_t i = 0; i < *n; i++) {
+		const char *name = (*names)[i];
+		(*vals)[i] = is_class ? sp_policy_class_lookup(p, name) : sp_policy_bool_lookup(p, name);
+		if (!(*vals)[i]) {
+			fprintf(cli->err, "%s: no %s '%s' in the policy\n", cli->prog,
+				is_class ? "class" : "boolean", name);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Names to values, in the order the errors are reported; 0 or -1 (reported). */
+static int resolve_search(struct sp_cli *cli, const struct sp_policy *p, struct search_args *a,
+			  struct search_lists *l)
+{
+	struct sp_policy_query *q = &a->q;
+	size_t nb = 0;
+	if (resolve_type(cli, p, a->source, &q->source) ||
+	    resolve_type(cli, p, a->target, &q->target))
+		return -1;
+	if (a->classes) {
+		if (resolve_list(cli, p, a->classes, 1, &l->cname, &l->cls, &q->nclasses))
+			return -1;
+		q->classes = l->cls;
+	}
+	if (resolve_type(cli, p, a->dflt, &q->default_type))
+		return -1;
+	if (a->bools) {
+		if (resolve_list(cli, p, a->bools, 0, &l->bname, &l->bools, &nb))
+			return -1;
+		q->bools = nb ? l->bools : NULL;	/* an empty -b list imposes no criterion */
+		q->nbools = nb;
+	}
+	if (a->perms) {
+		if (!(l->pname = split_list(a->perms, &q->nperms)))
+			return -1;
+		q->perms = (const char *const *)l->pname;
+	}
+	return 0;
 }
 
 /* --json: the rule lines, as sesearch prints them, in one object.  text (NUL-terminated at
@@ -474,161 +511,41 @@ static void search_json(FILE *f, const char *path, char *text, size_t len)
 
 static int cmd_search(int argc, char **argv, struct sp_cli *cli)
 {
-	struct sp_cli jcli = *cli;	/* with --json, rule lines go to a memory stream first */
+	struct search_args a = { .layout = SP_AVTAB_FLAT, .q = { .sz = sizeof(a.q) } };
+	struct search_lists l = { 0 };
 	char *jbuf = NULL;
 	size_t jlen = 0;
-	int json = 0;
-	struct search q = { .cli = cli };
-	const char *path = NULL, *sname = NULL, *tnm = NULL, *cls = NULL, *perms = NULL;
-	const char *dname = NULL, *bools = NULL;
-	enum sp_avtab_layout layout = SP_AVTAB_FLAT;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		int more = i + 1 < argc, c;
-		if (cli_is_help(a)) {
-			search_usage(cli->out);
-			return SP_EXIT_OK;
-		} else if (!strcmp(a, "-A")) {
-			q.kinds |= SP_AVTAB_ALLOWED | SP_AVTAB_XPERMS_ALLOWED;
-		} else if (!strcmp(a, "--allow")) {
-			q.kinds |= SP_AVTAB_ALLOWED;
-		} else if (!strcmp(a, "--allowxperm")) {
-			q.kinds |= SP_AVTAB_XPERMS_ALLOWED;
-		} else if (!strcmp(a, "--auditallow")) {
-			q.kinds |= SP_AVTAB_AUDITALLOW;
-		} else if (!strcmp(a, "--auditallowxperm")) {
-			q.kinds |= SP_AVTAB_XPERMS_AUDITALLOW;
-		} else if (!strcmp(a, "--dontaudit")) {
-			q.kinds |= SP_AVTAB_AUDITDENY;
-		} else if (!strcmp(a, "--dontauditxperm")) {
-			q.kinds |= SP_AVTAB_XPERMS_DONTAUDIT;
-		} else if (!strcmp(a, "-T") || !strcmp(a, "--type_trans")) {
-			q.kinds |= SP_AVTAB_TRANSITION;
-			q.want_ft = 1;
-		} else if (!strcmp(a, "--type_change")) {
-			q.kinds |= SP_AVTAB_CHANGE;
-		} else if (!strcmp(a, "--type_member")) {
-			q.kinds |= SP_AVTAB_MEMBER;
-		} else if ((!strcmp(a, "-s") || !strcmp(a, "--source")) && more) {
-			sname = argv[++i];
-		} else if ((!strcmp(a, "-t") || !strcmp(a, "--target")) && more) {
-			tnm = argv[++i];
-		} else if ((!strcmp(a, "-c") || !strcmp(a, "--class")) && more) {
-			cls = argv[++i];
-		} else if ((!strcmp(a, "-p") || !strcmp(a, "--perms")) && more) {
-			perms = argv[++i];
-		} else if ((!strcmp(a, "-D") || !strcmp(a, "--default")) && more) {
-			dname = argv[++i];
-		} else if ((!strcmp(a, "-b") || !strcmp(a, "--bool")) && more) {
-			bools = argv[++i];
-		} else if (!strcmp(a, "-eb")) {
-			q.eb = 1;
-		} else if (!strcmp(a, "-ep")) {
-			q.ep = 1;
-		} else if (!strcmp(a, "-Sp")) {
-			q.sp = 1;
-		} else if ((c = common_opt(argc, argv, &i, &json, &layout, cli))) {
-			if (c < 0)
-				return SP_EXIT_USAGE;
-		} else if (!strcmp(a, "-ds")) {
-			q.ds = 1;
-		} else if (!strcmp(a, "-dt")) {
-			q.dt = 1;
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(cli->err, "%s: unknown option '%s'\n", cli->prog, a);
-			search_usage(cli->err);
-			return SP_EXIT_USAGE;
-		} else if (!path) {
-			path = a;
-		} else {
-			search_usage(cli->err);
-			return SP_EXIT_USAGE;
-		}
-	}
-	if (!path || !q.kinds) {
-		if (path)
-			fprintf(cli->err, "%s: give at least one rule kind (-A, -T, ...)\n", cli->prog);
-		search_usage(cli->err);
-		return SP_EXIT_USAGE;
-	}
-	if (load(cli, path, layout, &q.p))
+	int rc = parse_search(argc, argv, cli, &a);
+	if (rc)
+		return rc < 0 ? SP_EXIT_USAGE : SP_EXIT_OK;
+	struct sp_policy *p;
+	if (load(cli, a.path, a.layout, &p))
 		return SP_EXIT_REJECTED;
-	int rc = SP_EXIT_REJECTED;
-	struct sp_policy *p = q.p;
-	if (sname && !(q.s = sp_policy_type_lookup(p, sname))) {
-		fprintf(cli->err, "%s: no type or attribute '%s' in the policy\n", cli->prog, sname);
+	rc = SP_EXIT_REJECTED;
+	struct search_out o = { cli->out, p };
+	if (resolve_search(cli, p, &a, &l))
+		goto out;
+	/* with --json, rule lines go to a memory stream first */
+	if (a.json && !(o.f = open_memstream(&jbuf, &jlen))) {
+		fprintf(cli->err, "%s: %s\n", cli->prog, strerror(errno));
 		goto out;
 	}
-	if (tnm && !(q.t = sp_policy_type_lookup(p, tnm))) {
-		fprintf(cli->err, "%s: no type or attribute '%s' in the policy\n", cli->prog, tnm);
-		goto out;
-	}
-	/* setools quirk kept for agreement with sesearch: an attribute without member types is
-	 * falsy in setools, so the criterion is dropped */
-	if (q.s && empty_attr(p, q.s))
-		q.s = 0;
-	if (q.t && empty_attr(p, q.t))
-		q.t = 0;
-	if ((q.s && !q.ds && !(q.smatch = match_set(p, q.s))) ||
-	    (q.t && !q.dt && !(q.tmatch = match_set(p, q.t))))
-		goto out;
-	if (cls && !(q.cls = parse_classes(cli, p, cls)))
-		goto out;
-	if (dname && !(q.d = sp_policy_type_lookup(p, dname))) {
-		fprintf(cli->err, "%s: no type or attribute '%s' in the policy\n", cli->prog, dname);
-		goto out;
-	}
-	if (q.d && empty_attr(p, q.d))
-		q.d = 0;
-	if (q.d && !(q.dmatch = match_set(p, q.d)))
-		goto out;
-	if (bools && parse_bools(cli, &q, bools))
-		goto out;
-	if (perms && parse_perms(&q, perms))
-		goto out;
-	if (json) {
-		if (!(jcli.out = open_memstream(&jbuf, &jlen))) {
-			fprintf(cli->err, "%s: %s\n", cli->prog, strerror(errno));
-			goto out;
-		}
-		q.cli = &jcli;
-	}
-	sp_policy_avtab_foreach(p, 0, search_entry, &q);
-	sp_policy_avtab_foreach(p, 1, search_entry, &q);
-	if (q.want_ft && !q.have_perms && !q.nbq) {
-		size_t n = sp_policy_filename_trans_count(p);
-		for (size_t i = 0; i < n; i++) {
-			const struct sp_filename_trans *ft = sp_policy_filename_trans(p, i);
-			if (q.s && (q.ds ? ft->stype != q.s : !q.smatch[ft->stype]))
-				continue;
-			if (q.t && (q.dt ? ft->ttype != q.t : !q.tmatch[ft->ttype]))
-				continue;
-			if (q.cls && !q.cls[ft->tclass])
-				continue;
-			if (q.d && (ft->otype > sp_policy_type_count(p) || !q.dmatch[ft->otype]))
-				continue;
-			char b1[32], b2[32], b3[32];
-			fprintf(q.cli->out, "type_transition %s %s:%s %s %s;\n",
-				tname(p, ft->stype, b1, sizeof(b1)), tname(p, ft->ttype, b2, sizeof(b2)),
-				sp_policy_class_name(p, ft->tclass), tname(p, ft->otype, b3, sizeof(b3)),
-				ft->name);
-		}
-	}
+	if (sp_policy_search(p, &a.q, search_print, &o))
+		goto out_json;
 	rc = SP_EXIT_OK;
-	if (json) {
-		fclose(jcli.out);
-		search_json(cli->out, path, jbuf, jlen);
+out_json:
+	if (a.json) {
+		fclose(o.f);
+		if (rc == SP_EXIT_OK)
+			search_json(cli->out, a.path, jbuf, jlen);
 	}
 out:
 	free(jbuf);
-	free(q.smatch);
-	free(q.tmatch);
-	free(q.cls);
-	free(q.perms);
-	free(q.pfound);
-	free(q.valid);
-	free(q.dmatch);
-	free(q.bset);
+	free(l.cname);
+	free(l.cls);
+	free(l.pname);
+	free(l.bname);
+	free(l.bools);
 	sp_policy_free(p);
 	return rc;
 }

@@ -71,7 +71,9 @@ struct sp_policy_opts {
 
 /*
  * Read a kernel binary policy.  Returns 0, -EINVAL (malformed; a diagnostic names the section and
- * byte offset), -ENOTSUP (valid but unsupported: version, XenFlask, module), -ENOMEM.
+ * byte offset), -ENOTSUP (valid but unsupported: version, XenFlask, module), -ENOMEM (also when
+ * a chained-layout policy finds no free slab cache for its nodes: each holds one, of the 127 the
+ * slab pool has).
  */
 SP_API int sp_policy_read(const void *buf, size_t len, const struct sp_policy_opts *o,
 			  struct sp_policy **out);
@@ -150,6 +152,22 @@ SP_API size_t sp_policy_avtab_lookup(const struct sp_policy *p, int cond, uint16
 SP_API int sp_policy_avtab_search(const struct sp_policy *p, int cond, uint16_t s, uint16_t t,
 				  uint16_t c, uint16_t mask, uint32_t *data);
 SP_API size_t sp_policy_avtab_count(const struct sp_policy *p, int cond);
+/*
+ * The search of table `cond` for callers that search in a loop (the policy bench):
+ * out->search(out->tab, s, t, c, mask, &data) answers as sp_policy_avtab_search(p, cond, ...),
+ * with the table chosen once.  Valid until the policy is freed or, for cond = 1, a boolean of
+ * it changes (sp_policy_bool_set rebuilds that table).
+ */
+struct sp_avtab;		/* one access vector table of a policy (opaque) */
+struct sp_avtab_searcher {
+	int (*search)(const struct sp_avtab *tab, uint16_t s, uint16_t t, uint16_t c,
+		      uint16_t mask, uint32_t *data);
+	const struct sp_avtab *tab;
+};
+SP_API void sp_policy_avtab_searcher(const struct sp_policy *p, int cond,
+				     struct sp_avtab_searcher *out);
+/* The kernel's avtab_hash of a key (MurmurHash3 mixing; a table of 2^k slots masks it). */
+SP_API uint32_t sp_avtab_hash(uint16_t s, uint16_t t, uint16_t c);
 /* Visit every entry of a table (te_avtab in layout order, cond entries in file order). */
 SP_API int sp_policy_avtab_foreach(const struct sp_policy *p, int cond,
 				   int (*fn)(void *ud, const struct sp_avtab_entry *e), void *ud);
@@ -162,6 +180,54 @@ struct sp_filename_trans {
 SP_API size_t sp_policy_filename_trans_count(const struct sp_policy *p);
 SP_API const struct sp_filename_trans *sp_policy_filename_trans(const struct sp_policy *p,
 								 size_t i);
+
+/*
+ * Rule search with setools' semantics (setools 4.4 TERuleQuery: the rules sesearch prints).
+ * Every criterion set must hold; 0 / NULL leaves one out.
+ *   kinds          SP_AVTAB_* kinds to list (required).
+ *   source/target  a type or attribute value: a rule matches when the member types of the
+ *                  value and of the rule's source (target) intersect, a type's members being
+ *                  itself; *_direct: the values must be equal instead.  An attribute without
+ *                  member types imposes no criterion (as in setools).
+ *   classes        the rule's class is one of the nclasses listed.
+ *   perms          nperms permission names (duplicates count once): an AV rule matches when it
+ *                  holds any of them within its class; perms_equal: its set equals the names
+ *                  and its class has them all; perms_subset: it holds them all.  An xperm rule
+ *                  matches when its xperm type is listed ("ioctl", "nlmsg"; perms_equal: as the
+ *                  only name).  Type rules never match.
+ *   default_type   type rules (and filename transitions) whose new type shares a member type
+ *                  with the value (an attribute without members: no criterion).
+ *   bools          conditional rules whose expression uses any of the nbools booleans
+ *                  (bools_equal: exactly those); unconditional rules never match.
+ *   filename_trans with SP_AVTAB_TRANSITION in kinds and no perms or bools criterion, visit the
+ *                  filename transitions too.
+ * classes or bools given with no element match no rule; perms with no name is the empty set
+ * (with perms_subset every AV rule matches, else none).  Rules are visited in
+ * sp_policy_avtab_foreach order, te_avtab then the conditional rules, then filename
+ * transitions; fn gets each match as `rule` (an avtab entry) or `ft` (the other is NULL).
+ * Returns 0, the first non-zero return of fn, -EINVAL (sz too small for the fields, no kind,
+ * a value out of range, fn NULL) or -ENOMEM.
+ */
+struct sp_policy_query {
+	size_t sz;			/* sizeof(struct sp_policy_query) */
+	uint16_t kinds;
+	uint32_t source, target;
+	int source_direct, target_direct;
+	const uint32_t *classes;
+	size_t nclasses;
+	const char *const *perms;
+	size_t nperms;
+	int perms_equal, perms_subset;
+	uint32_t default_type;
+	const uint32_t *bools;
+	size_t nbools;
+	int bools_equal;
+	int filename_trans;
+};
+SP_API int sp_policy_search(const struct sp_policy *p, const struct sp_policy_query *q,
+			    int (*fn)(void *ud, const struct sp_avtab_entry *rule,
+				      const struct sp_filename_trans *ft),
+			    void *ud);
 
 /* Decisions. */
 #define SP_AVD_FLAGS_PERMISSIVE 0x0001

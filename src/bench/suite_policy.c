@@ -23,8 +23,9 @@
  *   avc       decisions through an sp_avc (512 buckets) over a working set of 256 triples.
  * libsepol's internal lookup functions are not exported by libsepol.so.2, so its lookup is the
  * avtab_search algorithm (same hash, mask, sorted chains) run over libsepol's in-memory table,
- * inline in the loop; flat's compact search is inline in the loop too (policy/flat.h), so
- * neither pays a call (chained and array go through sp_policy_avtab_search).
+ * inline in the loop; flat searches through sp_policy_avtab_searcher (the table chosen once,
+ * one indirect call per op: the bench includes public headers only), chained and array through
+ * sp_policy_avtab_search (the table chosen per op, then the same indirect call).
  * Memory (heap bytes a load keeps, mallinfo2) and the index bytes per layout are measured in
  * setup and printed under the table.  The load case is not re-run under callgrind.
  */
@@ -43,7 +44,6 @@
 #include "secpath/policy.h"
 #include "base/compiler.h"
 #include "bench/suites.h"
-#include "policy/flat.h"
 
 #define NKEYS (1u << 16)
 #define NQ 4096
@@ -117,43 +117,35 @@ static inline void miss_key(uint64_t i, uint64_t salt, uint16_t *s, uint16_t *t,
 	*c = (uint16_t)(1 + ((((z * 0x2545f4914f6cdd1dull) >> 32) * (in.nc - 1)) >> 32));
 }
 
+/* The policy bytes: the file itself, or `xz -dc` of it for a name ending in .xz. */
 static int read_policy(void)
 {
 	const char *path = getenv("SECPATH_POLICY");
-	char cmd[1200];
+	char cmd[1200], *b = NULL;
+	size_t n = 0;
+	int rc;
 	if (!path)
 		path = "data/policy/debian-default.policy.33.xz";
 	size_t pl = strlen(path);
-	if (pl > 3 && !strcmp(path + pl - 3, ".xz"))
+	if (pl > 3 && !strcmp(path + pl - 3, ".xz")) {
 		snprintf(cmd, sizeof(cmd), "xz -dc '%s' 2>/dev/null", path);
-	else
-		snprintf(cmd, sizeof(cmd), "cat '%s' 2>/dev/null", path);
-	FILE *f = popen(cmd, "r");
-	if (!f)
-		return -errno;
-	size_t cap = 1 << 22, n = 0;
-	unsigned char *b = malloc(cap);
-	while (b) {
-		if (n == cap) {
-			unsigned char *nb = realloc(b, cap * 2);
-			if (!nb) {
-				free(b);
-				b = NULL;
-				break;
-			}
-			b = nb;
-			cap *= 2;
+		FILE *f = popen(cmd, "r");
+		if (!f)
+			return -errno;
+		rc = sp_fd_read_all(fileno(f), &b, &n);
+		if (pclose(f) && !rc) {
+			free(b);
+			rc = -ENOENT;
 		}
-		size_t r = fread(b + n, 1, cap - n, f);
-		if (!r)
-			break;
-		n += r;
+	} else {
+		rc = sp_file_read(path, &b, &n);
 	}
-	if (pclose(f) || !b || !n) {
-		free(b);
+	if (rc || !n) {
+		if (!rc)
+			free(b);
 		return -ENOENT;
 	}
-	in.buf = b;
+	in.buf = (unsigned char *)b;
 	in.len = n;
 	return 0;
 }
@@ -219,7 +211,7 @@ static int prepare(void)
 		const struct pol_key *k = &c.v[rnd(&seed) % c.n];
 		in.hit[i] = ((uint32_t)k->s * in.nt + k->t) * in.nc + k->c;
 	}
-	/* the first salt whose NKEYS miss keys all miss (a random triple hits with p ~ 4e-5) */
+	/* the first salt whose NKEYS miss keys all miss (few random triples are rules) */
 	struct sp_avtab_entry e;
 	for (in.miss_salt = 1;; in.miss_salt += NKEYS) {
 		size_t i = 0;
@@ -295,7 +287,7 @@ struct pstate {
 	struct sp_policy *p;
 	sepol_policydb_t *sdb;
 	struct sp_avc *avc;
-	const struct policy_avtab *flat;	/* flat variant, compact te table: inline search */
+	struct sp_avtab_searcher flat;	/* flat variant: the te table's search, chosen once */
 	uint64_t i;
 	uint32_t sink;
 };
@@ -363,9 +355,8 @@ static int setup(const void *param, void **state, int variant)
 			struct sp_policy_info pi;
 			sp_policy_get_info(s->p, &pi);
 			idx_bytes[variant] = pi.te_bytes;
-			const struct policy_avtab *te = &s->p->core->te_tab;
-			if (te->layout == SP_AVTAB_FLAT && te->u.fl.compact)
-				s->flat = te;
+			if (variant == 1 + SP_AVTAB_FLAT)
+				sp_policy_avtab_searcher(s->p, 0, &s->flat);
 			acct_bytes[variant] = pi.total_bytes;
 			decide_bytes = pi.decide_bytes;
 		}
@@ -418,7 +409,7 @@ static inline avtab_ptr_t sepol_first(avtab_t *h, uint16_t s, uint16_t t, uint16
 {
 	if (!h->htable)
 		return NULL;
-	for (avtab_ptr_t cur = h->htable[policy_avtab_hash(s, t, c) & h->mask]; cur;
+	for (avtab_ptr_t cur = h->htable[sp_avtab_hash(s, t, c) & h->mask]; cur;
 	     cur = cur->next) {
 		if (s == cur->key.source_type && t == cur->key.target_type &&
 		    c == cur->key.target_class && (spec & cur->key.specified))
@@ -520,8 +511,8 @@ static sp_noinline void run(void *state, uint64_t n)
 				sink += nd ? nd->datum.data : 1;
 			} else {
 				uint32_t dv = 1;
-				if (s->flat)
-					policy_flatc_search(s->flat, ks, kt, kc, mask, &dv);
+				if (s->flat.search)
+					s->flat.search(s->flat.tab, ks, kt, kc, mask, &dv);
 				else
 					sp_policy_avtab_search(s->p, 0, ks, kt, kc, mask, &dv);
 				sink += dv;

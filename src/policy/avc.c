@@ -80,7 +80,7 @@ static inline unsigned avc_hash(const struct sp_avc *a, uint32_t s, uint32_t t, 
 
 SP_API int sp_avc_create(struct sp_policy *p, const struct sp_avc_opts *o, struct sp_avc **out)
 {
-	unsigned nb = o && o->nbuckets ? o->nbuckets : 512;
+	unsigned nb = SP_OPTS_HAS(o, nbuckets) && o->nbuckets ? o->nbuckets : 512;
 	if (!p || !SP_IS_POW2(nb))
 		return -EINVAL;
 	struct sp_avc *a = calloc(1, sizeof(*a));
@@ -97,7 +97,7 @@ SP_API int sp_avc_create(struct sp_policy *p, const struct sp_avc_opts *o, struc
 	}
 	a->nbuckets = nb;
 	a->mask = nb - 1;
-	a->threshold = o && o->threshold ? o->threshold : 512;
+	a->threshold = SP_OPTS_HAS(o, threshold) && o->threshold ? o->threshold : 512;
 	pthread_mutex_init(&a->writer, NULL);
 	a->policy = p;
 	*out = a;

@@ -3,8 +3,9 @@
  * avtab.c - the access vector table in three layouts behind one internal API.
  *
  *  chained  the kernel's design: nslot chain heads (nslot = 2 for <= 3 rules, else the largest
- *           power of two <= nrules / 2, at most 2^16), 24-byte nodes from a process-wide
- *           sp_slab_cache "avtab_node" (the kernel's avtab_node_cachep), chains
+ *           power of two <= nrules / 2, at most 2^16), 24-byte nodes from an sp_slab_cache
+ *           "avtab_node" (the kernel's process-wide avtab_node_cachep; here the core's, shared by
+ *           its te and conditional tables, index.c), chains
  *           sorted by (source, target, class) with same-triple nodes in insertion order; the
  *           conditional table is sized with the te_avtab count as hint, as the kernel does.
  *  array    the 2023 array patches: the same hash and chains, but every node lives in one array
@@ -18,52 +19,49 @@
  *             multiply (no division), two SSE2 compares decide the match, and a 32-bit filter
  *             per bucket of keys placed past it, so hits and misses read the home line only
  *             unless the key's filter bit is set.  Home-first placement (an entry at home is
- *             never moved) at 0.63 load: 1.49 MB for debian-default, 3.7 % of entries away from
- *             home (Robin Hood at 0.65: 6.0 %), ~1.02 lines per hit and ~0.98 per miss
- *             (callgrind, D1 48k12), the hit path inline (flat.h).
+ *             never moved) at 0.63 load; the hit path is inline (flat.h).
  *           wide (fallback when the ranges do not fit 32 bits or s == 0): six slots of three
  *             u16 keys, one SSE2 compare of the sources, Robin Hood placement; 0.75 load; a
  *             lookup scans home..home+disp.
  *           A triple's entries (allow, auditallow, dontaudit, type rules, xperms) are separate
  *           slots found by the same scan.
  *
- * Invariants: te tables hold no two entries with the same triple and kind unless the kind is an
- * xperm kind (build returns -EEXIST); conditional tables allow duplicates.  Lookups never
- * allocate and touch only the table.  Conditional tables keep each entry's enabled bit (chained
- * and array: in `spec`, like the kernel; flat: a per-bucket byte beside the bucket array).
+ * Every operation on a built table (lookup, foreach, fold, search) is written once, over one
+ * iterator (struct avtab_it) whose steps and accessors exist per form; each operation is
+ * instantiated per form with the form as a compile-time constant, so each instance is the
+ * form's own straight loop.  Only the compact form's search keeps a hand-specialised inline
+ * path (flat.h): it is the hot lookup, and it stays cheaper than the general probe.
+ *
+ * Invariants (policy_avtab_is_valid walks them; SP_ASSERT_EXPENSIVE after each build): te and
+ * merged tables hold no two entries with the same triple and kind unless the kind is an xperm
+ * kind (build returns -EEXIST); conditional tables allow duplicates.  Chains are sorted and each
+ * node hashes to its slot; flat entries lie between their home and the first non-full bucket,
+ * within their home's disp (saturated: behind full buckets only), and the compact form's rules
+ * of flat.h hold.  Lookups never allocate and touch only the table.  Conditional tables keep
+ * each entry's enabled bit (chained and array: in `spec`, like the kernel; flat: a per-bucket
+ * byte beside the bucket array).
  */
 #include <errno.h>
-#include <pthread.h>
 #include <string.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 
 #include "secpath/slab.h"
+#include "base/assert.h"
 #include "policy/flat.h"
 
 /* both flat forms share one bucket array (allocation, accounting, 64-byte alignment) */
 _Static_assert(sizeof(struct flatc_bucket) == 64 && sizeof(struct flat_bucket) == 64,
 	       "flat buckets are one cache line");
 
-#define FLATC_PCT 63	/* compact load, percent: 1.49 MB for debian-default's 102,340 rules */
+#define FLATC_PCT 63	/* compact load, percent: buckets = ceil(n / (0.63 * 7)) */
 
-/* ---- the node cache (the kernel's avtab_node_cachep: one process-wide slab cache) ---- */
-
-static struct sp_slab_cache *avtab_node_cachep;
-static pthread_once_t avtab_cache_once = PTHREAD_ONCE_INIT;
-
-static void avtab_cache_init(void)
-{
-	if (sp_slab_cache_create("avtab_node", sizeof(struct chained_node), 0, 0, NULL,
-				 &avtab_node_cachep))
-		avtab_node_cachep = NULL;
-}
-
-static size_t avtab_node_stride(void)
+/* Bytes between two chained nodes in the node cache (the table's memory accounting). */
+static size_t node_stride(struct sp_slab_cache *nodes)
 {
 	struct sp_slab_stats st;
-	sp_slab_cache_stats(avtab_node_cachep, &st);
+	sp_slab_cache_stats(nodes, &st);
 	return st.stride;
 }
 
@@ -74,8 +72,11 @@ static inline uint32_t rotl32(uint32_t x, int r)
 	return (x << r) | (x >> (32 - r));
 }
 
-/* MurmurHash3 x86_32 block mixing over class, target, source, then its finalizer (avtab_hash). */
-uint32_t policy_avtab_hash(uint16_t s, uint16_t t, uint16_t c)
+/*
+ * MurmurHash3 x86_32 block mixing over class, target, source, then its finalizer (avtab_hash).
+ * Out of line, as the kernel's: a call per probe.
+ */
+static sp_noinline uint32_t avtab_hash(uint16_t s, uint16_t t, uint16_t c)
 {
 	uint32_t h = 0, in[3] = { c, t, s };
 	for (int i = 0; i < 3; i++) {
@@ -92,7 +93,11 @@ uint32_t policy_avtab_hash(uint16_t s, uint16_t t, uint16_t c)
 	return h;
 }
 
-uint32_t policy_avtab_kernel_nslot(uint32_t nrules)
+/* The same code under its public name (an alias: no extra call; internal calls stay hidden). */
+SP_API uint32_t sp_avtab_hash(uint16_t s, uint16_t t, uint16_t c)
+	__attribute__((alias("avtab_hash")));
+
+static uint32_t kernel_nslot(uint32_t nrules)
 {
 	if (!nrules)
 		return 0;
@@ -115,36 +120,26 @@ static inline int key_cmp(uint16_t s1, uint16_t t1, uint16_t c1, uint16_t s2, ui
 	return 0;
 }
 
-static inline void fold_one(uint16_t spec, uint32_t data, uint32_t av[3])
-{
-	if (spec & SP_AVTAB_ALLOWED)
-		av[0] |= data;
-	else if (spec & SP_AVTAB_AUDITALLOW)
-		av[1] |= data;
-	else if (spec & SP_AVTAB_AUDITDENY)
-		av[2] &= data;
-}
-
 /* ---- chained ---- */
 
-static int chained_build(struct policy_avtab *t, const struct policy_rule *r, uint32_t n,
+/* The kernel's avtab_insert (te) or avtab_insert_nonunique (cond) of every rule, in order. */
+static int chained_build(struct sp_avtab *t, const struct policy_rule *r, uint32_t n,
 			 uint32_t hint, const uint8_t *en)
 {
-	t->nslot = policy_avtab_kernel_nslot(t->cond ? hint : n);
+	t->nslot = kernel_nslot(t->kind == POLICY_AVTAB_COND ? hint : n);
 	if (!t->nslot)
 		return 0;
 	t->mask = t->nslot - 1;
-	pthread_once(&avtab_cache_once, avtab_cache_init);
 	t->u.ch.slots = sp_zalloc(t->alloc, (size_t)t->nslot * sizeof(void *), 0);
-	if (!t->u.ch.slots || !avtab_node_cachep)
+	if (!t->u.ch.slots || !t->u.ch.nodes)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < n; i++) {
 		const struct policy_rule *x = &r[i];
-		struct chained_node **pp = &t->u.ch.slots[policy_avtab_hash(x->s, x->t, x->c) & t->mask];
+		struct chained_node **pp = &t->u.ch.slots[avtab_hash(x->s, x->t, x->c) & t->mask];
 		for (struct chained_node *cur; (cur = *pp); pp = &cur->next) {
 			int cmp = key_cmp(x->s, x->t, x->c, cur->s, cur->t, cur->c);
 			if (!cmp && (x->spec & cur->spec)) {
-				if (t->cond)
+				if (t->kind != POLICY_AVTAB_TE)
 					break;	/* non-unique insert: before the first match */
 				if (!(x->spec & SP_AVTAB_XPERMS))
 					return -EEXIST;
@@ -152,7 +147,7 @@ static int chained_build(struct policy_avtab *t, const struct policy_rule *r, ui
 			if (cmp < 0)
 				break;
 		}
-		struct chained_node *nn = sp_slab_cache_alloc(avtab_node_cachep);
+		struct chained_node *nn = sp_slab_cache_alloc(t->u.ch.nodes);
 		if (!nn)
 			return -ENOMEM;
 		nn->s = x->s, nn->t = x->t, nn->c = x->c;
@@ -164,58 +159,16 @@ static int chained_build(struct policy_avtab *t, const struct policy_rule *r, ui
 		nn->next = *pp;
 		*pp = nn;
 	}
-	t->bytes = (size_t)t->nslot * sizeof(void *) + (size_t)n * avtab_node_stride();
+	t->bytes = (size_t)t->nslot * sizeof(void *) + (size_t)n * node_stride(t->u.ch.nodes);
 	return 0;
-}
-
-static inline const struct chained_node *chained_first(const struct policy_avtab *t, uint16_t s,
-						       uint16_t tt, uint16_t c, uint16_t mask)
-{
-	if (unlikely(!t->nslot))
-		return NULL;
-	for (const struct chained_node *cur = t->u.ch.slots[policy_avtab_hash(s, tt, c) & t->mask];
-	     cur; cur = cur->next) {
-		int cmp = key_cmp(s, tt, c, cur->s, cur->t, cur->c);
-		if (!cmp && (cur->spec & mask))
-			return cur;
-		if (cmp < 0)
-			break;
-	}
-	return NULL;
-}
-
-static inline const struct chained_node *chained_next(const struct chained_node *n,
-						      uint16_t mask)
-{
-	for (const struct chained_node *cur = n->next; cur; cur = cur->next) {
-		int cmp = key_cmp(n->s, n->t, n->c, cur->s, cur->t, cur->c);
-		if (!cmp && (cur->spec & mask))
-			return cur;
-		if (cmp < 0)
-			break;
-	}
-	return NULL;
-}
-
-static void chained_entry(const struct policy_avtab *t, const struct chained_node *n,
-			  struct sp_avtab_entry *e)
-{
-	memset(e, 0, sizeof(*e));
-	e->source = n->s, e->target = n->t, e->tclass = n->c, e->specified = n->spec;
-	if (n->spec & SP_AVTAB_XPERMS) {
-		e->xperms = n->u.xp;
-		e->data = (uint32_t)(n->u.xp - t->xperms);
-	} else {
-		e->data = n->u.data;
-	}
 }
 
 /* ---- array ---- */
 
-static int array_build(struct policy_avtab *t, const struct policy_rule *r, uint32_t n,
+static int array_build(struct sp_avtab *t, const struct policy_rule *r, uint32_t n,
 		       const uint8_t *en)
 {
-	t->nslot = policy_avtab_kernel_nslot(n);
+	t->nslot = kernel_nslot(n);
 	if (!t->nslot)
 		return 0;
 	t->mask = t->nslot - 1;
@@ -227,12 +180,12 @@ static int array_build(struct policy_avtab *t, const struct policy_rule *r, uint
 	struct array_node *nodes = t->u.ar.nodes;
 	for (uint32_t i = 0; i < n; i++) {
 		const struct policy_rule *x = &r[i];
-		uint32_t *pp = &t->u.ar.heads[policy_avtab_hash(x->s, x->t, x->c) & t->mask];
+		uint32_t *pp = &t->u.ar.heads[avtab_hash(x->s, x->t, x->c) & t->mask];
 		for (uint32_t cur; (cur = *pp) != UINT32_MAX; pp = &nodes[cur].next) {
 			const struct array_node *cn = &nodes[cur];
 			int cmp = key_cmp(x->s, x->t, x->c, cn->s, cn->t, cn->c);
 			if (!cmp && (x->spec & cn->spec)) {
-				if (t->cond)
+				if (t->kind != POLICY_AVTAB_TE)
 					break;
 				if (!(x->spec & SP_AVTAB_XPERMS))
 					return -EEXIST;
@@ -251,46 +204,6 @@ static int array_build(struct policy_avtab *t, const struct policy_rule *r, uint
 	return 0;
 }
 
-static inline uint32_t array_first(const struct policy_avtab *t, uint16_t s, uint16_t tt,
-				   uint16_t c, uint16_t mask)
-{
-	if (unlikely(!t->nslot))
-		return UINT32_MAX;
-	const struct array_node *nodes = t->u.ar.nodes;
-	for (uint32_t cur = t->u.ar.heads[policy_avtab_hash(s, tt, c) & t->mask];
-	     cur != UINT32_MAX; cur = nodes[cur].next) {
-		int cmp = key_cmp(s, tt, c, nodes[cur].s, nodes[cur].t, nodes[cur].c);
-		if (!cmp && (nodes[cur].spec & mask))
-			return cur;
-		if (cmp < 0)
-			break;
-	}
-	return UINT32_MAX;
-}
-
-static inline uint32_t array_next(const struct policy_avtab *t, uint32_t i, uint16_t mask)
-{
-	const struct array_node *nodes = t->u.ar.nodes, *n = &nodes[i];
-	for (uint32_t cur = n->next; cur != UINT32_MAX; cur = nodes[cur].next) {
-		int cmp = key_cmp(n->s, n->t, n->c, nodes[cur].s, nodes[cur].t, nodes[cur].c);
-		if (!cmp && (nodes[cur].spec & mask))
-			return cur;
-		if (cmp < 0)
-			break;
-	}
-	return UINT32_MAX;
-}
-
-static void array_entry(const struct policy_avtab *t, uint32_t i, struct sp_avtab_entry *e)
-{
-	const struct array_node *n = &t->u.ar.nodes[i];
-	memset(e, 0, sizeof(*e));
-	e->source = n->s, e->target = n->t, e->tclass = n->c, e->specified = n->spec;
-	e->data = n->data;
-	if (n->spec & SP_AVTAB_XPERMS)
-		e->xperms = &t->xperms[n->data];
-}
-
 /* ---- flat ---- */
 
 const uint16_t policy_flat_code_spec[16] = {
@@ -307,7 +220,7 @@ static inline unsigned spec_code(uint16_t spec)
 	return 0;
 }
 
-static inline uint32_t flat_home(const struct policy_avtab *t, uint16_t s, uint16_t tt,
+static inline uint32_t flat_home(const struct sp_avtab *t, uint16_t s, uint16_t tt,
 				 uint16_t c)
 {
 	uint64_t k = (uint64_t)s | (uint64_t)tt << 16 | (uint64_t)c << 32;
@@ -359,7 +272,7 @@ static inline unsigned flat_disp(uint32_t meta)
  * "at least that far": a home's entries all lie between it and the first non-full bucket, so
  * the scan then runs to that bucket (duplicate-heavy or hostile inputs stay correct).
  */
-static inline int flat_more(const struct policy_avtab *t, uint32_t *b, unsigned d, unsigned dmax)
+static inline int flat_more(const struct sp_avtab *t, uint32_t *b, unsigned d, unsigned dmax)
 {
 	const struct flat_bucket *bk = &t->u.fl.b[*b];
 	if (d >= dmax && (dmax < FLAT_DISP_MAX || (bk->meta & 7) < FLAT_SLOTS))
@@ -370,12 +283,12 @@ static inline int flat_more(const struct policy_avtab *t, uint32_t *b, unsigned 
 	return 1;
 }
 
-static inline uint32_t flat_dist(const struct policy_avtab *t, uint32_t home, uint32_t b)
+static inline uint32_t flat_dist(const struct sp_avtab *t, uint32_t home, uint32_t b)
 {
 	return b >= home ? b - home : b + t->nslot - home;
 }
 
-static inline void flat_note_disp(struct policy_avtab *t, uint32_t home, unsigned d)
+static inline void flat_note_disp(struct sp_avtab *t, uint32_t home, unsigned d)
 {
 	struct flat_bucket *hb = &t->u.fl.b[home];
 	if (d > FLAT_DISP_MAX)
@@ -408,8 +321,9 @@ static void merge_datum(uint32_t *d, uint16_t spec, uint32_t data)
  * Displacements stay short at high load; each home's `disp` is the max over its entries (an
  * entry only ever moves away from home, so the max only grows; it saturates at FLAT_DISP_MAX).
  */
-static int flat_place(struct policy_avtab *t, struct flat_ent cur)
+static int flat_place(struct sp_avtab *t, struct flat_ent cur)
 {
+	SP_ASSERT_INTERNAL(cur.code && cur.code < 10);
 	uint32_t home = flat_home(t, cur.s, cur.t, cur.c), b = home;
 	unsigned d = 0;
 	for (;;) {
@@ -453,49 +367,6 @@ static int flat_place(struct policy_avtab *t, struct flat_ent cur)
 	}
 }
 
-/*
- * Place every rule.  merge: fold AV duplicates (allow/auditallow OR, auditdeny AND;
- * type rules: last wins) instead of adding entries; te tables reject duplicates (not xperms).
- */
-static int flat_fill(struct policy_avtab *t, const struct policy_rule *r, uint32_t n,
-		     const uint8_t *en, int merge)
-{
-	uint32_t placed = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		const struct policy_rule *x = &r[i];
-		unsigned code = spec_code(x->spec);
-		if (merge || (!t->cond && !(x->spec & SP_AVTAB_XPERMS))) {
-			uint32_t b = flat_home(t, x->s, x->t, x->c);
-			int done = 0;
-			unsigned dmax = flat_disp(t->u.fl.b[b].meta);
-			for (unsigned d = 0; !done; d++) {
-				struct flat_bucket *bk = &t->u.fl.b[b];
-				for (unsigned m = flat_match(bk, x->s, x->t, x->c); m; m &= m - 1) {
-					unsigned j = (unsigned)__builtin_ctz(m);
-					if (flat_kind(bk->meta, j) != code)
-						continue;
-					if (!merge)
-						return -EEXIST;
-					merge_datum(&bk->data[j], x->spec, x->data);
-					done = 1;
-					break;
-				}
-				if (!done && !flat_more(t, &b, d, dmax))
-					break;
-			}
-			if (done)
-				continue;
-		}
-		struct flat_ent e = { x->s, x->t, x->c, code, en ? en[i] : 0, x->data };
-		int rc = flat_place(t, e);
-		if (rc)
-			return rc;
-		placed++;
-	}
-	t->nel = placed;
-	return 0;
-}
-
 /* ---- flat, compact form (policy_int.h: one u32 key per slot, seven slots per line) ---- */
 
 static inline unsigned flatc_count(const struct flatc_bucket *bk)
@@ -507,7 +378,7 @@ static inline unsigned flatc_count(const struct flatc_bucket *bk)
 }
 
 /* flat_more for compact buckets (a bucket is full when its last slot is used). */
-static inline int flatc_more(const struct policy_avtab *t, uint32_t *b, unsigned d, unsigned dmax)
+static inline int flatc_more(const struct sp_avtab *t, uint32_t *b, unsigned d, unsigned dmax)
 {
 	const struct flatc_bucket *bk = &t->u.fl.cb[*b];
 	if (d >= dmax && (dmax < FLAT_DISP_MAX || !bk->key[FLATC_SLOTS - 1]))
@@ -518,7 +389,7 @@ static inline int flatc_more(const struct policy_avtab *t, uint32_t *b, unsigned
 	return 1;
 }
 
-static void flatc_unpack(const struct policy_avtab *t, uint32_t k, uint16_t *s, uint16_t *tt,
+static void flatc_unpack(const struct sp_avtab *t, uint32_t k, uint16_t *s, uint16_t *tt,
 			 uint16_t *c)
 {
 	*c = (uint16_t)(k % t->u.fl.nc);
@@ -528,7 +399,7 @@ static void flatc_unpack(const struct policy_avtab *t, uint32_t k, uint16_t *s, 
 }
 
 /* an entry placed d buckets after its home: the home's disp and overflow filter learn it */
-static inline void flatc_note(struct policy_avtab *t, uint32_t home, uint64_t h, unsigned d)
+static inline void flatc_note(struct sp_avtab *t, uint32_t home, uint64_t h, unsigned d)
 {
 	struct flatc_bucket *hb = &t->u.fl.cb[home];
 	if (!d)
@@ -540,7 +411,7 @@ static inline void flatc_note(struct policy_avtab *t, uint32_t home, uint64_t h,
 		hb->meta = (hb->meta & ~(15u << FLAT_DISP_SHIFT)) | (uint32_t)d << FLAT_DISP_SHIFT;
 }
 
-static inline void flatc_set(struct policy_avtab *t, uint32_t b, unsigned j, uint32_t k,
+static inline void flatc_set(struct sp_avtab *t, uint32_t b, unsigned j, uint32_t k,
 			     unsigned code, unsigned en, uint32_t data)
 {
 	struct flatc_bucket *bk = &t->u.fl.cb[b];
@@ -555,14 +426,15 @@ static inline void flatc_set(struct policy_avtab *t, uint32_t b, unsigned j, uin
  * Home-first placement over buckets (linear probing): an entry in its home line is never moved;
  * a newcomer whose home is full takes the slot of the least displaced entry there that is not
  * at home, which moves on.  Each line so keeps min(7, entries homed there) of its own entries,
- * the fewest possible second-line reads for hits (debian-default at 0.63 load: 3.7 % of entries
- * away from home, against 6.0 % with Robin Hood's fairest-displacement rule).  Buckets only ever
+ * the fewest possible second-line reads for hits (fewer entries away from home than Robin
+ * Hood's fairest-displacement rule leaves: docs/arch-policy.md).  Buckets only ever
  * fill, so a home's entries lie between it and the first non-full bucket, and disp (the max over
  * a home's entries, saturating) only grows.
  */
-static int flatc_place(struct policy_avtab *t, uint32_t k, unsigned code, unsigned en,
+static int flatc_place(struct sp_avtab *t, uint32_t k, unsigned code, unsigned en,
 		       uint32_t data)
 {
+	SP_ASSERT_INTERNAL(k >= t->u.fl.nt * t->u.fl.nc && code && code < 10);	/* flat.h */
 	uint64_t h = policy_flatc_mix(k);
 	uint32_t home = policy_flatc_home(t, h), b = home;
 	unsigned d = 0;
@@ -600,50 +472,12 @@ static int flatc_place(struct policy_avtab *t, uint32_t k, unsigned code, unsign
 	}
 }
 
-static int flatc_fill(struct policy_avtab *t, const struct policy_rule *r, uint32_t n,
-		      const uint8_t *en, int merge)
-{
-	uint32_t placed = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		const struct policy_rule *x = &r[i];
-		unsigned code = spec_code(x->spec);
-		uint32_t k = policy_flatc_key(t, x->s, x->t, x->c);
-		if (merge || (!t->cond && !(x->spec & SP_AVTAB_XPERMS))) {
-			uint32_t b = policy_flatc_home(t, policy_flatc_mix(k));
-			int done = 0;
-			unsigned dmax = flat_disp(t->u.fl.cb[b].meta);
-			for (unsigned d = 0; !done; d++) {
-				struct flatc_bucket *bk = &t->u.fl.cb[b];
-				for (unsigned m = policy_flatc_match(bk, k); m; m &= m - 1) {
-					unsigned j = (unsigned)__builtin_ctz(m);
-					if (policy_flatc_kind(bk->meta, j) != code)
-						continue;
-					if (!merge)
-						return -EEXIST;
-					merge_datum(&bk->data[j], x->spec, x->data);
-					done = 1;
-					break;
-				}
-				if (!done && !flatc_more(t, &b, d, dmax))
-					break;
-			}
-			if (done)
-				continue;
-		}
-		int rc = flatc_place(t, k, code, en ? en[i] : 0, x->data);
-		if (rc)
-			return rc;
-		placed++;
-	}
-	t->nel = placed;
-	return 0;
-}
 
 /*
  * The compact form applies when every rule has s >= 1 and ns * nt * nc <= 2^32 (radices = the
  * largest values + 1).  Returns 1 and sets the radices, or 0 (the wide form is used).
  */
-static int flatc_fits(struct policy_avtab *t, const struct policy_rule *r, uint32_t n)
+static int flatc_fits(struct sp_avtab *t, const struct policy_rule *r, uint32_t n)
 {
 	uint32_t ms = 0, mt = 0, mc = 0;
 	for (uint32_t i = 0; i < n; i++) {
@@ -661,44 +495,318 @@ static int flatc_fits(struct policy_avtab *t, const struct policy_rule *r, uint3
 }
 
 /*
- * The compact probe sequence of a key: the home bucket, then (only when the home's overflow
- * filter has the key's bit) the following ones up to the home's disp.
+ * ---- the iterator: one position in a table, two ways to move it ----
+ *
+ * A probe visits the entries of one key (s, tt, c) whose kind intersects `mask`, in the order
+ * the layout keeps them (chains: insertion order within a key; flat: home bucket first, slots
+ * in order); a walk visits every entry of the table in storage order.  The accessors below read
+ * the entry at the position, whichever way it was reached.  Every function here is inline and
+ * takes the form as an argument; callers pass a constant, so each instance is one form's loop.
  */
-struct flatc_it {
-	uint32_t k, b;
-	unsigned d, dmax;
-	int more;
+struct avtab_it {
+	const struct sp_avtab *t;
+	uint16_t s, tt, c, mask;	/* probes: the key and the kinds sought */
+	const struct chained_node *n;	/* chained: the entry */
+	uint32_t i;			/* array: the entry's node; chained walks: its slot; flat: bucket */
+	unsigned j;			/* flat: the entry's slot */
+	uint32_t meta;			/* flat: the bucket's meta (kind codes, disp) */
+	unsigned m;			/* flat probes: the bucket's matching slots not yet visited */
+	unsigned d, dmax;		/* flat probes: the bucket's distance from home, home's disp */
+	uint32_t k;			/* compact probes: the packed key */
+	int more;			/* flat probes: buckets past the home may hold the key */
 };
 
-static inline const struct flatc_bucket *flatc_first(const struct policy_avtab *t, uint16_t s,
-						     uint16_t tt, uint16_t c, struct flatc_it *it)
+/* flat: the kind code (policy_flat_code_spec) of the entry's slot */
+static sp_always_inline unsigned it_code(const struct avtab_it *it, enum policy_avtab_form f)
 {
-	if (!(it->k = policy_flatc_key(t, s, tt, c)))	/* nslot >= 1 for flat tables */
-		return NULL;
-	uint64_t h = policy_flatc_mix(it->k);
-	it->b = policy_flatc_home(t, h);
-	const struct flatc_bucket *hb = &t->u.fl.cb[it->b];
+	if (f == POLICY_FORM_COMPACT)
+		return policy_flatc_kind(it->meta, it->j);
+	return flat_kind(it->meta, it->j);
+}
+
+/* the entry's kind bit (SP_AVTAB_ALLOWED ... SP_AVTAB_XPERMS_DONTAUDIT), without ENABLED */
+static sp_always_inline uint16_t it_kind(const struct avtab_it *it, enum policy_avtab_form f)
+{
+	if (f == POLICY_FORM_CHAINED)
+		return it->n->spec & (uint16_t)~SP_AVTAB_ENABLED;
+	if (f == POLICY_FORM_ARRAY)
+		return it->t->u.ar.nodes[it->i].spec & (uint16_t)~SP_AVTAB_ENABLED;
+	return policy_flat_code_spec[it_code(it, f)];
+}
+
+/* the entry's enabled bit (conditional tables; 0 in the others) */
+static sp_always_inline int it_enabled(const struct avtab_it *it, enum policy_avtab_form f)
+{
+	if (f == POLICY_FORM_CHAINED)
+		return (it->n->spec & SP_AVTAB_ENABLED) != 0;
+	if (f == POLICY_FORM_ARRAY)
+		return (it->t->u.ar.nodes[it->i].spec & SP_AVTAB_ENABLED) != 0;
+	return it->t->u.fl.enabled && (it->t->u.fl.enabled[it->i] >> it->j & 1);
+}
+
+/* the stored 32-bit datum of a non-xperm entry (a permission mask or a type) */
+static sp_always_inline uint32_t it_raw(const struct avtab_it *it, enum policy_avtab_form f)
+{
+	if (f == POLICY_FORM_CHAINED)
+		return it->n->u.data;
+	if (f == POLICY_FORM_ARRAY)
+		return it->t->u.ar.nodes[it->i].data;
+	if (f == POLICY_FORM_COMPACT)
+		return it->t->u.fl.cb[it->i].data[it->j];
+	return it->t->u.fl.b[it->i].data[it->j];
+}
+
+/* the entry's datum as the API gives it: xperm kinds give the xperm index */
+static sp_always_inline uint32_t it_data(const struct avtab_it *it, enum policy_avtab_form f)
+{
+	if (f == POLICY_FORM_CHAINED && (it->n->spec & SP_AVTAB_XPERMS))
+		return (uint32_t)(it->n->u.xp - it->t->xperms);
+	return it_raw(it, f);
+}
+
+/* the entry's key, as stored */
+static sp_always_inline void it_key(const struct avtab_it *it, enum policy_avtab_form f,
+				    uint16_t *s, uint16_t *tt, uint16_t *c)
+{
+	if (f == POLICY_FORM_CHAINED) {
+		*s = it->n->s, *tt = it->n->t, *c = it->n->c;
+	} else if (f == POLICY_FORM_ARRAY) {
+		const struct array_node *x = &it->t->u.ar.nodes[it->i];
+		*s = x->s, *tt = x->t, *c = x->c;
+	} else if (f == POLICY_FORM_COMPACT) {
+		flatc_unpack(it->t, it->t->u.fl.cb[it->i].key[it->j], s, tt, c);
+	} else {
+		const struct flat_bucket *bk = &it->t->u.fl.b[it->i];
+		*s = bk->s[it->j], *tt = bk->t[it->j], *c = bk->c[it->j];
+	}
+}
+
+/* the entry as the API gives it, under key (s, tt, c) */
+static sp_always_inline void it_entry(const struct avtab_it *it, enum policy_avtab_form f,
+				      uint16_t s, uint16_t tt, uint16_t c, struct sp_avtab_entry *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->source = s, e->target = tt, e->tclass = c;
+	e->specified = (uint16_t)(it_kind(it, f) | (it_enabled(it, f) ? SP_AVTAB_ENABLED : 0));
+	e->data = it_data(it, f);
+	if (e->specified & SP_AVTAB_XPERMS)
+		e->xperms = &it->t->xperms[e->data];
+}
+
+/* chains: from it->n on, the first node of the key with a sought kind (the chain is sorted) */
+static sp_always_inline int chained_scan(struct avtab_it *it)
+{
+	for (const struct chained_node *cur = it->n; cur; cur = cur->next) {
+		int cmp = key_cmp(it->s, it->tt, it->c, cur->s, cur->t, cur->c);
+		if (!cmp && (cur->spec & it->mask)) {
+			it->n = cur;
+			return 1;
+		}
+		if (cmp < 0)
+			break;
+	}
+	return 0;
+}
+
+static sp_always_inline int array_scan(struct avtab_it *it)
+{
+	const struct array_node *nodes = it->t->u.ar.nodes;
+	for (uint32_t cur = it->i; cur != UINT32_MAX; cur = nodes[cur].next) {
+		int cmp = key_cmp(it->s, it->tt, it->c, nodes[cur].s, nodes[cur].t, nodes[cur].c);
+		if (!cmp && (nodes[cur].spec & it->mask)) {
+			it->i = cur;
+			return 1;
+		}
+		if (cmp < 0)
+			break;
+	}
+	return 0;
+}
+
+/* flat: the next bucket of the probe sequence and its matching slots, or 0 at its end */
+static sp_always_inline int flat_step(struct avtab_it *it, enum policy_avtab_form f)
+{
+	const struct sp_avtab *t = it->t;
+	if (f == POLICY_FORM_COMPACT) {
+		if (!it->more || !flatc_more(t, &it->i, it->d++, it->dmax))
+			return 0;
+		it->m = policy_flatc_match(&t->u.fl.cb[it->i], it->k);
+		it->meta = t->u.fl.cb[it->i].meta;
+		return 1;
+	}
+	if (!flat_more(t, &it->i, it->d++, it->dmax))
+		return 0;
+	it->m = flat_match(&t->u.fl.b[it->i], it->s, it->tt, it->c);
+	it->meta = t->u.fl.b[it->i].meta;
+	return 1;
+}
+
+/* flat: the next matching slot (this bucket's first, then the following buckets') of a sought kind */
+static sp_always_inline int flat_scan(struct avtab_it *it, enum policy_avtab_form f)
+{
+	do {
+		while (it->m) {
+			it->j = (unsigned)__builtin_ctz(it->m);
+			it->m &= it->m - 1;
+			if (policy_flat_code_spec[it_code(it, f)] & it->mask)
+				return 1;
+		}
+	} while (flat_step(it, f));
+	return 0;
+}
+
+/* Start a probe: 1 at the key's first entry of a sought kind, 0 if there is none. */
+static sp_always_inline int it_first(struct avtab_it *it, const struct sp_avtab *t,
+				     enum policy_avtab_form f, uint16_t s, uint16_t tt, uint16_t c,
+				     uint16_t mask)
+{
+	it->t = t;
+	it->s = s, it->tt = tt, it->c = c, it->mask = mask;
+	if (f == POLICY_FORM_COMPACT) {
+		if (!(it->k = policy_flatc_key(t, s, tt, c)))	/* nslot >= 1 for flat tables */
+			return 0;
+		uint64_t h = policy_flatc_mix(it->k);
+		it->i = policy_flatc_home(t, h);
+		const struct flatc_bucket *hb = &t->u.fl.cb[it->i];
+		it->d = 0;
+		it->meta = hb->meta;
+		it->dmax = flat_disp(hb->meta);
+		it->more = (hb->ovf & policy_flatc_fbit(h)) != 0;
+		it->m = policy_flatc_match(hb, it->k);
+		return flat_scan(it, f);
+	}
+	if (unlikely(!t->nslot))
+		return 0;
+	if (f == POLICY_FORM_CHAINED) {
+		it->n = t->u.ch.slots[avtab_hash(s, tt, c) & t->mask];
+		return chained_scan(it);
+	}
+	if (f == POLICY_FORM_ARRAY) {
+		it->i = t->u.ar.heads[avtab_hash(s, tt, c) & t->mask];
+		return array_scan(it);
+	}
+	it->i = flat_home(t, s, tt, c);
 	it->d = 0;
-	it->dmax = flat_disp(hb->meta);
-	it->more = (hb->ovf & policy_flatc_fbit(h)) != 0;
-	return hb;
+	it->meta = t->u.fl.b[it->i].meta;
+	it->dmax = flat_disp(it->meta);
+	it->m = flat_match(&t->u.fl.b[it->i], s, tt, c);
+	return flat_scan(it, f);
 }
 
-static inline const struct flatc_bucket *flatc_next(const struct policy_avtab *t,
-						    struct flatc_it *it)
+/* Advance a probe: 1 at the key's next entry of a sought kind, 0 at the end. */
+static sp_always_inline int it_next(struct avtab_it *it, enum policy_avtab_form f)
 {
-	if (!it->more || !flatc_more(t, &it->b, it->d++, it->dmax))
-		return NULL;
-	return &t->u.fl.cb[it->b];
+	if (f == POLICY_FORM_CHAINED) {
+		it->n = it->n->next;
+		return chained_scan(it);
+	}
+	if (f == POLICY_FORM_ARRAY) {
+		it->i = it->t->u.ar.nodes[it->i].next;
+		return array_scan(it);
+	}
+	return flat_scan(it, f);
 }
 
-static int flat_build(struct policy_avtab *t, const struct policy_rule *r, uint32_t n,
-		      const uint8_t *en, int merge)
+/* A walk from the position on: 1 at the first entry there or after it, 0 past the last. */
+static sp_always_inline int walk_settle(struct avtab_it *it, enum policy_avtab_form f)
 {
-	t->u.fl.compact = flatc_fits(t, r, n);
-	uint64_t nb = t->u.fl.compact ? ((uint64_t)n * 100 + FLATC_PCT * FLATC_SLOTS - 1) /
-					  (FLATC_PCT * FLATC_SLOTS)
-				      : ((uint64_t)n * 100 + 449) / 450;	/* 6 slots at 0.75 */
+	const struct sp_avtab *t = it->t;
+	if (f == POLICY_FORM_CHAINED) {
+		while (!it->n) {
+			if (++it->i >= t->nslot)
+				return 0;
+			it->n = t->u.ch.slots[it->i];
+		}
+		return 1;
+	}
+	if (f == POLICY_FORM_ARRAY)
+		return it->i < (t->nslot ? t->nel : 0);
+	for (; it->i < t->nslot; it->i++, it->j = 0) {
+		if (f == POLICY_FORM_COMPACT && it->j < FLATC_SLOTS && t->u.fl.cb[it->i].key[it->j]) {
+			it->meta = t->u.fl.cb[it->i].meta;
+			return 1;
+		}
+		if (f == POLICY_FORM_WIDE && it->j < (t->u.fl.b[it->i].meta & 7)) {
+			it->meta = t->u.fl.b[it->i].meta;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static sp_always_inline int walk_first(struct avtab_it *it, const struct sp_avtab *t,
+				       enum policy_avtab_form f)
+{
+	it->t = t;
+	it->i = 0, it->j = 0;
+	it->n = f == POLICY_FORM_CHAINED && t->nslot ? t->u.ch.slots[0] : NULL;
+	return walk_settle(it, f);
+}
+
+static sp_always_inline int walk_next(struct avtab_it *it, enum policy_avtab_form f)
+{
+	if (f == POLICY_FORM_CHAINED)
+		it->n = it->n->next;
+	else if (f == POLICY_FORM_ARRAY)
+		it->i++;
+	else
+		it->j++;
+	return walk_settle(it, f);
+}
+
+/* ---- one fill for both flat forms ---- */
+
+/* flat: the datum of the entry at the position, writable (only a table being built) */
+static uint32_t *flat_datum(struct sp_avtab *t, const struct avtab_it *it)
+{
+	if (t->form == POLICY_FORM_COMPACT)
+		return &t->u.fl.cb[it->i].data[it->j];
+	return &t->u.fl.b[it->i].data[it->j];
+}
+
+/*
+ * Place every rule.  Merged tables fold a key's repeated kind into its entry (allow/auditallow
+ * OR, auditdeny AND, type rules: last wins) instead of adding one; te tables reject a repeated
+ * kind (not xperms: -EEXIST); conditional tables keep every rule.
+ */
+static int flat_fill(struct sp_avtab *t, const struct policy_rule *r, uint32_t n,
+		     const uint8_t *en)
+{
+	const int merge = t->kind == POLICY_AVTAB_MERGED;
+	uint32_t placed = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct policy_rule *x = &r[i];
+		struct avtab_it it;
+		if (merge || (t->kind == POLICY_AVTAB_TE && !(x->spec & SP_AVTAB_XPERMS))) {
+			int found = t->form == POLICY_FORM_COMPACT
+					    ? it_first(&it, t, POLICY_FORM_COMPACT, x->s, x->t, x->c, x->spec)
+					    : it_first(&it, t, POLICY_FORM_WIDE, x->s, x->t, x->c, x->spec);
+			if (found && !merge)
+				return -EEXIST;
+			if (found) {
+				merge_datum(flat_datum(t, &it), x->spec, x->data);
+				continue;
+			}
+		}
+		unsigned code = spec_code(x->spec), on = en ? en[i] : 0;
+		int rc = t->form == POLICY_FORM_COMPACT
+				 ? flatc_place(t, policy_flatc_key(t, x->s, x->t, x->c), code, on, x->data)
+				 : flat_place(t, (struct flat_ent){ x->s, x->t, x->c, code, on, x->data });
+		if (rc)
+			return rc;
+		placed++;
+	}
+	t->nel = placed;
+	return 0;
+}
+
+static int flat_build(struct sp_avtab *t, const struct policy_rule *r, uint32_t n,
+		      const uint8_t *en)
+{
+	t->form = flatc_fits(t, r, n) ? POLICY_FORM_COMPACT : POLICY_FORM_WIDE;
+	uint64_t nb = t->form == POLICY_FORM_COMPACT
+			      ? ((uint64_t)n * 100 + FLATC_PCT * FLATC_SLOTS - 1) / (FLATC_PCT * FLATC_SLOTS)
+			      : ((uint64_t)n * 100 + 449) / 450;	/* 6 slots at 0.75 */
 	if (nb < 1)
 		nb = 1;
 	if (nb > UINT32_MAX / 2)
@@ -707,145 +815,198 @@ static int flat_build(struct policy_avtab *t, const struct policy_rule *r, uint3
 	t->u.fl.b = sp_zalloc(t->alloc, nb * sizeof(struct flat_bucket), 64);
 	if (!t->u.fl.b)
 		return -ENOMEM;
-	if (t->cond && !merge) {
+	if (t->kind == POLICY_AVTAB_COND) {
 		t->u.fl.enabled = sp_zalloc(t->alloc, nb, 0);
 		if (!t->u.fl.enabled)
 			return -ENOMEM;
 	}
 	t->bytes = nb * sizeof(struct flat_bucket) + (t->u.fl.enabled ? nb : 0);
-	if (t->u.fl.compact)
-		return flatc_fill(t, r, n, en, merge);
-	return flat_fill(t, r, n, en, merge);
+	return flat_fill(t, r, n, en);
+}
+
+/* ---- the operations, once over the iterator; instantiated per form ---- */
+
+/* Run op(t, FORM, ...) with the table's form as a constant. */
+#define BY_FORM(t, op, ...)                                                                        \
+	((t)->form == POLICY_FORM_COMPACT ? op(t, POLICY_FORM_COMPACT, __VA_ARGS__)                \
+	 : (t)->form == POLICY_FORM_CHAINED ? op(t, POLICY_FORM_CHAINED, __VA_ARGS__)              \
+	 : (t)->form == POLICY_FORM_ARRAY ? op(t, POLICY_FORM_ARRAY, __VA_ARGS__)                  \
+					  : op(t, POLICY_FORM_WIDE, __VA_ARGS__))
+
+static sp_always_inline int search_in(const struct sp_avtab *t, enum policy_avtab_form f,
+				      uint16_t s, uint16_t tt, uint16_t c, uint16_t mask,
+				      uint32_t *data)
+{
+	struct avtab_it it;
+	if (!it_first(&it, t, f, s, tt, c, mask & (uint16_t)~SP_AVTAB_ENABLED))
+		return 0;
+	*data = it_data(&it, f);
+	return 1;
 }
 
 /*
- * avtab_search, one small function per layout so that the dispatcher below tail-calls into a
- * short prologue (measured: the shared switch cost ~25 instructions per lookup).
+ * avtab_search, one small function per form, reached through t->search: the one dispatch of a
+ * search is that indirect call (a shared switch would be paid by every lookup).
  */
-static sp_noinline int chained_search(const struct policy_avtab *t, uint16_t s, uint16_t tt,
+static sp_noinline int chained_search(const struct sp_avtab *t, uint16_t s, uint16_t tt,
 				      uint16_t c, uint16_t mask, uint32_t *data)
 {
-	const struct chained_node *x = chained_first(t, s, tt, c, mask);
-	if (!x)
-		return 0;
-	*data = (x->spec & SP_AVTAB_XPERMS) ? (uint32_t)(x->u.xp - t->xperms) : x->u.data;
-	return 1;
+	return search_in(t, POLICY_FORM_CHAINED, s, tt, c, mask, data);
 }
 
-static sp_noinline int array_search(const struct policy_avtab *t, uint16_t s, uint16_t tt,
+static sp_noinline int array_search(const struct sp_avtab *t, uint16_t s, uint16_t tt,
 				    uint16_t c, uint16_t mask, uint32_t *data)
 {
-	uint32_t i = array_first(t, s, tt, c, mask);
-	if (i == UINT32_MAX)
-		return 0;
-	*data = t->u.ar.nodes[i].data;
-	return 1;
+	return search_in(t, POLICY_FORM_ARRAY, s, tt, c, mask, data);
 }
 
-static sp_noinline int flat_search(const struct policy_avtab *t, uint16_t s, uint16_t tt,
+static sp_noinline int wide_search(const struct sp_avtab *t, uint16_t s, uint16_t tt,
 				   uint16_t c, uint16_t mask, uint32_t *data)
 {
-	if (unlikely(!t->nslot))
-		return 0;
-	uint32_t b = flat_home(t, s, tt, c);
-	unsigned dmax = flat_disp(t->u.fl.b[b].meta);
-	for (unsigned d = 0;; d++) {
-		const struct flat_bucket *bk = &t->u.fl.b[b];
-		for (unsigned m = flat_match(bk, s, tt, c); m; m &= m - 1) {
-			unsigned j = (unsigned)__builtin_ctz(m);
-			if (policy_flat_code_spec[flat_kind(bk->meta, j)] & mask) {
-				*data = bk->data[j];
-				return 1;
-			}
-		}
-		if (!flat_more(t, &b, d, dmax))
-			return 0;
-	}
+	return search_in(t, POLICY_FORM_WIDE, s, tt, c, mask, data);
 }
 
 /*
  * The rest of a compact search once the home line missed and its filter bit is set (rare:
- * entries placed past their home).  It recomputes the home from the key, so the inline hot path
- * (flat.h) keeps few values live and tail-calls it (measured: no callee-saved registers then).
+ * entries placed past their home): the probe resumed after the home line.  It recomputes the
+ * home from the key, so the inline hot path (flat.h) keeps few values live and tail-calls it.
  */
-sp_noinline int policy_flatc_search_far(const struct policy_avtab *t, uint32_t k, uint32_t mask,
+sp_noinline int policy_flatc_search_far(const struct sp_avtab *t, uint32_t k, uint32_t mask,
 					uint32_t *data)
 {
-	uint32_t b = policy_flatc_home(t, policy_flatc_mix(k));
-	unsigned dmax = flat_disp(t->u.fl.cb[b].meta);
-	for (unsigned d = 0; flatc_more(t, &b, d, dmax); d++) {
-		const struct flatc_bucket *bk = &t->u.fl.cb[b];
-		for (unsigned m = policy_flatc_match(bk, k); m; m &= m - 1) {
-			unsigned j = (unsigned)__builtin_ctz(m);
-			if (policy_flat_code_spec[policy_flatc_kind(bk->meta, j)] & mask) {
-				*data = bk->data[j];
-				return 1;
-			}
-		}
+	struct avtab_it it;
+	it.t = t, it.mask = (uint16_t)mask, it.k = k;
+	it.more = 1, it.m = 0, it.d = 0;	/* the home line is done: step past it */
+	it.i = policy_flatc_home(t, policy_flatc_mix(k));
+	it.meta = t->u.fl.cb[it.i].meta;
+	it.dmax = flat_disp(it.meta);
+	if (!flat_scan(&it, POLICY_FORM_COMPACT))
+		return 0;
+	*data = it_raw(&it, POLICY_FORM_COMPACT);
+	return 1;
+}
+
+/* The compact form's search: the specialised inline hot path of flat.h. */
+static sp_noinline int compact_search(const struct sp_avtab *t, uint16_t s, uint16_t tt,
+				      uint16_t c, uint16_t mask, uint32_t *data)
+{
+	return policy_flatc_search(t, s, tt, c, mask & (uint16_t)~SP_AVTAB_ENABLED, data);
+}
+
+static sp_always_inline size_t lookup_in(const struct sp_avtab *t, enum policy_avtab_form f,
+					 uint16_t s, uint16_t tt, uint16_t c, uint16_t mask,
+					 struct sp_avtab_entry *out, size_t max)
+{
+	struct avtab_it it;
+	size_t n = 0;
+	for (int ok = it_first(&it, t, f, s, tt, c, mask); ok; ok = it_next(&it, f), n++)
+		if (n < max)
+			it_entry(&it, f, s, tt, c, &out[n]);
+	return n;
+}
+
+static sp_always_inline int foreach_in(const struct sp_avtab *t, enum policy_avtab_form f,
+				       int (*fn)(void *ud, const struct sp_avtab_entry *e), void *ud)
+{
+	struct avtab_it it;
+	struct sp_avtab_entry e;
+	for (int ok = walk_first(&it, t, f); ok; ok = walk_next(&it, f)) {
+		uint16_t s, tt, c;
+		it_key(&it, f, &s, &tt, &c);
+		it_entry(&it, f, s, tt, c, &e);
+		int rc = fn(ud, &e);
+		if (rc)
+			return rc;
 	}
 	return 0;
 }
 
-/* The layout's search for the public entry point: the inline hot path of flat.h. */
-static sp_noinline int flatc_search(const struct policy_avtab *t, uint16_t s, uint16_t tt,
-				    uint16_t c, uint16_t mask, uint32_t *data)
+static inline void fold_one(uint16_t spec, uint32_t data, uint32_t av[3])
 {
-	return policy_flatc_search(t, s, tt, c, mask, data);
+	if (spec & SP_AVTAB_ALLOWED)
+		av[0] |= data;
+	else if (spec & SP_AVTAB_AUDITALLOW)
+		av[1] |= data;
+	else if (spec & SP_AVTAB_AUDITDENY)
+		av[2] &= data;
+}
+
+/*
+ * The decision inner step.  Unconditional tables fold every AV entry; conditional ones only the
+ * enabled ones (chained/array: the kernel's 0x8000 bit; flat decisions use the merged table,
+ * which holds enabled entries only, so its entries need no check).
+ */
+static sp_always_inline int fold_in(const struct sp_avtab *t, enum policy_avtab_form f,
+				    uint16_t s, uint16_t tt, uint16_t c, uint32_t *av)
+{
+	const int need_en = t->kind == POLICY_AVTAB_COND;
+	struct avtab_it it;
+	for (int ok = it_first(&it, t, f, s, tt, c, SP_AVTAB_AV); ok; ok = it_next(&it, f))
+		if (!need_en || it_enabled(&it, f))
+			fold_one(it_kind(&it, f), it_raw(&it, f), av);
+	return 0;
 }
 
 /* ---- one API ---- */
 
-int policy_avtab_build(struct policy_avtab *t, enum sp_avtab_layout layout, int cond,
-		       const struct policy_rule *r, uint32_t n, uint32_t hint,
-		       const uint8_t *enabled, const struct sp_avtab_xperms *xperms,
-		       const struct sp_allocator *a)
+int policy_avtab_build(struct sp_avtab *t, enum sp_avtab_layout layout,
+		       enum policy_avtab_kind kind, const struct policy_rule *r, uint32_t n,
+		       uint32_t hint, const uint8_t *enabled, const struct sp_avtab_xperms *xperms,
+		       struct sp_slab_cache *nodes, const struct sp_allocator *a)
 {
+	static int (*const search[])(const struct sp_avtab *, uint16_t, uint16_t, uint16_t,
+				     uint16_t, uint32_t *) = {
+		[POLICY_FORM_CHAINED] = chained_search, [POLICY_FORM_ARRAY] = array_search,
+		[POLICY_FORM_WIDE] = wide_search, [POLICY_FORM_COMPACT] = compact_search,
+	};
 	memset(t, 0, sizeof(*t));
-	t->layout = layout;
-	t->cond = cond;
+	t->form = layout == SP_AVTAB_ARRAY ? POLICY_FORM_ARRAY : POLICY_FORM_CHAINED;
+	t->kind = kind;
 	t->nel = n;
 	t->xperms = xperms;
 	t->alloc = a;
 	int rc;
-	t->search = layout == SP_AVTAB_CHAINED ? chained_search
-		    : layout == SP_AVTAB_ARRAY ? array_search : flat_search;
 	switch (layout) {
 	case SP_AVTAB_CHAINED:
+		t->u.ch.nodes = nodes;
 		rc = chained_build(t, r, n, hint, enabled);
 		break;
 	case SP_AVTAB_ARRAY:
 		rc = array_build(t, r, n, enabled);
 		break;
 	case SP_AVTAB_FLAT:
-		rc = flat_build(t, r, n, enabled, cond == 2);
+		rc = flat_build(t, r, n, enabled);	/* sets the form */
 		break;
 	default:
 		rc = -EINVAL;
 	}
-	if (rc)
+	if (rc) {
 		policy_avtab_destroy(t);
-	else if (layout == SP_AVTAB_FLAT && t->u.fl.compact)
-		t->search = flatc_search;
-	return rc;
+		return rc;
+	}
+	t->search = search[t->form];
+	SP_ASSERT_EXPENSIVE(policy_avtab_is_valid(t));
+	return 0;
 }
 
-void policy_avtab_destroy(struct policy_avtab *t)
+void policy_avtab_destroy(struct sp_avtab *t)
 {
-	switch (t->layout) {
-	case SP_AVTAB_CHAINED:
+	switch (t->form) {
+	case POLICY_FORM_CHAINED:
 		/* avtab_destroy: every node back to the cache, one by one */
 		for (uint32_t i = 0; t->u.ch.slots && i < t->nslot; i++)
 			for (struct chained_node *x = t->u.ch.slots[i], *nx; x; x = nx) {
 				nx = x->next;
-				sp_slab_cache_free(avtab_node_cachep, x);
+				sp_slab_cache_free(t->u.ch.nodes, x);
 			}
 		sp_free(t->alloc, t->u.ch.slots, (size_t)t->nslot * sizeof(void *));
 		break;
-	case SP_AVTAB_ARRAY:
+	case POLICY_FORM_ARRAY:
 		sp_free(t->alloc, t->u.ar.heads, (size_t)t->nslot * sizeof(uint32_t));
 		sp_free(t->alloc, t->u.ar.nodes, (size_t)t->nel * sizeof(struct array_node));
 		break;
-	case SP_AVTAB_FLAT:
+	case POLICY_FORM_WIDE:
+	case POLICY_FORM_COMPACT:
 		sp_free(t->alloc, t->u.fl.b, (size_t)t->nslot * sizeof(struct flat_bucket));
 		sp_free(t->alloc, t->u.fl.enabled, t->nslot);
 		break;
@@ -854,206 +1015,176 @@ void policy_avtab_destroy(struct policy_avtab *t)
 	t->nslot = 0;
 }
 
-size_t policy_avtab_lookup(const struct policy_avtab *t, uint16_t s, uint16_t tt, uint16_t c,
+size_t policy_avtab_lookup(const struct sp_avtab *t, uint16_t s, uint16_t tt, uint16_t c,
 			   uint16_t mask, struct sp_avtab_entry *out, size_t max)
 {
-	size_t n = 0;
 	mask &= (uint16_t)~SP_AVTAB_ENABLED;
-	switch (t->layout) {
-	case SP_AVTAB_CHAINED:
-		for (const struct chained_node *x = chained_first(t, s, tt, c, mask); x;
-		     x = chained_next(x, mask), n++)
-			if (n < max)
-				chained_entry(t, x, &out[n]);
-		break;
-	case SP_AVTAB_ARRAY:
-		for (uint32_t i = array_first(t, s, tt, c, mask); i != UINT32_MAX;
-		     i = array_next(t, i, mask), n++)
-			if (n < max)
-				array_entry(t, i, &out[n]);
-		break;
-	case SP_AVTAB_FLAT: {
-		if (t->u.fl.compact) {
-			struct flatc_it it;
-			for (const struct flatc_bucket *bk = flatc_first(t, s, tt, c, &it); bk;
-			     bk = flatc_next(t, &it))
-				for (unsigned m = policy_flatc_match(bk, it.k); m; m &= m - 1) {
-					unsigned j = (unsigned)__builtin_ctz(m);
-					unsigned kd = policy_flatc_kind(bk->meta, j);
-					uint16_t sp = policy_flat_code_spec[kd];
-					if (!(sp & mask))
-						continue;
-					if (n < max) {
-						struct sp_avtab_entry *e = &out[n];
-						memset(e, 0, sizeof(*e));
-						e->source = s, e->target = tt, e->tclass = c;
-						e->specified = sp;
-						if (t->u.fl.enabled && (t->u.fl.enabled[it.b] >> j & 1))
-							e->specified |= SP_AVTAB_ENABLED;
-						e->data = bk->data[j];
-						if (sp & SP_AVTAB_XPERMS)
-							e->xperms = &t->xperms[bk->data[j]];
-					}
-					n++;
-				}
-			break;
-		}
-		if (!t->nslot)
-			break;
-		uint32_t b = flat_home(t, s, tt, c);
-		unsigned dmax = flat_disp(t->u.fl.b[b].meta);
-		for (unsigned d = 0;; d++) {
-			const struct flat_bucket *bk = &t->u.fl.b[b];
-			for (unsigned m = flat_match(bk, s, tt, c); m; m &= m - 1) {
-				unsigned j = (unsigned)__builtin_ctz(m);
-				uint16_t sp = policy_flat_code_spec[flat_kind(bk->meta, j)];
-				if (!(sp & mask))
-					continue;
-				if (n < max) {
-					struct sp_avtab_entry *e = &out[n];
-					memset(e, 0, sizeof(*e));
-					e->source = s, e->target = tt, e->tclass = c;
-					e->specified = sp;
-					if (t->u.fl.enabled && (t->u.fl.enabled[b] >> j & 1))
-						e->specified |= SP_AVTAB_ENABLED;
-					e->data = bk->data[j];
-					if (sp & SP_AVTAB_XPERMS)
-						e->xperms = &t->xperms[bk->data[j]];
-				}
-				n++;
-			}
-			if (!flat_more(t, &b, d, dmax))
-				break;
-		}
-		break;
-	}
-	}
-	return n;
+	return BY_FORM(t, lookup_in, s, tt, c, mask, out, max);
 }
 
-int policy_avtab_search(const struct policy_avtab *t, uint16_t s, uint16_t tt, uint16_t c,
-			uint16_t mask, uint32_t *data)
-{
-	mask &= (uint16_t)~SP_AVTAB_ENABLED;
-	if (likely(t->layout == SP_AVTAB_FLAT))
-		return likely(t->u.fl.compact) ? flatc_search(t, s, tt, c, mask, data)
-					       : flat_search(t, s, tt, c, mask, data);
-	if (t->layout == SP_AVTAB_ARRAY)
-		return array_search(t, s, tt, c, mask, data);
-	return chained_search(t, s, tt, c, mask, data);
-}
-
-int policy_avtab_foreach(const struct policy_avtab *t,
+int policy_avtab_foreach(const struct sp_avtab *t,
 			 int (*fn)(void *ud, const struct sp_avtab_entry *e), void *ud)
 {
-	struct sp_avtab_entry e;
-	int rc;
-	switch (t->layout) {
-	case SP_AVTAB_CHAINED:
-		for (uint32_t i = 0; i < t->nslot; i++)
-			for (const struct chained_node *x = t->u.ch.slots[i]; x; x = x->next) {
-				chained_entry(t, x, &e);
-				if ((rc = fn(ud, &e)))
-					return rc;
-			}
-		break;
-	case SP_AVTAB_ARRAY:
-		for (uint32_t i = 0; i < (t->nslot ? t->nel : 0); i++) {
-			array_entry(t, i, &e);
-			if ((rc = fn(ud, &e)))
-				return rc;
+	return BY_FORM(t, foreach_in, fn, ud);
+}
+
+void policy_avtab_fold(const struct sp_avtab *t, uint16_t s, uint16_t tt, uint16_t c,
+		       uint32_t av[3])
+{
+	(void)BY_FORM(t, fold_in, s, tt, c, av);
+}
+
+/* ---- the invariant walker (SP_ASSERT_EXPENSIVE after every build) ---- */
+
+/* One kind bit, plus ENABLED only in a conditional table. */
+static int spec_ok(const struct sp_avtab *t, uint16_t spec)
+{
+	uint16_t kind = spec & (uint16_t)~SP_AVTAB_ENABLED;
+	if (spec != kind && t->kind != POLICY_AVTAB_COND)
+		return 0;
+	return __builtin_popcount(kind) == 1 &&
+	       (kind & (SP_AVTAB_AV | SP_AVTAB_TYPE | SP_AVTAB_XPERMS)) != 0;
+}
+
+/* te and merged tables: the entry at `at` is its key's only entry of its kind (but xperms). */
+static int unique_ok(const struct sp_avtab *t, enum policy_avtab_form f,
+		     const struct avtab_it *at)
+{
+	uint16_t kind = it_kind(at, f), s, tt, c;
+	if (t->kind == POLICY_AVTAB_COND || (kind & SP_AVTAB_XPERMS))
+		return 1;
+	it_key(at, f, &s, &tt, &c);
+	struct avtab_it it = { 0 };	/* f is not a constant here */
+	int n = 0;
+	for (int ok = it_first(&it, t, f, s, tt, c, kind); ok; ok = it_next(&it, f))
+		n++;
+	return n == 1;
+}
+
+/* chained and array: every chain sorted, each node in its hash slot, nel nodes in all */
+static int chains_ok(const struct sp_avtab *t, enum policy_avtab_form f)
+{
+	uint64_t seen = 0;
+	if ((t->nslot & (t->nslot - 1)) || (t->nslot && t->mask != t->nslot - 1))
+		return 0;
+	for (uint32_t b = 0; b < t->nslot; b++) {
+		struct avtab_it it = { .t = t };
+		uint16_t ps = 0, pt = 0, pc = 0;
+		if (f == POLICY_FORM_CHAINED)
+			it.n = t->u.ch.slots[b];
+		else
+			it.i = t->u.ar.heads[b];
+		for (uint32_t steps = 0; f == POLICY_FORM_CHAINED ? it.n != NULL : it.i != UINT32_MAX;
+		     steps++) {
+			if (steps == t->nel || (f == POLICY_FORM_ARRAY && it.i >= t->nel))
+				return 0;	/* a cycle, or a link out of the node array */
+			uint16_t s, tt, c, spec;
+			it_key(&it, f, &s, &tt, &c);
+			spec = f == POLICY_FORM_CHAINED ? it.n->spec : t->u.ar.nodes[it.i].spec;
+			if ((avtab_hash(s, tt, c) & t->mask) != b || !spec_ok(t, spec) ||
+			    (steps && key_cmp(ps, pt, pc, s, tt, c) > 0) || !unique_ok(t, f, &it))
+				return 0;
+			ps = s, pt = tt, pc = c;
+			seen++;
+			if (f == POLICY_FORM_CHAINED)
+				it.n = it.n->next;
+			else
+				it.i = t->u.ar.nodes[it.i].next;
 		}
-		break;
-	case SP_AVTAB_FLAT:
-		for (uint32_t b = 0; t->u.fl.compact && b < t->nslot; b++) {
-			const struct flatc_bucket *bk = &t->u.fl.cb[b];
-			for (unsigned j = 0; j < FLATC_SLOTS && bk->key[j]; j++) {
-				memset(&e, 0, sizeof(e));
-				flatc_unpack(t, bk->key[j], &e.source, &e.target, &e.tclass);
-				e.specified = policy_flat_code_spec[policy_flatc_kind(bk->meta, j)];
-				if (t->u.fl.enabled && (t->u.fl.enabled[b] >> j & 1))
-					e.specified |= SP_AVTAB_ENABLED;
-				e.data = bk->data[j];
-				if (e.specified & SP_AVTAB_XPERMS)
-					e.xperms = &t->xperms[e.data];
-				if ((rc = fn(ud, &e)))
-					return rc;
-			}
-		}
-		for (uint32_t b = 0; !t->u.fl.compact && b < t->nslot; b++) {
-			const struct flat_bucket *bk = &t->u.fl.b[b];
-			for (unsigned j = 0; j < (bk->meta & 7); j++) {
-				memset(&e, 0, sizeof(e));
-				e.source = bk->s[j], e.target = bk->t[j], e.tclass = bk->c[j];
-				e.specified = policy_flat_code_spec[flat_kind(bk->meta, j)];
-				if (t->u.fl.enabled && (t->u.fl.enabled[b] >> j & 1))
-					e.specified |= SP_AVTAB_ENABLED;
-				e.data = bk->data[j];
-				if (e.specified & SP_AVTAB_XPERMS)
-					e.xperms = &t->xperms[e.data];
-				if ((rc = fn(ud, &e)))
-					return rc;
-			}
-		}
-		break;
 	}
-	return 0;
+	return seen == (t->nslot ? t->nel : 0);
+}
+
+/* flat: an entry in bucket b homed at `home` is within its home's disp (or the disp is
+ * saturated) and every bucket from its home up to b is full */
+static int reach_ok(const struct sp_avtab *t, enum policy_avtab_form f, uint32_t home,
+		    uint32_t b)
+{
+	uint32_t d = flat_dist(t, home, b);
+	uint32_t meta = f == POLICY_FORM_COMPACT ? t->u.fl.cb[home].meta : t->u.fl.b[home].meta;
+	if (d > flat_disp(meta) && flat_disp(meta) != FLAT_DISP_MAX)
+		return 0;
+	for (uint32_t x = home; x != b; x = x + 1 == t->nslot ? 0 : x + 1)
+		if (f == POLICY_FORM_COMPACT ? !t->u.fl.cb[x].key[FLATC_SLOTS - 1]
+					     : (t->u.fl.b[x].meta & 7) != FLAT_SLOTS)
+			return 0;
+	return 1;
 }
 
 /*
- * The decision inner step.  Unconditional tables fold every AV entry; conditional ones only the
- * enabled ones (chained/array: the kernel's 0x8000 bit; flat decisions use the pre-folded `eff`
- * table, which holds enabled entries only, so its entries need no check).
+ * One flat bucket: used slots first, each with a kind code 1..9, empty ones with none; compact
+ * (flat.h): every stored key >= nt * nc (and below ns * nt * nc), 0 marks an empty slot, and
+ * an entry not in its home line sets its home's overflow bit.  *used = the used slots.
  */
-void policy_avtab_fold(const struct policy_avtab *t, uint16_t s, uint16_t tt, uint16_t c,
-		       uint32_t av[3])
+static int bucket_ok(const struct sp_avtab *t, enum policy_avtab_form f, uint32_t b,
+		     unsigned *used)
 {
-	const uint16_t need_en = t->cond == 1 ? SP_AVTAB_ENABLED : 0;
-	switch (t->layout) {
-	case SP_AVTAB_CHAINED:
-		for (const struct chained_node *x = chained_first(t, s, tt, c, SP_AVTAB_AV); x;
-		     x = chained_next(x, SP_AVTAB_AV))
-			if ((x->spec & need_en) == need_en)
-				fold_one(x->spec, x->u.data, av);
-		break;
-	case SP_AVTAB_ARRAY:
-		for (uint32_t i = array_first(t, s, tt, c, SP_AVTAB_AV); i != UINT32_MAX;
-		     i = array_next(t, i, SP_AVTAB_AV))
-			if ((t->u.ar.nodes[i].spec & need_en) == need_en)
-				fold_one(t->u.ar.nodes[i].spec, t->u.ar.nodes[i].data, av);
-		break;
-	case SP_AVTAB_FLAT: {
-		if (likely(t->u.fl.compact)) {
-			struct flatc_it it;
-			for (const struct flatc_bucket *bk = flatc_first(t, s, tt, c, &it); bk;
-			     bk = flatc_next(t, &it))
-				for (unsigned m = policy_flatc_match(bk, it.k); m; m &= m - 1) {
-					unsigned j = (unsigned)__builtin_ctz(m);
-					unsigned k = policy_flatc_kind(bk->meta, j);
-					if (k > 3 || (need_en && !(t->u.fl.enabled[it.b] >> j & 1)))
-						continue;
-					fold_one(policy_flat_code_spec[k], bk->data[j], av);
-				}
-			break;
+	unsigned n, slots = f == POLICY_FORM_COMPACT ? FLATC_SLOTS : FLAT_SLOTS;
+	uint32_t meta;
+	if (f == POLICY_FORM_COMPACT) {
+		const struct flatc_bucket *bk = &t->u.fl.cb[b];
+		uint64_t lo = (uint64_t)t->u.fl.nt * t->u.fl.nc, hi = lo * t->u.fl.ns;
+		n = flatc_count(bk);
+		meta = bk->meta;
+		for (unsigned j = 0; j < FLATC_SLOTS; j++) {
+			if (j >= n ? bk->key[j] != 0 : bk->key[j] < lo || bk->key[j] >= hi)
+				return 0;
+			uint64_t h = policy_flatc_mix(bk->key[j]);
+			uint32_t home = policy_flatc_home(t, h);
+			if (j < n && home != b && !(t->u.fl.cb[home].ovf & policy_flatc_fbit(h)))
+				return 0;
 		}
-		if (unlikely(!t->nslot))
-			break;
-		uint32_t b = flat_home(t, s, tt, c);
-		unsigned dmax = flat_disp(t->u.fl.b[b].meta);
-		for (unsigned d = 0;; d++) {
-			const struct flat_bucket *bk = &t->u.fl.b[b];
-			uint32_t meta = bk->meta;
-			for (unsigned m = flat_match(bk, s, tt, c); m; m &= m - 1) {
-				unsigned j = (unsigned)__builtin_ctz(m);
-				unsigned k = flat_kind(meta, j);
-				if (k > 3 || (need_en && !(t->u.fl.enabled[b] >> j & 1)))
-					continue;
-				fold_one(policy_flat_code_spec[k], bk->data[j], av);
-			}
-			if (!flat_more(t, &b, d, dmax))
-				break;
+	} else {
+		meta = t->u.fl.b[b].meta;
+		if ((n = meta & 7) > FLAT_SLOTS)
+			return 0;
+	}
+	for (unsigned j = 0; j < slots; j++) {
+		unsigned code = f == POLICY_FORM_COMPACT ? policy_flatc_kind(meta, j) : flat_kind(meta, j);
+		if (j < n ? !code || code > 9 : code != 0)
+			return 0;
+	}
+	if (t->u.fl.enabled && t->u.fl.enabled[b] >> n)
+		return 0;	/* an enabled bit on an empty slot */
+	*used = n;
+	return 1;
+}
+
+/* flat: every bucket's slots, every entry's reach and uniqueness, nel entries in all */
+static int flat_ok(const struct sp_avtab *t, enum policy_avtab_form f)
+{
+	uint64_t seen = 0;
+	if (!t->nslot || (t->kind == POLICY_AVTAB_COND) != (t->u.fl.enabled != NULL))
+		return 0;
+	for (uint32_t b = 0; b < t->nslot; b++) {
+		unsigned n;
+		if (!bucket_ok(t, f, b, &n))
+			return 0;
+		for (unsigned j = 0; j < n; j++) {
+			struct avtab_it it = { .t = t, .i = b, .j = j };
+			it.meta = f == POLICY_FORM_COMPACT ? t->u.fl.cb[b].meta : t->u.fl.b[b].meta;
+			uint16_t s, tt, c;
+			it_key(&it, f, &s, &tt, &c);
+			uint32_t home = f == POLICY_FORM_COMPACT
+						? policy_flatc_home(t, policy_flatc_mix(policy_flatc_key(t, s, tt, c)))
+						: flat_home(t, s, tt, c);
+			if (!reach_ok(t, f, home, b) || !unique_ok(t, f, &it))
+				return 0;
 		}
-		break;
+		seen += n;
 	}
+	return seen == t->nel;
+}
+
+int policy_avtab_is_valid(const struct sp_avtab *t)
+{
+	switch (t->form) {
+	case POLICY_FORM_CHAINED:
+	case POLICY_FORM_ARRAY:
+		return t->kind != POLICY_AVTAB_MERGED && chains_ok(t, t->form);
+	case POLICY_FORM_WIDE:
+	case POLICY_FORM_COMPACT:
+		return flat_ok(t, t->form);
 	}
+	return 0;
 }

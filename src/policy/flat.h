@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * flat.h - the hot path of the flat avtab's compact form (policy_int.h: struct flatc_bucket),
- * inline so that callers in a loop (sp_policy_avtab_search's per-layout function, the policy
- * bench) pay no call: key packing, the multiply-shift home, the SSE2 line match, and the search
- * of the home line.  The rare rest (the key's overflow-filter bit is set and the home line has no
- * match) is policy_flatc_search_far() in avtab.c.
+ * inline for avtab.c's iterator and its compact search (and the tests that check the form): key
+ * packing, the multiply-shift home, the SSE2 line match, and the search of the home line.  The
+ * rare rest (the key's overflow-filter bit is set and the home line has no match) is
+ * policy_flatc_search_far() in avtab.c.
  *
  * Invariants (avtab.c builds them): every stored key is >= nt * nc (s >= 1), 0 marks an empty
  * slot; an entry not in its home line sets its home's `ovf` bit policy_flatc_fbit(h), so a
@@ -26,7 +26,7 @@ extern const uint16_t policy_flat_code_spec[16];
  * entry can match wrongly: stored keys have s >= 1, so they are >= nt * nc, while s == 0 gives a
  * key below that (0 itself, the empty-slot marker, only for (0, 0, 0), which callers reject).
  */
-static inline uint32_t policy_flatc_key(const struct policy_avtab *t, uint16_t s, uint16_t tt,
+static inline uint32_t policy_flatc_key(const struct sp_avtab *t, uint16_t s, uint16_t tt,
 					uint16_t c)
 {
 	/* each difference has bit 31 set iff the value is below its radix (values < 2^16) */
@@ -42,7 +42,7 @@ static inline uint64_t policy_flatc_mix(uint32_t k)
 }
 
 /* home bucket: fastrange of the product's upper half */
-static inline uint32_t policy_flatc_home(const struct policy_avtab *t, uint64_t h)
+static inline uint32_t policy_flatc_home(const struct sp_avtab *t, uint64_t h)
 {
 	return (uint32_t)(((h >> 32) * t->nslot) >> 32);
 }
@@ -77,7 +77,7 @@ static inline unsigned policy_flatc_kind(uint32_t meta, unsigned j)
 }
 
 /* the search past the home line (filter bit set, no match at home): avtab.c */
-int policy_flatc_search_far(const struct policy_avtab *t, uint32_t k, uint32_t mask,
+int policy_flatc_search_far(const struct sp_avtab *t, uint32_t k, uint32_t mask,
 			    uint32_t *data);
 
 /*
@@ -85,7 +85,7 @@ int policy_flatc_search_far(const struct policy_avtab *t, uint32_t k, uint32_t m
  * entry of (s, tt, c) whose kind intersects mask, else 0.  Hit or miss, the home line is the only
  * line read unless the key's filter bit is set.
  */
-static inline int policy_flatc_search(const struct policy_avtab *t, uint16_t s, uint16_t tt,
+static inline int policy_flatc_search(const struct sp_avtab *t, uint16_t s, uint16_t tt,
 				      uint16_t c, uint16_t mask, uint32_t *data)
 {
 	uint32_t k = policy_flatc_key(t, s, tt, c);

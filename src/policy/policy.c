@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * policy.c - the public face of the policy part: reading (buffer, file, xz file), freeing,
- * summary counts, symbol lookups, avtab lookups and iteration.
+ * summary counts, symbol lookups, avtab lookups and iteration.  A read is three steps:
+ * read.c's policy_core_read (the file into a core), index.c's policy_core_finish (indexes,
+ * filters, te_avtab), cond.c's policy_condstate_init (the default booleans' state).
  *
  * An sp_policy = one reference on an immutable core + its own conditional state.  Lookups are
  * read-only and may run concurrently; sp_policy_bool_set is a writer (see policy.h).
@@ -40,16 +42,40 @@ static int policy_new(struct policy_core *k, struct sp_policy **out)
 	return 0;
 }
 
+/*
+ * Finish a read core and report a failure as the reader reports its own: a duplicate te entry
+ * at the avtab section, out of memory at the end of the file.
+ */
+static int finish(struct policy_core *k, enum sp_avtab_layout layout, size_t len,
+		  const struct sp_policy_opts *o)
+{
+	int rc = policy_core_finish(k, layout);
+	struct sp_diags *d = SP_OPTS_HAS(o, diags) ? o->diags : NULL;
+	const char *file = SP_OPTS_HAS(o, file) ? o->file : NULL;
+	if (rc == -EEXIST) {
+		rc = -EINVAL;
+		if (d)
+			sp_diags_add_offset(d, SP_SEV_ERROR, rc, file, k->te_off,
+					    "avtab: duplicate entry");
+	} else if (rc == -ENOMEM && d) {
+		sp_diags_add_offset(d, SP_SEV_ERROR, rc, file, len, "%s: out of memory", k->end_sec);
+	}
+	return rc;
+}
+
 SP_API int sp_policy_read(const void *buf, size_t len, const struct sp_policy_opts *o,
 			  struct sp_policy **out)
 {
 	struct policy_core *k;
 	if (!buf && len)
 		return -EINVAL;
+	enum sp_avtab_layout layout = SP_OPTS_HAS(o, layout) ? o->layout : SP_AVTAB_CHAINED;
+	if ((unsigned)layout >= SP_AVTAB_NLAYOUTS)
+		return -EINVAL;
 	int rc = policy_core_read(buf, len, o, &k);
 	if (rc)
 		return rc;
-	if ((rc = policy_new(k, out)))
+	if ((rc = finish(k, layout, len, o)) || (rc = policy_new(k, out)))
 		policy_core_put(k);
 	return rc;
 }
@@ -61,14 +87,9 @@ int policy_clone_with_bool(const struct sp_policy *p, uint32_t b, int state, str
 	if (!b || b > k->nbools)
 		return -EINVAL;
 	struct sp_policy *np = sp_zalloc(k->alloc, sizeof(*np), 0);
-	uint8_t *nb = sp_alloc(k->alloc, (size_t)k->nbools + 1, 0);
-	int rc = -ENOMEM;
-	if (np && nb) {
-		memcpy(nb, p->cs.bools, (size_t)k->nbools + 1);
-		nb[b] = state != 0;
-		rc = policy_condstate_init(k, &np->cs, nb);
-	}
-	sp_free(k->alloc, nb, (size_t)k->nbools + 1);
+	if (!np)
+		return -ENOMEM;
+	int rc = policy_condstate_with_bool(k, &p->cs, b, state, &np->cs);
 	if (rc) {
 		sp_free(k->alloc, np, sizeof(*np));
 		return rc;
@@ -91,39 +112,6 @@ SP_API void sp_policy_free(struct sp_policy *p)
 	policy_core_put(k);
 }
 
-static int read_fd(int fd, uint8_t **buf, size_t *len)
-{
-	size_t cap = 1 << 16, n = 0;
-	uint8_t *b = malloc(cap);
-	if (!b)
-		return -ENOMEM;
-	for (;;) {
-		if (n == cap) {
-			uint8_t *nb = realloc(b, cap * 2);
-			if (!nb) {
-				free(b);
-				return -ENOMEM;
-			}
-			b = nb;
-			cap *= 2;
-		}
-		ssize_t r = read(fd, b + n, cap - n);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			int e = -errno;
-			free(b);
-			return e;
-		}
-		if (!r)
-			break;
-		n += (size_t)r;
-	}
-	*buf = b;
-	*len = n;
-	return 0;
-}
-
 /* Decompress an .xz file through `xz -dc` (no shell). */
 static int read_xz(const char *path, uint8_t **buf, size_t *len)
 {
@@ -144,7 +132,7 @@ static int read_xz(const char *path, uint8_t **buf, size_t *len)
 		close(pfd[0]);
 		return -rc;
 	}
-	rc = read_fd(pfd[0], buf, len);
+	rc = sp_fd_read_all(pfd[0], (char **)buf, len);
 	close(pfd[0]);
 	int st;
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
@@ -164,7 +152,7 @@ SP_API int sp_policy_read_file(const char *path, const struct sp_policy_opts *o,
 		return -errno;
 	uint8_t *buf;
 	size_t len;
-	int rc = read_fd(fd, &buf, &len);
+	int rc = sp_fd_read_all(fd, (char **)&buf, &len);
 	close(fd);
 	if (rc)
 		return rc;
@@ -173,11 +161,14 @@ SP_API int sp_policy_read_file(const char *path, const struct sp_policy_opts *o,
 		if ((rc = read_xz(path, &buf, &len)))
 			return rc;
 	}
-	struct sp_policy_opts oo = { .sz = sizeof(oo) };
-	if (o)
-		oo = *o;
-	if (!oo.file)
-		oo.file = path;
+	/* the caller's options as far as its sz reaches, the file name defaulting to path */
+	struct sp_policy_opts oo = {
+		.sz = sizeof(oo),
+		.layout = SP_OPTS_HAS(o, layout) ? o->layout : SP_AVTAB_CHAINED,
+		.alloc = SP_OPTS_HAS(o, alloc) ? o->alloc : NULL,
+		.diags = SP_OPTS_HAS(o, diags) ? o->diags : NULL,
+		.file = SP_OPTS_HAS(o, file) && o->file ? o->file : path,
+	};
 	rc = sp_policy_read(buf, len, &oo, out);
 	free(buf);
 	return rc;
@@ -354,15 +345,22 @@ SP_API size_t sp_policy_avtab_lookup(const struct sp_policy *p, int cond, uint16
 				     uint16_t c, uint16_t mask, struct sp_avtab_entry *out,
 				     size_t max)
 {
-	const struct policy_avtab *tab = cond ? &p->cs.tab : &p->core->te_tab;
+	const struct sp_avtab *tab = cond ? &p->cs.tab : &p->core->te_tab;
 	return policy_avtab_lookup(tab, s, t, c, mask, out, max);
 }
 
 SP_API int sp_policy_avtab_search(const struct sp_policy *p, int cond, uint16_t s, uint16_t t,
 				  uint16_t c, uint16_t mask, uint32_t *data)
 {
-	const struct policy_avtab *tab = cond ? &p->cs.tab : &p->core->te_tab;
-	return tab->search(tab, s, t, c, mask & (uint16_t)~SP_AVTAB_ENABLED, data);
+	const struct sp_avtab *tab = cond ? &p->cs.tab : &p->core->te_tab;
+	return policy_avtab_search(tab, s, t, c, mask, data);
+}
+
+SP_API void sp_policy_avtab_searcher(const struct sp_policy *p, int cond,
+				     struct sp_avtab_searcher *out)
+{
+	out->tab = cond ? &p->cs.tab : &p->core->te_tab;
+	out->search = out->tab->search;
 }
 
 SP_API size_t sp_policy_avtab_count(const struct sp_policy *p, int cond)

@@ -6,7 +6,9 @@
  *
  * Ownership: an sp_policy owns its cond state and holds one reference on its core; cores are
  * shared between a policy and its boolean-changed copies (sp_avc_set_bool) and freed with the
- * last reference.  Everything in a core is read-only after policy_core_finish().
+ * last reference.  Everything in a core is read-only after policy_core_finish().  A core's life:
+ * read.c builds it from the file, index.c finishes it (and frees it with the last reference),
+ * cond.c builds the per-policy conditional state over it, decide.c answers from both.
  */
 #ifndef SP_POLICY_INT_H
 #define SP_POLICY_INT_H
@@ -14,6 +16,8 @@
 #include <stdatomic.h>
 #include "secpath/policy.h"
 #include "base/compiler.h"
+
+struct sp_slab_cache;
 
 /* One avtab entry as read from the file (layout-independent).  12 bytes + xperm index. */
 struct policy_rule {
@@ -79,15 +83,32 @@ struct flatc_bucket {
 	uint32_t ovf;
 } sp_cacheline_aligned;
 
-struct policy_avtab {
-	enum sp_avtab_layout layout;
-	int cond;
+/* What a table holds, which decides duplicates and enabled bits (policy_avtab_build). */
+enum policy_avtab_kind {
+	POLICY_AVTAB_TE,	/* te_avtab: no two entries with one key and kind (but xperms) */
+	POLICY_AVTAB_COND,	/* te_cond_avtab: duplicates kept, each entry's enabled bit */
+	POLICY_AVTAB_MERGED,	/* flat only: enabled cond rules, AV folded per key, type last wins */
+};
+
+/* The table's physical form: the layout, and for the flat layout which bucket form. */
+enum policy_avtab_form {
+	POLICY_FORM_CHAINED,	/* SP_AVTAB_CHAINED */
+	POLICY_FORM_ARRAY,	/* SP_AVTAB_ARRAY */
+	POLICY_FORM_WIDE,	/* SP_AVTAB_FLAT, struct flat_bucket */
+	POLICY_FORM_COMPACT,	/* SP_AVTAB_FLAT, struct flatc_bucket (every real policy) */
+};
+
+/* One table (opaque in policy.h: sp_policy_avtab_searcher hands it out with its search). */
+struct sp_avtab {
+	enum policy_avtab_form form;
+	enum policy_avtab_kind kind;
 	uint32_t nel;
 	uint32_t nslot, mask;		/* chained/array slots; flat: buckets (mask unused) */
 	const struct sp_avtab_xperms *xperms;	/* shared with the core */
 	union {
 		struct {
 			struct chained_node **slots;
+			struct sp_slab_cache *nodes;	/* the core's node cache */
 		} ch;
 		struct {
 			uint32_t *heads;
@@ -95,40 +116,49 @@ struct policy_avtab {
 		} ar;
 		struct {
 			union {
-				struct flat_bucket *b;
-				struct flatc_bucket *cb;	/* compact != 0 */
+				struct flat_bucket *b;		/* POLICY_FORM_WIDE */
+				struct flatc_bucket *cb;	/* POLICY_FORM_COMPACT */
 			};
 			uint8_t *enabled;	/* cond tables: per bucket, bit i = slot i enabled */
-			int compact;
 			uint32_t ns, nt, nc;	/* compact radices: largest value + 1 */
 		} fl;
 	} u;
 	size_t bytes;
 	const struct sp_allocator *alloc;
-	/* the layout's avtab_search (mask without SP_AVTAB_ENABLED), set by policy_avtab_build:
-	 * the public lookup calls it directly, one predicted indirect call instead of a dispatch */
-	int (*search)(const struct policy_avtab *t, uint16_t s, uint16_t tt, uint16_t c,
+	/* The form's avtab_search, set by policy_avtab_build: the one dispatch of a search (the
+	 * public search and policy_avtab_search call it: one predicted indirect call). */
+	int (*search)(const struct sp_avtab *t, uint16_t s, uint16_t tt, uint16_t c,
 		      uint16_t mask, uint32_t *data);
 };
 
-/* Build a table from rules (cond: rules carry no enabled bit; `enabled` gives it, may be NULL). */
-int policy_avtab_build(struct policy_avtab *t, enum sp_avtab_layout layout, int cond,
-		       const struct policy_rule *r, uint32_t n, uint32_t hint,
-		       const uint8_t *enabled, const struct sp_avtab_xperms *xperms,
-		       const struct sp_allocator *a);
-void policy_avtab_destroy(struct policy_avtab *t);
-size_t policy_avtab_lookup(const struct policy_avtab *t, uint16_t s, uint16_t tt, uint16_t c,
+/*
+ * Build a table from rules (COND: the kind bits carry no enabled bit, `enabled` gives it; hint:
+ * the chained layout's slot count rule input for COND tables).  Chained nodes come from `nodes`
+ * (NULL for the other layouts).  Returns 0, -EEXIST (te: a repeated key and kind), -ENOMEM.
+ */
+int policy_avtab_build(struct sp_avtab *t, enum sp_avtab_layout layout,
+		       enum policy_avtab_kind kind, const struct policy_rule *r, uint32_t n,
+		       uint32_t hint, const uint8_t *enabled, const struct sp_avtab_xperms *xperms,
+		       struct sp_slab_cache *nodes, const struct sp_allocator *a);
+/* Free a built table; a zeroed or already destroyed table is a no-op. */
+void policy_avtab_destroy(struct sp_avtab *t);
+/* Entries of (s,t,c) whose kind intersects mask: up to max into out; returns how many match. */
+size_t policy_avtab_lookup(const struct sp_avtab *t, uint16_t s, uint16_t tt, uint16_t c,
 			   uint16_t mask, struct sp_avtab_entry *out, size_t max);
-/* First entry of (s,t,c) whose kind intersects mask (avtab_search): 1 and *data, or 0. */
-int policy_avtab_search(const struct policy_avtab *t, uint16_t s, uint16_t tt, uint16_t c,
-			uint16_t mask, uint32_t *data);
-int policy_avtab_foreach(const struct policy_avtab *t,
+/* First entry of (s,t,c) whose kind intersects mask (avtab_search; SP_AVTAB_ENABLED in mask is
+ * ignored): 1 and *data (xperm kinds: the xperm index), or 0. */
+static inline int policy_avtab_search(const struct sp_avtab *t, uint16_t s, uint16_t tt,
+				      uint16_t c, uint16_t mask, uint32_t *data)
+{
+	return t->search(t, s, tt, c, mask, data);
+}
+int policy_avtab_foreach(const struct sp_avtab *t,
 			 int (*fn)(void *ud, const struct sp_avtab_entry *e), void *ud);
 /* Fold AV entries of (s,t,c) into *av (allowed, auditallow, auditdeny); cond tables: enabled only. */
-void policy_avtab_fold(const struct policy_avtab *t, uint16_t s, uint16_t tt, uint16_t c,
+void policy_avtab_fold(const struct sp_avtab *t, uint16_t s, uint16_t tt, uint16_t c,
 		       uint32_t av[3]);
-uint32_t policy_avtab_hash(uint16_t s, uint16_t t, uint16_t c);	/* kernel avtab_hash, unmasked */
-uint32_t policy_avtab_kernel_nslot(uint32_t nrules);
+/* The table's invariants (flat.h, avtab.c), walked in full: 1 if they hold.  O(table size). */
+int policy_avtab_is_valid(const struct sp_avtab *t);
 
 /* ---- the core ---- */
 
@@ -160,7 +190,7 @@ struct policy_core {
 	struct sp_policy_info info;	/* counts filled by the reader */
 
 	char *strings;			/* arena of NUL-terminated names */
-	size_t strings_len, strings_cap;
+	size_t strings_len;		/* bytes of the arena's chunks */
 
 	uint32_t ntypes;		/* nprim */
 	const char **type_name;		/* [ntypes + 1] */
@@ -188,7 +218,8 @@ struct policy_core {
 	struct policy_rule *te;		/* file order; freed after the table is built */
 	uint32_t nte, te_cap;
 	size_t te_off;			/* file offset of te_avtab (diagnostics) */
-	struct policy_avtab te_tab;
+	const char *end_sec;		/* the reader's last section (a finish failure's diagnostic) */
+	struct sp_avtab te_tab;		/* chained: te_tab.u.ch.nodes is the core's node cache */
 
 	struct policy_rule *cr;		/* conditional rules, file order */
 	uint32_t *cr_node;		/* node index of each rule; bit 31 = true list */
@@ -218,8 +249,8 @@ struct policy_condstate {
 	uint8_t *bools;			/* [nbools + 1] */
 	int8_t *node_state;		/* [ncnode]: 1, 0, -1 undefined */
 	uint8_t *rule_enabled;		/* [ncr] */
-	struct policy_avtab tab;	/* te_cond_avtab in the chosen layout */
-	struct policy_avtab eff;	/* flat: enabled rules merged (AV folded, type rules last wins) */
+	struct sp_avtab tab;	/* te_cond_avtab in the chosen layout */
+	struct sp_avtab eff;	/* flat: enabled rules merged (AV folded, type rules last wins) */
 	uint32_t enabled_count;
 };
 
@@ -229,20 +260,51 @@ struct sp_policy {
 	uint32_t seqno;
 };
 
-/* read.c */
+/*
+ * The triple Bloom filter of index.c: one u64 word per triple (the top bits of a multiply
+ * hash), three bits in it.  A clear bit proves the triple has no AV entry in either table.
+ */
+static inline uint64_t policy_bloom_hash(uint32_t s, uint32_t t, uint32_t c)
+{
+	uint64_t k = (uint64_t)s | (uint64_t)t << 16 | (uint64_t)c << 32;
+	return k * 0xff51afd7ed558ccdull;
+}
+
+static inline uint64_t policy_bloom_bits(uint64_t h)
+{
+	return 1ull << (h & 63) | 1ull << ((h >> 6) & 63) | 1ull << ((h >> 12) & 63);
+}
+
+static inline int policy_bloom_may(const struct policy_core *k, uint32_t s, uint32_t t, uint32_t c)
+{
+	uint64_t h = policy_bloom_hash(s, t, c), m = policy_bloom_bits(h);
+	return (k->bloom[h >> k->bloom_shift] & m) == m;
+}
+
+/* read.c: the file into a new core (not finished); the reader's part of its release */
 int policy_core_read(const uint8_t *buf, size_t len, const struct sp_policy_opts *o,
 		     struct policy_core **out);
+void policy_core_free_read(struct policy_core *c);
+
+/* index.c: indexes, filters and te_avtab for decisions; the last reference frees the core */
+int policy_core_finish(struct policy_core *c, enum sp_avtab_layout layout);
 void policy_core_put(struct policy_core *c);
-const char *policy_strdup(struct policy_core *c, const uint8_t *s, size_t n);
+
+/* The node cache of the core's chained tables (the te table holds it), or NULL. */
+static inline struct sp_slab_cache *policy_core_nodes(const struct policy_core *c)
+{
+	return c->layout == SP_AVTAB_CHAINED ? c->te_tab.u.ch.nodes : NULL;
+}
+
+/* cond.c: the conditional state for a boolean vector, and its release */
+int policy_condstate_init(const struct policy_core *c, struct policy_condstate *cs,
+			  const uint8_t *bools);
+int policy_condstate_with_bool(const struct policy_core *c, const struct policy_condstate *from,
+			       uint32_t b, int state, struct policy_condstate *out);
+void policy_condstate_release(const struct policy_core *c, struct policy_condstate *cs);
 
 /* policy.c: a copy sharing the core with boolean b set (the AVC's boolean change) */
 int policy_clone_with_bool(const struct sp_policy *p, uint32_t b, int state,
 			   struct sp_policy **out);
-
-/* decide.c */
-int policy_condstate_init(const struct policy_core *c, struct policy_condstate *cs,
-			  const uint8_t *bools);
-void policy_condstate_release(const struct policy_core *c, struct policy_condstate *cs);
-int policy_core_finish(struct policy_core *c);
 
 #endif

@@ -8,6 +8,10 @@
  * are reported once, as "<section>: <problem>" at the byte offset of the offending field.
  * Sections the decision engine does not need (ocontexts, genfs, constraints, MLS ranges) are
  * walked field by field and validated for shape; the file must end exactly after the last one.
+ *
+ * Reading only reads: policy_core_read returns a core holding what the file says (symbols, rule
+ * lists in file order, conditional nodes, filename transitions, the attribute CSR rows, summary
+ * counts); index.c finishes it for decisions, and policy_core_free_read frees what this file built.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -140,7 +144,7 @@ struct arena_chunk {
 	char data[];
 };
 
-const char *policy_strdup(struct policy_core *c, const uint8_t *s, size_t n)
+static const char *policy_strdup(struct policy_core *c, const uint8_t *s, size_t n)
 {
 	struct arena_chunk *ch = (struct arena_chunk *)(void *)c->strings;
 	if (!ch || ch->cap - ch->used < n + 1) {
@@ -673,6 +677,24 @@ static int avtab_item(struct cur *c, int cond, uint32_t node)
 	return push_rule(c, cond, &r, node);
 }
 
+/* The summary counts of te rules by kind (every xperm kind counts as te_xperms). */
+static void count_te_kinds(struct policy_core *k)
+{
+	struct sp_policy_info *in = &k->info;
+	in->te_rules = k->nte;
+	for (uint32_t i = 0; i < k->nte; i++) {
+		switch (k->te[i].spec) {
+		case SP_AVTAB_ALLOWED: in->te_allow++; break;
+		case SP_AVTAB_AUDITALLOW: in->te_auditallow++; break;
+		case SP_AVTAB_AUDITDENY: in->te_dontaudit++; break;
+		case SP_AVTAB_TRANSITION: in->te_type_trans++; break;
+		case SP_AVTAB_CHANGE: in->te_type_change++; break;
+		case SP_AVTAB_MEMBER: in->te_type_member++; break;
+		default: in->te_xperms++; break;
+		}
+	}
+}
+
 static int read_te(struct cur *c)
 {
 	uint32_t n;
@@ -686,7 +708,7 @@ static int read_te(struct cur *c)
 	for (uint32_t i = 0; i < n; i++)
 		if ((rc = avtab_item(c, 0, 0)))
 			return rc;
-	c->core->info.te_rules = c->core->nte;
+	count_te_kinds(c->core);
 	return 0;
 }
 
@@ -995,7 +1017,8 @@ static int identity_attr_map(struct policy_core *k)
 	return 0;
 }
 
-static int read_all(struct cur *c)
+/* Magic, identifier, version, config and the symbol/ocontext counts; *want_ocon for the file. */
+static int read_header(struct cur *c, uint32_t *want_ocon)
 {
 	struct policy_core *k = c->core;
 	uint32_t h[4];
@@ -1037,11 +1060,18 @@ static int read_all(struct cur *c)
 	if (c->mls && c->vers < 19)
 		return bad(c, 20, "MLS requires version 19 or later");
 	uint32_t want_sym = c->vers >= 19 ? 8 : c->vers >= 16 ? 6 : 5;
-	uint32_t want_ocon = c->vers >= 31 ? 9 : c->vers >= 17 ? 7 : 6;
-	if (h[2] != want_sym || h[3] != want_ocon)
+	*want_ocon = c->vers >= 31 ? 9 : c->vers >= 17 ? 7 : 6;
+	if (h[2] != want_sym || h[3] != *want_ocon)
 		return bad(c, 24, "symbol/ocontext counts %u/%u do not match version %u", h[2], h[3],
 			   c->vers);
-	struct u32vec perm = { 0 };
+	return 0;
+}
+
+/* The bitmaps before the symbols: policy capabilities, permissive types (into perm), neveraudit. */
+static int read_maps(struct cur *c, struct u32vec *perm)
+{
+	struct policy_core *k = c->core;
+	int rc;
 	if (c->vers >= 22) {
 		c->sec = "policy capabilities";
 		struct u32vec caps = { 0 };
@@ -1053,138 +1083,153 @@ static int read_all(struct cur *c)
 	}
 	if (c->vers >= 23) {
 		c->sec = "permissive map";
-		if ((rc = ebitmap(c, 0, &perm)))
-			goto out;
+		if ((rc = ebitmap(c, 0, perm)))
+			return rc;
 	}
 	if (c->vers >= 35) {
 		c->sec = "neveraudit map";
 		if ((rc = ebitmap(c, 0, NULL)))
-			goto out;
+			return rc;
 	}
+	return 0;
+}
+
+/* The eight symbol tables (those the version has), each {nprim, nel} and its records. */
+static int read_symbols(struct cur *c)
+{
 	static int (*const sym[8])(struct cur *, uint32_t, uint32_t) = {
 		sym_common, sym_class, sym_role, sym_type, sym_user, sym_bool, sym_sens, sym_cat
 	};
 	static const char *const symname[8] = { "commons", "classes", "roles", "types",
 						"users", "booleans", "sensitivities", "categories" };
-	for (uint32_t i = 0; i < 8; i++) {
-		uint32_t idx = i;
-		if (i == 5 && c->vers < 16)
+	int rc;
+	for (uint32_t idx = 0; idx < 8; idx++) {
+		if (idx == 5 && c->vers < 16)
 			continue;
-		if (i >= 6 && c->vers < 19)
+		if (idx >= 6 && c->vers < 19)
 			continue;
 		c->sec = symname[idx];
 		uint32_t n[2];
 		size_t at = c->off;
 		if ((rc = u32s(c, n, 2, "symbol table")))
-			goto out;
-		if ((uint64_t)n[1] * 8 > left(c)) {
-			rc = bad(c, at + 4, "%u records exceed the %zu bytes left", n[1], left(c));
-			goto out;
-		}
+			return rc;
+		if ((uint64_t)n[1] * 8 > left(c))
+			return bad(c, at + 4, "%u records exceed the %zu bytes left", n[1], left(c));
 		/* Arrays are sized by nprim, so bound it by bytes: commons and classes (272-byte
 		 * entries) have one record per value; types fit the 16-bit avtab key; roles and
 		 * users may have values without records (link/expand scopes) but no more values
 		 * than the file has bytes (8-byte entries). */
-		if ((idx <= 1 && n[0] > n[1]) || (idx == 3 && n[0] > 0xffff) || n[0] > c->len) {
-			rc = bad(c, at, "%u values do not fit %u records", n[0], n[1]);
-			goto out;
-		}
+		if ((idx <= 1 && n[0] > n[1]) || (idx == 3 && n[0] > 0xffff) || n[0] > c->len)
+			return bad(c, at, "%u values do not fit %u records", n[0], n[1]);
 		if ((rc = sym[idx](c, n[0], n[1])))
-			goto out;
+			return rc;
 	}
-	if (!k->nclasses || !k->ntypes) {
-		rc = bad(c, c->off, "policy without classes or types");
-		goto out;
-	}
-	for (uint32_t i = 0; i < perm.n; i++) {
-		if (perm.v[i] > k->ntypes) {
+	if (!c->core->nclasses || !c->core->ntypes)
+		return bad(c, c->off, "policy without classes or types");
+	return 0;
+}
+
+/* Mark the permissive types read by read_maps (they are checked once the types are known). */
+static int apply_permissive(struct cur *c, const struct u32vec *perm)
+{
+	struct policy_core *k = c->core;
+	for (uint32_t i = 0; i < perm->n; i++) {
+		if (perm->v[i] > k->ntypes) {
 			c->sec = "permissive map";
-			rc = bad(c, 0, "permissive type %u out of range", perm.v[i]);
-			goto out;
+			return bad(c, 0, "permissive type %u out of range", perm->v[i]);
 		}
-		if (perm.v[i])
-			k->type_flags[perm.v[i]] |= 2;
+		if (perm->v[i])
+			k->type_flags[perm->v[i]] |= 2;
 	}
-	k->info.permissive = perm.n;
+	k->info.permissive = perm->n;
+	return 0;
+}
+
+/* The sections after the symbols, in file order; the file must end with the last. */
+static int read_rules(struct cur *c, uint32_t want_ocon)
+{
+	int rc;
 	if ((rc = read_te(c)))
-		goto out;
+		return rc;
 	if (c->vers >= 16 && (rc = read_cond(c)))
-		goto out;
+		return rc;
 	if ((rc = read_roles(c)))
-		goto out;
+		return rc;
 	if (c->vers >= 25 && (rc = read_filename_trans(c)))
-		goto out;
+		return rc;
 	if ((rc = read_ocontexts(c, want_ocon)))
-		goto out;
+		return rc;
 	if (c->vers >= 19 && (rc = read_range_trans(c)))
-		goto out;
+		return rc;
 	if (c->vers >= 20)
 		rc = read_type_attr_map(c);
 	else
-		rc = identity_attr_map(k);
+		rc = identity_attr_map(c->core);
 	if (rc)
-		goto out;
+		return rc;
 	if (c->off != c->len) {
 		c->sec = "policy";
-		rc = bad(c, c->off, "%zu trailing bytes after the type attribute map", left(c));
+		return bad(c, c->off, "%zu trailing bytes after the type attribute map", left(c));
 	}
-out:
-	vec_free(k->alloc, &perm);
+	return 0;
+}
+
+static int read_all(struct cur *c)
+{
+	uint32_t want_ocon = 0;
+	struct u32vec perm = { 0 };
+	int rc = read_header(c, &want_ocon);
+	if (!rc && !(rc = read_maps(c, &perm)) && !(rc = read_symbols(c)) &&
+	    !(rc = apply_permissive(c, &perm)))
+		rc = read_rules(c, want_ocon);
+	vec_free(c->core->alloc, &perm);
 	return rc;
 }
 
+/*
+ * Read a kernel binary policy into a new core (one reference, not yet finished: index.c's
+ * policy_core_finish builds the indexes and tables).  Options used: alloc, diags, file.  Returns
+ * 0, -EINVAL (malformed, reported at its section and offset), -ENOTSUP or -ENOMEM; on failure
+ * nothing is left allocated.
+ */
 int policy_core_read(const uint8_t *buf, size_t len, const struct sp_policy_opts *o,
 		     struct policy_core **out)
 {
-	const struct sp_allocator *a = o ? o->alloc : NULL;
+	const struct sp_allocator *a = SP_OPTS_HAS(o, alloc) ? o->alloc : NULL;
 	struct policy_core *k = sp_zalloc(a, sizeof(*k), 0);
 	if (!k)
 		return -ENOMEM;
 	atomic_init(&k->refs, 1);
 	k->alloc = a;
-	k->layout = o ? o->layout : SP_AVTAB_CHAINED;
-	if ((unsigned)k->layout >= SP_AVTAB_NLAYOUTS) {
-		sp_free(a, k, sizeof(*k));
-		return -EINVAL;
-	}
-	struct cur c = { .p = buf, .len = len, .sec = "header", .d = o ? o->diags : NULL,
-			 .file = o ? o->file : NULL, .core = k };
+	struct cur c = { .p = buf, .len = len, .sec = "header",
+			 .d = SP_OPTS_HAS(o, diags) ? o->diags : NULL,
+			 .file = SP_OPTS_HAS(o, file) ? o->file : NULL, .core = k };
 	int rc = read_all(&c);
-	if (!rc) {
-		rc = policy_core_finish(k);
-		if (rc == -EEXIST) {
-			c.sec = "avtab";
-			rc = bad(&c, k->te_off, "duplicate entry");
-		}
-	}
 	if (rc) {
 		if (rc == -ENOMEM && c.d)
 			sp_diags_add_offset(c.d, SP_SEV_ERROR, -ENOMEM, c.file, c.off,
 					    "%s: out of memory", c.sec);
-		policy_core_put(k);
+		policy_core_free_read(k);
 		return rc;
 	}
+	k->end_sec = c.sec;
 	*out = k;
 	return 0;
 }
 
 #define FREE_N(p, n) sp_free(k->alloc, (p), (size_t)(n) * sizeof(*(p)))
 
-void policy_core_put(struct policy_core *k)
+/* Free what the reader built (index.c's policy_core_put frees the rest first), and the core. */
+void policy_core_free_read(struct policy_core *k)
 {
-	if (!k || atomic_fetch_sub(&k->refs, 1) != 1)
-		return;
 	uint32_t nt = k->ntypes;
-	policy_avtab_destroy(&k->te_tab);
 	FREE_N(k->type_name, nt + 1);
 	FREE_N(k->type_flags, nt + 1);
 	FREE_N(k->type_ix, k->type_ix_cap);
 	FREE_N(k->cls, k->nclasses + 1);
-	FREE_N(k->class_ix, k->nclasses + 1);
 	FREE_N(k->commons, k->ncommons + 1);
 	FREE_N(k->bool_name, k->nbools + 1);
 	FREE_N(k->bool_default, k->nbools + 1);
-	FREE_N(k->bool_ix, k->nbools + 1);
 	FREE_N(k->role_name, k->nroles + 1);
 	FREE_N(k->user_name, k->nusers + 1);
 	FREE_N(k->xperms, k->xperms_cap);
@@ -1194,24 +1239,10 @@ void policy_core_put(struct policy_core *k)
 	FREE_N(k->cnode, k->ncnode + 1);
 	FREE_N(k->cexpr, k->cexpr_cap);
 	FREE_N(k->ft, k->ft_cap);
-	FREE_N(k->ft_sorted, k->nft + 1);
 	if (k->attr_off) {
 		FREE_N(k->attr_v, k->attr_off[nt + 1] + 1);
 		FREE_N(k->attr_off, nt + 2);
 	}
-	if (k->rev_off) {
-		FREE_N(k->rev_v, (size_t)k->rev_off[nt + 1] + 1);
-		FREE_N(k->rev_off, nt + 2);
-	}
-	if (k->src_off) {
-		FREE_N(k->src_v, (size_t)k->src_off[nt + 1] + 1);
-		FREE_N(k->src_off, nt + 2);
-	}
-	if (k->tgt_off) {
-		FREE_N(k->tgt_v, (size_t)k->tgt_off[nt + 1] + 1);
-		FREE_N(k->tgt_off, nt + 2);
-	}
-	sp_free(k->alloc, k->bloom, (size_t)k->bloom_words * 8);
 	arena_free(k);
 	sp_free(k->alloc, k, sizeof(*k));
 }

@@ -6,7 +6,11 @@
  * direct -ds/-dt; class and permission filters with -ep/-Sp; -b/-eb booleans; -D defaults;
  * every rule kind) and prints setools'
  * TERuleQuery results, which is exactly what sesearch prints; the test runs the secpath binary
- * of its own build variant with the same arguments and compares the sorted lines.
+ * of its own build variant with the same arguments and compares the sorted lines.  The script
+ * also prints each query's criteria (an L line) and a key per result (K lines: kind, source,
+ * target, class, permissions or default type, file name, booleans and branch); the test puts
+ * the same criteria into struct sp_policy_query, calls sp_policy_search directly on every
+ * layout in turn, and compares the keys of what it visits.
  * Skipped with a message when /usr/bin/python3 cannot import setools.
  */
 #include <stdarg.h>
@@ -20,6 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "secpath/policy.h"
 #include "../unit/test_policy_util.h"
 
 static const char script[] =
@@ -35,6 +40,17 @@ static const char script[] =
 	"         (['--dontauditxperm'], ['dontauditxperm'])]\n"
 	"rules = list(pol.terules())\n"
 	"allbools = list(pol.bools()) or ['']\n"
+	"def key(r):\n"
+	"    k = f'{r.ruletype} {r.source} {r.target}:{r.tclass}'\n"
+	"    if str(r.ruletype) in ('allow', 'auditallow', 'dontaudit'):\n"
+	"        k += ' {' + ','.join(sorted(str(p) for p in r.perms)) + '}'\n"
+	"    try: k += ' ' + str(r.default)\n"
+	"    except Exception: pass\n"
+	"    try: k += ' ' + str(r.filename)\n"
+	"    except Exception: pass\n"
+	"    try: k += ' [' + ','.join(sorted(str(b) for b in r.conditional.booleans)) + ']:' + str(r.conditional_block)\n"
+	"    except Exception: pass\n"
+	"    return k\n"
 	"def pick(x):\n"
 	"    r = rnd.random()\n"
 	"    if r < 0.4 or not isinstance(x, setools.policyrep.TypeAttribute):\n"
@@ -70,9 +86,14 @@ static const char script[] =
 	"    if '-s' not in args and '-t' not in args:\n"
 	"        s = str(r.source); args += ['-s', s, '-ds']; kw['source'] = s; kw['source_indirect'] = False\n"
 	"    q = setools.TERuleQuery(pol, **kw)\n"
+	"    res = list(q.results())\n"
 	"    print('Q\\t' + ' '.join(args))\n"
-	"    for line in sorted(str(x) for x in q.results()):\n"
-	"        print('R\\t' + line)\n";
+	"    for line in sorted(str(x) for x in res):\n"
+	"        print('R\\t' + line)\n"
+	"    lst = lambda v: ','.join(sorted(v)) if isinstance(v, (set, list)) else str(v)\n"
+	"    print('L\\t' + '\\t'.join(k + '=' + lst(v) for k, v in sorted(kw.items())))\n"
+	"    for r in res:\n"
+	"        print('K\\t' + key(r))\n";
 
 static int have_setools(void)
 {
@@ -105,6 +126,28 @@ static void lines_clear(struct lines *l)
 	l->n = 0;
 }
 
+/* got and want hold the same lines in any order; else print the first few of each and fail. */
+static void assert_same_lines(const char *what, const char *query, struct lines *got,
+			      struct lines *want)
+{
+	if (got->n)
+		qsort(got->v, got->n, sizeof(char *), line_cmp);
+	if (want->n)
+		qsort(want->v, want->n, sizeof(char *), line_cmp);
+	int same = got->n == want->n;
+	for (size_t i = 0; same && i < got->n; i++)
+		same = !strcmp(got->v[i], want->v[i]);
+	if (!same) {
+		print_error("%s: %s\n", what, query);
+		for (size_t i = 0; i < got->n && i < 5; i++)
+			print_error("  got:  %s\n", got->v[i]);
+		for (size_t i = 0; i < want->n && i < 5; i++)
+			print_error("  want: %s\n", want->v[i]);
+		print_error("  (%zu vs %zu lines)\n", got->n, want->n);
+	}
+	assert_true(same);
+}
+
 static void secpath_bin(char *out, size_t len)
 {
 	char self[PATH_MAX];
@@ -131,25 +174,191 @@ static void compare_query(const char *bin, const char *pol, const char *args, st
 		lines_add(&got, buf);
 	}
 	assert_int_equal(pclose(f), 0);
-	if (got.n)
-		qsort(got.v, got.n, sizeof(char *), line_cmp);
-	if (want->n)
-		qsort(want->v, want->n, sizeof(char *), line_cmp);
-	int same = got.n == want->n;
-	for (size_t i = 0; same && i < got.n; i++)
-		same = !strcmp(got.v[i], want->v[i]);
-	if (!same) {
-		print_error("query: %s\n", args);
-		for (size_t i = 0; i < got.n && i < 5; i++)
-			print_error("  got:  %s\n", got.v[i]);
-		for (size_t i = 0; i < want->n && i < 5; i++)
-			print_error("  want: %s\n", want->v[i]);
-		print_error("  (%zu vs %zu lines)\n", got.n, want->n);
-	}
-	assert_true(same);
+	assert_same_lines("query", args, &got, want);
 	*nonempty += got.n != 0;
 	lines_clear(&got);
 	free(got.v);
+}
+
+/* ---- the library: sp_policy_search on the query's criteria ---- */
+
+static const struct {
+	const char *name;
+	uint16_t kind;
+} ruletypes[] = {
+	{ "allow", SP_AVTAB_ALLOWED }, { "auditallow", SP_AVTAB_AUDITALLOW },
+	{ "dontaudit", SP_AVTAB_AUDITDENY }, { "type_transition", SP_AVTAB_TRANSITION },
+	{ "type_member", SP_AVTAB_MEMBER }, { "type_change", SP_AVTAB_CHANGE },
+	{ "allowxperm", SP_AVTAB_XPERMS_ALLOWED }, { "auditallowxperm", SP_AVTAB_XPERMS_AUDITALLOW },
+	{ "dontauditxperm", SP_AVTAB_XPERMS_DONTAUDIT },
+};
+
+static uint16_t ruletype_kind(const char *name)
+{
+	for (size_t i = 0; i < SP_ARRAY_SIZE_T(ruletypes); i++)
+		if (!strcmp(ruletypes[i].name, name))
+			return ruletypes[i].kind;
+	fail_msg("unknown rule type '%s'", name);
+	return 0;
+}
+
+static const char *ruletype_name(uint16_t kind)
+{
+	for (size_t i = 0; i < SP_ARRAY_SIZE_T(ruletypes); i++)
+		if (ruletypes[i].kind == kind)
+			return ruletypes[i].name;
+	return "?";
+}
+
+struct qbuild {
+	struct sp_policy_query q;
+	uint32_t cls[64], bools[64];
+	const char *perms[64];
+	char text[8192];
+};
+
+static uint32_t type_value(const struct sp_policy *p, const char *name)
+{
+	uint32_t v = sp_policy_type_lookup(p, name);
+	if (!v)
+		fail_msg("no type '%s'", name);
+	return v;
+}
+
+/* The criteria of an L line ("field=value" by tab, lists by comma) as setools took them. */
+static void build_query(const struct sp_policy *p, const char *l, struct qbuild *b)
+{
+	memset(b, 0, sizeof(*b));
+	b->q.sz = sizeof(b->q);
+	b->q.filename_trans = 1;	/* setools lists filename rules with type_transition */
+	snprintf(b->text, sizeof(b->text), "%s", l);
+	for (char *s1, *f = strtok_r(b->text, "\t", &s1); f; f = strtok_r(NULL, "\t", &s1)) {
+		char *v = strchr(f, '=');
+		assert_non_null(v);
+		*v++ = 0;
+		int yes = !strcmp(v, "True");
+		if (!strcmp(f, "source") || !strcmp(f, "target") || !strcmp(f, "default")) {
+			*(f[0] == 's' ? &b->q.source : f[0] == 't' ? &b->q.target : &b->q.default_type) =
+				type_value(p, v);
+		} else if (!strcmp(f, "source_indirect") || !strcmp(f, "target_indirect")) {
+			*(f[0] == 's' ? &b->q.source_direct : &b->q.target_direct) = !yes;
+		} else if (!strcmp(f, "perms_equal") || !strcmp(f, "perms_subset") ||
+			   !strcmp(f, "boolean_equal")) {
+			*(f[6] == 'e' ? &b->q.perms_equal : f[6] == 's' ? &b->q.perms_subset
+								   : &b->q.bools_equal) = yes;
+		} else {
+			for (char *s2, *x = strtok_r(v, ",", &s2); x; x = strtok_r(NULL, ",", &s2)) {
+				if (!strcmp(f, "ruletype")) {
+					b->q.kinds |= ruletype_kind(x);
+				} else if (!strcmp(f, "tclass") && b->q.nclasses < 64) {
+					b->cls[b->q.nclasses] = sp_policy_class_lookup(p, x);
+					assert_true(b->cls[b->q.nclasses++] != 0);
+				} else if (!strcmp(f, "perms") && b->q.nperms < 64) {
+					b->perms[b->q.nperms++] = x;
+				} else if (!strcmp(f, "boolean") && b->q.nbools < 64) {
+					b->bools[b->q.nbools] = sp_policy_bool_lookup(p, x);
+					assert_true(b->bools[b->q.nbools++] != 0);
+				} else {
+					fail_msg("unknown query field '%s'", f);
+				}
+			}
+		}
+	}
+	b->q.classes = b->q.nclasses ? b->cls : NULL;
+	b->q.perms = b->q.nperms ? b->perms : NULL;
+	b->q.bools = b->q.nbools ? b->bools : NULL;
+}
+
+struct keys {
+	const struct sp_policy *p;
+	struct lines *got;
+};
+
+static const char *type_str(const struct sp_policy *p, uint32_t v, char *buf, size_t len)
+{
+	snprintf(buf, len, "@ttr%04u", v);	/* setools' name of an unnamed attribute */
+	return sp_policy_type_name(p, v) ? sp_policy_type_name(p, v) : buf;
+}
+
+/* names[0..n) sorted, joined by commas into out */
+static void join_sorted(const char **names, size_t n, char *out, size_t len)
+{
+	size_t o = 0;
+	qsort(names, n, sizeof(*names), line_cmp);
+	out[0] = 0;
+	for (size_t i = 0; i < n && o < len; i++)
+		o += (size_t)snprintf(out + o, len - o, "%s%s", i ? "," : "", names[i]);
+}
+
+/* A visited rule's key, as the script's key() spells a setools rule. */
+static int key_of(void *ud, const struct sp_avtab_entry *e, const struct sp_filename_trans *ft)
+{
+	const struct keys *k = ud;
+	const struct sp_policy *p = k->p;
+	char key[4096], b1[32], b2[32], b3[32], list[2048];
+	const char *names[256];
+	if (ft) {
+		snprintf(key, sizeof(key), "type_transition %s %s:%s %s %s",
+			 type_str(p, ft->stype, b1, sizeof(b1)), type_str(p, ft->ttype, b2, sizeof(b2)),
+			 sp_policy_class_name(p, ft->tclass), type_str(p, ft->otype, b3, sizeof(b3)),
+			 ft->name);
+		lines_add(k->got, key);
+		return 0;
+	}
+	uint16_t kind = e->specified & (uint16_t)~SP_AVTAB_ENABLED;
+	int o = snprintf(key, sizeof(key), "%s %s %s:%s", ruletype_name(kind),
+			 type_str(p, e->source, b1, sizeof(b1)), type_str(p, e->target, b2, sizeof(b2)),
+			 sp_policy_class_name(p, e->tclass));
+	if (kind & SP_AVTAB_AV) {
+		uint32_t m = kind == SP_AVTAB_AUDITDENY ? ~e->data : e->data;
+		size_t n = 0;
+		for (unsigned bit = 0; bit < 32; bit++)
+			if ((m >> bit & 1) && sp_policy_perm_name(p, e->tclass, bit))
+				names[n++] = sp_policy_perm_name(p, e->tclass, bit);
+		join_sorted(names, n, list, sizeof(list));
+		o += snprintf(key + o, sizeof(key) - (size_t)o, " {%s}", list);
+	} else if (kind & SP_AVTAB_TYPE) {
+		o += snprintf(key + o, sizeof(key) - (size_t)o, " %s",
+			      type_str(p, e->data, b3, sizeof(b3)));
+	}
+	if (e->cond) {
+		uint32_t bv[256];
+		size_t nb = sp_policy_cond_bools(p, e->cond, bv, SP_ARRAY_SIZE_T(bv));
+		for (size_t i = 0; i < nb; i++)
+			names[i] = sp_policy_bool_name(p, bv[i]);
+		join_sorted(names, nb, list, sizeof(list));
+		snprintf(key + o, sizeof(key) - (size_t)o, " [%s]:%s", list,
+			 e->cond_list ? "True" : "False");
+	}
+	lines_add(k->got, key);
+	return 0;
+}
+
+static void compare_library(const struct sp_policy *p, const char *lline, struct lines *want)
+{
+	struct qbuild b;
+	struct lines got = { 0 };
+	struct keys k = { p, &got };
+	build_query(p, lline, &b);
+	assert_int_equal(sp_policy_search(p, &b.q, key_of, &k), 0);
+	assert_same_lines("library query", lline, &got, want);
+	lines_clear(&got);
+	free(got.v);
+}
+
+/* One query's expectations: the sesearch lines (R) and the criteria (L) with their keys (K). */
+struct expect {
+	char args[8192], lline[8192];
+	struct lines want, keys;
+};
+
+static void check_query(const char *bin, const char *pol, struct sp_policy *const ps[3],
+			size_t qi, struct expect *x, size_t *nonempty)
+{
+	compare_library(ps[qi % 3], x->lline, &x->keys);
+	compare_query(bin, pol, x->args, &x->want, nonempty);
+	lines_clear(&x->want);
+	lines_clear(&x->keys);
 }
 
 static void run(const char *xz, int nq, int seed)
@@ -164,6 +373,11 @@ static void run(const char *xz, int nq, int seed)
 	unsigned char *buf = NULL;
 	size_t len = 0;
 	assert_int_equal(tp_read(xz, &buf, &len), 0);
+	struct sp_policy *ps[3];
+	for (int l = 0; l < 3; l++) {
+		struct sp_policy_opts o = { .sz = sizeof(o), .layout = (enum sp_avtab_layout)l };
+		assert_int_equal(sp_policy_read(buf, len, &o, &ps[l]), 0);
+	}
 	char pol[] = "/tmp/secpath-policy-XXXXXX";
 	int fd = mkstemp(pol);
 	assert_true(fd >= 0);
@@ -179,25 +393,33 @@ static void run(const char *xz, int nq, int seed)
 	snprintf(cmd, sizeof(cmd), "/usr/bin/python3 %s %s %d %d", spath, pol, nq, seed);
 	FILE *f = popen(cmd, "r");
 	assert_non_null(f);
-	struct lines want = { 0 };
-	char line[8192], args[8192] = "";
+	struct expect *x = calloc(1, sizeof(*x));
+	assert_non_null(x);
+	char line[8192];
 	size_t queries = 0, nonempty = 0;
 	while (fgets(line, sizeof(line), f)) {
 		line[strcspn(line, "\n")] = 0;
 		if (!strncmp(line, "Q\t", 2)) {
 			if (queries++)
-				compare_query(bin, pol, args, &want, &nonempty);
-			lines_clear(&want);
-			snprintf(args, sizeof(args), "%s", line + 2);
+				check_query(bin, pol, ps, queries - 2, x, &nonempty);
+			snprintf(x->args, sizeof(x->args), "%s", line + 2);
+			x->lline[0] = 0;
 		} else if (!strncmp(line, "R\t", 2)) {
-			lines_add(&want, line + 2);
+			lines_add(&x->want, line + 2);
+		} else if (!strncmp(line, "L\t", 2)) {
+			snprintf(x->lline, sizeof(x->lline), "%s", line + 2);
+		} else if (!strncmp(line, "K\t", 2)) {
+			lines_add(&x->keys, line + 2);
 		}
 	}
 	assert_int_equal(pclose(f), 0);
 	if (queries)
-		compare_query(bin, pol, args, &want, &nonempty);
-	lines_clear(&want);
-	free(want.v);
+		check_query(bin, pol, ps, queries - 1, x, &nonempty);
+	free(x->want.v);
+	free(x->keys.v);
+	free(x);
+	for (int l = 0; l < 3; l++)
+		sp_policy_free(ps[l]);
 	unlink(pol);
 	unlink(spath);
 	assert_int_equal(queries, (size_t)nq);

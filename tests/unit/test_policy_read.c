@@ -16,7 +16,18 @@
 
 #include "secpath/policy.h"
 #include "policy/flat.h"
+#include "secpath/slab.h"
 #include "test_policy_util.h"
+
+/* The node cache of the internal chained tables these tests build without a core. */
+static struct sp_slab_cache *tp_nodes(void)
+{
+	static struct sp_slab_cache *c;
+	if (!c)
+		assert_int_equal(sp_slab_cache_create("test_avtab_node", sizeof(struct chained_node), 0,
+						      0, NULL, &c), 0);
+	return c;
+}
 
 #define TDIR "tests/data/policy/"
 
@@ -483,8 +494,8 @@ static void test_policy__duplicate_heavy_tables(void **st)
 	}
 	struct sp_avtab_entry *e = calloc(N, sizeof(*e));
 	for (int l = 0; l < SP_AVTAB_NLAYOUTS; l++) {
-		struct policy_avtab t;
-		assert_int_equal(policy_avtab_build(&t, (enum sp_avtab_layout)l, 1, r, N, N, en, NULL, NULL), 0);
+		struct sp_avtab t;
+		assert_int_equal(policy_avtab_build(&t, (enum sp_avtab_layout)l, POLICY_AVTAB_COND, r, N, N, en, NULL, tp_nodes(), NULL), 0);
 		assert_int_equal(policy_avtab_lookup(&t, 7, 9, 3, SP_AVTAB_AV, e, N), 300);
 		uint32_t enabled = 0, sum = 0;
 		for (int i = 0; i < 300; i++) {
@@ -509,8 +520,8 @@ static void test_policy__duplicate_heavy_tables(void **st)
 	}
 	/* a te table rejects a duplicate (triple, kind) in every layout */
 	for (int l = 0; l < SP_AVTAB_NLAYOUTS; l++) {
-		struct policy_avtab t;
-		assert_int_equal(policy_avtab_build(&t, (enum sp_avtab_layout)l, 0, r, N, N, NULL, NULL, NULL),
+		struct sp_avtab t;
+		assert_int_equal(policy_avtab_build(&t, (enum sp_avtab_layout)l, POLICY_AVTAB_TE, r, N, N, NULL, NULL, tp_nodes(), NULL),
 				 -EEXIST);
 	}
 	free(e);
@@ -544,10 +555,10 @@ static void test_policy__flat_forms_agree(void **st)
 			r[i].data = (uint32_t)tp_rand(&seed);
 			r[i].xp = POLICY_NO_XP;
 		}
-		struct policy_avtab ch, fl;
-		assert_int_equal(policy_avtab_build(&ch, SP_AVTAB_CHAINED, 0, r, N, N, NULL, NULL, NULL), 0);
-		assert_int_equal(policy_avtab_build(&fl, SP_AVTAB_FLAT, 0, r, N, N, NULL, NULL, NULL), 0);
-		assert_int_equal(fl.u.fl.compact, !wide);
+		struct sp_avtab ch, fl;
+		assert_int_equal(policy_avtab_build(&ch, SP_AVTAB_CHAINED, POLICY_AVTAB_TE, r, N, N, NULL, NULL, tp_nodes(), NULL), 0);
+		assert_int_equal(policy_avtab_build(&fl, SP_AVTAB_FLAT, POLICY_AVTAB_TE, r, N, N, NULL, NULL, tp_nodes(), NULL), 0);
+		assert_int_equal(fl.form == POLICY_FORM_COMPACT, !wide);
 		for (uint32_t i = 0; i < 4 * N; i++) {
 			uint16_t s, t, c;
 			if (i < N) {
@@ -583,11 +594,12 @@ static void test_policy__flat_forms_agree(void **st)
  * inline search would stop at the home line); home-first: a bucket holding a foreign entry has
  * none of its own entries elsewhere.  Every entry is found by the inline search.
  */
-static void check_flatc_layout(const struct policy_avtab *t, uint32_t *away_out)
+static void check_flatc_layout(const struct sp_avtab *t, uint32_t *away_out)
 {
 	uint32_t nb = t->nslot, away = 0;
 	uint8_t *foreign = calloc(nb, 1), *own_away = calloc(nb, 1);
-	assert_true(t->layout == SP_AVTAB_FLAT && t->u.fl.compact);
+	assert_true(t->form == POLICY_FORM_COMPACT);
+	assert_true(policy_avtab_is_valid(t));
 	for (uint32_t b = 0; b < nb; b++) {
 		const struct flatc_bucket *bk = &t->u.fl.cb[b];
 		for (unsigned j = 0; j < FLATC_SLOTS && bk->key[j]; j++) {
@@ -612,7 +624,7 @@ static void check_flatc_layout(const struct policy_avtab *t, uint32_t *away_out)
 }
 
 struct flatc_walk {
-	const struct policy_avtab *t;
+	const struct sp_avtab *t;
 	uint32_t n;
 };
 
@@ -645,9 +657,9 @@ static void test_policy__flat_home_first(void **st)
 		r[i].data = (uint32_t)i;
 		r[i].xp = POLICY_NO_XP;
 	}
-	struct policy_avtab t;
+	struct sp_avtab t;
 	uint32_t away;
-	assert_int_equal(policy_avtab_build(&t, SP_AVTAB_FLAT, 0, r, N, N, NULL, NULL, NULL), 0);
+	assert_int_equal(policy_avtab_build(&t, SP_AVTAB_FLAT, POLICY_AVTAB_TE, r, N, N, NULL, NULL, tp_nodes(), NULL), 0);
 	check_flatc_layout(&t, &away);
 	assert_true(away > 0 && away < N / 10);	/* 0.63 load: a few percent leave home */
 	for (uint32_t i = 0; i < N; i++) {
@@ -673,6 +685,66 @@ static void test_policy__flat_home_first(void **st)
 	sp_policy_free(p);
 }
 
+/* policy_avtab_is_valid accepts every table the builder makes and refuses each broken invariant */
+static void test_policy__avtab_is_valid(void **st)
+{
+	(void)st;
+	enum { N = 3000 };
+	struct policy_rule *r = calloc(N, sizeof(*r));
+	uint8_t *en = calloc(N, 1);
+	unsigned long long seed = 99;
+	for (uint32_t i = 0; i < N; i++) {
+		r[i] = (struct policy_rule){ (uint16_t)(1 + i % 300), (uint16_t)(1 + i / 300),
+					     (uint16_t)(1 + tp_rand(&seed) % 40), SP_AVTAB_ALLOWED,
+					     (uint32_t)i, POLICY_NO_XP };
+		en[i] = (uint8_t)(i & 1);
+	}
+	for (int l = 0; l < SP_AVTAB_NLAYOUTS; l++)
+		for (int kind = POLICY_AVTAB_TE; kind <= POLICY_AVTAB_COND; kind++) {
+			struct sp_avtab t;
+			assert_int_equal(policy_avtab_build(&t, (enum sp_avtab_layout)l,
+							    (enum policy_avtab_kind)kind, r, N, N,
+							    kind == POLICY_AVTAB_COND ? en : NULL, NULL,
+							    tp_nodes(), NULL), 0);
+			assert_true(policy_avtab_is_valid(&t));
+			if (t.form == POLICY_FORM_CHAINED) {	/* a node out of its slot */
+				struct chained_node *x = t.u.ch.slots[0];
+				while (!x)
+					x = t.u.ch.slots[tp_rand(&seed) % t.nslot];
+				x->c ^= 1;
+				assert_false(policy_avtab_is_valid(&t));
+				x->c ^= 1;
+			} else if (t.form == POLICY_FORM_ARRAY) {	/* a link out of the array */
+				uint32_t h = t.u.ar.heads[0];
+				t.u.ar.heads[0] = t.nel;
+				assert_false(policy_avtab_is_valid(&t));
+				t.u.ar.heads[0] = h;
+			} else {	/* an entry away from home loses its home's overflow bit */
+				uint32_t b = 0, home = 0;
+				for (;; b++) {
+					assert_true(b < t.nslot);
+					const struct flatc_bucket *bk = &t.u.fl.cb[b];
+					uint64_t h = policy_flatc_mix(bk->key[0]);
+					home = policy_flatc_home(&t, h);
+					if (bk->key[0] && home != b)
+						break;
+				}
+				uint32_t ovf = t.u.fl.cb[home].ovf;
+				t.u.fl.cb[home].ovf = 0;
+				assert_false(policy_avtab_is_valid(&t));
+				t.u.fl.cb[home].ovf = ovf;
+				uint32_t k = t.u.fl.cb[b].key[0];	/* a key below nt * nc */
+				t.u.fl.cb[b].key[0] = 1;
+				assert_false(policy_avtab_is_valid(&t));
+				t.u.fl.cb[b].key[0] = k;
+			}
+			assert_true(policy_avtab_is_valid(&t));
+			policy_avtab_destroy(&t);
+		}
+	free(en);
+	free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -688,6 +760,7 @@ int main(void)
 		cmocka_unit_test(test_policy__duplicate_heavy_tables),
 		cmocka_unit_test(test_policy__flat_forms_agree),
 		cmocka_unit_test(test_policy__flat_home_first),
+		cmocka_unit_test(test_policy__avtab_is_valid),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

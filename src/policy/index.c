@@ -1,0 +1,283 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * index.c - what turns a read core (read.c) into a decision engine's core, and its release:
+ * sorted name indexes, the reverse of the attribute CSR rows, the decision filters, filename
+ * transitions sorted for binary search, the triple Bloom filter, and the te_avtab in the chosen
+ * layout (chained: with the core's own node cache, which the conditional tables of every
+ * policy sharing the core use too).  policy_core_put frees what this file built, then hands the
+ * rest to read.c.
+ *
+ * Decision filters: src rows keep only values that occur as the source of some AV rule (either
+ * table, any boolean state), tgt rows only values that occur as a target, and a blocked Bloom
+ * filter over every AV triple of both tables (any boolean state) skips pairs without rules
+ * before touching a table.  The kernel's double loop visits |row(s)| x |row(t)| pairs and probes
+ * both tables for each; the filtered loop probes only pairs that can match, so it returns the
+ * same decision (tested against the literal loop, sp_policy_compute_av_ref, and libsepol).
+ *
+ * Invariants after policy_core_finish: every row of rev/src/tgt is sorted, src and tgt rows are
+ * sub-rows of the attribute rows, the Bloom filter has every AV triple of te and cond rules, and
+ * k->te is gone (te_tab is the only copy of the unconditional rules).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "secpath/slab.h"
+#include "base/assert.h"
+#include "policy/policy_int.h"
+
+static int ix_cmp(const void *a, const void *b)
+{
+	const struct policy_name_ix *x = a, *y = b;
+	int r = strcmp(x->name, y->name);
+	return r ? r : (x->value > y->value) - (x->value < y->value);
+}
+
+/* names[1..n] (NULL entries skipped) sorted by name; the array ends with a NULL name. */
+static int build_ix(const struct sp_allocator *al, const char **names, uint32_t n,
+		    struct policy_name_ix **out)
+{
+	struct policy_name_ix *ix = sp_zalloc(al, ((size_t)n + 1) * sizeof(*ix), 0);
+	if (!ix)
+		return -ENOMEM;
+	uint32_t m = 0;
+	for (uint32_t i = 1; i <= n; i++)
+		if (names[i])
+			ix[m++] = (struct policy_name_ix){ names[i], i };
+	qsort(ix, m, sizeof(*ix), ix_cmp);
+	ix[m].name = NULL;
+	*out = ix;
+	return 0;
+}
+
+static int build_name_ixs(struct policy_core *k)
+{
+	const char **cn = sp_zalloc(k->alloc, ((size_t)k->nclasses + 1) * sizeof(char *), 0);
+	if (!cn)
+		return -ENOMEM;
+	for (uint32_t i = 1; i <= k->nclasses; i++)
+		cn[i] = k->cls[i].name;
+	int rc = build_ix(k->alloc, cn, k->nclasses, &k->class_ix);
+	sp_free(k->alloc, cn, ((size_t)k->nclasses + 1) * sizeof(char *));
+	if (rc || (rc = build_ix(k->alloc, k->bool_name, k->nbools, &k->bool_ix)))
+		return rc;
+	qsort(k->type_ix, k->ntype_ix, sizeof(*k->type_ix), ix_cmp);
+	return 0;
+}
+
+/* The attribute rows restricted to values v with keep[v] (rows 1..nt, sorted like the rows). */
+static int csr_filter(struct policy_core *k, const uint8_t *keep, uint32_t **off_out,
+		      uint32_t **v_out)
+{
+	uint32_t nt = k->ntypes;
+	uint32_t *off = sp_zalloc(k->alloc, ((size_t)nt + 2) * sizeof(uint32_t), 0);
+	if (!off)
+		return -ENOMEM;
+	uint32_t n = 0;
+	for (uint32_t i = 1; i <= nt; i++)
+		for (uint32_t j = k->attr_off[i]; j < k->attr_off[i + 1]; j++)
+			n += keep[k->attr_v[j]];
+	uint32_t *v = sp_alloc(k->alloc, ((size_t)n + 1) * sizeof(uint32_t), 0);
+	if (!v) {
+		sp_free(k->alloc, off, ((size_t)nt + 2) * sizeof(uint32_t));
+		return -ENOMEM;
+	}
+	n = 0;
+	for (uint32_t i = 1; i <= nt; i++) {
+		off[i] = n;
+		for (uint32_t j = k->attr_off[i]; j < k->attr_off[i + 1]; j++)
+			if (keep[k->attr_v[j]])
+				v[n++] = k->attr_v[j];
+	}
+	off[nt + 1] = n;
+	off[0] = 0;
+	*off_out = off;
+	*v_out = v;
+	return 0;
+}
+
+/* The reverse map: rev row a = the types whose attribute row holds a (ascending). */
+static int build_rev(struct policy_core *k)
+{
+	uint32_t nt = k->ntypes, tot = k->attr_off[nt + 1];
+	k->rev_off = sp_zalloc(k->alloc, ((size_t)nt + 2) * sizeof(uint32_t), 0);
+	k->rev_v = sp_alloc(k->alloc, ((size_t)tot + 1) * sizeof(uint32_t), 0);
+	if (!k->rev_off || !k->rev_v)
+		return -ENOMEM;
+	for (uint32_t j = 0; j < tot; j++)
+		k->rev_off[k->attr_v[j] + 1]++;
+	/* rev_off[a + 1] holds counts; prefix sums give starts at rev_off[a] for a = 1..nt */
+	uint32_t run = 0;
+	for (uint32_t a = 1; a <= nt + 1; a++) {
+		uint32_t cnt = a <= nt ? k->rev_off[a + 1] : 0;
+		k->rev_off[a] = run;
+		run += cnt;
+	}
+	uint32_t *fill = sp_alloc(k->alloc, ((size_t)nt + 2) * sizeof(uint32_t), 0);
+	if (!fill)
+		return -ENOMEM;
+	memcpy(fill, k->rev_off, ((size_t)nt + 2) * sizeof(uint32_t));
+	for (uint32_t i = 1; i <= nt; i++)
+		for (uint32_t j = k->attr_off[i]; j < k->attr_off[i + 1]; j++)
+			k->rev_v[fill[k->attr_v[j]]++] = i;
+	sp_free(k->alloc, fill, ((size_t)nt + 2) * sizeof(uint32_t));
+	SP_ASSERT_INTERNAL(k->rev_off[nt + 1] == tot);
+	return 0;
+}
+
+/* The decision filters: rows restricted to values that are the source (target) of an AV rule. */
+static int build_filters(struct policy_core *k)
+{
+	uint32_t nt = k->ntypes;
+	int rc;
+	uint8_t *src = sp_zalloc(k->alloc, (size_t)nt + 1, 0), *tgt = sp_zalloc(k->alloc, (size_t)nt + 1, 0);
+	if (!src || !tgt) {
+		rc = -ENOMEM;
+	} else {
+		for (uint32_t i = 0; i < k->nte; i++)
+			if (k->te[i].spec & SP_AVTAB_AV)
+				src[k->te[i].s] = tgt[k->te[i].t] = 1;
+		for (uint32_t i = 0; i < k->ncr; i++)
+			if (k->cr[i].spec & SP_AVTAB_AV)
+				src[k->cr[i].s] = tgt[k->cr[i].t] = 1;
+		rc = csr_filter(k, src, &k->src_off, &k->src_v);
+		if (!rc)
+			rc = csr_filter(k, tgt, &k->tgt_off, &k->tgt_v);
+	}
+	sp_free(k->alloc, src, (size_t)nt + 1);
+	sp_free(k->alloc, tgt, (size_t)nt + 1);
+	return rc;
+}
+
+static int ft_cmp(const void *a, const void *b)
+{
+	const struct sp_filename_trans *x = *(const struct sp_filename_trans *const *)a;
+	const struct sp_filename_trans *y = *(const struct sp_filename_trans *const *)b;
+	if (x->stype != y->stype)
+		return x->stype < y->stype ? -1 : 1;
+	if (x->ttype != y->ttype)
+		return x->ttype < y->ttype ? -1 : 1;
+	if (x->tclass != y->tclass)
+		return x->tclass < y->tclass ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* ft_sorted: indices of the filename transitions by (stype, ttype, tclass, name). */
+static int sort_ft(struct policy_core *k)
+{
+	k->ft_sorted = sp_alloc(k->alloc, ((size_t)k->nft + 1) * sizeof(uint32_t), 0);
+	if (!k->ft_sorted)
+		return -ENOMEM;
+	const struct sp_filename_trans **pv =
+		sp_alloc(k->alloc, ((size_t)k->nft + 1) * sizeof(*pv), 0);
+	if (!pv)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < k->nft; i++)
+		pv[i] = &k->ft[i];
+	qsort(pv, k->nft, sizeof(*pv), ft_cmp);
+	for (uint32_t i = 0; i < k->nft; i++)
+		k->ft_sorted[i] = (uint32_t)(pv[i] - k->ft);
+	sp_free(k->alloc, pv, ((size_t)k->nft + 1) * sizeof(*pv));
+	return 0;
+}
+
+/* ---- the triple Bloom filter (probe: policy_bloom_may in policy_int.h) ---- */
+
+static void bloom_add(struct policy_core *k, const struct policy_rule *r, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (r[i].spec & SP_AVTAB_AV) {
+			uint64_t h = policy_bloom_hash(r[i].s, r[i].t, r[i].c);
+			k->bloom[h >> k->bloom_shift] |= policy_bloom_bits(h);
+		}
+}
+
+static int bloom_build(struct policy_core *k)
+{
+	uint64_t n = 0;
+	for (uint32_t i = 0; i < k->nte; i++)
+		n += (k->te[i].spec & SP_AVTAB_AV) != 0;
+	for (uint32_t i = 0; i < k->ncr; i++)
+		n += (k->cr[i].spec & SP_AVTAB_AV) != 0;
+	uint32_t lg = 6;			/* >= 64 words; ~16 bits per triple */
+	while ((1ull << lg) < n / 4 && lg < 30)
+		lg++;
+	k->bloom_words = 1u << lg;
+	k->bloom_shift = 64 - lg;
+	k->bloom = sp_zalloc(k->alloc, (size_t)k->bloom_words * 8, 64);
+	if (!k->bloom)
+		return -ENOMEM;
+	bloom_add(k, k->te, k->nte);
+	bloom_add(k, k->cr, k->ncr);
+	return 0;
+}
+
+/* Destroy a node cache none of whose nodes is allocated. */
+static void drop_nodes(struct sp_slab_cache *nodes)
+{
+	if (nodes) {
+		int busy = sp_slab_cache_destroy(nodes);
+		SP_ASSERT(!busy);
+		(void)busy;
+	}
+}
+
+/*
+ * Finish a core from policy_core_read for decisions in `layout`.  Returns 0, -ENOMEM, or -EEXIST
+ * (two te rules with the same key and kind; the caller reports it at the avtab section).  On
+ * failure the core keeps what was built; policy_core_put frees it.
+ */
+int policy_core_finish(struct policy_core *k, enum sp_avtab_layout layout)
+{
+	int rc;
+	k->layout = layout;
+	SP_ASSERT_INTERNAL(k->attr_off && k->attr_off[k->ntypes + 1] >= k->ntypes);	/* self rows */
+	if ((rc = build_name_ixs(k)) || (rc = build_rev(k)) || (rc = build_filters(k)) ||
+	    (rc = sort_ft(k)) || (rc = bloom_build(k)))
+		return rc;
+	struct sp_slab_cache *nodes = NULL;	/* chained: kept in te_tab (policy_core_nodes) */
+	if (layout == SP_AVTAB_CHAINED &&
+	    sp_slab_cache_create("avtab_node", sizeof(struct chained_node), 0, 0, NULL, &nodes))
+		return -ENOMEM;
+	rc = policy_avtab_build(&k->te_tab, k->layout, POLICY_AVTAB_TE, k->te, k->nte, k->nte, NULL,
+				k->xperms, nodes, k->alloc);
+	if (rc) {	/* the failed build freed its nodes */
+		drop_nodes(nodes);
+		return rc;
+	}
+	/* the raw te list is no longer needed: the table is the only copy */
+	sp_free(k->alloc, k->te, (size_t)k->te_cap * sizeof(*k->te));
+	k->te = NULL;
+	k->te_cap = 0;
+	return 0;
+}
+
+#define FREE_N(p, n) sp_free(k->alloc, (p), (size_t)(n) * sizeof(*(p)))
+
+/* Drop one reference; the last frees what policy_core_finish built, then the read core. */
+void policy_core_put(struct policy_core *k)
+{
+	if (!k || atomic_fetch_sub(&k->refs, 1) != 1)
+		return;
+	uint32_t nt = k->ntypes;
+	struct sp_slab_cache *nodes = policy_core_nodes(k);
+	policy_avtab_destroy(&k->te_tab);
+	FREE_N(k->class_ix, k->nclasses + 1);
+	FREE_N(k->bool_ix, k->nbools + 1);
+	FREE_N(k->ft_sorted, k->nft + 1);
+	if (k->rev_off) {
+		FREE_N(k->rev_v, (size_t)k->rev_off[nt + 1] + 1);
+		FREE_N(k->rev_off, nt + 2);
+	}
+	if (k->src_off) {
+		FREE_N(k->src_v, (size_t)k->src_off[nt + 1] + 1);
+		FREE_N(k->src_off, nt + 2);
+	}
+	if (k->tgt_off) {
+		FREE_N(k->tgt_v, (size_t)k->tgt_off[nt + 1] + 1);
+		FREE_N(k->tgt_off, nt + 2);
+	}
+	sp_free(k->alloc, k->bloom, (size_t)k->bloom_words * 8);
+	drop_nodes(nodes);	/* every table of the core is gone, so every node is free */
+	policy_core_free_read(k);
+}

@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * search.c - rule search with setools' semantics (setools 4.4 TERuleQuery, what sesearch
+ * prints): the criteria of struct sp_policy_query (policy.h) turned into per-value match tables
+ * once, then one pass over te_avtab, the conditional rules and the filename transitions.
+ *
+ * Semantics kept from setools, each checked against it by tests/cases/test_policy_search.c:
+ * a type or attribute criterion matches through member types (a type's members are itself; an
+ * attribute without member types is falsy in setools, so it imposes no criterion); permission
+ * sets compare within the rule's class; xperm rules match a permission criterion by their xperm
+ * type's name; unconditional rules never match a boolean criterion.
+ *
+ * Cost: the match tables are O(types + classes x 32 + booleans) to build; each rule is then
+ * judged in O(1) but the boolean criterion (O(expression length)).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "policy/policy_int.h"
+
+struct query {
+	const struct sp_policy *p;
+	const struct sp_policy_query *q;
+	const struct sp_allocator *a;
+	uint32_t ntypes, nclasses, nbools;
+	uint32_t s, t, d;		/* criteria left after setools' empty-attribute rule */
+	uint8_t *smatch, *tmatch, *dmatch;	/* per type value: shares a member type */
+	uint8_t *cls;			/* per class: listed (NULL: any) */
+	uint32_t *perms, *pfound, *valid;	/* per class: listed mask, listed names it has,
+						 * its defined permissions */
+	uint32_t npn;			/* distinct permission names */
+	int px_ioctl, px_nlmsg;		/* the names list the xperm types */
+	uint8_t *bset;			/* per boolean: listed */
+	uint32_t nbq;			/* distinct booleans */
+};
+
+/* An attribute without member types (setools: falsy, so its criterion is dropped). */
+static int empty_attr(const struct sp_policy *p, uint32_t v)
+{
+	const uint32_t *mem;
+	size_t n = sp_policy_attr_types(p, v, &mem);
+	if (!sp_policy_type_is_attr(p, v))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!sp_policy_type_is_attr(p, mem[i]))
+			return 0;
+	return 1;
+}
+
+/* *out[v] = 1 for every value v whose member types intersect those of v0. */
+static int match_set(struct query *x, uint32_t v0, uint8_t **out)
+{
+	uint8_t *m = sp_zalloc(x->a, (size_t)x->ntypes + 1, 0);
+	if (!m)
+		return -ENOMEM;
+	const uint32_t *mem, *row;
+	size_t nm = sp_policy_attr_types(x->p, v0, &mem);
+	for (size_t i = 0; i < nm; i++) {
+		if (sp_policy_type_is_attr(x->p, mem[i]))
+			continue;
+		size_t nr = sp_policy_type_attrs(x->p, mem[i], &row);
+		for (size_t j = 0; j < nr; j++)
+			m[row[j]] = 1;
+	}
+	*out = m;
+	return 0;
+}
+
+/* A type criterion: the value (0 when an empty attribute drops it) and, indirect, its table. */
+static int type_criterion(struct query *x, uint32_t v, int direct, uint32_t *keep, uint8_t **m)
+{
+	if (v > x->ntypes)
+		return -EINVAL;
+	*keep = v && !empty_attr(x->p, v) ? v : 0;
+	return *keep && !direct ? match_set(x, *keep, m) : 0;
+}
+
+/* A value list as a per-value table over 1..limit; *distinct counts the different values. */
+static int value_set(struct query *x, const uint32_t *v, size_t n, uint32_t limit, uint8_t **set,
+		     uint32_t *distinct)
+{
+	if (!(*set = sp_zalloc(x->a, (size_t)limit + 1, 0)))
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		if (!v[i] || v[i] > limit)
+			return -EINVAL;
+		*distinct += !(*set)[v[i]];
+		(*set)[v[i]] = 1;
+	}
+	return 0;
+}
+
+/* Per class: the mask of the listed permissions, how many of the names it has, its valid mask. */
+static int perm_criterion(struct query *x)
+{
+	const struct sp_policy_query *q = x->q;
+	if (!q->perms)
+		return 0;
+	size_t sz = ((size_t)x->nclasses + 1) * sizeof(uint32_t);
+	x->perms = sp_zalloc(x->a, sz, 0);
+	x->pfound = sp_zalloc(x->a, sz, 0);
+	x->valid = sp_zalloc(x->a, sz, 0);
+	if (!x->perms || !x->pfound || !x->valid)
+		return -ENOMEM;
+	for (uint32_t c = 1; c <= x->nclasses; c++)
+		for (unsigned b = 0; b < 32; b++)
+			if (sp_policy_perm_name(x->p, c, b))
+				x->valid[c] |= 1u << b;
+	for (size_t i = 0; i < q->nperms; i++) {
+		const char *name = q->perms[i];
+		int seen = 0;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = !strcmp(q->perms[j], name);
+		if (seen)
+			continue;
+		x->npn++;
+		x->px_ioctl |= !strcmp(name, "ioctl");
+		x->px_nlmsg |= !strcmp(name, "nlmsg");
+		for (uint32_t c = 1; c <= x->nclasses; c++) {
+			unsigned b = sp_policy_perm_lookup(x->p, c, name);
+			if (b) {
+				x->perms[c] |= 1u << (b - 1);
+				x->pfound[c]++;
+			}
+		}
+	}
+	return 0;
+}
+
+/* setools' permission criterion (-p, -ep, -Sp) */
+static int perm_match(const struct query *x, uint16_t kind, const struct sp_avtab_entry *e,
+		      uint32_t perms)
+{
+	const struct sp_policy_query *q = x->q;
+	if (kind & SP_AVTAB_XPERMS) {	/* the rule's xperm type must be listed */
+		if (q->perms_equal && x->npn > 1)
+			return 0;
+		return e->xperms && e->xperms->kind == 3 ? x->px_nlmsg : x->px_ioctl;
+	}
+	if (!(kind & SP_AVTAB_AV))
+		return 0;
+	uint32_t want = x->perms[e->tclass], have = perms & x->valid[e->tclass];
+	int all_named = x->pfound[e->tclass] == x->npn;
+	if (q->perms_subset)
+		return all_named && (have & want) == want;
+	if (q->perms_equal)
+		return all_named && have == want;
+	return (have & want) != 0;
+}
+
+/* setools' boolean criterion (-b, -eb): unconditional rules never match */
+static int bool_match(const struct query *x, uint32_t cond)
+{
+	uint32_t bv[256];
+	if (!cond)
+		return 0;
+	size_t nb = sp_policy_cond_bools(x->p, cond, bv, SP_ARRAY_SIZE(bv)), hits = 0;
+	if (nb > SP_ARRAY_SIZE(bv))
+		nb = SP_ARRAY_SIZE(bv);
+	for (size_t i = 0; i < nb; i++)
+		hits += x->bset[bv[i]];
+	return x->q->bools_equal ? hits == x->nbq && nb == x->nbq : hits > 0;
+}
+
+/* The source, target and class criteria, shared by avtab rules and filename transitions. */
+static int key_match(const struct query *x, uint32_t s, uint32_t t, uint32_t c)
+{
+	const struct sp_policy_query *q = x->q;
+	if (x->s && (q->source_direct ? s != x->s : !x->smatch[s]))
+		return 0;
+	if (x->t && (q->target_direct ? t != x->t : !x->tmatch[t]))
+		return 0;
+	return !x->cls || x->cls[c];
+}
+
+static int rule_match(const struct query *x, const struct sp_avtab_entry *e)
+{
+	uint16_t kind = e->specified & (uint16_t)~SP_AVTAB_ENABLED;
+	if (!(kind & x->q->kinds) || !key_match(x, e->source, e->target, e->tclass))
+		return 0;
+	uint32_t perms = kind == SP_AVTAB_AUDITDENY ? ~e->data : e->data;
+	if (x->perms && !perm_match(x, kind, e, perms))
+		return 0;
+	if (x->d && (!(kind & SP_AVTAB_TYPE) || e->data > x->ntypes || !x->dmatch[e->data]))
+		return 0;
+	return !x->bset || bool_match(x, e->cond);
+}
+
+struct visit {
+	const struct query *x;
+	int (*fn)(void *ud, const struct sp_avtab_entry *rule, const struct sp_filename_trans *ft);
+	void *ud;
+};
+
+static int visit_rule(void *ud, const struct sp_avtab_entry *e)
+{
+	const struct visit *v = ud;
+	return rule_match(v->x, e) ? v->fn(v->ud, e, NULL) : 0;
+}
+
+/* Filename transitions: type_transition rules with a name; no permissions, no conditions. */
+static int visit_filename_trans(const struct visit *v)
+{
+	const struct query *x = v->x;
+	size_t n = sp_policy_filename_trans_count(x->p);
+	for (size_t i = 0; i < n; i++) {
+		const struct sp_filename_trans *ft = sp_policy_filename_trans(x->p, i);
+		if (!key_match(x, ft->stype, ft->ttype, ft->tclass))
+			continue;
+		if (x->d && (ft->otype > x->ntypes || !x->dmatch[ft->otype]))
+			continue;
+		int rc = v->fn(v->ud, NULL, ft);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static void query_release(struct query *x)
+{
+	size_t nt = (size_t)x->ntypes + 1, nc = (size_t)x->nclasses + 1;
+	sp_free(x->a, x->smatch, nt);
+	sp_free(x->a, x->tmatch, nt);
+	sp_free(x->a, x->dmatch, nt);
+	sp_free(x->a, x->cls, nc);
+	sp_free(x->a, x->perms, nc * sizeof(uint32_t));
+	sp_free(x->a, x->pfound, nc * sizeof(uint32_t));
+	sp_free(x->a, x->valid, nc * sizeof(uint32_t));
+	sp_free(x->a, x->bset, (size_t)x->nbools + 1);
+}
+
+SP_API int sp_policy_search(const struct sp_policy *p, const struct sp_policy_query *q,
+			    int (*fn)(void *ud, const struct sp_avtab_entry *rule,
+				      const struct sp_filename_trans *ft),
+			    void *ud)
+{
+	if (!SP_OPTS_HAS(q, filename_trans) || !q->kinds || !fn)
+		return -EINVAL;
+	struct query x = { .p = p, .q = q, .a = p->core->alloc, .ntypes = p->core->ntypes,
+			   .nclasses = p->core->nclasses, .nbools = p->core->nbools };
+	int rc = type_criterion(&x, q->source, q->source_direct, &x.s, &x.smatch);
+	if (!rc)
+		rc = type_criterion(&x, q->target, q->target_direct, &x.t, &x.tmatch);
+	if (!rc)
+		rc = type_criterion(&x, q->default_type, 0, &x.d, &x.dmatch);
+	uint32_t ncls = 0;
+	if (!rc && q->classes)
+		rc = value_set(&x, q->classes, q->nclasses, x.nclasses, &x.cls, &ncls);
+	if (!rc && q->bools)
+		rc = value_set(&x, q->bools, q->nbools, x.nbools, &x.bset, &x.nbq);
+	if (!rc && !(rc = perm_criterion(&x))) {
+		struct visit v = { &x, fn, ud };
+		rc = sp_policy_avtab_foreach(p, 0, visit_rule, &v);
+		if (!rc)
+			rc = sp_policy_avtab_foreach(p, 1, visit_rule, &v);
+		if (!rc && q->filename_trans && (q->kinds & SP_AVTAB_TRANSITION) && !q->perms &&
+		    !q->bools)
+			rc = visit_filename_trans(&v);
+	}
+	query_release(&x);
+	return rc;
+}
