@@ -76,6 +76,8 @@ group() {
 	[ "$f" -eq 0 ] || { failed_names="$failed_names $name"; grep -e "$show" "$log" | tail -40; }
 	printf '%-36s %4d passed, %d failed\n' "$name" "$p" "$f"
 }
+# The code's shape: the layering rule, its checker against planted violations, function length.
+group layering FAIL sh scripts/test-layering.sh
 # The embedding examples against an installed library in a temporary prefix.
 group examples 'FAIL\|fail' sh scripts/test-examples.sh "$out"
 # The HTML bench report: structure, and a headless Chromium screenshot of it.

@@ -4,6 +4,7 @@
 # violation, on a copy of src/ and cli/: a part including a public header of a part beside it,
 # a lower part including a higher part's internal header, bench including a policy-internal
 # header, cli including an internal header, and an audit sub-folder including one above it.
+# Last, every function within 120 lines (scripts/check-functions.sh).
 # Ends with "layering: N passed, N failed".
 set -u
 pass=0
@@ -33,5 +34,7 @@ plant src/audit/lang/parse.c '#include "audit/log/log_int.h"' 'audit/log is abov
 plant src/audit/filter/ref.c '#include "secpath/audit_tools.h"' 'audit/tools is above audit/filter'
 plant src/base/diag.c '#include "secpath/slab.h"' 'slab is not below base'
 plant src/audit/lang/env.c '#include "secpath/policy.h"' 'policy is not below audit'
+# and every function of src/ and cli/ within 120 lines (scripts/check-functions.sh)
+if sh scripts/check-functions.sh 120 >"$tmp/out" 2>&1; then ok; else bad "functions over 120 lines: $(cat "$tmp/out")"; fi
 echo "layering: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
