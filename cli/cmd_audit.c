@@ -20,6 +20,7 @@ struct audit_cli_opts {
 	int json;
 	int kernel;			/* decode: apply the kernel's per-field checks */
 	int auditctl;			/* list: what auditctl -l prints after loading the file */
+	int no_kernel;			/* check: auditctl's verdicts only */
 	const char *key;		/* list --auditctl -k KEY */
 	int nfiles;
 	char **files;
@@ -37,8 +38,11 @@ static const char check_usage[] =
 	"usage: secpath audit check [--json] [host options] FILE...\n"
 	"\n"
 	"Report every line of each rules FILE (auditctl -R syntax, \"-\" = stdin) that auditctl\n"
-	"3.0.9 would reject, as FILE:LINE:COL-END with the line and a caret, then a summary per\n"
-	"file.\n"
+	"3.0.9 would reject, and every rule it would send that the kernel (Linux 6.1\n"
+	"audit_data_to_entry) would refuse, as FILE:LINE:COL-END with the line and a caret, then\n"
+	"a summary per file.  Every command that loads rules reports the same refusals.\n"
+	"  --kernel             report the kernel's refusals (the default)\n"
+	"  --no-kernel          auditctl's verdicts only\n"
 	"  --json               one JSON object: per file the counts and the diagnostics\n"
 	HOST_OPTS
 	"Exit status: 0 no line rejected, 1 a line rejected or a file unreadable, 2 usage.\n";
@@ -98,6 +102,10 @@ static int parse_opts(int argc, char **argv, struct sp_cli *cli, const char *usa
 			o->json = 1;
 		} else if (!strcmp(a, "--kernel") && !strcmp(argv[0], "decode")) {
 			o->kernel = 1;
+		} else if (!strcmp(a, "--kernel") && !strcmp(argv[0], "check")) {
+			;	/* the default: the kernel's refusals are reported */
+		} else if (!strcmp(a, "--no-kernel") && !strcmp(argv[0], "check")) {
+			o->no_kernel = 1;
 		} else if (!strcmp(a, "--auditctl") && !strcmp(argv[0], "list")) {
 			o->auditctl = 1;
 		} else if (!strcmp(a, "-k") && !strcmp(argv[0], "list") && i + 1 < argc) {
@@ -125,6 +133,14 @@ static int parse_opts(int argc, char **argv, struct sp_cli *cli, const char *usa
 	}
 	if (cli_rules_args_check(cli, &ra, argv[0]))
 		return SP_EXIT_USAGE;
+	/* check and list report what the kernel would refuse, as every loading command does;
+	 * compile and decode show auditctl's own output */
+	if (strcmp(argv[0], "check") && strcmp(argv[0], "list"))
+		ra.po.flags &= ~SP_AUDIT_PARSE_KERNEL;
+	if (o->no_kernel)
+		ra.po.flags &= ~SP_AUDIT_PARSE_KERNEL;
+	if (!strcmp(argv[0], "check"))
+		ra.po.flags |= SP_AUDIT_PARSE_LINT;	/* check is the lint */
 	if ((o->key && !o->auditctl) || (o->auditctl && o->json)) {
 		fprintf(cli->err, "%s audit list: %s\n", cli->prog, o->key && !o->auditctl
 			? "-k needs --auditctl" : "--auditctl prints auditctl's text, not JSON");
@@ -137,13 +153,15 @@ static int parse_opts(int argc, char **argv, struct sp_cli *cli, const char *usa
 struct src {
 	const char *text;
 	size_t len;
+	const char *path;		/* the file text is (diagnostics of other files get no line) */
 	char line[6200];
 };
 
 static const char *source_of(void *ud, const char *file, uint32_t line)
 {
 	struct src *s = ud;
-	(void)file;
+	if (s->path && (!file || strcmp(file, s->path)))
+		return NULL;
 	size_t pos = 0;
 	for (uint32_t l = 1; l < line && pos < s->len; l++) {
 		const char *nl = memchr(s->text + pos, '\n', s->len - pos);
@@ -180,7 +198,12 @@ static int load(struct sp_cli *cli, const struct audit_cli_opts *o, const char *
 	}
 	rc = sp_audit_ruleset_parse(*text, *len, path, &o->po, rs, d);
 	if (rc) {
-		fprintf(cli->err, "%s: cannot parse '%s': %s\n", cli->prog, path, strerror(-rc));
+		/* a host file that cannot be read says so in d; else the reason alone */
+		size_t before = d->n;
+		cli_print_diags(cli, d, NULL, NULL);
+		if (!before)
+			fprintf(cli->err, "%s: cannot parse '%s': %s\n", cli->prog, path,
+				strerror(-rc));
 		free(*text);
 		return 2;
 	}
@@ -221,7 +244,7 @@ static int cmd_check(struct sp_cli *cli, struct audit_cli_opts *o)
 			cli_json_diags(cli->out, &d);
 			fputs("}", cli->out);
 		} else {
-			struct src s = { .text = text, .len = len };
+			struct src s = { .text = text, .len = len, .path = o->files[i] };
 			cli_print_diags(cli, &d, source_of, &s);
 			fprintf(cli->out, "%s: %zu rules, %zu errors, %zu warnings\n", o->files[i], nrules,
 				d.nerrors, d.nwarnings);
@@ -329,7 +352,7 @@ static int cmd_compile(struct sp_cli *cli, struct audit_cli_opts *o)
 				fwrite(it.blob, 1, it.blob_len, cli->out);
 			}
 		}
-		struct src s = { .text = text, .len = len };
+		struct src s = { .text = text, .len = len, .path = o->files[0] };
 		cli_print_diags(cli, &d, source_of, &s);
 	}
 	sp_audit_ruleset_free(rs);
@@ -475,7 +498,7 @@ static int cmd_list(struct sp_cli *cli, struct audit_cli_opts *o)
 		return SP_EXIT_REJECTED;
 	}
 	if (o->auditctl) {
-		struct src s = { .text = text, .len = len };
+		struct src s = { .text = text, .len = len, .path = o->files[0] };
 		cli_print_diags(cli, &d, source_of, &s);	/* auditctl -R reports, then goes on */
 		rc = list_auditctl(cli, o, rs);
 		sp_audit_ruleset_free(rs);
@@ -512,7 +535,7 @@ static int cmd_list(struct sp_cli *cli, struct audit_cli_opts *o)
 		cli_json_diags(cli->out, &d);
 		fputs("}\n", cli->out);
 	}
-	struct src s = { .text = text, .len = len };
+	struct src s = { .text = text, .len = len, .path = o->files[0] };
 	cli_print_diags(cli, &d, source_of, &s);
 	sp_audit_ruleset_free(rs);
 	sp_diags_release(&d);

@@ -219,6 +219,10 @@ static int load_rules(struct sp_cli *cli, const char *path, const struct sp_audi
 		struct sp_audit_item it;
 		if (sp_audit_ruleset_item(rs, i, &it) || it.kind == SP_AUDIT_ITEM_CTRL)
 			continue;
+		if (it.kernel_err) {	/* refused, and reported where the parser saw it */
+			bad++;
+			continue;
+		}
 		err = it.kind == SP_AUDIT_ITEM_DEL ? sp_audit_ref_del(r, it.blob, it.blob_len)
 						   : sp_audit_ref_add(r, it.blob, it.blob_len, it.line);
 		if (err) {

@@ -58,6 +58,7 @@ void cli_rules_args_init(struct cli_rules_args *ra)
 	memset(ra, 0, sizeof(*ra));
 	ra->po.sz = sizeof(ra->po);
 	ra->po.machine = "x86_64";
+	ra->po.flags = SP_AUDIT_PARSE_KERNEL;	/* one verdict per rule: what the kernel refuses */
 }
 
 int cli_rules_arg(int argc, char **argv, int *i, struct cli_rules_args *ra)
@@ -209,7 +210,7 @@ int cli_rules_load(struct sp_cli *cli, const struct cli_rules_args *ra, char **t
 	sp_diags_init(&d, NULL);
 	err = sp_audit_ruleset_parse(*text, *len, ra->rules, &ra->po, rs, &d);
 	cli_print_diags(cli, &d, NULL, NULL);
-	if (err)
+	if (err && !d.n)
 		fprintf(cli->err, "%s: cannot parse '%s': %s\n", cli->prog, ra->rules,
 			strerror(-err));
 	int bad = err || (d.nerrors && !ra->keep_going);

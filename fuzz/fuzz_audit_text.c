@@ -8,7 +8,9 @@
  * bytes; and text -> blob -> text -> blob is byte-stable: the canonical text of a rule parses
  * without error to exactly one rule of the same kind and the same bytes, whose canonical text is
  * the same string.  The one exemption is a string value auditctl's own text cannot carry (see
- * unrepresentable()): its canonical text is only parsed (no crash, no hard failure).
+ * unrepresentable()): its canonical text is only parsed (no crash, no hard failure).  With the
+ * kernel checks and the lint on, the items are the same, an item is refused exactly when the
+ * kernel's decode refuses it, and every diagnostic has a line.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -107,6 +109,33 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			sp_diags_release(&d2);
 		}
 	}
+	/* the kernel checks and the lint only add diagnostics: the same items, each refused by the
+	 * parser exactly when the kernel's decode refuses it, every diagnostic on a line */
+	struct sp_audit_parse_opts ok = o;
+	struct sp_audit_ruleset *rk = NULL;
+	struct sp_diags dk;
+	ok.flags = SP_AUDIT_PARSE_KERNEL | SP_AUDIT_PARSE_LINT;
+	sp_diags_init(&dk, NULL);
+	if (sp_audit_ruleset_parse((const char *)data, size, "fuzz", &ok, &rk, &dk) ||
+	    sp_audit_ruleset_count(rk) != sp_audit_ruleset_count(rs))
+		abort();
+	for (size_t i = 0; i < sp_audit_ruleset_count(rs); i++) {
+		struct sp_audit_item a, b;
+		struct sp_audit_rule r;
+		if (sp_audit_ruleset_item(rs, i, &a) || sp_audit_ruleset_item(rk, i, &b) ||
+		    a.kind != b.kind || a.blob_len != b.blob_len ||
+		    (a.blob_len && memcmp(a.blob, b.blob, a.blob_len)))
+			abort();
+		if (b.kind != SP_AUDIT_ITEM_CTRL &&
+		    !!b.kernel_err != !!sp_audit_rule_decode(b.blob, b.blob_len, SP_AUDIT_DECODE_KERNEL,
+							     &r, NULL, NULL))
+			abort();
+	}
+	for (size_t i = 0; i < dk.n; i++)
+		if (!dk.v[i].line || dk.v[i].col > 6144 || dk.v[i].end_col > 6144)
+			abort();
+	sp_audit_ruleset_free(rk);
+	sp_diags_release(&dk);
 	sp_audit_ruleset_free(rs);
 	sp_diags_release(&d);
 	return 0;

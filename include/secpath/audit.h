@@ -45,7 +45,19 @@ struct sp_audit_parse_opts {
 	size_t max_errors;		/* stop reporting after this many failing lines (0 = 100);
 					 * later lines are still parsed */
 	const struct sp_allocator *alloc; /* NULL = libc */
+	unsigned flags;			/* SP_AUDIT_PARSE_* */
 };
+
+/* Parse flags. */
+#define SP_AUDIT_PARSE_KERNEL	0x1u	/* also report, as an error at the offending field's
+					 * columns, every rule the kernel's audit_data_to_entry would
+					 * refuse (EINVAL: an invalid uid, an operator a field does not
+					 * take...); auditctl itself sends them.  The item stays in the
+					 * set, its kernel_err set. */
+#define SP_AUDIT_PARSE_LINT	0x2u	/* also warn (auditctl accepts them) about a NUL byte, a
+					 * carriage return, a tab or a UTF-8 byte-order mark in a line,
+					 * a value cut to 32 bits, and fields no event can satisfy
+					 * together (auid>=1000 -F auid<=999) */
 
 struct sp_audit_ruleset;	/* a parsed file: ordered items, owns the blobs and control texts */
 
@@ -57,6 +69,8 @@ struct sp_audit_item {
 	const void *blob;		/* ADD/DEL: struct audit_rule_data bytes (owned by the set) */
 	size_t blob_len;		/* 1040 + buflen */
 	const char *ctrl;		/* CTRL: canonical option text ("-b 8192", "-D", "-e 2", "-i") */
+	int kernel_err;			/* with SP_AUDIT_PARSE_KERNEL: -errno the kernel would refuse
+					 * this ADD/DEL with (reported), else 0 */
 };
 
 /*

@@ -82,7 +82,7 @@ struct sp_diags {
 SP_API void sp_diags_init(struct sp_diags *d, const struct sp_allocator *a);
 SP_API void sp_diags_release(struct sp_diags *d);
 SP_API void sp_diags_clear(struct sp_diags *d);
-/* Record a text-positioned diagnostic.  Returns 0, or -ENOMEM. */
+/* Record a text-positioned diagnostic (nothing when d is NULL).  Returns 0, or -ENOMEM. */
 SP_API int sp_diags_add(struct sp_diags *d, enum sp_severity sev, int code, const char *file,
 			uint32_t line, uint32_t col, uint32_t end_col, const char *fmt, ...)
 	__attribute__((format(printf, 8, 9)));

@@ -85,6 +85,13 @@ static inline int audit_field_is_lsm(uint32_t t)
 	return (t >= AF_SUBJ_USER && t <= AF_SUBJ_CLR) || (t >= AF_OBJ_USER && t <= AF_OBJ_LEV_HIGH);
 }
 
+/* The fields whose value is the length of a string in buf[] (audit_unpack_string callers). */
+static inline int audit_field_is_string(uint32_t t)
+{
+	return audit_field_is_lsm(t) || t == AF_WATCH || t == AF_DIR || t == AF_FILTERKEY ||
+	       t == AF_EXE;
+}
+
 /* ---- reading a blob in the kernel's order (blob.c) ---- */
 
 /* audit_to_op(): the kernel operator of a wire operator, OP_BAD if none. */

@@ -62,6 +62,8 @@ static struct sp_diag *diag_slot(struct sp_diags *d, enum sp_severity sev)
 SP_API int sp_diags_add(struct sp_diags *d, enum sp_severity sev, int code, const char *file,
 			uint32_t line, uint32_t col, uint32_t end_col, const char *fmt, ...)
 {
+	if (!d)
+		return 0;	/* the caller asked for no diagnostics */
 	size_t before = d->dropped;
 	struct sp_diag *dg = diag_slot(d, sev);
 	if (!dg)
@@ -81,6 +83,8 @@ SP_API int sp_diags_add(struct sp_diags *d, enum sp_severity sev, int code, cons
 SP_API int sp_diags_add_offset(struct sp_diags *d, enum sp_severity sev, int code, const char *file,
 			       uint64_t offset, const char *fmt, ...)
 {
+	if (!d)
+		return 0;
 	size_t before = d->dropped;
 	struct sp_diag *dg = diag_slot(d, sev);
 	if (!dg)

@@ -92,6 +92,26 @@ if cmp -s "$tmp/o" "$tmp/al.want"; then ok; else bad "audit list --auditctl: $(c
 "$B" audit list --auditctl -k ident --machine x86_64 "$tmp/al.rules" >"$tmp/o" 2>"$tmp/e"
 if [ "$(cat "$tmp/o")" = "-w /etc/passwd -p wa -k identity" ]; then ok; else bad "audit list --auditctl -k: $(cat "$tmp/o")"; fi
 expect 2 "$B" audit list -k ident "$tmp/al.rules"
+# audit check is the gate: what the kernel refuses, at line:col, and the lint's warnings
+printf -- '-a always,exit -F arch=b64 -S openat -F uid=-1 -k x\n-a always,exit -F arch=b64 -S openat -F uid=99999999999999999999 -k y\n' >"$tmp/kern.rules"
+expect 1 "$B" audit check "$tmp/kern.rules"
+for want in "kern.rules:1:41-46: error: the kernel refuses this rule" "kern.rules:2:41-64: error: the kernel refuses this rule"; do
+	if grep -q "$want" "$tmp/e"; then ok; else bad "audit check: no '$want' in: $(cat "$tmp/e")"; fi
+done
+expect 0 "$B" audit check --no-kernel "$tmp/kern.rules"
+expect 1 "$B" audit filter "$tmp/kern.rules" /dev/null
+if grep -q "kern.rules:1:41-46: error: the kernel refuses this rule" "$tmp/e"; then ok; else bad "audit filter: not the same verdict as check: $(cat "$tmp/e")"; fi
+printf -- '\357\273\277-a always,exit -F arch=b64 -S open -k b\n-a always,exit -F arch=b64 -S open -k c\r\n-a always,exit -F arch=b64 -S open -F a0=0x1ffffffff\n-a always,exit -F arch=b64 -S open -F auid>=1000 -F auid<=999\n' >"$tmp/lint.rules"
+expect 1 "$B" audit check "$tmp/lint.rules"
+for want in "lint.rules:1:1-3: warning: a UTF-8 byte-order mark" "lint.rules:1:1-3: error: " "lint.rules:2:40: warning: a carriage return" "lint.rules:3:39-52: warning: value '0x1ffffffff' does not fit 32 bits" "lint.rules:4:53-61: warning: this rule never matches"; do
+	if grep -q "$want" "$tmp/e"; then ok; else bad "audit check lint: no '$want' in: $(cat "$tmp/e")"; fi
+done
+# the host files: a missing one is named, a garbage one warned about
+expect 1 "$B" audit check --passwd "$tmp/nosuch.passwd" "$tmp/lint.rules"
+if grep -q "nosuch.passwd: error: cannot read the passwd file" "$tmp/e"; then ok; else bad "--passwd missing: $(head -2 "$tmp/e")"; fi
+printf 'garbage line\n' >"$tmp/bad.passwd"
+"$B" audit check --no-kernel --passwd "$tmp/bad.passwd" "$tmp/kern.rules" >"$tmp/o" 2>"$tmp/e"
+if grep -q "bad.passwd:1:1-12: warning: not a passwd line" "$tmp/e"; then ok; else bad "--passwd garbage: $(head -2 "$tmp/e")"; fi
 # every supplementary group counts (the 100th of 100 matches gid=100)
 printf 'event sc=getpid groups=%s\n' "$(seq -s, 1 100)" >"$tmp/g.events"
 printf -- '-a always,exit -F arch=b64 -S getpid -F gid=100 -k g100\n' >"$tmp/g.rules"

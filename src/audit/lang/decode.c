@@ -19,13 +19,6 @@
 
 #include "audit/lang/lang_int.h"
 
-/* The fields whose value is the length of a string in buf[] (audit_unpack_string callers). */
-static int field_is_string(uint32_t t)
-{
-	return audit_field_is_lsm(t) || t == AF_WATCH || t == AF_DIR || t == AF_FILTERKEY ||
-	       t == AF_EXE;
-}
-
 /* The kernel's checks (SP_AUDIT_DECODE_KERNEL): the walk of audit/blob.c over every field. */
 static int kernel_checks(const void *blob, size_t len, struct sp_diags *d, const char *file)
 {
@@ -88,7 +81,7 @@ SP_API int sp_audit_rule_decode(const void *blob, size_t len, unsigned flags, st
 		if (audit_to_op(f->op) == OP_BAD)
 			return audit_blob_bad(d, file, ARD_OFF_FIELDFLAGS + 4 * i, -EINVAL,
 					      "invalid operator 0x%x in field %u", f->op, i);
-		if (field_is_string(f->id) &&
+		if (audit_field_is_string(f->id) &&
 		    (rc = frame_string(f, i, p + ARD_HDR, r->buflen, &used, d, file)))
 			return rc;
 	}
@@ -111,7 +104,7 @@ SP_API int sp_audit_rule_encode(const struct sp_audit_rule *r, void *buf, size_t
 		return -EINVAL;
 	size_t blen = 0;
 	for (uint32_t i = 0; i < r->field_count; i++)
-		if (field_is_string(r->fields[i].id))
+		if (audit_field_is_string(r->fields[i].id))
 			blen += r->fields[i].value;
 	size_t n = ARD_HDR + blen;
 	if (out_len)
@@ -132,7 +125,7 @@ SP_API int sp_audit_rule_encode(const struct sp_audit_rule *r, void *buf, size_t
 		memcpy(p + ARD_OFF_FIELDS + 4 * i, &f->id, 4);
 		memcpy(p + ARD_OFF_VALUES + 4 * i, &f->value, 4);
 		memcpy(p + ARD_OFF_FIELDFLAGS + 4 * i, &f->op, 4);
-		if (field_is_string(f->id) && f->value) {
+		if (audit_field_is_string(f->id) && f->value) {
 			if (!f->str)
 				return -EINVAL;
 			memcpy(p + ARD_HDR + used, f->str, f->value);
@@ -217,7 +210,7 @@ static void put_field(struct out *o, const struct sp_audit_field *f, int host)
 		put(o, " -F %s%s", name, op);
 	else
 		put(o, " -F field%u%s", f->id, op);
-	if (field_is_string(f->id) && f->str) {
+	if (audit_field_is_string(f->id) && f->str) {
 		put_str(o, f->str, f->value);
 		return;
 	}

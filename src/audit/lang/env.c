@@ -63,20 +63,66 @@ static int index_dirs(struct audit_env *e)
 	return 0;
 }
 
+/* A passwd or group file read whole: every line that is not empty or a '#' comment must be
+ * NAME:X:ID:... with a numeric ID (field 3 in both formats); the others are warned about, and
+ * a NUL byte ends the text the lookups see.  The file is used either way, as NSS would. */
+static void check_db(const char *path, const char *kind, const char *text, size_t len,
+		     struct sp_diags *d)
+{
+	size_t nul = strlen(text);
+	if (nul < len)
+		sp_diags_add_offset(d, SP_SEV_WARNING, -EINVAL, path, nul,
+				    "a NUL byte in the %s file: the names after it are not seen", kind);
+	uint32_t line = 0, bad = 0;
+	for (const char *p = text; *p;) {
+		const char *eol = strchr(p, '\n');
+		size_t ll = eol ? (size_t)(eol - p) : strlen(p);
+		line++;
+		const char *c1 = memchr(p, ':', ll), *c2 = c1 ? memchr(c1 + 1, ':', ll - (size_t)(c1 - p) - 1) : NULL;
+		int ok = !ll || p[0] == '#' || (c1 && c1 > p && c2 && c2 + 1 < p + ll &&
+						 c2[1] >= '0' && c2[1] <= '9');
+		if (!ok && bad++ < 3)
+			sp_diags_add(d, SP_SEV_WARNING, -EINVAL, path, line, 1, (uint32_t)ll,
+				     "not a %s line (NAME:PASSWORD:ID:...): its name is not used", kind);
+		p += ll + (eol ? 1 : 0);
+	}
+	if (bad > 3)
+		sp_diags_add(d, SP_SEV_WARNING, -EINVAL, path, 0, 0, 0,
+			     "%u lines in all are not %s lines", bad, kind);
+}
+
+/* Read one host file, or report why it cannot be read (naming it). */
+static int read_host_file(const char *path, const char *kind, char **buf, size_t *len,
+			  struct sp_diags *d)
+{
+	int rc = sp_file_read(path, buf, len);
+	if (rc)
+		sp_diags_add(d, SP_SEV_ERROR, rc, path, 0, 0, 0, "cannot read the %s file: %s", kind,
+			     strerror(-rc));
+	return rc;
+}
+
 int audit_env_load(struct audit_env **out, const struct sp_audit_parse_opts *o,
-		   const struct sp_allocator *a)
+		   const struct sp_allocator *a, struct sp_diags *d)
 {
 	struct audit_env *e = sp_zalloc(a, sizeof(*e), 0);
 	if (!e)
 		return -ENOMEM;
 	e->alloc = a;
 	int rc = 0;
-	if (o && o->passwd_file && (rc = sp_file_read(o->passwd_file, &e->passwd, &e->passwd_len)))
-		goto fail;
-	if (o && o->group_file && (rc = sp_file_read(o->group_file, &e->group, &e->group_len)))
-		goto fail;
+	if (o && o->passwd_file) {
+		if ((rc = read_host_file(o->passwd_file, "passwd", &e->passwd, &e->passwd_len, d)))
+			goto fail;
+		check_db(o->passwd_file, "passwd", e->passwd, e->passwd_len, d);
+	}
+	if (o && o->group_file) {
+		if ((rc = read_host_file(o->group_file, "group", &e->group, &e->group_len, d)))
+			goto fail;
+		check_db(o->group_file, "group", e->group, e->group_len, d);
+	}
 	if (o && o->dirs_file) {
-		if ((rc = sp_file_read(o->dirs_file, &e->dirs, &e->dirs_len)) || (rc = index_dirs(e)))
+		if ((rc = read_host_file(o->dirs_file, "dirs", &e->dirs, &e->dirs_len, d)) ||
+		    (rc = index_dirs(e)))
 			goto fail;
 		e->use_dirs = 1;
 	}

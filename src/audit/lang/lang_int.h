@@ -130,6 +130,7 @@ struct audit_env;
 struct audit_pctx {
 	int host_mach;			/* AUDIT_MACH_* of opts->machine or uname; -1 unknown */
 	uint32_t features;
+	unsigned flags;			/* SP_AUDIT_PARSE_* */
 	const struct audit_env *env;
 };
 
@@ -166,14 +167,18 @@ int audit_syscall_add(struct audit_lstate *ls, uint32_t *mask, const char *name)
 /* The arch value of "b32", "x86_64", "0xc000003e"...; 0 or libaudit's code (-4/-5/-6). */
 int audit_arch_value(const struct audit_pctx *pc, const char *v, uint32_t *elf);
 
+/* Load the host inputs; a file that cannot be read is an error diagnostic naming it (then its
+ * -errno), a passwd/group line that is not one a warning. */
 int audit_env_load(struct audit_env **out, const struct sp_audit_parse_opts *o,
-		   const struct sp_allocator *a);
+		   const struct sp_allocator *a, struct sp_diags *d);
 void audit_env_free(struct audit_env *e);
 int audit_env_uid(const struct audit_env *e, const char *name, uint32_t *id);
 int audit_env_gid(const struct audit_env *e, const char *name, uint32_t *id);
 int audit_env_is_dir(const struct audit_env *e, const char *path);
 
 /* Append an item (copies blob/ctrl).  0 or -ENOMEM. */
+/* The last item's kernel verdict (SP_AUDIT_PARSE_KERNEL). */
+void audit_rs_set_kernel_err(struct sp_audit_ruleset *rs, int err);
 int audit_rs_append(struct sp_audit_ruleset *rs, enum sp_audit_item_kind kind, uint32_t line,
 		    const void *blob, size_t len, const char *ctrl);
 /*

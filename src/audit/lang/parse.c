@@ -47,6 +47,11 @@ struct line_ctx {
 	uint32_t lineno;
 	int err_reported;
 	int oom;
+	/* the token each field of the rule came from (SP_AUDIT_PARSE_KERNEL's positions); the key
+	 * field, added last, from the last -k or key= token */
+	struct tok fpos[ARD_MAX_FIELDS];
+	struct tok key_tok;
+	int bom;			/* the line starts with a UTF-8 byte-order mark */
 };
 
 /* What setopt() makes of a line: auditctl's setopt() return values. */
@@ -77,6 +82,13 @@ static void diag(struct line_ctx *lc, enum sp_severity sev, const struct tok *t,
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	uint32_t col = t ? t->col : 1, end = t && t->len > 1 ? t->col + t->len - 1 : 0;
+	if (lc->bom && sev == SP_SEV_ERROR) {
+		/* the error is the byte-order mark's: auditctl read it as part of the first word */
+		col = 1;
+		end = 3;
+		size_t m = strlen(msg);
+		snprintf(msg + m, sizeof(msg) - m, " (the line starts with a UTF-8 byte-order mark)");
+	}
 	if (sp_diags_add(lc->d, sev, sev == SP_SEV_ERROR ? -EINVAL : 0, lc->file, lc->lineno, col, end,
 			 "%s", msg))
 		lc->oom = 1;
@@ -352,6 +364,8 @@ static int setup_perms(struct line_ctx *lc, const char *opt, const struct tok *t
 static int add_key(struct line_ctx *lc, const char *k, const struct tok *t)
 {
 	struct audit_lstate *ls = lc->ls;
+	if (t)
+		lc->key_tok = *t;
 	size_t cur = strlen(ls->key);
 	if (strlen(k) + cur + (cur ? 1 : 0) > SP_AUDIT_MAX_KEY_LEN) {
 		diag(lc, SP_SEV_ERROR, t, "key option exceeds size limit");
@@ -679,6 +693,47 @@ static int opt_now(struct line_ctx *lc, struct optloop *ol, const char *text)
 
 /* After the loop: a line must start with an option and have no stray operand; the joined keys
  * become the rule's last field. */
+/* Fields [from, field_count) of the rule came from token t. */
+static void note_fields(struct line_ctx *lc, uint32_t from, const struct tok *t)
+{
+	for (uint32_t i = from; t && i < lc->ls->rb.field_count && i < ARD_MAX_FIELDS; i++)
+		lc->fpos[i] = *t;
+}
+
+/* The field a byte offset of the blob belongs to (-1: the header). */
+static int field_at(const struct audit_rb *rb, uint64_t off)
+{
+	if (off >= ARD_OFF_FIELDS && off < ARD_OFF_BUFLEN)
+		return (int)(((off - ARD_OFF_FIELDS) % (4 * ARD_MAX_FIELDS)) / 4);
+	uint64_t at = ARD_HDR;
+	for (uint32_t i = 0; off >= ARD_HDR && i < rb->field_count; i++) {
+		if (audit_field_is_string(rb->fields[i])) {
+			if (off < at + rb->values[i])
+				return (int)i;
+			at += rb->values[i];
+		}
+	}
+	return -1;
+}
+
+/* SP_AUDIT_PARSE_KERNEL: would the kernel's audit_data_to_entry take the blob?  Reports the
+ * refusal at the columns of the field it is about; returns 0 or the kernel's -errno. */
+static int kernel_check(struct line_ctx *lc, const void *blob, size_t len, const struct tok *first)
+{
+	struct sp_audit_rule r;
+	struct sp_diags bd;
+	sp_diags_init(&bd, NULL);
+	int err = sp_audit_rule_decode(blob, len, SP_AUDIT_DECODE_KERNEL, &r, &bd, lc->file);
+	if (err) {
+		int i = bd.n && bd.v[0].has_offset ? field_at(&lc->ls->rb, bd.v[0].offset) : -1;
+		const struct tok *t = i >= 0 && lc->fpos[i].col ? &lc->fpos[i] : first;
+		diag(lc, SP_SEV_ERROR, t, "the kernel refuses this rule: %s",
+		     bd.n ? bd.v[0].msg : strerror(-err));
+	}
+	sp_diags_release(&bd);
+	return err;
+}
+
 static int setopt_end(struct line_ctx *lc, struct gopt *g, const struct optloop *ol, int retval)
 {
 	struct audit_lstate *ls = lc->ls;
@@ -693,7 +748,9 @@ static int setopt_end(struct line_ctx *lc, struct gopt *g, const struct optloop 
 		int fl = field_list(ls);
 		char cmd[SP_AUDIT_MAX_KEY_LEN + 8];
 		snprintf(cmd, sizeof(cmd), "key=%s", ls->key);
+		uint32_t nf = ls->rb.field_count;
 		int rc = audit_fieldpair(ls, cmd, fl == AUDIT_LIST_UNSET ? 0 : fl);
+		note_fields(lc, nf, lc->key_tok.col ? &lc->key_tok : g->argc > 1 ? g->argv[1] : NULL);
 		if (rc)
 			retval = field_diag(lc, rc, cmd, g->argc > 1 ? g->argv[1] : NULL);
 	}
@@ -709,6 +766,7 @@ static int setopt(struct line_ctx *lc, struct gopt *g, int count)
 	lc->ls->key[0] = 0;
 	while (retval >= 0 && (c = audit_getopt_next(g, ol.count)) != -1) {
 		const struct tok *at = g->optarg_tok ? g->optarg_tok : g->opt_tok;
+		uint32_t nf = lc->ls->rb.field_count;
 		switch (c) {
 		case 'h':
 			diag(lc, SP_SEV_ERROR, g->opt_tok, "option -h prints the usage and fails");
@@ -806,10 +864,87 @@ static int setopt(struct line_ctx *lc, struct gopt *g, int count)
 			break;
 		}
 		}
+		note_fields(lc, nf, at);
 		if (ol.now)
 			return retval;
 	}
 	return setopt_end(lc, g, &ol, retval);
+}
+
+/* ---- lint (SP_AUDIT_PARSE_LINT): what auditctl accepts but a rule author rarely means ---- */
+
+/* A numeric field whose comparisons the kernel makes as 32-bit unsigned (ids, pids, args,
+ * devices, inodes) or signed (exit), so bounds on it can contradict each other. */
+static int ordered_field(uint32_t id, int *is_signed)
+{
+	*is_signed = id == AF_EXIT;
+	return id <= AF_FSGID || id == AF_LOGINUID || id == AF_PPID || id == AF_SESSIONID ||
+	       id == AF_OBJ_UID || id == AF_OBJ_GID || id == AF_DEVMAJOR || id == AF_DEVMINOR ||
+	       id == AF_INODE || id == AF_EXIT || (id >= AF_ARG0 && id <= AF_ARG3);
+}
+
+/* Fields no event can satisfy together: the bounds of one field (=, <, <=, >, >=) leave an
+ * empty range.  One warning per rule, at the field that closed the range. */
+static void lint_contradiction(struct line_ctx *lc)
+{
+	const struct audit_rb *rb = &lc->ls->rb;
+	for (uint32_t i = 0; i < rb->field_count; i++) {
+		int sg;
+		if (!ordered_field(rb->fields[i], &sg))
+			continue;
+		int64_t lo = sg ? INT32_MIN : 0, hi = sg ? INT32_MAX : UINT32_MAX;
+		for (uint32_t j = 0; j <= i; j++) {
+			if (rb->fields[j] != rb->fields[i])
+				continue;
+			int64_t v = sg ? (int64_t)(int32_t)rb->values[j] : (int64_t)rb->values[j];
+			switch (rb->fieldflags[j]) {
+			case SP_AUDIT_OP_EQ: lo = lo > v ? lo : v; hi = hi < v ? hi : v; break;
+			case SP_AUDIT_OP_GT: lo = lo > v + 1 ? lo : v + 1; break;
+			case SP_AUDIT_OP_GE: lo = lo > v ? lo : v; break;
+			case SP_AUDIT_OP_LT: hi = hi < v - 1 ? hi : v - 1; break;
+			case SP_AUDIT_OP_LE: hi = hi < v ? hi : v; break;
+			default: break;
+			}
+		}
+		if (lo > hi) {
+			diag(lc, SP_SEV_WARNING, lc->fpos[i].col ? &lc->fpos[i] : NULL,
+			     "this rule never matches: no %s satisfies all of its %s fields",
+			     audit_field_name(rb->fields[i]), audit_field_name(rb->fields[i]));
+			return;
+		}
+	}
+}
+
+static int is_op_char(char c)
+{
+	return c == '=' || c == '<' || c == '>' || c == '!' || c == '&';
+}
+
+/* A number written wider than the 32 bits auditctl sends ("a0=0x1ffffffff" goes as
+ * 4294967295), once per field. */
+static void lint_wide_values(struct line_ctx *lc)
+{
+	const struct audit_rb *rb = &lc->ls->rb;
+	for (uint32_t i = 0; i < rb->field_count && i < ARD_MAX_FIELDS; i++) {
+		const struct tok *t = &lc->fpos[i];
+		int sg;
+		if (!t->s || !ordered_field(rb->fields[i], &sg))
+			continue;
+		/* the pair was cut in place (NUL over the operator): the value follows it */
+		const char *v = t->s, *end = t->s + t->len;
+		while (v < end && *v && !is_op_char(*v))
+			v++;
+		while (v < end && (!*v || is_op_char(*v)))
+			v++;
+		if (v >= end || *v == '-')
+			continue;
+		char *e;
+		errno = 0;
+		unsigned long long x = strtoull(v, &e, 0);
+		if (!*e && (errno == ERANGE || x > UINT32_MAX))
+			diag(lc, SP_SEV_WARNING, t, "value '%s' does not fit 32 bits: auditctl sends %u",
+			     v, rb->values[i]);
+	}
 }
 
 /* handle_request(): turn the line's state into a rule item. */
@@ -841,6 +976,12 @@ static void handle_request(struct line_ctx *lc, int status, const struct tok *fi
 	if (audit_rs_append(lc->rs, ls->add != AUDIT_LIST_UNSET ? SP_AUDIT_ITEM_ADD : SP_AUDIT_ITEM_DEL,
 			    lc->lineno, blob, len, NULL))
 		lc->oom = 1;
+	else if (lc->pc->flags & SP_AUDIT_PARSE_KERNEL)
+		audit_rs_set_kernel_err(lc->rs, kernel_check(lc, blob, len, first));
+	if (lc->pc->flags & SP_AUDIT_PARSE_LINT) {
+		lint_wide_values(lc);
+		lint_contradiction(lc);
+	}
 	sp_free(ls->rb.alloc, blob, len);
 }
 
@@ -948,9 +1089,36 @@ static void scratch_free(struct audit_scratch *sc)
 
 /* One physical line (NUL-terminated, no newline) into rs, with the buffers of sc (or, when they
  * cannot grow, buffers of its own).  0 or -ENOMEM. */
+/* The bytes of a physical line auditctl takes but a rule author rarely means: a NUL byte (fgets
+ * stops the line there), a carriage return (kept in the last word), a tab (not a separator),
+ * a byte-order mark (read as part of the first word).  Comment lines are left alone. */
+static void lint_raw_line(const char *p, size_t n, uint32_t lineno, const char *file, int bom,
+			  struct sp_diags *d)
+{
+	size_t lead = bom ? 3 : 0;
+	while (lead < n && p[lead] == ' ')
+		lead++;
+	if (lead >= n || p[lead] == '#' || p[lead] == '\n')
+		return;
+	if (bom)
+		sp_diags_add(d, SP_SEV_WARNING, 0, file, lineno, 1, 3,
+			     "a UTF-8 byte-order mark: auditctl reads it as part of the first word");
+	const char *z = memchr(p, 0, n), *cr = memchr(p, '\r', n), *tab = memchr(p, '\t', n);
+	if (z)
+		sp_diags_add(d, SP_SEV_WARNING, 0, file, lineno, (uint32_t)(z - p) + 1, 0,
+			     "a NUL byte: auditctl ignores the rest of the line");
+	if (cr && (!z || cr < z))
+		sp_diags_add(d, SP_SEV_WARNING, 0, file, lineno, (uint32_t)(cr - p) + 1, 0,
+			     "a carriage return (a CRLF line end?): auditctl keeps it in the word "
+			     "before it");
+	if (tab && (!z || tab < z))
+		sp_diags_add(d, SP_SEV_WARNING, 0, file, lineno, (uint32_t)(tab - p) + 1, 0,
+			     "a tab: auditctl separates words by spaces only");
+}
+
 static int parse_line(const struct audit_pctx *pc, struct audit_scratch *scratch, const char *line,
 		      uint32_t lineno, const char *file, struct sp_audit_ruleset *rs,
-		      struct sp_diags *d, const struct sp_allocator *a)
+		      struct sp_diags *d, const struct sp_allocator *a, int bom)
 {
 	size_t n = strlen(line), idx = 0;
 	while (line[idx] == ' ')
@@ -1008,7 +1176,8 @@ static int parse_line(const struct audit_pctx *pc, struct audit_scratch *scratch
 	ls->pc = pc;
 	ls->add = ls->del = AUDIT_LIST_UNSET;
 	ls->action = -1;
-	struct line_ctx lc = { .pc = pc, .ls = ls, .rs = rs, .d = d, .file = file, .lineno = lineno };
+	struct line_ctx lc = { .pc = pc, .ls = ls, .rs = rs, .d = d, .file = file, .lineno = lineno,
+			       .bom = bom };
 	struct gopt g = { .argv = argv, .argc = argc, .optind = 1, .first_nonopt = 1, .last_nonopt = 1 };
 	int status = setopt(&lc, &g, argc);
 	if (status == OPT_ERR && !lc.err_reported)
@@ -1050,14 +1219,18 @@ int audit_parse_text(const struct audit_pctx *pc, const char *text, size_t len, 
 		}
 		memcpy(buf, text + pos, n);
 		buf[n] = 0;
-		pos += n;
 		lineno++;
+		struct sp_diags *ld = d && d->nerrors - errs0 < max_err ? d : NULL;
+		int bom = lineno == 1 && n >= 3 && !memcmp(text, "\xef\xbb\xbf", 3);
+		if (pc->flags & SP_AUDIT_PARSE_LINT)
+			lint_raw_line(text + pos, n, lineno, file, bom, ld);
+		pos += n;
 		char *nl = strchr(buf, '\n');	/* strchr: a NUL byte ends the line early */
 		if (nl)
 			*nl = 0;
 		/* past the error limit lines are still parsed (their rules count), just not reported */
 		struct sp_diags *dd = d && d->nerrors - errs0 < max_err ? d : NULL;
-		rc = parse_line(pc, sc, buf, lineno, file, rs, dd, a);
+		rc = parse_line(pc, sc, buf, lineno, file, rs, dd, a, bom);
 		if (rc == -ENOMEM)
 			break;
 		rc = 0;

@@ -104,6 +104,12 @@ SP_API size_t sp_audit_ruleset_count(const struct sp_audit_ruleset *rs)
 	return rs ? rs->n : 0;
 }
 
+void audit_rs_set_kernel_err(struct sp_audit_ruleset *rs, int err)
+{
+	if (rs->n)
+		rs->v[rs->n - 1].it.kernel_err = err;
+}
+
 SP_API int sp_audit_ruleset_item(const struct sp_audit_ruleset *rs, size_t i, struct sp_audit_item *it)
 {
 	if (!rs || !it || i >= rs->n)
@@ -137,10 +143,11 @@ SP_API int sp_audit_ruleset_parse(const char *text, size_t len, const char *file
 	struct audit_pctx pc;
 	pc.host_mach = o && o->machine ? audit_mach_from_name(o->machine) : audit_mach_host();
 	pc.features = SP_AUDIT_FEATURES_6_1;
+	pc.flags = SP_OPTS_HAS(o, flags) ? o->flags : 0;
 	if (SP_OPTS_HAS(o, features_given) && o->features_given)
 		pc.features = o->features;
 	struct audit_env *env = NULL;
-	int rc = audit_env_load(&env, o, a);
+	int rc = audit_env_load(&env, o, a, d);
 	if (rc)
 		return rc;
 	pc.env = env;
