@@ -214,6 +214,9 @@ int cmd_audit_optimize(int argc, char **argv, struct sp_cli *cli)
 	if (load_mix(cli, &oa, &mix) || cli_rules_load(cli, &oa.ra, &text, &len, &rs))
 		goto done;
 	oa.o.mix = mix;
+	oa.o.source = text;	/* unchanged rules keep their lines and comments */
+	oa.o.source_len = len;
+	oa.o.parse = &oa.ra.po;
 	err = sp_audit_optimize(rs, &oa.o, &res);
 	if (err) {
 		fprintf(cli->err, "%s audit optimize: %s\n", cli->prog, strerror(-err));

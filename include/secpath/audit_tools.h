@@ -76,6 +76,14 @@ struct sp_audit_tools_opts {
 	size_t diff_events;		/* generated events per check (0 = 20000) */
 	unsigned flags;			/* SP_AUDIT_TOOLS_* */
 	double time_budget_ms;		/* ns/syscall measurement (0 = 20 ms; < 0 = skip) */
+	/* optimize: the text rs was parsed from (NULL = none): a rule the optimizer left as it was
+	 * keeps its own line (-w form, spacing), and the comment lines above each kept rule and at
+	 * the head of the file are carried over */
+	const char *source;
+	size_t source_len;
+	/* how rs was parsed (the host's names and directories); the optimized text is parsed back
+	 * the same way (NULL: the machine only) */
+	const struct sp_audit_parse_opts *parse;
 };
 
 /* optimize: prepend `never` rules for hot syscalls no rule can match (changes the exit verdict

@@ -32,6 +32,7 @@ json() {
 }
 
 R=data/audit/rules/debian/30-stig.rules
+E="--passwd tests/data/audit/env/passwd --group tests/data/audit/env/group --dirs tests/data/audit/env/dirs"
 P=data/policy/debian-default.policy.33.xz
 LOG=tests/data/audit/logs/go-libaudit/audit-rhel7.log
 
@@ -112,6 +113,17 @@ if grep -q "nosuch.passwd: error: cannot read the passwd file" "$tmp/e"; then ok
 printf 'garbage line\n' >"$tmp/bad.passwd"
 "$B" audit check --no-kernel --passwd "$tmp/bad.passwd" "$tmp/kern.rules" >"$tmp/o" 2>"$tmp/e"
 if grep -q "bad.passwd:1:1-12: warning: not a passwd line" "$tmp/e"; then ok; else bad "--passwd garbage: $(head -2 "$tmp/e")"; fi
+# audit optimize: -D applies as the kernel applies it (concatenated rules.d sets), rules it
+# leaves as they were keep their text (-w) and the comments around them
+printf -- '-a always,exit -F arch=b64 -S kill -k k\n-D\n-a always,exit -F arch=b64 -S openat -k o\n' >"$tmp/dd.rules"
+expect 0 "$B" audit optimize -R "$tmp/dd.rules" -o "$tmp/dd.out" --time-ms 0
+if [ "$(grep -c '^-a' "$tmp/dd.out")" -eq 1 ] && grep -q '^-D$' "$tmp/dd.out" && grep -q 'key=o\|-k o' "$tmp/dd.out"; then ok; else bad "optimize -D: $(cat "$tmp/dd.out")"; fi
+cat "$R" "$R" >"$tmp/twice.rules"
+expect 0 "$B" audit optimize $E -R "$tmp/twice.rules" -o "$tmp/twice.out" --time-ms 0
+if grep -q ' -> 30 exit-list' "$tmp/o"; then ok; else bad "optimize of a twice-concatenated set: $(head -1 "$tmp/o")"; fi
+expect 0 "$B" audit optimize $E -R "$R" -o "$tmp/stig.out" --time-ms 0
+if [ "$(grep -c '^-w ' "$tmp/stig.out")" -eq "$(grep -c '^-w ' "$R")" ]; then ok; else bad "optimize: -w lines rewritten"; fi
+if [ "$(grep -c '^#' "$tmp/stig.out")" -gt "$(grep -c '^#' "$R")" ]; then ok; else bad "optimize: comments dropped ($(grep -c '^#' "$tmp/stig.out") of $(grep -c '^#' "$R"))"; fi
 # every supplementary group counts (the 100th of 100 matches gid=100)
 printf 'event sc=getpid groups=%s\n' "$(seq -s, 1 100)" >"$tmp/g.events"
 printf -- '-a always,exit -F arch=b64 -S getpid -F gid=100 -k g100\n' >"$tmp/g.rules"

@@ -534,15 +534,26 @@ SP_API int sp_audit_optimize(const struct sp_audit_ruleset *rs, const struct sp_
 		if (o && (o->flags & SP_AUDIT_TOOLS_HOT_NEVER) && mix)
 			err = hot_never(&s, mix, machine, res);
 	}
+	struct sp_audit_parse_opts pb = { .sz = sizeof(pb), .machine = machine };
+	if (SP_OPTS_HAS(o, parse) && o->parse) {
+		pb = *o->parse;
+		pb.sz = sizeof(pb);
+		pb.machine = machine;
+		pb.flags = 0;
+	}
+	struct tool_source src = { .rs = rs, .parse = &pb };
+	if (SP_OPTS_HAS(o, source_len) && o->source) {
+		src.text = o->source;
+		src.len = o->source_len;
+	}
 	if (!err)
-		err = tool_set_format(&s, &res->text, &res->text_len);
+		err = tool_set_format(&s, &src, &res->text, &res->text_len);
 	tool_set_release(&s);
 	if (err)
 		goto fail_fs;
 
 	/* the text is the product: parse it back and check it */
-	struct sp_audit_parse_opts po = { .sz = sizeof(po), .machine = machine };
-	err = sp_audit_ruleset_parse(res->text, res->text_len, "optimized", &po, &outrs, &d);
+	err = sp_audit_ruleset_parse(res->text, res->text_len, "optimized", &pb, &outrs, &d);
 	if (err)
 		goto fail_fs;
 	if (d.nerrors) {

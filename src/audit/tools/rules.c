@@ -309,10 +309,18 @@ int tool_set_load(struct tool_set *s, const struct sp_audit_ruleset *rs, struct 
 			break;
 		if (it.kind == SP_AUDIT_ITEM_CTRL) {
 			if (!strcmp(it.ctrl, "-D")) {
+				/* the kernel keeps only what follows: the rules so far go, and the
+				 * control lines seen so far precede the rules that survive */
 				set_clear_rules(s);
 				sp_audit_ref_free(ref);
 				ref = NULL;
 				err = sp_audit_ref_new(&eo, &ref);
+				for (size_t k = 0; !err && k < s->npost; k++)
+					err = ctrl_push(&s->ctrl_pre, &s->npre, s->ctrl_post[k]);
+				for (size_t k = 0; k < s->npost; k++)
+					free(s->ctrl_post[k]);
+				s->npost = 0;
+				seen_rule = 0;
 			}
 			if (!err)
 				err = seen_rule ? ctrl_push(&s->ctrl_post, &s->npost, it.ctrl)
@@ -411,10 +419,128 @@ static void sb_rule(struct sbuf *b, const struct tool_rule *r, const char *machi
 	sb_line(b, line);
 }
 
-int tool_set_format(const struct tool_set *s, char **text, size_t *len)
+/* Line `line` (1-based) of src: its start and length, or NULL. */
+static const char *src_line(const struct tool_source *src, uint32_t line, size_t *n)
+{
+	const char *p = src->text, *end = src->text + src->len;
+	for (uint32_t l = 1; p < end && l < line; l++) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		p = nl ? nl + 1 : end;
+	}
+	if (p >= end)
+		return NULL;
+	const char *nl = memchr(p, '\n', (size_t)(end - p));
+	*n = (size_t)((nl ? nl : end) - p);
+	return p;
+}
+
+static int is_comment(const char *p, size_t n)
+{
+	size_t i = 0;
+	while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r'))
+		i++;
+	return i == n || p[i] == '#';
+}
+
+/* The line, parsed alone as the optimizer's output is parsed back, gives exactly one rule with
+ * these bytes. */
+static int parses_to(const char *line, size_t n, const struct sp_audit_parse_opts *po,
+		     const void *blob, size_t len)
+{
+	struct sp_audit_ruleset *rs = NULL;
+	struct sp_diags d;
+	struct sp_audit_item it;
+	sp_diags_init(&d, NULL);
+	int same = !sp_audit_ruleset_parse(line, n, "line", po, &rs, &d) && !d.nerrors &&
+		   sp_audit_ruleset_count(rs) == 1 && !sp_audit_ruleset_item(rs, 0, &it) &&
+		   it.kind == SP_AUDIT_ITEM_ADD && it.blob_len == len && !memcmp(it.blob, blob, len);
+	sp_audit_ruleset_free(rs);
+	sp_diags_release(&d);
+	return same;
+}
+
+/* The comment and blank lines between the previous rule or control line and source line
+ * `line` (the head block is printed at the top), then the rule: its own line when its blob is the one that line made
+ * (and it is not an -A rule, whose place the set now gives), else its canonical text. */
+static void sb_rule_src(struct sbuf *b, const struct tool_rule *r, const char *machine,
+			const struct tool_source *src, uint32_t head)
+{
+	size_t n;
+	const char *own = src && src->text ? src_line(src, r->line, &n) : NULL;
+	if (own) {
+		uint32_t first = r->line;
+		size_t k;
+		const char *p;
+		while (first - 1 > head && (p = src_line(src, first - 1, &k)) && is_comment(p, k))
+			first--;
+		for (uint32_t l = first; l < r->line; l++)
+			if ((p = src_line(src, l, &k)))
+				sb_put(b, p, k), sb_put(b, "\n", 1);
+	}
+	/* the rule as it is now (merges and reorders change wire, not blob) */
+	unsigned char *now = own ? malloc(ARD_HDR + r->wire.buflen) : NULL;
+	size_t now_len = 0;
+	if (now && sp_audit_rule_encode(&r->wire, now, ARD_HDR + r->wire.buflen, &now_len))
+		now_len = 0;
+	for (size_t i = 0; now_len && i < sp_audit_ruleset_count(src->rs); i++) {
+		struct sp_audit_item it;
+		uint32_t flags;
+		if (sp_audit_ruleset_item(src->rs, i, &it) || it.line != r->line ||
+		    it.kind != SP_AUDIT_ITEM_ADD)
+			continue;
+		memcpy(&flags, it.blob, 4);
+		if (!(flags & AL_PREPEND) && it.blob_len == now_len && !memcmp(it.blob, now, now_len) &&
+		    parses_to(own, n, src->parse, now, now_len)) {
+			free(now);
+			while (n && (own[n - 1] == '\r' || own[n - 1] == ' '))
+				n--;
+			sb_put(b, own, n);
+			sb_put(b, "\n", 1);
+			return;
+		}
+	}
+	free(now);
+	sb_rule(b, r, machine);
+}
+
+/* The comment lines at the head of the source, before its first rule or control line. */
+static uint32_t sb_head(struct sbuf *b, const struct tool_source *src)
+{
+	uint32_t line = 0;
+	size_t n;
+	const char *p;
+	while (src && src->text && (p = src_line(src, line + 1, &n)) && is_comment(p, n)) {
+		sb_put(b, p, n);
+		sb_put(b, "\n", 1);
+		line++;
+	}
+	return line;
+}
+
+/* The comment lines at the end of the source, after its last rule or control line. */
+static void sb_tail(struct sbuf *b, const struct tool_source *src, uint32_t head)
+{
+	size_t n;
+	const char *p;
+	uint32_t last = 0, nlines = 0;
+	for (uint32_t l = 1; src && src->text && (p = src_line(src, l, &n)); l++) {
+		nlines = l;
+		if (!is_comment(p, n))
+			last = l;
+	}
+	for (uint32_t l = (last > head ? last : head) + 1; last && l <= nlines; l++)
+		if ((p = src_line(src, l, &n))) {
+			sb_put(b, p, n);
+			sb_put(b, "\n", 1);
+		}
+}
+
+int tool_set_format(const struct tool_set *s, const struct tool_source *src, char **text,
+		    size_t *len)
 {
 	struct sbuf b = { 0 };
 	sb_line(&b, "## generated by secpath audit optimize");
+	uint32_t head = sb_head(&b, src);
 	for (size_t i = 0; i < s->npre; i++)
 		sb_line(&b, s->ctrl_pre[i]);
 	/* io_uring rules share the exit list's priorities: keep the interleaving (sets holding
@@ -424,25 +550,26 @@ int tool_set_format(const struct tool_set *s, char **text, size_t *len)
 		nuring += s->v[i].list == AL_URING;
 	if (!nuring) {
 		for (size_t i = 0; i < s->n; i++)
-			sb_rule(&b, &s->v[i], s->machine);
+			sb_rule_src(&b, &s->v[i], s->machine, src, head);
 	} else {
 		size_t e = 0, u = s->nexit;
 		for (;;) {
 			while (u < s->n && s->v[u].list != AL_URING)
 				u++;
 			if (e < s->nexit && (u >= s->n || s->v[e].prio > s->v[u].prio))
-				sb_rule(&b, &s->v[e++], s->machine);
+				sb_rule_src(&b, &s->v[e++], s->machine, src, head);
 			else if (u < s->n)
-				sb_rule(&b, &s->v[u++], s->machine);
+				sb_rule_src(&b, &s->v[u++], s->machine, src, head);
 			else
 				break;
 		}
 		for (size_t i = s->nexit; i < s->n; i++)
 			if (s->v[i].list != AL_URING)
-				sb_rule(&b, &s->v[i], s->machine);
+				sb_rule_src(&b, &s->v[i], s->machine, src, head);
 	}
 	for (size_t i = 0; i < s->npost; i++)
 		sb_line(&b, s->ctrl_post[i]);
+	sb_tail(&b, src, head);
 	if (b.err) {
 		free(b.p);
 		return b.err;

@@ -63,7 +63,15 @@ int tool_rule_init(struct tool_rule *r, const void *blob, size_t len, uint32_t l
 		   const struct sp_audit_fsview *fs);
 void tool_rule_release(struct tool_rule *r);
 /* The rules file of s (exit family in order, all -a, control lines kept).  malloc'd text. */
-int tool_set_format(const struct tool_set *s, char **text, size_t *len);
+/* The source a set was loaded from, for tool_set_format to carry unchanged lines over. */
+struct tool_source {
+	const char *text;		/* NULL: none */
+	size_t len;
+	const struct sp_audit_ruleset *rs;
+	const struct sp_audit_parse_opts *parse; /* how rs was parsed */
+};
+int tool_set_format(const struct tool_set *s, const struct tool_source *src, char **text,
+		    size_t *len);
 /* Lint add helper.  0 or -ENOMEM. */
 int tool_lint_add(struct sp_audit_lint **v, size_t *n, enum sp_audit_lint_kind kind, uint32_t line,
 		  uint32_t other, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
