@@ -214,6 +214,8 @@ static void report_text(struct sp_cli *cli, struct sp_audit_replay *r, const str
 		(unsigned long long)st.kept, (unsigned long long)st.dropped);
 	fprintf(f, "lines: %llu read, %llu parsed, %llu malformed", (unsigned long long)st.lines,
 		(unsigned long long)st.records, (unsigned long long)st.malformed);
+	if (st.skipped)
+		fprintf(f, ", %llu skipped", (unsigned long long)st.skipped);
 	if (st.truncated)
 		fprintf(f, ", %llu truncated", (unsigned long long)st.truncated);
 	fputc('\n', f);
@@ -255,9 +257,10 @@ static void report_json(struct sp_cli *cli, struct sp_audit_replay *r, const str
 		"{\"schema\":\"secpath.audit-replay/1\",\"events\":{\"read\":%llu,\"kept\":%llu,\"dropped\":%llu,\"from_streams\":%llu},",
 		(unsigned long long)st.events, (unsigned long long)st.kept,
 		(unsigned long long)st.dropped, (unsigned long long)st.stream_events);
-	fprintf(f, "\"lines\":{\"read\":%llu,\"parsed\":%llu,\"malformed\":%llu,\"truncated\":%llu},"
-		"\"bytes\":%llu,", (unsigned long long)st.lines, (unsigned long long)st.records,
-		(unsigned long long)st.malformed, (unsigned long long)st.truncated,
+	fprintf(f, "\"lines\":{\"read\":%llu,\"parsed\":%llu,\"malformed\":%llu,\"skipped\":%llu,"
+		"\"truncated\":%llu},\"bytes\":%llu,", (unsigned long long)st.lines,
+		(unsigned long long)st.records, (unsigned long long)st.malformed,
+		(unsigned long long)st.skipped, (unsigned long long)st.truncated,
 		(unsigned long long)st.bytes);
 	fprintf(f, "\"records\":{\"kept\":%llu,\"dropped\":%llu},\"rules\":[",
 		(unsigned long long)st.records_kept, (unsigned long long)st.records_dropped);

@@ -54,12 +54,13 @@ struct sp_audit_log_opts {
 };
 
 struct sp_audit_log_stats {
-	uint64_t lines;			/* lines read = records + malformed + truncated */
+	uint64_t lines;			/* lines read = records + malformed + skipped + truncated */
 	uint64_t records;		/* lines parsed as records */
 	uint64_t malformed;		/* lines rejected (each reported in diags) */
 	uint64_t events;		/* events closed */
 	uint64_t bytes;
 	uint64_t truncated;		/* a file's last line without '\n': a warning, not read */
+	uint64_t skipped;		/* records without a time stamp (msg=?): a warning each */
 };
 
 SP_API int sp_audit_log_new(const struct sp_audit_log_opts *o, struct sp_audit_log **out);
@@ -117,6 +118,7 @@ struct sp_audit_replay_stats {
 	uint64_t records_kept, records_dropped;	/* records of parsed events */
 	uint64_t stream_events;			/* of which from recorded streams */
 	uint64_t truncated;			/* last lines without '\n' (warned, not read) */
+	uint64_t skipped;			/* records without a time stamp (warned) */
 };
 
 struct sp_audit_replay_rule {

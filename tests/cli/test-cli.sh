@@ -137,8 +137,9 @@ json "$B" audit compile --json "$R"
 json "$B" audit list --json "$R"
 json "$B" audit cost --json -R "$R"
 "$B" audit replay --json -R "$R" "$LOG" >"$tmp/o" 2>"$tmp/e"
-# one malformed line in this real log: exit 1 (input partly rejected), the report still JSON
-if [ $? -eq 1 ] && "$tmp/jsoncheck" <"$tmp/o" && grep -q 'audit-rhel7.log","line":31,' "$tmp/o"; then ok; else bad "audit replay --json: $(head -c 200 "$tmp/o")"; fi
+# this real log's "type=UNKNOWN[1329] msg=?" record is skipped with a warning (as ausearch
+# passes over it): exit 0, the warning in the JSON
+if [ $? -eq 0 ] && "$tmp/jsoncheck" <"$tmp/o" && grep -q 'audit-rhel7.log","line":31,.*"severity":"warning"' "$tmp/o"; then ok; else bad "audit replay --json: $(head -c 200 "$tmp/o")"; fi
 json "$B" policy info --json "$P"
 # policy options: a bad layout and too many --bool options are usage errors, never dropped
 expect 2 "$B" policy info --layout bogus "$P"

@@ -5,8 +5,9 @@
  *
  * Invariants:
  *  - every line is counted once: as a record, as a malformed line with a diagnostic
- *    "file:line: reason", or (a file's last line without '\n') as truncated with a warning
- *    giving its byte offset (lines == records + malformed + truncated);
+ *    "file:line: reason", as skipped with a warning (a record without a time stamp, msg=?),
+ *    or (a file's last line without '\n') as truncated with a warning giving its byte offset
+ *    (lines == records + malformed + skipped + truncated);
  *  - memory is bounded by window * (LOG_EVENT_MAX_BYTES) plus one max_line carry buffer,
  *    independent of the input size;
  *  - an event closes when a last-of-event type arrives (PROCTITLE, EOE, user-space and auditd
@@ -1245,6 +1246,15 @@ static const char *parse_head(struct sp_audit_log *l, const char *line, const ch
 		return head_bad(l, msg);
 	}
 	p = q + 1;
+	if (end - p >= 5 && !memcmp(p, "msg=?", 5) && (end - p == 5 || p[5] == ' ')) {
+		/* a record auditd could not stamp (RHEL 7: "type=UNKNOWN[1329] msg=?"): it belongs
+		 * to no event; ausearch and aureport pass over it, so it is skipped, with a warning */
+		l->st.skipped++;
+		if (l->o.diags)
+			sp_diags_add(l->o.diags, SP_SEV_WARNING, 0, l->file, l->line, 0, 0,
+				     "a record without a time stamp (msg=?): skipped");
+		return NULL;
+	}
 	if (end - p < 11 || memcmp(p, "msg=audit(", 10))
 		return head_bad(l, "missing msg=audit(...)");
 	if (!(q = parse_stamp(l, p + 10, end, h)))

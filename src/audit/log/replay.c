@@ -612,6 +612,7 @@ SP_API void sp_audit_replay_get_stats(const struct sp_audit_replay *r,
 	st->records = ls.records;
 	st->malformed = ls.malformed;
 	st->truncated = ls.truncated;
+	st->skipped = ls.skipped;
 	st->bytes = ls.bytes;
 	st->events = ls.events + r->st.stream_events;
 }
