@@ -37,6 +37,7 @@ struct sp_audit_log_rec {
 	const char *file;	/* input name */
 	const char *text;	/* the raw line without its '\n' (enriched part included) */
 	size_t len;
+	uint64_t seq;		/* 1-based position among every line fed (all files, in order) */
 };
 
 /* Called for every closed event; a non-zero return stops the reader (returned by feed/end). */

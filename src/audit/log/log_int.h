@@ -112,4 +112,8 @@ static inline uint64_t log_len_bit(size_t len)
  * filter inputs then lack them; records and counts are unchanged. */
 void audit_log_set_need(struct sp_audit_log *l, unsigned need);
 
+/* The position (sp_audit_log_rec.seq) of the first record of the oldest open event, or
+ * UINT64_MAX: every record before it belongs to an event already closed. */
+uint64_t audit_log_open_floor(const struct sp_audit_log *l);
+
 #endif

@@ -995,6 +995,17 @@ static size_t oldest_open(const struct sp_audit_log *l)
 	return old;
 }
 
+uint64_t audit_log_open_floor(const struct sp_audit_log *l)
+{
+	uint64_t floor = UINT64_MAX;
+	for (size_t i = 0; i < l->nopen; i++) {
+		const struct sp_audit_log_event *e = &l->ev[l->openv[i]];
+		if (e->nrec && e->rec[0].seq < floor)
+			floor = e->rec[0].seq;
+	}
+	return floor;
+}
+
 static int close_event(struct sp_audit_log *l, size_t slot)
 {
 	struct sp_audit_log_event *e = &l->ev[slot];
@@ -1384,7 +1395,7 @@ static int do_line(struct sp_audit_log *l, const char *line, size_t len)
 		return malformed(l, w.msg);
 	}
 	e->rec[e->nrec] = (struct sp_audit_log_rec){ .type = h.type, .line = l->line, .file = l->file,
-						     .text = NULL, .len = len };
+						     .text = NULL, .len = len, .seq = l->st.lines };
 	e->rec_off[e->nrec++] = off;
 	l->st.records++;
 	if (type_ends_event(h.type) || e->alen > LOG_EVENT_MAX_BYTES)

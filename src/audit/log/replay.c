@@ -72,6 +72,12 @@ struct sp_audit_replay {
 	struct sp_audit_replay_stats st;
 	char *obuf;
 	size_t olen;
+	/* kept audit.log records waiting for the events before them to close, so the output keeps
+	 * the input's order: a min-heap by seq; texts in one growing pool */
+	struct pend { uint64_t seq; size_t off, len; } *pend;
+	size_t npend, pend_cap;
+	char *pool;
+	size_t pool_len, pool_cap;
 	int out_kind;			/* OUT_*: what out_fd receives */
 	struct sp_audit_record_writer *ow;	/* OUT_STREAM: kept events of recorded streams */
 	int err;			/* first error from the callback path */
@@ -358,6 +364,78 @@ static int oput(struct sp_audit_replay *r, const char *s, size_t n)
 	return 0;
 }
 
+static void pend_swap(struct pend *a, struct pend *b)
+{
+	struct pend t = *a;
+	*a = *b;
+	*b = t;
+}
+
+/* Hold one kept record until every record before it was decided. */
+static int pend_push(struct sp_audit_replay *r, const struct sp_audit_log_rec *rec)
+{
+	if (r->npend == r->pend_cap) {
+		size_t cap = r->pend_cap ? 2 * r->pend_cap : 256;
+		struct pend *v = realloc(r->pend, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		r->pend = v;
+		r->pend_cap = cap;
+	}
+	if (r->pool_len + rec->len > r->pool_cap) {
+		size_t cap = r->pool_cap ? r->pool_cap : 65536;
+		while (cap < r->pool_len + rec->len)
+			cap *= 2;
+		char *p = realloc(r->pool, cap);
+		if (!p)
+			return -ENOMEM;
+		r->pool = p;
+		r->pool_cap = cap;
+	}
+	memcpy(r->pool + r->pool_len, rec->text, rec->len);
+	size_t i = r->npend++;
+	r->pend[i] = (struct pend){ rec->seq, r->pool_len, rec->len };
+	r->pool_len += rec->len;
+	while (i && r->pend[(i - 1) / 2].seq > r->pend[i].seq) {	/* sift up */
+		pend_swap(&r->pend[(i - 1) / 2], &r->pend[i]);
+		i = (i - 1) / 2;
+	}
+	return 0;
+}
+
+static void pend_pop(struct sp_audit_replay *r)
+{
+	r->pend[0] = r->pend[--r->npend];
+	for (size_t i = 0;;) {	/* sift down */
+		size_t c = 2 * i + 1, m = i;
+		if (c < r->npend && r->pend[c].seq < r->pend[m].seq)
+			m = c;
+		if (c + 1 < r->npend && r->pend[c + 1].seq < r->pend[m].seq)
+			m = c + 1;
+		if (m == i)
+			break;
+		pend_swap(&r->pend[i], &r->pend[m]);
+		i = m;
+	}
+}
+
+/* Write the held records that come before `floor` (the oldest open event's first record), in
+ * input order; the pool is compacted once it is empty. */
+static int pend_flush(struct sp_audit_replay *r, uint64_t floor)
+{
+	while (r->npend && r->pend[0].seq < floor) {
+		int err = oput(r, r->pool + r->pend[0].off, r->pend[0].len);
+		if (!err)
+			err = oput(r, "\n", 1);
+		if (err)
+			return err;
+		pend_pop(r);
+	}
+	if (!r->npend)
+		r->pool_len = 0;
+	return 0;
+}
+
 /* ---- events ---- */
 
 /* The exclude list's verdict on a record of `type` from this task (ev is switched to a user
@@ -430,11 +508,8 @@ static int on_event(void *ud, const struct sp_audit_log_event *lev)
 			kept++;
 			if (t == LT_SYSCALL || t == LT_URINGOP)
 				syscall_kept = 1;
-			if (r->o.out_fd > 0) {
-				if ((err = oput(r, lev->rec[i].text, lev->rec[i].len)) ||
-				    (err = oput(r, "\n", 1)))
-					return r->err = err;
-			}
+			if (r->o.out_fd > 0 && (err = pend_push(r, &lev->rec[i])))
+				return r->err = err;
 		}
 	}
 	if (syscall_kept && d.record && (err = count_keys(r, &d)))
@@ -518,6 +593,8 @@ SP_API void sp_audit_replay_free(struct sp_audit_replay *r)
 	free(r->kidx);
 	free(r->rules);
 	free(r->obuf);
+	free(r->pend);
+	free(r->pool);
 	free(r);
 }
 
@@ -543,7 +620,10 @@ SP_API int sp_audit_replay_feed(struct sp_audit_replay *r, const char *file, con
 	if (rc)
 		return rc;
 	rc = sp_audit_log_feed(r->log, file, buf, len);
-	return rc ? (r->err ? r->err : rc) : 0;
+	if (rc)
+		return r->err ? r->err : rc;
+	return r->o.out_fd > 0 && r->out_kind == OUT_LOG ? pend_flush(r, audit_log_open_floor(r->log))
+							  : 0;
 }
 
 SP_API int sp_audit_replay_stream(struct sp_audit_replay *r, const char *file, const void *buf,
@@ -599,6 +679,8 @@ SP_API int sp_audit_replay_finish(struct sp_audit_replay *r)
 		r->ow = NULL;
 		return rc;
 	}
+	if (r->o.out_fd > 0 && (rc = pend_flush(r, UINT64_MAX)))
+		return rc;
 	return r->o.out_fd > 0 ? oflush(r) : 0;
 }
 
