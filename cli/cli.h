@@ -75,6 +75,11 @@ int cli_rules_args_check(struct sp_cli *cli, const struct cli_rules_args *ra, co
 struct cli_files;
 /* Register the rules file and the host inputs as inputs of the command. */
 void cli_rules_args_inputs(const struct cli_rules_args *ra, struct cli_files *fs);
+/* A rules file's text into a set: auditctl -R syntax, or (a name ending ".tsv") the blobs of
+ * `audit compile --format tsv`.  As sp_audit_ruleset_parse. */
+int cli_rules_parse(const char *path, const char *text, size_t len,
+		    const struct sp_audit_parse_opts *po, struct sp_audit_ruleset **rs,
+		    struct sp_diags *d);
 /* Read and parse ra->rules: diagnostics printed; -1 when the file is unreadable or (without -c)
  * a line is rejected, else 0.  *text (the file) and *rs are the caller's to free either way. */
 int cli_rules_load(struct sp_cli *cli, const struct cli_rules_args *ra, char **text, size_t *len,

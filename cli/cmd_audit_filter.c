@@ -150,46 +150,11 @@ static void print_decision(FILE *f, const struct sp_audit_decision *d, int linen
 	fputc('\n', f);
 }
 
-static int hexval(int ch)
-{
-	return ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
-		: ch >= 'A' && ch <= 'F' ? ch - 'A' + 10 : -1;
-}
-
-/* Load a .tsv of blobs into r.  0 or -errno; rejected blobs are reported. */
-static int load_tsv(struct sp_cli *cli, const char *path, char *text, struct sp_audit_ref *r)
-{
-	int bad = 0;
-	for (char *line = text, *nl; line && *line; line = nl) {
-		nl = strchr(line, '\n');
-		if (nl)
-			*nl++ = 0;
-		char *t1 = strchr(line, '\t'), *t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
-		if (!t2)
-			continue;
-		*t1 = *t2 = 0;
-		int del = !strcmp(t1 + 1, "DEL");
-		if (!del && strcmp(t1 + 1, "ADD"))
-			continue;
-		size_t hl = strcspn(t2 + 1, "\r\n"), n = hl / 2;
-		unsigned char *blob = malloc(n + 1);
-		if (!blob)
-			return -ENOMEM;
-		for (size_t i = 0; i < n; i++)
-			blob[i] = (unsigned char)(hexval(t2[1 + 2 * i]) << 4 | hexval(t2[2 + 2 * i]));
-		uint32_t lineno = (uint32_t)strtoul(line, NULL, 10);
-		int err = del ? sp_audit_ref_del(r, blob, n) : sp_audit_ref_add(r, blob, n, lineno);
-		free(blob);
-		if (err) {
-			fprintf(cli->err, "%s:%u: rule refused (%s)\n", path, lineno, strerror(-err));
-			bad++;
-		}
-	}
-	return bad ? -EINVAL : 0;
-}
-
+/* The rules into a reference engine, as auditctl -R and the kernel take them: -D starts over
+ * (*r is replaced), a refused rule is reported and skipped.  0, 1 (some refused), -EINVAL (the
+ * file unreadable or, without -c, a line rejected). */
 static int load_rules(struct sp_cli *cli, const char *path, const struct sp_audit_parse_opts *po,
-		      int keep_going, struct sp_audit_ref *r)
+		      int keep_going, const struct sp_audit_engine_opts *eo, struct sp_audit_ref **r)
 {
 	char *text;
 	size_t len;
@@ -198,16 +163,10 @@ static int load_rules(struct sp_cli *cli, const char *path, const struct sp_audi
 		fprintf(cli->err, "%s: cannot read '%s': %s\n", cli->prog, path, strerror(-err));
 		return -EINVAL;
 	}
-	size_t pl = strlen(path);
-	if (pl > 4 && !strcmp(path + pl - 4, ".tsv")) {
-		err = load_tsv(cli, path, text, r);
-		free(text);
-		return err;
-	}
 	struct sp_audit_ruleset *rs = NULL;
 	struct sp_diags d;
 	sp_diags_init(&d, NULL);
-	err = sp_audit_ruleset_parse(text, len, path, po, &rs, &d);
+	err = cli_rules_parse(path, text, len, po, &rs, &d);
 	cli_print_diags(cli, &d, NULL, NULL);
 	if (err || (d.nerrors && !keep_going)) {
 		sp_diags_release(&d);
@@ -217,14 +176,23 @@ static int load_rules(struct sp_cli *cli, const char *path, const struct sp_audi
 	}
 	for (size_t i = 0; i < sp_audit_ruleset_count(rs); i++) {
 		struct sp_audit_item it;
-		if (sp_audit_ruleset_item(rs, i, &it) || it.kind == SP_AUDIT_ITEM_CTRL)
+		if (sp_audit_ruleset_item(rs, i, &it))
 			continue;
+		if (it.kind == SP_AUDIT_ITEM_CTRL) {
+			if (!strcmp(it.ctrl, "-D")) {
+				sp_audit_ref_free(*r);
+				*r = NULL;
+				if ((err = sp_audit_ref_new(eo, r)))
+					break;
+			}
+			continue;
+		}
 		if (it.kernel_err) {	/* refused, and reported where the parser saw it */
 			bad++;
 			continue;
 		}
-		err = it.kind == SP_AUDIT_ITEM_DEL ? sp_audit_ref_del(r, it.blob, it.blob_len)
-						   : sp_audit_ref_add(r, it.blob, it.blob_len, it.line);
+		err = it.kind == SP_AUDIT_ITEM_DEL ? sp_audit_ref_del(*r, it.blob, it.blob_len)
+						   : sp_audit_ref_add(*r, it.blob, it.blob_len, it.line);
 		if (err) {
 			/* the kernel refuses it: auditctl reports and (without -c/-i) stops; we go on */
 			fprintf(cli->err, "%s:%u: error: kernel would refuse the rule (%s)\n", path, it.line,
@@ -235,7 +203,7 @@ static int load_rules(struct sp_cli *cli, const char *path, const struct sp_audi
 	sp_diags_release(&d);
 	sp_audit_ruleset_free(rs);
 	free(text);
-	return bad ? 1 : 0;
+	return !*r ? -EINVAL : bad ? 1 : 0;
 }
 
 struct filter_args {
@@ -426,7 +394,7 @@ int cmd_audit_filter(int argc, char **argv, struct sp_cli *cli)
 		status = SP_EXIT_REJECTED;
 		goto out;
 	}
-	err = load_rules(cli, fa.rules, &po, fa.ra.keep_going, rn.ref);
+	err = load_rules(cli, fa.rules, &po, fa.ra.keep_going, &o, &rn.ref);
 	if (err)
 		status = SP_EXIT_REJECTED;
 	if (err < 0 || (!strcmp(fa.engine, "compiled") && sp_audit_matcher_compile(rn.ref, &rn.m)))

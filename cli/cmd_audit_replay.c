@@ -387,12 +387,12 @@ static int replay_inputs(struct sp_cli *cli, struct sp_audit_replay *rp,
  * auditctl -R stops at a rejected line). */
 static struct sp_audit_replay *replay_open(struct sp_cli *cli, const struct replay_args *ra,
 					   int out_fd, const char *text, size_t tlen,
-					   struct sp_diags *d)
+					   const struct sp_audit_ruleset *rs, struct sp_diags *d)
 {
 	struct sp_audit_replay *rp = NULL;
 	struct sp_audit_replay_opts o = {
 		.sz = sizeof(o), .parse = &ra->ra.po, .window = ra->window, .out_fd = out_fd,
-		.diags = d
+		.diags = d, .rules = rs
 	};
 	int rc = sp_audit_replay_new(text, tlen, ra->ra.rules, &o, &rp);
 	if (rc || (d->nerrors && !ra->ra.keep_going)) {
@@ -414,6 +414,7 @@ int cmd_audit_replay(int argc, char **argv, struct sp_cli *cli)
 	struct replay_args ra;
 	struct sp_diags d;
 	struct sp_audit_replay *rp = NULL;
+	struct sp_audit_ruleset *tsv = NULL;
 	struct cli_files files;
 	struct cli_out out = { .fd = -1, .slot = -1 };
 	char *text = NULL;
@@ -444,7 +445,14 @@ int cmd_audit_replay(int argc, char **argv, struct sp_cli *cli)
 	}
 	if (ra.output && cli_out_open(cli, &files, &out, ra.output))
 		goto out;
-	rp = replay_open(cli, &ra, ra.output ? out.fd : -1, text, tlen, &d);
+	/* a .tsv of blobs is read here; rules text is read by the replay itself */
+	size_t rl = strlen(ra.ra.rules);
+	if (rl > 4 && !strcmp(ra.ra.rules + rl - 4, ".tsv") &&
+	    cli_rules_parse(ra.ra.rules, text, tlen, &ra.ra.po, &tsv, &d)) {
+		cli_print_diags(cli, &d, NULL, NULL);
+		goto out;
+	}
+	rp = replay_open(cli, &ra, ra.output ? out.fd : -1, text, tlen, tsv, &d);
 	size_t rule_errors = d.nerrors;
 	if (!rp || replay_inputs(cli, rp, &ra, &d, &empty))
 		goto out;
@@ -468,6 +476,7 @@ out:
 	if (ra.output)
 		cli_out_abort(&out);	/* no-op after a commit */
 	sp_audit_replay_free(rp);
+	sp_audit_ruleset_free(tsv);
 	sp_diags_release(&d);
 	free(text);
 	free(ra.inputs);

@@ -208,7 +208,7 @@ int cli_rules_load(struct sp_cli *cli, const struct cli_rules_args *ra, char **t
 		return -1;
 	}
 	sp_diags_init(&d, NULL);
-	err = sp_audit_ruleset_parse(*text, *len, ra->rules, &ra->po, rs, &d);
+	err = cli_rules_parse(ra->rules, *text, *len, &ra->po, rs, &d);
 	cli_print_diags(cli, &d, NULL, NULL);
 	if (err && !d.n)
 		fprintf(cli->err, "%s: cannot parse '%s': %s\n", cli->prog, ra->rules,
@@ -244,4 +244,14 @@ void cli_json_diags(FILE *f, const struct sp_diags *d)
 		fprintf(f, ",\"diagnostics_not_shown\":%zu", d->dropped);
 	else
 		fputs(",\"diagnostics_not_shown\":0", f);
+}
+
+int cli_rules_parse(const char *path, const char *text, size_t len,
+		    const struct sp_audit_parse_opts *po, struct sp_audit_ruleset **rs,
+		    struct sp_diags *d)
+{
+	size_t pl = strlen(path);
+	if (pl > 4 && !strcmp(path + pl - 4, ".tsv"))
+		return sp_audit_ruleset_parse_tsv(text, len, path, rs, d);
+	return sp_audit_ruleset_parse(text, len, path, po, rs, d);
 }

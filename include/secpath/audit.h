@@ -83,6 +83,15 @@ struct sp_audit_item {
 SP_API int sp_audit_ruleset_parse(const char *text, size_t len, const char *file,
 				  const struct sp_audit_parse_opts *o, struct sp_audit_ruleset **out,
 				  struct sp_diags *d);
+/*
+ * A set from the output of `secpath audit compile --format tsv` (LINE<TAB>ADD|DEL<TAB>hex,
+ * LINE<TAB>CTRL<TAB>text; ERR and WARN lines are auditctl's verdicts and are passed over, '#'
+ * lines are comments): the goldens' format.  Items keep the source line numbers of the TSV's
+ * first column.  A line that is not one, or a blob that does not decode, is an error at its
+ * columns (the other lines are still read).  Returns 0, -EINVAL, -ENOMEM.
+ */
+SP_API int sp_audit_ruleset_parse_tsv(const char *text, size_t len, const char *file,
+				      struct sp_audit_ruleset **out, struct sp_diags *d);
 SP_API size_t sp_audit_ruleset_count(const struct sp_audit_ruleset *rs);
 /* Item i (0-based).  Returns 0 or -ERANGE. */
 SP_API int sp_audit_ruleset_item(const struct sp_audit_ruleset *rs, size_t i, struct sp_audit_item *it);

@@ -111,6 +111,9 @@ struct sp_audit_replay_opts {
 	size_t window;				/* grouping window (0 = 64 open events) */
 	int out_fd;				/* kept records are written here (<= 0: none) */
 	struct sp_diags *diags;			/* rules errors and malformed lines; may be NULL */
+	/* the rules already parsed (borrowed: keep them until the replay is freed); the text
+	 * given to sp_audit_replay_new is then not read (it may be NULL) */
+	const struct sp_audit_ruleset *rules;
 };
 
 struct sp_audit_replay_stats {

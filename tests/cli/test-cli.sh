@@ -124,6 +124,20 @@ if grep -q ' -> 30 exit-list' "$tmp/o"; then ok; else bad "optimize of a twice-c
 expect 0 "$B" audit optimize $E -R "$R" -o "$tmp/stig.out" --time-ms 0
 if [ "$(grep -c '^-w ' "$tmp/stig.out")" -eq "$(grep -c '^-w ' "$R")" ]; then ok; else bad "optimize: -w lines rewritten"; fi
 if [ "$(grep -c '^#' "$tmp/stig.out")" -gt "$(grep -c '^#' "$R")" ]; then ok; else bad "optimize: comments dropped ($(grep -c '^#' "$tmp/stig.out") of $(grep -c '^#' "$R"))"; fi
+# every command that reads rules takes the goldens' .tsv of blobs: replay decides as with the text
+G=tests/data/audit/golden/debian/30-stig.rules.tsv
+"$B" audit replay $E -R "$R" "$LOG" >"$tmp/o1" 2>/dev/null
+"$B" audit replay $E -R "$G" "$LOG" >"$tmp/o2" 2>/dev/null
+if [ "$(head -3 "$tmp/o1")" = "$(head -3 "$tmp/o2")" ] && grep -q 'kept' "$tmp/o2"; then ok; else bad "replay -R .tsv: $(head -3 "$tmp/o2")"; fi
+printf '1\tADD\tzz\nnot a line\n' >"$tmp/bad.tsv"
+expect 1 "$B" audit replay -R "$tmp/bad.tsv" "$LOG"
+for want in "bad.tsv:1:7-8: error: not a blob in hex" "bad.tsv:2:1-10: error: not a LINE"; do
+	if grep -q "$want" "$tmp/e"; then ok; else bad ".tsv errors: no '$want' in $(cat "$tmp/e")"; fi
+done
+# filter applies -D as the kernel does: the rules before it are gone
+printf -- '-a always,exit -F arch=b64 -S getpid -k before\n-D\n-a always,exit -F arch=b64 -S getppid -k after\n' >"$tmp/dd2.rules"
+printf 'event sc=getpid => record=0\nevent sc=getppid => record=1 key=after\n' >"$tmp/dd2.events"
+expect 0 "$B" audit filter "$tmp/dd2.rules" "$tmp/dd2.events"
 # every supplementary group counts (the 100th of 100 matches gid=100)
 printf 'event sc=getpid groups=%s\n' "$(seq -s, 1 100)" >"$tmp/g.events"
 printf -- '-a always,exit -F arch=b64 -S getpid -F gid=100 -k g100\n' >"$tmp/g.rules"

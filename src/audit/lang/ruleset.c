@@ -7,6 +7,8 @@
  * control text lives in the set's chunks (8-byte aligned) and is freed with it; n <= cap.
  */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "audit/lang/lang_int.h"
@@ -96,6 +98,95 @@ int audit_rs_append(struct sp_audit_ruleset *rs, enum sp_audit_item_kind kind, u
 		ri->it.blob_len = len;
 	}
 	rs->n++;
+	return 0;
+}
+
+static int hex_nibble(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+		: c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* One "LINE<TAB>KIND<TAB>PAYLOAD" line of `audit compile --format tsv` into rs.  0, or -EINVAL
+ * with an error at its columns, or -ENOMEM. */
+static int tsv_line(struct sp_audit_ruleset *rs, const char *p, size_t n, uint32_t lineno,
+		    const char *file, struct sp_diags *d)
+{
+	const char *t1 = memchr(p, '\t', n), *t2 = t1 ? memchr(t1 + 1, '\t', n - (size_t)(t1 + 1 - p)) : NULL;
+	char *e;
+	unsigned long src = t1 ? strtoul(p, &e, 10) : 0;
+	if (!t2 || e != t1 || !src || src > UINT32_MAX)
+		return sp_diags_add(d, SP_SEV_ERROR, -EINVAL, file, lineno, 1, (uint32_t)n,
+				    "not a LINE<TAB>ADD|DEL|CTRL|ERR|WARN<TAB>... line") ? -ENOMEM : -EINVAL;
+	size_t klen = (size_t)(t2 - t1 - 1), plen = n - (size_t)(t2 + 1 - p);
+	const char *pay = t2 + 1;
+	while (plen && (pay[plen - 1] == '\r' || pay[plen - 1] == ' '))
+		plen--;
+	uint32_t pcol = (uint32_t)(pay - p) + 1;
+	if ((klen == 3 && (!memcmp(t1 + 1, "ERR", 3))) || (klen == 4 && !memcmp(t1 + 1, "WARN", 4)))
+		return 0;	/* auditctl's verdict on that line, as recorded */
+	if (klen == 4 && !memcmp(t1 + 1, "CTRL", 4)) {
+		char ctrl[256];
+		snprintf(ctrl, sizeof(ctrl), "%.*s", (int)plen, pay);
+		return audit_rs_append(rs, SP_AUDIT_ITEM_CTRL, (uint32_t)src, NULL, 0, ctrl);
+	}
+	int del = klen == 3 && !memcmp(t1 + 1, "DEL", 3);
+	if (!del && !(klen == 3 && !memcmp(t1 + 1, "ADD", 3)))
+		return sp_diags_add(d, SP_SEV_ERROR, -EINVAL, file, lineno, (uint32_t)(t1 - p) + 2,
+				    (uint32_t)(t2 - p), "unknown kind '%.*s'", (int)klen, t1 + 1)
+			       ? -ENOMEM : -EINVAL;
+	unsigned char *blob = plen % 2 ? NULL : malloc(plen / 2 + 1);
+	size_t bl = 0;
+	for (size_t k = 0; blob && k < plen; k += 2) {
+		int a = hex_nibble(pay[k]), b = hex_nibble(pay[k + 1]);
+		if (a < 0 || b < 0) {
+			free(blob);
+			blob = NULL;
+			break;
+		}
+		blob[bl++] = (unsigned char)(a << 4 | b);
+	}
+	struct sp_audit_rule r;
+	struct sp_diags bd;
+	sp_diags_init(&bd, NULL);
+	int rc = blob ? sp_audit_rule_decode(blob, bl, 0, &r, &bd, file) : -EINVAL;
+	if (rc) {
+		rc = sp_diags_add(d, SP_SEV_ERROR, -EINVAL, file, lineno, pcol, pcol + (uint32_t)plen - 1,
+				  "%s", !blob ? "not a blob in hex" : bd.n ? bd.v[0].msg
+				  : "not a rule blob") ? -ENOMEM : -EINVAL;
+	} else {
+		rc = audit_rs_append(rs, del ? SP_AUDIT_ITEM_DEL : SP_AUDIT_ITEM_ADD, (uint32_t)src,
+				     blob, bl, NULL);
+	}
+	sp_diags_release(&bd);
+	free(blob);
+	return rc;
+}
+
+SP_API int sp_audit_ruleset_parse_tsv(const char *text, size_t len, const char *file,
+				      struct sp_audit_ruleset **out, struct sp_diags *d)
+{
+	struct sp_audit_ruleset *rs = NULL;
+	uint32_t lineno = 0;
+	if ((!text && len) || !out)
+		return -EINVAL;
+	int rc = rs_new(&rs, NULL);
+	for (size_t pos = 0; !rc && pos < len;) {
+		const char *p = text + pos, *nl = memchr(p, '\n', len - pos);
+		size_t n = nl ? (size_t)(nl - p) : len - pos;
+		pos += n + (nl ? 1 : 0);
+		lineno++;
+		if (!n || p[0] == '#')
+			continue;
+		rc = tsv_line(rs, p, n, lineno, file, d);
+		if (rc == -EINVAL)
+			rc = 0;		/* reported: go on with the next line */
+	}
+	if (rc) {
+		sp_audit_ruleset_free(rs);
+		return rc;
+	}
+	*out = rs;
 	return 0;
 }
 

@@ -70,6 +70,7 @@ struct sp_audit_replay {
 	struct sp_audit_log *log;
 	struct sp_audit_event *ev;
 	struct sp_audit_replay_stats st;
+	int rs_borrowed;		/* rs is the caller's (opts.rules) */
 	char *obuf;
 	size_t olen;
 	/* kept audit.log records waiting for the events before them to close, so the output keeps
@@ -528,7 +529,8 @@ SP_API int sp_audit_replay_new(const char *text, size_t len, const char *file,
 {
 	struct sp_audit_replay *r;
 	int err;
-	if (!text || !out || (o && !SP_OPTS_HAS(o, diags)))
+	const struct sp_audit_ruleset *given = SP_OPTS_HAS(o, rules) ? o->rules : NULL;
+	if ((!text && !given) || !out || (o && !SP_OPTS_HAS(o, diags)))
 		return -EINVAL;
 	r = calloc(1, sizeof(*r));
 	if (!r)
@@ -539,9 +541,13 @@ SP_API int sp_audit_replay_new(const char *text, size_t len, const char *file,
 		r->o.out_fd = -1;
 	r->rules_file = file;
 	r->next_ino = 0x5350000000000001ull;
-	err = sp_audit_ruleset_parse(text, len, file, r->o.parse, &r->rs, r->o.diags);
-	if (err)
+	if (given) {
+		r->rs = (struct sp_audit_ruleset *)given;
+		r->rs_borrowed = 1;
+	} else if ((err = sp_audit_ruleset_parse(text, len, file, r->o.parse, &r->rs,
+						 r->o.diags))) {
 		goto fail;
+	}
 	r->nrules = sp_audit_ruleset_count(r->rs);
 	r->rules = calloc(r->nrules ? r->nrules : 1, sizeof(*r->rules));
 	err = -ENOMEM;
@@ -586,7 +592,8 @@ SP_API void sp_audit_replay_free(struct sp_audit_replay *r)
 	sp_audit_matcher_free(r->xm);
 	refs_free(r);
 	sp_audit_fsview_free(r->fs);
-	sp_audit_ruleset_free(r->rs);
+	if (!r->rs_borrowed)
+		sp_audit_ruleset_free(r->rs);
 	for (size_t i = 0; i < r->nkeys; i++)
 		free(r->keys[i].key);
 	free(r->keys);
