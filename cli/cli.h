@@ -15,7 +15,10 @@
 #include "secpath/secpath.h"
 #include "secpath/audit.h"
 
-enum { SP_EXIT_OK = 0, SP_EXIT_REJECTED = 1, SP_EXIT_USAGE = 2 };
+/* The one exit-status scheme of every command (secpath(1), EXIT STATUS): 0 ok; 1 the input was
+ * rejected, a file could not be read or written; 2 usage; 3 the answer is no (policy decide: a
+ * permission is denied). */
+enum { SP_EXIT_OK = 0, SP_EXIT_REJECTED = 1, SP_EXIT_USAGE = 2, SP_EXIT_NO = 3 };
 
 struct sp_cli {
 	FILE *out;		/* reports */

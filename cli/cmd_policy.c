@@ -340,10 +340,10 @@ static int search_value_opt(int argc, char **argv, int *i, struct search_args *a
 		{ "-D", "--default", offsetof(struct search_args, dflt) },
 		{ "-b", "--bool", offsetof(struct search_args, bools) },
 	};
-	if (*i + 1 >= argc)
-		return 0;
 	for (size_t k = 0; k < NELEM(opts); k++)
 		if (!strcmp(argv[*i], opts[k].opt) || !strcmp(argv[*i], opts[k].alt)) {
+			if (*i + 1 >= argc)
+				return -1;	/* its value is missing */
 			*(const char **)(void *)((char *)a + opts[k].off) = argv[++*i];
 			return 1;
 		}
@@ -384,8 +384,12 @@ static int parse_search(int argc, char **argv, struct sp_cli *cli, struct search
 		if (cli_is_help(arg)) {
 			search_usage(cli->out);
 			return 1;
-		} else if (search_flag_opt(arg, a) || search_value_opt(argc, argv, &i, a)) {
+		} else if (search_flag_opt(arg, a) || (c = search_value_opt(argc, argv, &i, a)) > 0) {
 			continue;
+		} else if (c < 0) {
+			fprintf(cli->err, "%s policy search: %s needs a value\n", cli->prog, arg);
+			search_usage(cli->err);
+			return -1;
 		} else if ((c = common_opt(argc, argv, &i, &a->json, &a->layout, cli))) {
 			if (c < 0)
 				return -1;
@@ -558,7 +562,8 @@ static void decide_usage(FILE *f)
 		   "                             POLICY SOURCE_TYPE TARGET_TYPE CLASS [PERM...]\n\n"
 		   "Compute the TE access decision (the kernel's avtab fold over both tables, with\n"
 		   "attribute expansion and enabled conditional rules; constraints/MLS not applied).\n"
-		   "With PERMs, exit 0 if all are allowed, 1 if any is denied.\n");
+		   "Exit status: 0 granted (every PERM allowed, or no PERM given), 3 a PERM is\n"
+		   "denied, 1 the policy, a type, a class or a boolean is rejected, 2 usage.\n");
 }
 
 static void print_mask(FILE *f, struct sp_policy *p, uint32_t c, uint32_t m, int json)
@@ -634,8 +639,15 @@ static int cmd_decide(int argc, char **argv, struct sp_cli *cli)
 			name[l] = 0;
 			b = sp_policy_bool_lookup(p, name);
 		}
-		if (!b || (strcmp(eq + 1, "0") && strcmp(eq + 1, "1"))) {
-			fprintf(cli->err, "%s: bad boolean setting '%s'\n", cli->prog, bools[i]);
+		if (!eq || (strcmp(eq + 1, "0") && strcmp(eq + 1, "1"))) {
+			fprintf(cli->err, "%s policy decide: bad boolean setting '%s' (NAME=0 or "
+				"NAME=1)\n", cli->prog, bools[i]);
+			rc = SP_EXIT_USAGE;
+			goto out;
+		}
+		if (!b) {
+			fprintf(cli->err, "%s policy decide: no boolean '%s' in the policy\n",
+				cli->prog, name);
 			goto out;
 		}
 		if (sp_policy_bool_set(p, b, eq[1] == '1'))
@@ -692,7 +704,7 @@ static int cmd_decide(int argc, char **argv, struct sp_cli *cli)
 			fprintf(f, "%s: %s\n", pos[i], (avd.allowed >> b & 1) ? "granted" : "denied");
 		}
 	}
-	rc = (avd.allowed & want) == want ? SP_EXIT_OK : SP_EXIT_REJECTED;
+	rc = (avd.allowed & want) == want ? SP_EXIT_OK : SP_EXIT_NO;
 out:
 	sp_policy_free(p);
 	return rc;

@@ -255,7 +255,7 @@ while read -r s t c perms; do
 	"$prefix/bin/secpath" policy decide "$pol" $s $t $c $perms >"$tmp/cli.out" 2>&1
 	crc=$?
 	allowed=$(sed -n 's/^allowed: *//p' "$tmp/cli.out" | tr ' ' ',')
-	if [ -z "$perms" ]; then v=-; elif [ $crc -eq 0 ]; then v=granted; else v=denied; fi
+	if [ -z "$perms" ]; then v=-; elif [ $crc -eq 0 ]; then v=granted; elif [ $crc -eq 3 ]; then v=denied; else v="error($crc)"; fi
 	[ "$got" = "$q: $v allowed=$allowed" ]
 	expect "policy_decide = policy decide: $q" "got '$got', secpath policy decide: $v $allowed"
 done <"$tmp/queries.nc"

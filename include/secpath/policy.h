@@ -77,7 +77,7 @@ struct sp_policy_opts {
  */
 SP_API int sp_policy_read(const void *buf, size_t len, const struct sp_policy_opts *o,
 			  struct sp_policy **out);
-/* Read from a file (plain, or xz-compressed when `xz` is on PATH). */
+/* Read from a file ("-" = standard input), plain or xz-compressed (when `xz` is on PATH). */
 SP_API int sp_policy_read_file(const char *path, const struct sp_policy_opts *o,
 			       struct sp_policy **out);
 SP_API void sp_policy_free(struct sp_policy *p);

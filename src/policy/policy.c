@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,7 +114,8 @@ SP_API void sp_policy_free(struct sp_policy *p)
 }
 
 /* Decompress an .xz file through `xz -dc` (no shell). */
-static int read_xz(const char *path, uint8_t **buf, size_t *len)
+/* xz -dc of path, or (path NULL) of in_fd as its standard input. */
+static int read_xz(const char *path, int in_fd, uint8_t **buf, size_t *len)
 {
 	int pfd[2];
 	if (pipe(pfd))
@@ -122,8 +124,10 @@ static int read_xz(const char *path, uint8_t **buf, size_t *len)
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
 	posix_spawn_file_actions_addclose(&fa, pfd[0]);
+	if (!path)
+		posix_spawn_file_actions_adddup2(&fa, in_fd, 0);
 	char a0[] = "xz", a1[] = "-dc", a2[] = "--";
-	char *argv[] = { a0, a1, a2, (char *)path, NULL };
+	char *argv[] = { a0, a1, path ? a2 : NULL, (char *)path, NULL };
 	pid_t pid;
 	int rc = posix_spawnp(&pid, "xz", &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
@@ -144,22 +148,46 @@ static int read_xz(const char *path, uint8_t **buf, size_t *len)
 	return rc;
 }
 
+/* An xz-compressed policy read from a pipe: through a memory file as xz's standard input. */
+static int read_xz_buffer(uint8_t **buf, size_t *len)
+{
+	int mfd = memfd_create("policy.xz", MFD_CLOEXEC);
+	if (mfd < 0)
+		return -errno;
+	int rc = sp_fd_write_all(mfd, *buf, *len);
+	free(*buf);
+	*buf = NULL;
+	if (!rc && lseek(mfd, 0, SEEK_SET) < 0)
+		rc = -errno;
+	if (!rc)
+		rc = read_xz(NULL, mfd, buf, len);
+	close(mfd);
+	return rc;
+}
+
 SP_API int sp_policy_read_file(const char *path, const struct sp_policy_opts *o,
 			       struct sp_policy **out)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int std = !strcmp(path, "-");	/* standard input */
+	int fd = std ? 0 : open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	uint8_t *buf;
 	size_t len;
 	int rc = sp_fd_read_all(fd, (char **)&buf, &len);
-	close(fd);
+	if (!std)
+		close(fd);
 	if (rc)
 		return rc;
 	if (len >= 6 && !memcmp(buf, "\xfd" "7zXZ\0", 6)) {
-		free(buf);
-		if ((rc = read_xz(path, &buf, &len)))
-			return rc;
+		if (std) {
+			if ((rc = read_xz_buffer(&buf, &len)))
+				return rc;
+		} else {
+			free(buf);
+			if ((rc = read_xz(path, -1, &buf, &len)))
+				return rc;
+		}
 	}
 	/* the caller's options as far as its sz reaches, the file name defaulting to path */
 	struct sp_policy_opts oo = {

@@ -138,6 +138,18 @@ done
 printf -- '-a always,exit -F arch=b64 -S getpid -k before\n-D\n-a always,exit -F arch=b64 -S getppid -k after\n' >"$tmp/dd2.rules"
 printf 'event sc=getpid => record=0\nevent sc=getppid => record=1 key=after\n' >"$tmp/dd2.events"
 expect 0 "$B" audit filter "$tmp/dd2.rules" "$tmp/dd2.events"
+# policy decide's exit statuses tell "denied" from broken input; small policy messages
+expect 0 "$B" policy decide "$P" passwd_t shadow_t file read write
+expect 3 "$B" policy decide "$P" user_t shadow_t file read
+expect 1 "$B" policy decide "$P" nosuch_t shadow_t file read
+expect 1 "$B" policy decide "$tmp/cut.pol" passwd_t shadow_t file read
+expect 1 "$B" policy decide --bool nosuch_bool=1 "$P" passwd_t shadow_t file read
+if grep -q "no boolean 'nosuch_bool' in the policy" "$tmp/e"; then ok; else bad "--bool nosuch: $(cat "$tmp/e")"; fi
+expect 2 "$B" policy decide --bool oops "$P" passwd_t shadow_t file read
+expect 2 "$B" policy search -A "$P" -s
+if grep -q -- "-s needs a value" "$tmp/e"; then ok; else bad "search -s without a value: $(head -1 "$tmp/e")"; fi
+"$B" policy info - <"$P" >"$tmp/o" 2>"$tmp/e"; rc=$?
+if [ "$rc" -eq 0 ] && grep -q 'Policy Version' "$tmp/o"; then ok; else bad "policy info - (stdin): exit $rc $(head -1 "$tmp/e")"; fi
 # every supplementary group counts (the 100th of 100 matches gid=100)
 printf 'event sc=getpid groups=%s\n' "$(seq -s, 1 100)" >"$tmp/g.events"
 printf -- '-a always,exit -F arch=b64 -S getpid -F gid=100 -k g100\n' >"$tmp/g.rules"
