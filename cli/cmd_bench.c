@@ -83,7 +83,7 @@ static void list_suites_json(FILE *f)
 {
 	for (const struct sp_bench_suite *const *p = sp_bench_suites(); *p; p++) {
 		const struct sp_bench_suite *s = *p;
-		fputs("{\"suite\":", f);
+		fputs("{\"schema\":\"secpath.bench-list/1\",\"suite\":", f);
 		cli_json_str(f, s->name);
 		fputs(",\"desc\":", f);
 		cli_json_str(f, s->desc ? s->desc : "");
@@ -381,6 +381,38 @@ static int report(struct bench_cmd *b, struct sp_cli *cli, int rc, size_t ran, d
 	return rc;
 }
 
+/* --json: the first line says where the figures come from (secpath.bench-host/1). */
+static void json_host(FILE *f, int argc, char **argv)
+{
+	struct sp_bench_machine m;
+	char date[64] = "", cmd[512];
+	time_t t = time(NULL);
+	struct tm tm;
+	sp_bench_machine_read(&m);
+	if (gmtime_r(&t, &tm))
+		strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	join_argv(cmd, sizeof(cmd), "secpath", argc, argv);
+	fputs("{\"schema\":\"secpath.bench-host/1\",\"secpath\":", f);
+	cli_json_str(f, sp_version());
+	fputs(",\"date\":", f);
+	cli_json_str(f, date);
+	fputs(",\"command\":", f);
+	cli_json_str(f, cmd);
+	fputs(",\"cpu\":", f);
+	cli_json_str(f, m.cpu);
+	fputs(",\"cpu_id\":", f);
+	cli_json_str(f, m.cpu_id);
+	fprintf(f, ",\"cores\":%u,\"l1d\":{\"size\":%lu,\"assoc\":%u,\"line\":%u,\"source\":",
+		m.cores, m.l1d_size, m.l1d_assoc, m.l1d_line);
+	cli_json_str(f, m.l1d_source);
+	fputs("},\"kernel\":", f);
+	cli_json_str(f, m.kernel);
+	fputs(",\"compiler\":", f);
+	cli_json_str(f, __VERSION__);
+	fputs("}\n", f);
+	fflush(f);
+}
+
 int cmd_bench(int argc, char **argv, struct sp_cli *cli)
 {
 	struct bench_cmd b = {
@@ -405,6 +437,8 @@ int cmd_bench(int argc, char **argv, struct sp_cli *cli)
 	}
 	if (rc < 0)
 		rc = plan(&b, cli);
+	if (rc < 0 && b.o.json && !b.o.cg_child)
+		json_host(cli->out, argc, argv);
 	if (rc < 0) {
 		size_t ran;
 		double wall;

@@ -128,7 +128,7 @@ static int cmd_info(int argc, char **argv, struct sp_cli *cli)
 		{ "decide_bytes", in.decide_bytes }, { "total_bytes", in.total_bytes },
 	};
 	if (json) {
-		fprintf(cli->out, "{\"file\": ");
+		fprintf(cli->out, "{\"schema\": \"secpath.policy-info/1\", \"file\": ");
 		cli_json_str(cli->out, path);
 		fprintf(cli->out, ", \"version\": %u, \"mls\": %s, \"handle_unknown\": \"%s\", "
 				  "\"layout\": \"%s\"",
@@ -280,6 +280,8 @@ static void print_rule(FILE *f, const struct sp_policy *p, const struct sp_avtab
 struct search_out {
 	FILE *f;
 	const struct sp_policy *p;
+	size_t nrules;			/* --json: objects printed */
+	int unused;
 };
 
 static int search_print(void *ud, const struct sp_avtab_entry *rule,
@@ -297,14 +299,106 @@ static int search_print(void *ud, const struct sp_avtab_entry *rule,
 	return 0;
 }
 
+/* --json: one object per rule (secpath.policy-search/1): its parts, and the sesearch line. */
+static void json_perm_list(FILE *f, const struct sp_policy *p, uint32_t c, uint32_t mask)
+{
+	const char *names[32];
+	int n = 0;
+	for (unsigned b = 0; b < 32; b++)
+		if (mask >> b & 1) {
+			const char *nm = sp_policy_perm_name(p, c, b);
+			names[n++] = nm ? nm : "?";
+		}
+	for (int i = 1; i < n; i++)	/* setools' order: sorted */
+		for (int j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
+			const char *x = names[j];
+			names[j] = names[j - 1];
+			names[j - 1] = x;
+		}
+	fputc('[', f);
+	for (int i = 0; i < n; i++) {
+		fputs(i ? "," : "", f);
+		cli_json_str(f, names[i]);
+	}
+	fputc(']', f);
+}
+
+static int search_print_json(void *ud, const struct sp_avtab_entry *rule,
+			     const struct sp_filename_trans *ft)
+{
+	struct search_out *o = ud;
+	const struct sp_policy *p = o->p;
+	char b1[32], b2[32], b3[32], *line = NULL;
+	size_t llen = 0;
+	FILE *lf = open_memstream(&line, &llen);
+	if (!lf)
+		return -ENOMEM;
+	search_print(&(struct search_out){ lf, p, 0, 0 }, rule, ft);
+	fclose(lf);
+	if (llen && line[llen - 1] == '\n')
+		line[--llen] = 0;
+	FILE *f = o->f;
+	fputs(o->nrules++ ? ",{\"kind\":" : "{\"kind\":", f);
+	if (ft) {
+		cli_json_str(f, "type_transition");
+		fputs(",\"source\":", f);
+		cli_json_str(f, tname(p, ft->stype, b1, sizeof(b1)));
+		fputs(",\"target\":", f);
+		cli_json_str(f, tname(p, ft->ttype, b2, sizeof(b2)));
+		fputs(",\"class\":", f);
+		cli_json_str(f, sp_policy_class_name(p, ft->tclass));
+		fputs(",\"default\":", f);
+		cli_json_str(f, tname(p, ft->otype, b3, sizeof(b3)));
+		fputs(",\"name\":", f);
+		cli_json_str(f, ft->name);
+		fputs(",\"conditional\":null", f);
+	} else {
+		uint16_t kind = rule->specified & (uint16_t)~SP_AVTAB_ENABLED;
+		cli_json_str(f, kind_word(kind));
+		fputs(",\"source\":", f);
+		cli_json_str(f, tname(p, rule->source, b1, sizeof(b1)));
+		fputs(",\"target\":", f);
+		cli_json_str(f, tname(p, rule->target, b2, sizeof(b2)));
+		fputs(",\"class\":", f);
+		cli_json_str(f, sp_policy_class_name(p, rule->tclass));
+		if (kind & SP_AVTAB_AV) {
+			fputs(",\"perms\":", f);
+			json_perm_list(f, p, rule->tclass,
+				       kind == SP_AVTAB_AUDITDENY ? ~rule->data : rule->data);
+		} else if (kind & SP_AVTAB_TYPE) {
+			fputs(",\"default\":", f);
+			cli_json_str(f, tname(p, rule->data, b3, sizeof(b3)));
+		} else if (rule->xperms) {
+			fprintf(f, ",\"xperms_type\":\"%s\"", rule->xperms->kind == 2 ? "ioctl-drivers"
+							      : "ioctl");
+		}
+		if (rule->cond) {
+			char cb[4096];
+			sp_policy_cond_format(p, rule->cond, cb, sizeof(cb));
+			fputs(",\"conditional\":{\"expression\":", f);
+			cli_json_str(f, cb);
+			fprintf(f, ",\"branch\":%s,\"enabled\":%s}", rule->cond_list ? "true" : "false",
+				rule->specified & SP_AVTAB_ENABLED ? "true" : "false");
+		} else {
+			fputs(",\"conditional\":null", f);
+		}
+	}
+	fputs(",\"text\":", f);
+	cli_json_str(f, line);
+	fputc('}', f);
+	free(line);
+	return 0;
+}
+
 static void search_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: secpath policy search [RULE KINDS] [-s TYPE] [-t TYPE] [-c CLASS[,..]]\n"
 		"                             [-p PERM[,..]] [-ep] [-Sp] [-D TYPE] [-b BOOL[,..]]\n"
 		"                             [-eb] [-ds] [-dt] [--layout L] [--json] POLICY\n\n"
-		"List te_avtab and conditional rules like sesearch (setools 4.4); --json prints\n"
-		"{\"file\": POLICY, \"rules\": [the same lines]}.\n"
+		"List te_avtab and conditional rules like sesearch (setools 4.4); --json prints one\n"
+		"object (schema secpath.policy-search/1): each rule's kind, source, target, class,\n"
+		"perms or default type, conditional expression, branch and state, and its line.\n"
 		"Rule kinds: -A (allow, allowxperm), --allow, --allowxperm, --auditallow,\n"
 		"  --auditallowxperm, --dontaudit, --dontauditxperm, -T/--type_trans (with\n"
 		"  filename transitions), --type_change, --type_member.\n"
@@ -495,30 +589,10 @@ static int resolve_search(struct sp_cli *cli, const struct sp_policy *p, struct 
 	return 0;
 }
 
-/* --json: the rule lines, as sesearch prints them, in one object.  text (NUL-terminated at
- * len, the memory stream's buffer) is split in place. */
-static void search_json(FILE *f, const char *path, char *text, size_t len)
-{
-	fputs("{\"file\":", f);
-	cli_json_str(f, path);
-	fputs(",\"rules\":[", f);
-	for (char *p = text, *end = text + len; p < end;) {
-		char *nl = memchr(p, '\n', (size_t)(end - p));
-		if (nl)
-			*nl = 0;
-		fputs(p == text ? "" : ",", f);
-		cli_json_str(f, p);
-		p = nl ? nl + 1 : end;
-	}
-	fputs("]}\n", f);
-}
-
 static int cmd_search(int argc, char **argv, struct sp_cli *cli)
 {
 	struct search_args a = { .layout = SP_AVTAB_FLAT, .q = { .sz = sizeof(a.q) } };
 	struct search_lists l = { 0 };
-	char *jbuf = NULL;
-	size_t jlen = 0;
 	int rc = parse_search(argc, argv, cli, &a);
 	if (rc)
 		return rc < 0 ? SP_EXIT_USAGE : SP_EXIT_OK;
@@ -526,25 +600,20 @@ static int cmd_search(int argc, char **argv, struct sp_cli *cli)
 	if (load(cli, a.path, a.layout, &p))
 		return SP_EXIT_REJECTED;
 	rc = SP_EXIT_REJECTED;
-	struct search_out o = { cli->out, p };
+	struct search_out o = { cli->out, p, 0, 0 };
 	if (resolve_search(cli, p, &a, &l))
 		goto out;
-	/* with --json, rule lines go to a memory stream first */
-	if (a.json && !(o.f = open_memstream(&jbuf, &jlen))) {
-		fprintf(cli->err, "%s: %s\n", cli->prog, strerror(errno));
-		goto out;
-	}
-	if (sp_policy_search(p, &a.q, search_print, &o))
-		goto out_json;
-	rc = SP_EXIT_OK;
-out_json:
 	if (a.json) {
-		fclose(o.f);
-		if (rc == SP_EXIT_OK)
-			search_json(cli->out, a.path, jbuf, jlen);
+		fputs("{\"schema\":\"secpath.policy-search/1\",\"file\":", cli->out);
+		cli_json_str(cli->out, a.path);
+		fputs(",\"rules\":[", cli->out);
 	}
+	if (sp_policy_search(p, &a.q, a.json ? search_print_json : search_print, &o))
+		goto out;
+	if (a.json)
+		fputs("]}\n", cli->out);
+	rc = SP_EXIT_OK;
 out:
-	free(jbuf);
 	free(l.cname);
 	free(l.cls);
 	free(l.pname);
@@ -675,7 +744,7 @@ static int cmd_decide(int argc, char **argv, struct sp_cli *cli)
 		goto out;
 	FILE *f = cli->out;
 	if (json) {
-		fprintf(f, "{\"source\": ");
+		fprintf(f, "{\"schema\": \"secpath.policy-decide/1\", \"source\": ");
 		cli_json_str(f, pos[1]);
 		fprintf(f, ", \"target\": ");
 		cli_json_str(f, pos[2]);

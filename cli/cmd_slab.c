@@ -140,7 +140,7 @@ static void print_caches(FILE *f, int json, const struct sp_slab_cache *c)
 {
 	struct sp_slab_stats st;
 	if (json) {
-		fprintf(f, "{\"init_on_alloc\":%d,\"init_on_free\":%d,\"caches\":[",
+		fprintf(f, "{\"schema\":\"secpath.slab-stats/1\",\"init_on_alloc\":%d,\"init_on_free\":%d,\"caches\":[",
 			sp_slab_init_on_alloc(), sp_slab_init_on_free());
 		int first = 1;
 		for (unsigned k = 0; sp_kmalloc_cache(k); k++) {

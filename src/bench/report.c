@@ -264,7 +264,7 @@ void bench_report_table(FILE *f, const struct bench_case_res *r)
 static void json_head(FILE *f, const struct bench_case_res *r, const struct bench_var_res *vr,
 		      const char *metric)
 {
-	fputs("{\"suite\":", f);
+	fputs("{\"schema\":\"secpath.bench/1\",\"suite\":", f);
 	json_str(f, r->s->name);
 	fputs(",\"case\":", f);
 	json_str(f, r->c->name);

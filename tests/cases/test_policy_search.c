@@ -469,7 +469,7 @@ static void test_policy_cli__info_decide(void **st)
 				 sizeof(out)), 0);
 	assert_non_null(strstr(out, "Policy Version:             33 (MLS enabled)"));
 	assert_int_equal(run_cli(bin, "decide tests/data/policy/tiny.33 app_t etc_t file read write",
-				 out, sizeof(out)), 1);	/* write is denied */
+				 out, sizeof(out)), 3);	/* write is denied: exit 3 */
 	assert_non_null(strstr(out, "read: granted"));
 	assert_non_null(strstr(out, "write: denied"));
 	assert_int_equal(run_cli(bin, "decide --bool allow_app_write=1 tests/data/policy/tiny.33 "

@@ -64,6 +64,21 @@ elif ! grep -q "ptrace is not permitted" "$tmp/e"; then
 	bad "audit run: $(head -2 "$tmp/e")"
 fi
 
+P=data/policy/debian-default.policy.33.xz
+valid policy-search 0 "$B" policy search --json -A -s passwd_t -t shadow_t -c file "$P"
+has '"perms":\["append","create"' "policy search --json: permissions as a list"
+valid policy-search 0 "$B" policy search --json -A -b allow_execmem "$P"
+has '"conditional":{"expression":' "policy search --json: a conditional rule's expression"
+valid policy-search 0 "$B" policy search --json -T -s passwd_t "$P"
+valid policy-info 0 "$B" policy info --json "$P"
+valid policy-decide 0 "$B" policy decide --json "$P" passwd_t shadow_t file read
+valid slab-stats 0 "$B" slab stats --json --size 408 --flags hwcache,colour
+"$B" bench slab-spread --quick --case N=100 --json >"$tmp/o" 2>"$tmp/e"; rc=$?
+head -1 "$tmp/o" >"$tmp/host"; tail -n +2 "$tmp/o" >"$tmp/lines"
+if [ "$rc" -eq 0 ] && python3 tests/cli/schema-check.py "$SCHEMA" bench-host <"$tmp/host" >"$tmp/why" 2>&1 &&
+   python3 tests/cli/schema-check.py "$SCHEMA" bench <"$tmp/lines" >>"$tmp/why" 2>&1; then ok
+else bad "bench --json: exit $rc $(cat "$tmp/why")"; fi
+valid bench-list 0 "$B" bench --list --json
 # the checker refuses what it should
 "$B" audit check --json "$tmp/bad.rules" 2>/dev/null | sed 's/"warnings":[0-9]*,//' >"$tmp/o"
 if python3 tests/cli/schema-check.py "$SCHEMA" <"$tmp/o" >/dev/null 2>&1; then bad "checker: a missing member passed"; else ok; fi
