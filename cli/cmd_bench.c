@@ -346,6 +346,11 @@ static int run_suites(struct bench_cmd *b, struct sp_cli *cli, size_t *ran, doub
 				"48k12 or SIZE,ASSOC,LINE)\n", b->o.cachegrind);
 			rc = SP_EXIT_USAGE;
 			break;
+		} else if (err == -ENODATA) {
+			fprintf(cli->err, "secpath bench: %s: variants skipped for a missing data file "
+				"(named above; see secpath(1), FILES)\n", s->name);
+			rc = SP_EXIT_REJECTED;
+			(*ran)++;	/* its other cases were reported */
 		} else if (err) {
 			fprintf(cli->err, "secpath bench: %s: %s\n", s->name, strerror(-err));
 			rc = SP_EXIT_REJECTED;
@@ -428,6 +433,9 @@ int cmd_bench(int argc, char **argv, struct sp_cli *cli)
 		return SP_EXIT_REJECTED;
 	}
 	rc = parse_args(&b, argc, argv, cli);
+	char dir[4096];
+	if (!getenv("SECPATH_DATADIR") && !cli_datadir(cli, dir, sizeof(dir), 1))
+		setenv("SECPATH_DATADIR", dir, 0);	/* the suites' data (and valgrind re-runs') */
 	if (rc < 0 && b.list) {
 		if (b.o.json)
 			list_suites_json(cli->out);

@@ -51,9 +51,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!o.sz) {
 		o.sz = sizeof(o);
 		o.machine = "x86_64";
-		o.passwd_file = env_file("tests/data/audit/env/passwd");
-		o.group_file = env_file("tests/data/audit/env/group");
-		o.dirs_file = env_file("tests/data/audit/env/dirs");
+		o.passwd_file = env_file("data/audit/env/passwd");
+		o.group_file = env_file("data/audit/env/group");
+		o.dirs_file = env_file("data/audit/env/dirs");
 		if (!o.passwd_file || !o.group_file || !o.dirs_file)
 			o.passwd_file = o.group_file = o.dirs_file = NULL;
 	}

@@ -151,6 +151,7 @@ struct bench_case_res {
 	const char *cg_err;		/* why callgrind figures are missing, or NULL */
 	int last;			/* the suite's last case in this run: print its context */
 	struct bench_var_res *vr;	/* s->nvariants entries */
+	int missing;			/* a variant was skipped for a missing bundled file */
 };
 
 /* Write the case as a table (stats per variant, ratios to variant 0, flags). */

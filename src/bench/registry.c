@@ -3,9 +3,13 @@
  * registry.c - the built-in bench suites, in the order `secpath bench --list` shows them, and the
  * default set (`secpath bench` without a name).  Suites without variants (placeholders of parts
  * not built yet) are listed but not run; suites that run whole programs for minutes (malloc) run
- * only when named.
+ * only when named.  And the suites' one way to their bundled data files.
  */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench/bench_int.h"
 #include "bench/suites.h"
@@ -80,4 +84,22 @@ void bench_registry_headline(const struct sp_bench_suite *s, const char **case_n
 			*case_name = headlines[i].case_name;
 			*variant = headlines[i].variant;
 		}
+}
+
+static _Thread_local char missing[512];
+
+int bench_data_file(const char *rel, char *buf, size_t len)
+{
+	const char *dir = getenv("SECPATH_DATADIR");
+	snprintf(buf, len, "%s/%s", dir && *dir ? dir : "data", rel);
+	if (!access(buf, R_OK))
+		return 0;
+	snprintf(missing, sizeof(missing), "%s", buf);
+	return -ENOENT;
+}
+
+void bench_data_missing(char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", missing);
+	missing[0] = 0;
 }

@@ -5,7 +5,7 @@
  *
  * Cases: rule set x event stream
  *   rule sets   Debian's 30-stig.rules, the third-party neo23x0 (largest) and bfuzzy sets, parsed
- *               from data/audit/rules/ with the pinned host inputs of tests/data/audit/env/;
+ *               from data/audit/rules/ with the pinned host inputs of data/audit/env/;
  *               every path the rules name gets an identity so that every rule loads;
  *   streams     getpid: the same unaudited syscall over and over (the kernel thread's loop);
  *               mix: the syscalls of a few processes, drawn from the strace profiles in
@@ -48,7 +48,7 @@
 #define NTASK 4			/* processes of the stream (credentials hot in L1) */
 #define NRECENT 16		/* a task's ring of recent syscalls (their args and names) */
 #define NEV (NTASK * NRECENT)	/* slots of the stream, each its own event */
-#define ENV_DIR "tests/data/audit/env/"
+#define ENV_DIR "audit/env/"	/* under the data directory */
 #define BATCH 32		/* events per sp_audit_engine_filter_batch call */
 _Static_assert(NEV % BATCH == 0, "a batch never wraps the stream");
 _Static_assert((NEV & (NEV - 1)) == 0, "the stream index is a mask");
@@ -138,9 +138,14 @@ static char *read_all(const char *path, size_t *len)
 /* Parse the rules, give their paths identities, load them into r. */
 static int load_rules(struct audit_state *s, const char *path, unsigned ref_flags)
 {
+	char pw[600], gr[600], di[600], file[600];
+	if (bench_data_file(ENV_DIR "passwd", pw, sizeof(pw)) ||
+	    bench_data_file(ENV_DIR "group", gr, sizeof(gr)) ||
+	    bench_data_file(ENV_DIR "dirs", di, sizeof(di)) || bench_data_file(path, file, sizeof(file)))
+		return -ENOENT;
+	path = file;
 	struct sp_audit_parse_opts po = { .sz = sizeof(po), .machine = "x86_64",
-					  .passwd_file = ENV_DIR "passwd", .group_file = ENV_DIR "group",
-					  .dirs_file = ENV_DIR "dirs" };
+					  .passwd_file = pw, .group_file = gr, .dirs_file = di };
 	struct sp_audit_ruleset *rs = NULL;
 	struct sp_audit_engine_opts o = { .sz = sizeof(o), .ref_flags = ref_flags };
 	struct sp_diags d;
@@ -235,9 +240,9 @@ static int build_events(struct audit_state *s, const struct audit_param *p)
 
 	if (!p->getpid_only) {
 		for (size_t m = 0; m < SP_ARRAY_SIZE(mixes); m++) {
-			char path[128], line[256];
-			snprintf(path, sizeof(path), "data/syscall-mix/%s.tsv", mixes[m]);
-			FILE *f = fopen(path, "r");
+			char rel[64], path[600], line[256];
+			snprintf(rel, sizeof(rel), "syscall-mix/%s.tsv", mixes[m]);
+			FILE *f = bench_data_file(rel, path, sizeof(path)) ? NULL : fopen(path, "r");
 			if (!f) {
 				free(rows);
 				return -ENOENT;
@@ -475,11 +480,11 @@ static void teardown(void *state)
 	state_free(state);
 }
 
-static const struct audit_param p_stig_getpid = { "data/audit/rules/debian/30-stig.rules", 1 };
-static const struct audit_param p_stig_mix = { "data/audit/rules/debian/30-stig.rules", 0 };
-static const struct audit_param p_neo_getpid = { "data/audit/rules/thirdparty/neo23x0-audit.rules", 1 };
-static const struct audit_param p_neo_mix = { "data/audit/rules/thirdparty/neo23x0-audit.rules", 0 };
-static const struct audit_param p_bfuzzy_mix = { "data/audit/rules/thirdparty/bfuzzy-auditd-attack.rules", 0 };
+static const struct audit_param p_stig_getpid = { "audit/rules/debian/30-stig.rules", 1 };
+static const struct audit_param p_stig_mix = { "audit/rules/debian/30-stig.rules", 0 };
+static const struct audit_param p_neo_getpid = { "audit/rules/thirdparty/neo23x0-audit.rules", 1 };
+static const struct audit_param p_neo_mix = { "audit/rules/thirdparty/neo23x0-audit.rules", 0 };
+static const struct audit_param p_bfuzzy_mix = { "audit/rules/thirdparty/bfuzzy-auditd-attack.rules", 0 };
 
 static const struct sp_bench_case cases[] = {
 	{ "stig/getpid", &p_stig_getpid, 0 },

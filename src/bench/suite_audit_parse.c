@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * suite_audit_parse.c - the `audit-parse` bench suite: rule lines per second for the largest rule
- * set (data/audit/rules/thirdparty/neo23x0-audit.rules, read from the project root).
+ * set (audit/rules/thirdparty/neo23x0-audit.rules of the data directory).
  *
  * One op = one rule line (comments and blank lines are not counted, but secpath reads them).
  * secpath parses a prefix of k rule lines per call, so 1/k of the per-parse work (the host
@@ -20,7 +20,7 @@
  *             pass, so page faults are part of this figure);
  *   secpath-arena  the same with an injected sp_allocator that bump-allocates from a buffer
  *             reset after each pass (what a caller that keeps its memory would see).
- * Both use the pinned host inputs of tests/data/audit/env when present (secpath) or NSS
+ * Both use the pinned host inputs of data/audit/env when present (secpath) or NSS
  * (libaudit, which has no other way).
  */
 #include <dlfcn.h>
@@ -35,7 +35,7 @@
 #include "base/compiler.h"
 #include "bench/suites.h"
 
-#define RULES_FILE "data/audit/rules/thirdparty/neo23x0-audit.rules"
+#define RULES_FILE "audit/rules/thirdparty/neo23x0-audit.rules"	/* under the data directory */
 #define MAX_OPS 64
 
 struct parse_param {
@@ -44,9 +44,12 @@ struct parse_param {
 
 static const struct parse_param neo = { RULES_FILE };
 
-static char *read_text(const char *path, size_t *len)
+/* A bundled data file, whole (NULL when it is missing: the harness names it). */
+static char *read_text(const char *rel, size_t *len)
 {
-	char *b = NULL;
+	char path[600], *b = NULL;
+	if (bench_data_file(rel, path, sizeof(path)))
+		return NULL;
 	return sp_file_read(path, &b, len) ? NULL : b;
 }
 
@@ -93,6 +96,7 @@ struct sp_state {
 	struct arena arena;
 	struct sp_allocator alloc;
 	uint64_t sink;
+	char pw[600], gr[600], di[600];	/* the pinned host inputs (data/audit/env) */
 };
 
 static int setup_common(const void *param, void **state, int use_arena)
@@ -118,10 +122,12 @@ static int setup_common(const void *param, void **state, int use_arena)
 	}
 	s->o.sz = sizeof(s->o);
 	s->o.machine = "x86_64";
-	if (!access("tests/data/audit/env/passwd", R_OK)) {
-		s->o.passwd_file = "tests/data/audit/env/passwd";
-		s->o.group_file = "tests/data/audit/env/group";
-		s->o.dirs_file = "tests/data/audit/env/dirs";
+	if (!bench_data_file("audit/env/passwd", s->pw, sizeof(s->pw)) &&
+	    !bench_data_file("audit/env/group", s->gr, sizeof(s->gr)) &&
+	    !bench_data_file("audit/env/dirs", s->di, sizeof(s->di))) {
+		s->o.passwd_file = s->pw;
+		s->o.group_file = s->gr;
+		s->o.dirs_file = s->di;
 	}
 	if (use_arena) {
 		s->arena.cap = 64u << 20;

@@ -112,9 +112,15 @@ static int find_secpath_so(char *out, size_t n)
 	if (!slash)
 		return -ENOENT;
 	*slash = 0;
-	if ((size_t)snprintf(out, n, "%s/libsecpath-malloc.so", exe) >= n)
-		return -ENAMETOOLONG;
-	return access(out, R_OK) ? -ENOENT : 0;
+	/* the build tree (out/VARIANT/), then an installed PREFIX/bin -> PREFIX/lib/secpath */
+	static const char *const rel[] = { "libsecpath-malloc.so", "../lib/secpath/libsecpath-malloc.so" };
+	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		if ((size_t)snprintf(out, n, "%s/%s", exe, rel[i]) >= n)
+			return -ENAMETOOLONG;
+		if (!access(out, R_OK))
+			return 0;
+	}
+	return -ENOENT;
 }
 
 /*

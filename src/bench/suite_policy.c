@@ -124,8 +124,12 @@ static int read_policy(void)
 	char cmd[1200], *b = NULL;
 	size_t n = 0;
 	int rc;
-	if (!path)
-		path = "data/policy/debian-default.policy.33.xz";
+	char dpath[600];
+	if (!path) {
+		if (bench_data_file("policy/debian-default.policy.33.xz", dpath, sizeof(dpath)))
+			return -ENOENT;
+		path = dpath;
+	}
 	size_t pl = strlen(path);
 	if (pl > 3 && !strcmp(path + pl - 3, ".xz")) {
 		snprintf(cmd, sizeof(cmd), "xz -dc '%s' 2>/dev/null", path);

@@ -14,4 +14,16 @@ extern const struct sp_bench_suite bench_suite_audit_parse;
 extern const struct sp_bench_suite bench_suite_policy;
 extern const struct sp_bench_suite bench_suite_replay;
 extern const struct sp_bench_suite bench_suite_malloc;
+
+/*
+ * A bundled data file (rel: "audit/rules/debian/30-stig.rules") as a path: under
+ * $SECPATH_DATADIR (the tool sets it to the data directory it found, secpath(1) FILES), else
+ * under data/ of the current directory.  0, or -ENOENT when it cannot be read: the harness then
+ * names it when the variant is skipped, and the suite's run returns -ENODATA (a benchmark
+ * that measured nothing is an error).
+ */
+int bench_data_file(const char *rel, char *buf, size_t len);
+/* The data file the last failed bench_data_file() call of this thread named ("" if none), and
+ * forget it. */
+void bench_data_missing(char *buf, size_t len);
 #endif

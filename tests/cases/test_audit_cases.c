@@ -18,7 +18,7 @@
  * Expectations: record= excluded= key=STR|- task= exit= user= (-|never|always) rule=LINE
  * (deciding exit rule) trule= urule= xrule= ctx=active|none|dummy|auditd|user hidden=N.
  *
- * Rules are parsed with sp_audit_ruleset_parse (machine x86_64, env from tests/data/audit/env),
+ * Rules are parsed with sp_audit_ruleset_parse (machine x86_64, env from data/audit/env),
  * rule ids are source lines; each row is checked on the reference and the compiled engine, and
  * every rule line is also built by the test's own libaudit-based builder: the bytes must match
  * (text -> blob round trip).
@@ -139,8 +139,8 @@ static void load_rules(struct casectx *c, const char *rules, size_t rlen, const 
 	struct sp_diags d;
 	struct sp_audit_engine_opts o = { .sz = sizeof(o), .fs = c->fs };
 	struct sp_audit_parse_opts po = {
-		.sz = sizeof(po), .machine = "x86_64", .passwd_file = "tests/data/audit/env/passwd",
-		.group_file = "tests/data/audit/env/group", .dirs_file = "tests/data/audit/env/dirs",
+		.sz = sizeof(po), .machine = "x86_64", .passwd_file = "data/audit/env/passwd",
+		.group_file = "data/audit/env/group", .dirs_file = "data/audit/env/dirs",
 	};
 	assert_int_equal(sp_audit_ref_new(&o, &c->ref), 0);
 	sp_diags_init(&d, NULL);

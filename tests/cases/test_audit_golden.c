@@ -2,7 +2,7 @@
 /*
  * test_audit_golden.c - every rule file in data/audit/rules/{debian,thirdparty} against the
  * auditctl 3.0.9 goldens (tests/data/audit/golden/<set>/<file>.tsv) with the pinned host inputs
- * of tests/data/audit/env (machine x86_64, passwd, group, dirs, features 0x7f):
+ * of data/audit/env (machine x86_64, passwd, group, dirs, features 0x7f):
  *   - ADD/DEL lines: identical struct audit_rule_data bytes;
  *   - CTRL lines: the same canonical option text;
  *   - ERR/WARN lines: the same kind on exactly the same line (message text may differ).
@@ -25,7 +25,7 @@
 #include "secpath/audit.h"
 #include "../support/files.h"
 
-#define ENV "tests/data/audit/env/"
+#define ENV "data/audit/env/"
 
 static const struct sp_audit_parse_opts golden_opts = {
 	.sz = sizeof(struct sp_audit_parse_opts),

@@ -32,7 +32,7 @@ json() {
 }
 
 R=data/audit/rules/debian/30-stig.rules
-E="--passwd tests/data/audit/env/passwd --group tests/data/audit/env/group --dirs tests/data/audit/env/dirs"
+E="--passwd data/audit/env/passwd --group data/audit/env/group --dirs data/audit/env/dirs"
 P=data/policy/debian-default.policy.33.xz
 LOG=tests/data/audit/logs/go-libaudit/audit-rhel7.log
 

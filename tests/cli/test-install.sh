@@ -52,6 +52,15 @@ check "installed audit optimize: no unweighted warning" sh -c "! grep -q 'weighs
 check "installed audit optimize --mix NAME: a bundled profile by name" test "$rc" -eq 0
 "$S" policy info "$D/policy/debian-default.policy.33.xz" >"$tmp/o" 2>"$tmp/e"; rc=$?
 check "installed policy info on the bundled policy" test "$rc" -eq 0
+# the installed bench measures with the installed data, from another directory
+"$S" bench --quick >"$tmp/o" 2>"$tmp/e"; rc=$?
+check "installed bench --quick: exit 0 ($rc: $(grep -i 'error\|skipped' "$tmp/e" | head -2))" test "$rc" -eq 0
+check "installed bench --quick: no variant skipped for a missing file" sh -c "! grep -q 'skipped: /' '$tmp/e'"
+check "installed bench --quick: the audit suite measured" grep -q '^  audit ' "$tmp/o"
+mkdir "$tmp/empty"
+SECPATH_DATADIR=$tmp/empty "$S" bench audit --quick --case stig/getpid >"$tmp/o" 2>"$tmp/e"; rc=$?
+check "bench without its data: exit 1" test "$rc" -eq 1
+check "bench without its data: names the missing file" grep -q "skipped: $tmp/empty/audit/" "$tmp/e"
 # SECPATH_DATADIR moves the data; a missing one is an error naming it
 cp -r "$D" "$tmp/moved"
 SECPATH_DATADIR=$tmp/moved "$S" audit cost -R "$D/audit/rules/debian/30-stig.rules" --time-ms 0 >"$tmp/o" 2>"$tmp/e"; rc=$?

@@ -31,7 +31,7 @@ has() { if grep -q -- "$1" "$tmp/o"; then ok; else bad "$2: no '$1' in $(head -c
 R=data/audit/rules/debian/30-stig.rules
 printf -- '-w /etc/passwd -p wa -k identity\n-D\n-a always,exit -F arch=b64 -S openat,open -F auid>=1000 -k a -k b\n' >"$tmp/j.rules"
 printf -- '-a always,exit -F arch=b64 -S openat -F uid=no_such_user_x -k k\n' >"$tmp/bad.rules"
-E="--passwd tests/data/audit/env/passwd --group tests/data/audit/env/group --dirs tests/data/audit/env/dirs"
+E="--passwd data/audit/env/passwd --group data/audit/env/group --dirs data/audit/env/dirs"
 
 valid audit-check 0 "$B" audit check --json $E "$R"
 valid audit-check 1 "$B" audit check --json "$tmp/bad.rules"

@@ -19,9 +19,9 @@
 static const struct sp_audit_parse_opts opts = {
 	.sz = sizeof(struct sp_audit_parse_opts),
 	.machine = "x86_64",
-	.passwd_file = "tests/data/audit/env/passwd",
-	.group_file = "tests/data/audit/env/group",
-	.dirs_file = "tests/data/audit/env/dirs",
+	.passwd_file = "data/audit/env/passwd",
+	.group_file = "data/audit/env/group",
+	.dirs_file = "data/audit/env/dirs",
 };
 
 /*
@@ -455,7 +455,7 @@ static void test_audit_lang__api_edges(void **st)
 	assert_int_equal(sp_audit_ruleset_item(rs, 0, &it), -ERANGE);
 	sp_audit_ruleset_free(rs);
 	struct sp_audit_parse_opts o = opts;
-	o.passwd_file = "tests/data/audit/env/no-such-file";
+	o.passwd_file = "data/audit/env/no-such-file";
 	assert_int_equal(sp_audit_ruleset_parse("-D", 2, "t", &o, &rs, NULL), -ENOENT);
 	/* features: without EXECUTABLE_PATH exe fails; without FILTER_FS the list is unknown */
 	o = opts;

@@ -252,9 +252,9 @@ static void test_hostile__policy_every_truncation(void **st)
 static const struct sp_audit_parse_opts base_opts = {
 	.sz = sizeof(struct sp_audit_parse_opts),
 	.machine = "x86_64",
-	.passwd_file = "tests/data/audit/env/passwd",
-	.group_file = "tests/data/audit/env/group",
-	.dirs_file = "tests/data/audit/env/dirs",
+	.passwd_file = "data/audit/env/passwd",
+	.group_file = "data/audit/env/group",
+	.dirs_file = "data/audit/env/dirs",
 };
 
 static void test_hostile__rule_line_1mib(void **st)

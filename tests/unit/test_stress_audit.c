@@ -54,9 +54,9 @@ static const char *const set_text[NSETS] = {
 static const struct sp_audit_parse_opts popts = {
 	.sz = sizeof(struct sp_audit_parse_opts),
 	.machine = "x86_64",
-	.passwd_file = "tests/data/audit/env/passwd",
-	.group_file = "tests/data/audit/env/group",
-	.dirs_file = "tests/data/audit/env/dirs",
+	.passwd_file = "data/audit/env/passwd",
+	.group_file = "data/audit/env/group",
+	.dirs_file = "data/audit/env/dirs",
 };
 
 struct world {

@@ -8,7 +8,7 @@
 set -u
 auditctl=$1; shim=$2; libdir=${3:-}
 here=tests/data/audit/edge
-env=$(pwd)/tests/data/audit/env
+env=$(pwd)/data/audit/env
 out=$here/edge.rules.tsv
 : > "$out"
 n=0
