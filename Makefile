@@ -23,8 +23,9 @@ else
 VARIANT ?= release
 endif
 # URCU_LGPL=1: inline liburcu's read side (_LGPL_SOURCE) in the units that use RCU.  liburcu's
-# README allows that only for LGPL/GPL-compatible code; secpath has no licence yet, so it is off by
-# default and builds into its own directory (out/<variant>-lgpl).  See docs/DESIGN.md (RCU).
+# README allows that only for LGPL/GPL-compatible code, which secpath (LGPL-2.1-or-later) is; it
+# stays off by default until its figures are re-measured, and builds into its own directory
+# (out/<variant>-lgpl).  See docs/DESIGN.md (RCU).
 URCU_LGPL ?= 0
 OUT := out/$(VARIANT)$(if $(filter 1,$(URCU_LGPL)),-lgpl)
 

@@ -21,7 +21,7 @@
  *               and the syscall's own audit_context and names, which are hot in L1 because the
  *               syscall just wrote them (entry, path walk); a stream larger than L1 would
  *               measure the bench's inputs streaming through L1 instead (the matcher's misses
- *               would be event loads: docs/arch-audit-filter.md).  The same stream feeds every
+ *               would be event loads: docs/DESIGN.md).  The same stream feeds every
  *               variant, so ratios stay fair.
  * Variants (identical decisions, checked at setup against the reference):
  *   kernel          the reference engine: kmalloc-512 entries, the 6.1 walk (baseline);

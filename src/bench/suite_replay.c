@@ -492,7 +492,7 @@ const struct sp_bench_suite bench_suite_replay = {
 		   "record shapes of the go-libaudit RHEL 7 samples (~3.7 records, ~640 bytes per "
 		   "event; SYSCALL key= holds the bench rules' key for exec, access and network "
 		   "events, so ausearch -k exec has matches); the tools' time includes fork+exec",
-	/* aureport --summary is the slowest variant by far (docs/arch-audit-lang.md): run only
+	/* aureport --summary is the slowest variant by far (docs/DESIGN.md): run only
 	 * when named */
 	.flags = SP_BENCH_NOT_DEFAULT,
 };

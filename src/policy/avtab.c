@@ -427,7 +427,7 @@ static inline void flatc_set(struct sp_avtab *t, uint32_t b, unsigned j, uint32_
  * a newcomer whose home is full takes the slot of the least displaced entry there that is not
  * at home, which moves on.  Each line so keeps min(7, entries homed there) of its own entries,
  * the fewest possible second-line reads for hits (fewer entries away from home than Robin
- * Hood's fairest-displacement rule leaves: docs/arch-policy.md).  Buckets only ever
+ * Hood's fairest-displacement rule leaves: docs/DESIGN.md).  Buckets only ever
  * fill, so a home's entries lie between it and the first non-full bucket, and disp (the max over
  * a home's entries, saturating) only grows.
  */

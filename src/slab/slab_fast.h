@@ -296,7 +296,7 @@ static sp_always_inline void slab_track_alloc(const struct sp_slab_cache *c, uin
  * zeroes unless the slot is known zero (FRESH, FREE_ZERO); ctor caches take the hooked path.
  * On their fast branch both paths are straight-line code (no call, lock or atomic
  * read-modify-write), so their cost is their instruction count: every check added here is paid
- * on every object (docs/arch-slab.md has the counts and the experiments behind this shape).
+ * on every object (docs/DESIGN.md has the counts and the experiments behind this shape).
  */
 static sp_always_inline void *slab_alloc_fast(struct sp_slab_cache *c, int zero)
 {

@@ -33,7 +33,7 @@
  * The engine: the current matcher under RCU, plus a fast gate that decides the commonest event,
  * an unaudited syscall, without entering a read-side critical section (liburcu's
  * rcu_read_lock/unlock are out-of-line calls, dearer than the decision they would guard:
- * docs/arch-audit-filter.md).
+ * docs/DESIGN.md).
  * The gate is a copy of the current matcher's fast-path inputs (slow_gate, hash_any, the live
  * bitmaps), read under a seqcount: a reader that sees an even, unchanged gseq around its loads
  * read one matcher's gate, and an event that gate sends nowhere gets exactly the decision that

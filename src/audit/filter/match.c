@@ -16,7 +16,7 @@
  * from that word and one bitmap word, without touching a rule or a list.
  * audit_matcher_exit_only() then keeps the exit winner, the hash winner and the key rule in
  * registers; dir= roots are found through a 256-bit bloom of their inodes before the hash probe
- * (most walked directories are not roots).  Costs as measured: docs/arch-audit-filter.md.
+ * (most walked directories are not roots).  Costs as measured: docs/DESIGN.md.
  *
  * Invariants: the matcher is read-only here (audit_matcher_is_valid() holds); the event's derived
  * fields are in sync (audit_event_is_synced()); every list is walked in priority order and its
@@ -463,7 +463,7 @@ sp_noinline void audit_matcher_exit_only(const struct sp_audit_matcher *m, const
 	if (!win)
 		return;		/* nothing matched: d stays as initialised (BUILD, no key) */
 	/* exit_phase()'s tail, spelled out: shared through an inline helper, the compiler spills
-	 * major to the stack on this path (docs/arch-audit-filter.md) */
+	 * major to the stack on this path (docs/DESIGN.md) */
 	d->exit = win->action == AA_NEVER ? SP_AUDIT_NEVER : SP_AUDIT_ALWAYS;
 	d->exit_rule = win->id;
 	if (keyrule)

@@ -100,7 +100,7 @@ static int field_rank(const struct audit_kfield *f)
 	switch (f->type) {
 	case AF_ARCH: return 0;
 	case AF_SUCCESS: case AF_EXIT: return 1;
-	case AF_PERM: return 4;	/* ranked with the name fields (docs/arch-audit-lang.md) */
+	case AF_PERM: return 4;	/* ranked with the name fields (docs/DESIGN.md) */
 	case AF_FILTERKEY: return 9;
 	default: return tool_scalar_var(f) >= 0 ? 3 : 4;
 	}
