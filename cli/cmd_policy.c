@@ -246,8 +246,8 @@ static void print_xperms(FILE *f, const struct sp_avtab_xperms *x)
 		unsigned lo = x->kind == 2 ? i << 8 : (unsigned)x->driver << 8 | i;
 		unsigned hi = x->kind == 2 ? (j << 8) | 0xff : (unsigned)x->driver << 8 | j;
 		if (o < sizeof(buf))
-			o += (size_t)(lo == hi ? snprintf(buf + o, sizeof(buf) - o, " 0x%x", lo)
-					       : snprintf(buf + o, sizeof(buf) - o, " 0x%x-0x%x", lo, hi));
+			o += (size_t)(lo == hi ? snprintf(buf + o, sizeof(buf) - o, " 0x%04x", lo)
+					       : snprintf(buf + o, sizeof(buf) - o, " 0x%04x-0x%04x", lo, hi));
 		nr++;
 		i = j;
 	}

@@ -25,6 +25,10 @@
 #define POLICY_MOD_MAGIC 0xf97cff8du
 #define VMIN 15
 #define VMAX 35
+/* constraint expression operands (security/selinux/ss/constraint.h): the third context of a
+ * validatetrans (u3, r3, t3) is CEXPR_XTARGET; H1L2 (0x80) and the other MLS operands compare
+ * levels of the first two contexts and belong in any constraint */
+#define CEXPR_XTARGET 0x10u
 
 struct cur {
 	const uint8_t *p;
@@ -333,7 +337,7 @@ static int constraints(struct cur *c, uint32_t n, int allow_third)
 			default:
 				return bad(c, at, "unknown constraint expression type %u", e[0]);
 			}
-			if (e[0] >= 4 && (e[1] & 0x80) && !allow_third)
+			if (e[0] >= 4 && (e[1] & CEXPR_XTARGET) && !allow_third)
 				return bad(c, at + 4, "third context in a constraint");
 		}
 		if (depth != 1)

@@ -17,7 +17,9 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -597,6 +599,41 @@ static void test_policy_sepol__debian_linkexpand(void **st)
 	run_policy("data/policy/debian-default-linkexpand.policy.33.xz", 2000);
 }
 
+/* Debian's MLS policy (selinux-policy-mls as its postinst builds it): every mlsconstrain that
+ * compares h1 with l2 uses the H1L2 operand, which an earlier reader took for the third context */
+static void test_policy_sepol__debian_mls(void **st)
+{
+	(void)st;
+	run_policy("data/policy/debian-mls.policy.33.xz", 2000);
+}
+
+/* The upstream test policies carried in tests/data/policy/upstream (secilc's tests, setools'
+ * tests, libsepol's fuzzer seed): each read by both and compared the same way. */
+static void test_policy_sepol__upstream(void **st)
+{
+	(void)st;
+	static const char *const dirs[] = { "tests/data/policy/upstream/secilc",
+					    "tests/data/policy/upstream/setools" };
+	size_t n = 0;
+	for (size_t d = 0; d < sizeof(dirs) / sizeof(dirs[0]); d++) {
+		DIR *dir = opendir(dirs[d]);
+		struct dirent *e;
+		assert_non_null(dir);
+		while ((e = readdir(dir))) {
+			size_t l = strlen(e->d_name);
+			if (l < 4 || strcmp(e->d_name + l - 3, ".33"))
+				continue;
+			char path[512];
+			snprintf(path, sizeof(path), "%s/%s", dirs[d], e->d_name);
+			run_policy(path, 90);	/* < 100: no "a quarter allowed" check on test policies */
+			n++;
+		}
+		closedir(dir);
+	}
+	run_policy("tests/data/policy/upstream/libsepol/policy.bin", 90);
+	assert_int_equal(n + 1, 59);
+}
+
 int main(void)
 {
 	sepol_debug(0);
@@ -605,6 +642,8 @@ int main(void)
 		cmocka_unit_test(test_policy_sepol__debian_base_only),
 		cmocka_unit_test(test_policy_sepol__debian_default),
 		cmocka_unit_test(test_policy_sepol__debian_linkexpand),
+		cmocka_unit_test(test_policy_sepol__debian_mls),
+		cmocka_unit_test(test_policy_sepol__upstream),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
