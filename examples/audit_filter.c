@@ -3,13 +3,16 @@
  * audit_filter.c - secpath example: decide which syscalls an audit rule set records.
  *
  * What a security agent does with libsecpath's audit filter, in order:
- *   1. parse an auditctl rules file into the kernel's binary rules (sp_audit_ruleset_parse);
- *   2. load them, ADD/DEL in file order, into a reference rule set (sp_audit_ref) whose watched
- *      paths (-w, -F path=, -F dir=, -F exe=) resolve against a file-system view that mirrors
- *      this host (stat(2) of each path and its ancestors);
- *   3. compile the set into an immutable matcher and publish it in an RCU engine, which any
- *      number of registered reader threads can filter through while a writer swaps rules;
- *   4. decide each event, printing whether the SYSCALL record is written and with which key.
+ *   1. turn an auditctl rules file into a matcher in one call (sp_audit_matcher_from_file): it
+ *      parses the file into the kernel's binary rules, resolves the watched paths (-w, -F path=,
+ *      -F dir=, -F exe=) against this host, loads ADD/DEL in file order as the kernel would and
+ *      compiles them; every refusal comes back as a positioned diagnostic, and a rule the kernel
+ *      would refuse on this host is skipped with a warning;
+ *   2. publish the matcher in an RCU engine, which any number of registered reader threads can
+ *      filter through while a writer swaps rules;
+ *   3. decide each event, printing whether the SYSCALL record is written and with which key.
+ * The steps that call makes (sp_audit_ruleset_parse, sp_audit_fsview_from_host, sp_audit_ref_add,
+ * sp_audit_matcher_compile) are public too, for a program that builds its rules another way.
  *
  * Usage: audit_filter [RULES] < EVENTS   (RULES defaults to data/audit/rules/debian/30-stig.rules)
  * EVENTS: one syscall per line, blank lines and '#' comments skipped, `name=value` tokens:
@@ -23,142 +26,34 @@
  *
  * Build against an installed secpath:  cc audit_filter.c $(pkg-config --cflags --libs secpath)
  */
-#define _POSIX_C_SOURCE 200809L	/* strtok_r, PATH_MAX, stat */
-#include <errno.h>
-#include <limits.h>
+#define _POSIX_C_SOURCE 200809L	/* strtok_r */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 
-#include <secpath/audit.h>	/* the rules parser; includes audit_filter.h (events, engines) */
+#include <secpath/audit.h>	/* the rules language; includes audit_filter.h (events, engines) */
+#include <secpath/audit_tools.h>	/* sp_audit_matcher_from_file, sp_audit_fsview_add_host */
 
-/* Copy `path` and every ancestor that exists on this host into the view (inode, device, mode). */
-static void mirror_path(struct sp_audit_fsview *fs, const char *path)
-{
-	char buf[PATH_MAX];
-	size_t len = strlen(path);
-
-	if (path[0] != '/' || len >= sizeof(buf))
-		return;
-	memcpy(buf, path, len + 1);
-	while (len > 1 && buf[len - 1] == '/')	/* the view wants no trailing '/' */
-		buf[--len] = '\0';
-	for (;;) {
-		struct stat st;
-		if (stat(buf, &st) == 0) {
-			uint32_t dev = SP_AUDIT_MKDEV(major(st.st_dev), minor(st.st_dev));
-			sp_audit_fsview_add(fs, buf, st.st_ino, dev, st.st_mode);
-		}
-		char *slash = strrchr(buf, '/');
-		if (slash == buf) {
-			if (buf[1] == '\0')
-				break;
-			buf[1] = '\0';		/* last step: "/" itself */
-		} else {
-			*slash = '\0';
-		}
-	}
-}
-
-/* Mirror the paths a rule blob names (path=, dir=, exe=): the kernel resolves them at ADD time. */
-static void mirror_rule_paths(struct sp_audit_fsview *fs, const void *blob, size_t len)
-{
-	struct sp_audit_rule r;		/* decoded view: strings point into blob */
-	int path_id = sp_audit_field_lookup("path"), dir_id = sp_audit_field_lookup("dir");
-	int exe_id = sp_audit_field_lookup("exe");
-
-	if (sp_audit_rule_decode(blob, len, 0, &r, NULL, NULL))
-		return;
-	for (uint32_t i = 0; i < r.field_count; i++) {
-		int id = (int)r.fields[i].id;
-		if (id != path_id && id != dir_id && id != exe_id)
-			continue;
-		char p[PATH_MAX];	/* rule strings are not NUL-terminated */
-		snprintf(p, sizeof(p), "%.*s", (int)r.fields[i].value, r.fields[i].str);
-		mirror_path(fs, p);
-	}
-}
-
-static char *read_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t cap = 0, n = 0, got;
-
-	if (!f)
-		return NULL;
-	do {
-		if (n + 4096 > cap) {
-			char *nb = realloc(buf, cap = 2 * cap + 4096);
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				return NULL;
-			}
-			buf = nb;
-		}
-		got = fread(buf + n, 1, cap - n, f);
-		n += got;
-	} while (got);
-	fclose(f);
-	*len = n;
-	return buf;
-}
-
-/* Parse RULES and add every rule to r.  Returns 0, or -1 after printing why. */
-static int load_rules(const char *file, struct sp_audit_fsview *fs, struct sp_audit_ref *r)
+/* Parse RULES into a matcher.  Returns 0, or -1 after printing every reason, positioned. */
+static int load_rules(const char *file, struct sp_audit_matcher **m)
 {
 	/* Pin the host inputs that are not about files: the syscall table of x86_64. */
 	struct sp_audit_parse_opts po = { .sz = sizeof(po), .machine = "x86_64" };
-	struct sp_audit_ruleset *rs = NULL;
 	struct sp_diags d;
-	size_t len;
-	char *text = read_file(file, &len);
-	int bad = 0;
 
-	if (!text) {
-		fprintf(stderr, "%s: %s\n", file, strerror(errno));
-		return -1;
-	}
 	sp_diags_init(&d, NULL);
-	int err = sp_audit_ruleset_parse(text, len, file, &po, &rs, &d);
-	for (size_t i = 0; i < d.n; i++) {	/* "file:line:col: error: msg" */
+	/* A rule this host cannot load (a dir= tree it lacks: ENOENT) is a warning and skipped, as
+	 * with auditctl -c; a rule auditctl refuses fails the load. */
+	int err = sp_audit_matcher_from_file(file, &po, SP_AUDIT_LOAD_CONTINUE, m, &d);
+	for (size_t i = 0; i < d.n; i++) {	/* "file:line:col: error: msg\n" */
 		char msg[512];
 		sp_diag_format(&d.v[i], NULL, msg, sizeof(msg));
-		fprintf(stderr, "%s\n", msg);
+		fputs(msg, stderr);
 	}
-	if (err || d.nerrors) {
-		fprintf(stderr, "%s: rules rejected (%s)\n", file, err ? strerror(-err) : "syntax");
-		bad = 1;
-		goto out;
-	}
-	/* Resolve the watched paths first: the view must hold them when the rules are added. */
-	for (size_t i = 0; i < sp_audit_ruleset_count(rs); i++) {
-		struct sp_audit_item it;
-		if (!sp_audit_ruleset_item(rs, i, &it) && it.kind != SP_AUDIT_ITEM_CTRL)
-			mirror_rule_paths(fs, it.blob, it.blob_len);
-	}
-	for (size_t i = 0; i < sp_audit_ruleset_count(rs); i++) {
-		struct sp_audit_item it;
-		if (sp_audit_ruleset_item(rs, i, &it) || it.kind == SP_AUDIT_ITEM_CTRL)
-			continue;	/* -D, -b 8192, -e 2: auditd's business, not the filter's */
-		/* The rule's id in decisions is its source line. */
-		if (it.kind == SP_AUDIT_ITEM_ADD)
-			err = sp_audit_ref_add(r, it.blob, it.blob_len, it.line);
-		else
-			err = sp_audit_ref_del(r, it.blob, it.blob_len);
-		/* e.g. -ENOENT: a dir= tree this host does not have; the kernel says the same */
-		if (err)
-			fprintf(stderr, "%s:%u: warning: the kernel would refuse this rule: %s\n",
-				file, it.line, strerror(-err));
-	}
-out:
+	if (err)
+		fprintf(stderr, "%s: rules not loaded: %s\n", file, sp_strerror(err));
 	sp_diags_release(&d);
-	sp_audit_ruleset_free(rs);
-	free(text);
-	return bad ? -1 : 0;
+	return err ? -1 : 0;
 }
 
 static uint32_t id_value(const char *v)
@@ -210,8 +105,8 @@ static int parse_event(char *line, unsigned lineno, struct sp_audit_fsview *fs,
 		} else if (!strcmp(tok, "path")) {
 			/* A name the syscall looked up: the live inode if the file exists, and as
 			 * walked inodes its ancestors (what dir= rules match against). */
-			mirror_path(fs, v);
-			int idx = sp_audit_event_add_path(ev, fs, v);
+			err = sp_audit_fsview_add_host(fs, v);
+			int idx = err ? err : sp_audit_event_add_path(ev, fs, v);
 			err = idx < 0 ? idx : 0;
 		} else {
 			v[-1] = '=';
@@ -248,7 +143,6 @@ int main(int argc, char **argv)
 {
 	const char *rules = argc > 1 ? argv[1] : "data/audit/rules/debian/30-stig.rules";
 	struct sp_audit_fsview *fs = NULL;
-	struct sp_audit_ref *ref = NULL;
 	struct sp_audit_matcher *m = NULL;
 	struct sp_audit_engine *engine = NULL;
 	struct sp_audit_event *ev = NULL;
@@ -260,11 +154,8 @@ int main(int argc, char **argv)
 	}
 	if (sp_audit_fsview_new(&fs) || sp_audit_event_new(&ev) || sp_audit_engine_new(&engine))
 		goto out;
-	struct sp_audit_engine_opts eo = { .sz = sizeof(eo), .fs = fs };
-	if (sp_audit_ref_new(&eo, &ref) || load_rules(rules, fs, ref))
-		goto out;
-	/* Compile, then publish: from here on readers see the new rules, lock-free. */
-	if (sp_audit_matcher_compile(ref, &m) || sp_audit_engine_publish(engine, m))
+	/* Load, then publish: from here on readers see the new rules, lock-free. */
+	if (load_rules(rules, &m) || sp_audit_engine_publish(engine, m))
 		goto out;
 	m = NULL;			/* the engine owns it now */
 	sp_audit_reader_register();	/* once per thread that calls sp_audit_engine_filter */
@@ -296,7 +187,6 @@ out:
 	sp_audit_event_free(ev);
 	sp_audit_engine_free(engine);
 	sp_audit_matcher_free(m);
-	sp_audit_ref_free(ref);
 	sp_audit_fsview_free(fs);
 	return status;
 }

@@ -4,7 +4,8 @@
 # violation, on a copy of src/ and cli/: a part including a public header of a part beside it,
 # a lower part including a higher part's internal header, bench including a policy-internal
 # header, cli including an internal header, and an audit sub-folder including one above it.
-# Last, every function within 120 lines (scripts/check-functions.sh).
+# Last, every function within 120 lines (scripts/check-functions.sh), and docs/API.md naming
+# every exported function (scripts/check-api-doc.sh).
 # Ends with "layering: N passed, N failed".
 set -u
 pass=0
@@ -36,5 +37,11 @@ plant src/base/diag.c '#include "secpath/slab.h"' 'slab is not below base'
 plant src/audit/lang/env.c '#include "secpath/policy.h"' 'policy is not below audit'
 # and every function of src/ and cli/ within 120 lines (scripts/check-functions.sh)
 if sh scripts/check-functions.sh 120 >"$tmp/out" 2>&1; then ok; else bad "functions over 120 lines: $(cat "$tmp/out")"; fi
+# docs/API.md names every exported function, and the check fails on one it does not name
+if sh scripts/check-api-doc.sh . >"$tmp/out" 2>&1; then ok; else bad "api doc: $(cat "$tmp/out")"; fi
+rm -rf "$tmp/a"; mkdir -p "$tmp/a/docs"; cp -r include "$tmp/a/"
+sed 's/`sp_strerror`/strerror/' docs/API.md >"$tmp/a/docs/API.md"
+if sh scripts/check-api-doc.sh "$tmp/a" >"$tmp/out" 2>&1; then bad "api doc: an unnamed function passed"
+elif grep -q "sp_strerror is exported" "$tmp/out"; then ok; else bad "api doc planted: $(cat "$tmp/out")"; fi
 echo "layering: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -223,6 +223,31 @@ SP_API void sp_audit_trace_stats_release(struct sp_audit_trace_stats *s);
  * rules name and their ancestors, stat()ed now; missing paths are left out.  Free it with
  * sp_audit_fsview_free().  Returns 0, -EINVAL or -ENOMEM. */
 SP_API int sp_audit_fsview_from_host(const struct sp_audit_ruleset *rs, struct sp_audit_fsview **out);
+/* Add the absolute `path` and each of its ancestors, as stat() sees them now, to fs: what an
+ * event's name needs to resolve (its inode for watches, its walked ancestors for dir=).  Parts
+ * that do not exist are left out.  Returns 0, -EINVAL (not absolute), -ENAMETOOLONG, -ENOMEM. */
+SP_API int sp_audit_fsview_add_host(struct sp_audit_fsview *fs, const char *path);
+
+/* ---- one call: a rules file to a matcher ---- */
+
+/* A rule the kernel refuses at load time (a dir= tree or a watch's directory this host lacks:
+ * ENOENT; a duplicate: EEXIST) is a warning and is skipped, as `auditctl -c -R` goes on past it.
+ * Without it the load fails: auditctl -R stops there. */
+#define SP_AUDIT_LOAD_CONTINUE	0x1u
+
+/*
+ * What an agent needs to filter with a rules file: read `path`, parse it (po may be NULL: this
+ * host; the kernel's checks are always on), resolve its watches against this host
+ * (sp_audit_fsview_from_host), load its rules as the kernel would (-D starts over) and compile
+ * them.  Every problem is a diagnostic in d (may be NULL) naming the file and line: auditctl's
+ * refusals, the kernel's, and a file that cannot be read.  A rule auditctl refuses always fails
+ * the load; one the kernel refuses at load time does unless flags has SP_AUDIT_LOAD_CONTINUE.
+ * All or nothing: *out is set only on success; free it with sp_audit_matcher_free.  Returns 0,
+ * -EINVAL (a rule refused), -ENOMEM, or the -errno of reading the file or the host files.
+ */
+SP_API int sp_audit_matcher_from_file(const char *path, const struct sp_audit_parse_opts *po,
+				      unsigned flags, struct sp_audit_matcher **out,
+				      struct sp_diags *d);
 
 /* ---- auditctl -l ---- */
 

@@ -91,11 +91,16 @@ SP_API int sp_diags_add_offset(struct sp_diags *d, enum sp_severity sev, int cod
 			       uint64_t offset, const char *fmt, ...)
 	__attribute__((format(printf, 6, 7)));
 /*
- * Format one diagnostic as "file:line:col-end: error: msg" (or "file:+0x1a4: error: msg"), and if
- * `source_line` is given, the line and a caret underline below it.  Returns the length that was
- * needed (snprintf semantics).
+ * Format one diagnostic as "file:line:col-end: error: msg\n" (or "file:+0x1a4: error: msg\n"),
+ * and if `source_line` is given (its first line is used), that line and a caret underline
+ * below it, each ending in '\n': the text is complete lines, to be printed as it is (no newline
+ * to add).  Returns the length that was needed (snprintf semantics: a result >= len was cut).
  */
 SP_API int sp_diag_format(const struct sp_diag *dg, const char *source_line, char *buf, size_t len);
+
+/* A message for a secpath return code (a negative errno): "No such file or directory" for
+ * -ENOENT.  The text is static and thread-safe; an unknown code gives "Unknown error". */
+SP_API const char *sp_strerror(int err);
 
 /* ---- files ---- */
 

@@ -13,6 +13,12 @@
 
 SP_API const char *sp_version(void) { return SP_VERSION_STRING; }
 
+SP_API const char *sp_strerror(int err)
+{
+	const char *s = strerrordesc_np(err < 0 ? -err : err);
+	return s ? s : "Unknown error";
+}
+
 static void *libc_alloc(void *ud, size_t size, size_t align)
 {
 	(void)ud;

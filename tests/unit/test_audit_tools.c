@@ -15,6 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "secpath/audit_tools.h"
 
@@ -262,6 +265,124 @@ static void test_audit_tools__optimize_hot_never(void **st)
 	sp_audit_mix_free(m);
 }
 
+/* sp_audit_matcher_from_file: one call to a working matcher, every refusal positioned, nothing
+ * half-loaded; the matcher outlives everything it was built from (ASan checks that). */
+static void test_audit_tools__matcher_from_file(void **st)
+{
+	(void)st;
+	char good[] = "/tmp/sp-mff-XXXXXX", bad[] = "/tmp/sp-mff-XXXXXX";
+	int fd = mkstemp(good);
+	assert_true(fd >= 0);
+	const char rules[] = "-a always,exit -F arch=b64 -S kill -k k1\n-D\n"
+			     "-a always,exit -F arch=b64 -S getpid -F auid>=1000 -k mine\n";
+	assert_int_equal(write(fd, rules, sizeof(rules) - 1), (ssize_t)(sizeof(rules) - 1));
+	close(fd);
+	struct sp_audit_parse_opts po = { .sz = sizeof(po), .machine = "x86_64" };
+	struct sp_audit_matcher *m = NULL;
+	struct sp_diags d;
+	sp_diags_init(&d, NULL);
+	assert_int_equal(sp_audit_matcher_from_file(good, &po, 0, &m, &d), 0);
+	assert_int_equal(d.nerrors, 0);
+	struct sp_audit_event *ev;
+	struct sp_audit_decision dec;
+	assert_int_equal(sp_audit_event_new(&ev), 0);
+	sp_audit_event_set_syscall(ev, SP_AUDIT_ARCH_X86_64, 39);	/* getpid */
+	sp_audit_event_set_loginuid(ev, 1000);
+	sp_audit_matcher_filter(m, ev, &dec);
+	assert_true(dec.record);
+	assert_string_equal(dec.key, "mine");
+	sp_audit_event_reset(ev);
+	sp_audit_event_set_syscall(ev, SP_AUDIT_ARCH_X86_64, 62);	/* kill: before -D */
+	sp_audit_matcher_filter(m, ev, &dec);
+	assert_false(dec.record);
+	sp_audit_event_free(ev);
+	sp_audit_matcher_free(m);
+
+	fd = mkstemp(bad);
+	assert_true(fd >= 0);
+	const char refused[] = "-a always,exit -F arch=b64 -S kill -k ok\n"
+			       "-a always,exit -F arch=b64 -S openat -F uid=-1 -k x\n";
+	assert_int_equal(write(fd, refused, sizeof(refused) - 1), (ssize_t)(sizeof(refused) - 1));
+	close(fd);
+	m = NULL;
+	sp_diags_clear(&d);
+	assert_int_equal(sp_audit_matcher_from_file(bad, &po, SP_AUDIT_LOAD_CONTINUE, &m, &d), -EINVAL);
+	assert_null(m);
+	assert_int_equal(d.nerrors, 1);
+	assert_int_equal(d.v[0].line, 2);
+	assert_int_equal(d.v[0].col, 41);
+	assert_non_null(strstr(d.v[0].msg, "the kernel refuses this rule"));
+	sp_diags_clear(&d);
+	/* a dir= tree this host lacks: refused at load time (ENOENT), fatal unless CONTINUE */
+	fd = open(bad, O_WRONLY | O_TRUNC);
+	const char nodir[] = "-a always,exit -F arch=b64 -S kill -k ok\n"
+			     "-a always,exit -F dir=/nonexistent/sp-mff -F perm=wa -k gone\n";
+	assert_int_equal(write(fd, nodir, sizeof(nodir) - 1), (ssize_t)(sizeof(nodir) - 1));
+	close(fd);
+	assert_int_equal(sp_audit_matcher_from_file(bad, &po, 0, &m, &d), -EINVAL);
+	assert_null(m);
+	assert_int_equal(d.nerrors, 1);
+	assert_int_equal(d.v[0].line, 2);
+	assert_int_equal(d.v[0].code, -ENOENT);
+	sp_diags_clear(&d);
+	assert_int_equal(sp_audit_matcher_from_file(bad, &po, SP_AUDIT_LOAD_CONTINUE, &m, &d), 0);
+	assert_int_equal(d.nerrors, 0);
+	assert_int_equal(d.n, 1);
+	assert_int_equal(d.v[0].severity, SP_SEV_WARNING);
+	assert_int_equal(sp_audit_event_new(&ev), 0);
+	sp_audit_event_set_syscall(ev, SP_AUDIT_ARCH_X86_64, 62);	/* kill: loaded */
+	sp_audit_matcher_filter(m, ev, &dec);
+	assert_true(dec.record);
+	sp_audit_event_free(ev);
+	sp_audit_matcher_free(m);
+	m = NULL;
+	unlink(good);
+	unlink(bad);
+	sp_diags_clear(&d);
+	assert_int_equal(sp_audit_matcher_from_file(good, &po, 0, &m, &d), -ENOENT);
+	assert_int_equal(d.nerrors, 1);
+	assert_string_equal(d.v[0].file, good);
+	assert_string_equal(sp_strerror(-ENOENT), "No such file or directory");
+	sp_diags_release(&d);
+}
+
+/* sp_audit_fsview_add_host: the path and every ancestor that exists, with stat()'s identity */
+static void test_audit_tools__fsview_add_host(void **st)
+{
+	(void)st;
+	char dir[] = "/tmp/sp-fah-XXXXXX", file[64];
+	assert_non_null(mkdtemp(dir));
+	snprintf(file, sizeof(file), "%s/f", dir);
+	int fd = open(file, O_CREAT | O_WRONLY, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	struct sp_audit_fsview *fs;
+	assert_int_equal(sp_audit_fsview_new(&fs), 0);
+	char missing[80];
+	snprintf(missing, sizeof(missing), "%s/f/nope/", file);
+	assert_int_equal(sp_audit_fsview_add_host(fs, missing), 0);
+	struct stat sb;
+	uint64_t ino;
+	uint32_t dev, mode;
+	assert_int_equal(stat(file, &sb), 0);
+	assert_int_equal(sp_audit_fsview_lookup(fs, file, &ino, &dev, &mode), 0);
+	assert_int_equal(ino, sb.st_ino);
+	assert_true(S_ISREG(mode));
+	assert_int_equal(stat(dir, &sb), 0);
+	assert_int_equal(sp_audit_fsview_lookup(fs, dir, &ino, &dev, &mode), 0);
+	assert_int_equal(ino, sb.st_ino);
+	assert_true(S_ISDIR(mode));
+	assert_int_equal(sp_audit_fsview_lookup(fs, "/", &ino, &dev, &mode), 0);
+	assert_int_equal(sp_audit_fsview_lookup(fs, "/tmp", &ino, &dev, &mode), 0);
+	snprintf(missing, sizeof(missing), "%s/f/nope", file);
+	assert_int_equal(sp_audit_fsview_lookup(fs, missing, &ino, &dev, &mode), -ENOENT);
+	assert_int_equal(sp_audit_fsview_count(fs), 4);	/* /, /tmp, dir, file */
+	assert_int_equal(sp_audit_fsview_add_host(fs, "relative"), -EINVAL);
+	sp_audit_fsview_free(fs);
+	unlink(file);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -270,6 +391,8 @@ int main(void)
 		cmocka_unit_test(test_audit_tools__lints),
 		cmocka_unit_test(test_audit_tools__optimize_merge),
 		cmocka_unit_test(test_audit_tools__optimize_hot_never),
+		cmocka_unit_test(test_audit_tools__matcher_from_file),
+		cmocka_unit_test(test_audit_tools__fsview_add_host),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,13 +3,50 @@
  * hostfs.c - the file-system view of this host for a rule set: every path a watch, dir or exe
  * rule names, and each of its ancestors, with the identity stat() gives now (inode, device in
  * the kernel's encoding, mode).  Paths that do not exist are left out, as the kernel would find
- * them missing.
+ * them missing.  sp_audit_fsview_add_host does the same for one path an event names.
  */
 #include <errno.h>
+#include <limits.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
 #include "audit/tools/tools_int.h"
+
+/* path as stat() sees it now, if it exists: 0, -ENOMEM; a missing path is not an error */
+static int add_stat(struct sp_audit_fsview *fs, const char *path)
+{
+	struct stat st;
+	if (stat(path, &st))
+		return 0;
+	return sp_audit_fsview_add(fs, path, st.st_ino,
+				   SP_AUDIT_MKDEV(major(st.st_dev), minor(st.st_dev)), st.st_mode);
+}
+
+SP_API int sp_audit_fsview_add_host(struct sp_audit_fsview *fs, const char *path)
+{
+	char buf[PATH_MAX];
+	size_t len = path ? strlen(path) : 0;
+	if (!fs || !path || path[0] != '/')
+		return -EINVAL;
+	if (len >= sizeof(buf))
+		return -ENAMETOOLONG;
+	memcpy(buf, path, len + 1);
+	while (len > 1 && buf[len - 1] == '/')	/* the view holds no trailing '/' */
+		buf[--len] = '\0';
+	for (int err;;) {	/* the path, then each ancestor up to and including "/" */
+		if ((err = add_stat(fs, buf)))
+			return err;
+		char *slash = strrchr(buf, '/');
+		if (slash == buf) {
+			if (!buf[1])
+				return 0;
+			buf[1] = '\0';
+		} else {
+			*slash = '\0';
+		}
+	}
+}
 
 SP_API int sp_audit_fsview_from_host(const struct sp_audit_ruleset *rs, struct sp_audit_fsview **out)
 {
@@ -24,13 +61,8 @@ SP_API int sp_audit_fsview_from_host(const struct sp_audit_ruleset *rs, struct s
 	sp_audit_fsview_free(synth);
 	if (!err)
 		err = sp_audit_fsview_new(out);
-	for (size_t i = 0; !err && i < n; i++) {
-		struct stat st;
-		if (stat(paths[i], &st) == 0)
-			err = sp_audit_fsview_add(*out, paths[i], st.st_ino,
-						  SP_AUDIT_MKDEV(major(st.st_dev), minor(st.st_dev)),
-						  st.st_mode);
-	}
+	for (size_t i = 0; !err && i < n; i++)
+		err = add_stat(*out, paths[i]);
 	tool_paths_free(paths, n);
 	if (err) {
 		sp_audit_fsview_free(*out);
