@@ -10,14 +10,17 @@
  * the same string.  The one exemption is a string value auditctl's own text cannot carry (see
  * unrepresentable()): its canonical text is only parsed (no crash, no hard failure).  With the
  * kernel checks and the lint on, the items are the same, an item is refused exactly when the
- * kernel's decode refuses it, and every diagnostic has a line.
+ * kernel's decode refuses it, and every diagnostic has a line.  Then the rules are listed as
+ * auditctl -l lists them: every line a non-empty string, the call 0 or -ENOSPC.
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "secpath/audit.h"
+#include "secpath/audit_tools.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -43,6 +46,13 @@ static int unrepresentable(const struct sp_audit_rule *r)
 			return 1;
 	}
 	return 0;
+}
+
+static void listed(void *ud, const char *line)
+{
+	(void)ud;
+	if (!*line)
+		abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -136,6 +146,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 	sp_audit_ruleset_free(rk);
 	sp_diags_release(&dk);
+	struct sp_audit_listing_opts lo = { .sz = sizeof(lo), .machine = "x86_64" };
+	rc = sp_audit_listing(rs, &lo, listed, NULL);
+	if (rc && rc != -ENOSPC)
+		abort();
 	sp_audit_ruleset_free(rs);
 	sp_diags_release(&d);
 	return 0;

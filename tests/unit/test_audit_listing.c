@@ -60,6 +60,8 @@ static const struct row rows[] = {
 	  "-a always,exit -F arch=b64 -S open -F exit=-EACCES -F success=0\n" },
 	{ "-a always,exit -F arch=b64 -S open -F exit=-4095\n", NULL,
 	  "-a always,exit -F arch=b64 -S open -F exit=-4095\n" },
+	{ "-a always,exit -F arch=b64 -S open -F exit>=-2147483648\n", NULL,
+	  "-a always,exit -F arch=b64 -S open -F exit>=-2147483648\n" },
 	{ "-a always,exclude -F msgtype=CWD\n-a always,exclude -F msgtype=1399\n", NULL,
 	  "-a always,exclude -F msgtype=CWD\n-a always,exclude -F msgtype=1399\n" },
 	{ "-a always,exit -F arch=b64 -S open -F subj_type=sshd_t -F exe=/usr/bin/ls\n", NULL,

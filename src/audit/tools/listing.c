@@ -229,7 +229,8 @@ static void print_field(struct out *o, const struct sp_audit_field *f, int watch
 		put(o, " -F %s%s0x%X", name, op, f->value);
 		return;
 	case 103: {
-		const char *e = sv < 0 ? sp_audit_errno_name(-sv) : NULL;
+		/* INT32_MIN has no negation; auditctl prints it as a number */
+		const char *e = sv < 0 && sv > INT32_MIN ? sp_audit_errno_name(-sv) : NULL;
 		if (e)
 			put(o, " -F %s%s-%s", name, op, e);
 		else
