@@ -205,22 +205,28 @@ static const char *tname(const struct sp_policy *p, uint32_t v, char *buf, size_
 	return buf;
 }
 
-static void print_perms(FILE *f, const struct sp_policy *p, uint32_t c, uint32_t mask)
+/* The names of mask's permissions of class c in setools' order (sorted); their count. */
+static int perm_names(const struct sp_policy *p, uint32_t c, uint32_t mask, const char *names[32])
 {
-	const char *names[32];
 	int n = 0;
 	for (unsigned b = 0; b < 32; b++)
 		if (mask >> b & 1) {
 			const char *nm = sp_policy_perm_name(p, c, b);
 			names[n++] = nm ? nm : "?";
 		}
-	/* setools sorts permission names */
 	for (int i = 1; i < n; i++)
 		for (int j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
 			const char *x = names[j];
 			names[j] = names[j - 1];
 			names[j - 1] = x;
 		}
+	return n;
+}
+
+static void print_perms(FILE *f, const struct sp_policy *p, uint32_t c, uint32_t mask)
+{
+	const char *names[32];
+	int n = perm_names(p, c, mask, names);
 	if (n == 1) {
 		fprintf(f, "%s", names[0]);
 		return;
@@ -303,18 +309,7 @@ static int search_print(void *ud, const struct sp_avtab_entry *rule,
 static void json_perm_list(FILE *f, const struct sp_policy *p, uint32_t c, uint32_t mask)
 {
 	const char *names[32];
-	int n = 0;
-	for (unsigned b = 0; b < 32; b++)
-		if (mask >> b & 1) {
-			const char *nm = sp_policy_perm_name(p, c, b);
-			names[n++] = nm ? nm : "?";
-		}
-	for (int i = 1; i < n; i++)	/* setools' order: sorted */
-		for (int j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
-			const char *x = names[j];
-			names[j] = names[j - 1];
-			names[j - 1] = x;
-		}
+	int n = perm_names(p, c, mask, names);
 	fputc('[', f);
 	for (int i = 0; i < n; i++) {
 		fputs(i ? "," : "", f);

@@ -231,6 +231,18 @@ static struct large *large_find(uintptr_t p)
 	return NULL;
 }
 
+/* Take large_lock and return p's entry; a pointer this allocator did not map is fatal. */
+static struct large *large_lock_find(uintptr_t p)
+{
+	pthread_mutex_lock(&large_lock);
+	struct large *l = large_find(p);
+	if (!l) {
+		pthread_mutex_unlock(&large_lock);
+		sp_fatal(MSG_FOREIGN);
+	}
+	return l;
+}
+
 static void large_unmap(uintptr_t p, size_t usable) { munmap((void *)p, usable + PAGE); }
 
 static void *large_alloc(size_t size, size_t align, int zero)
@@ -406,12 +418,7 @@ static sp_noinline void large_free(void *ptr)
 	struct { uintptr_t ptr; size_t usable; uint64_t seq; } cold[LARGE_EVICT_MAX];
 	struct { uintptr_t ptr; size_t usable; } out[LARGE_EVICT_MAX + 1];	/* to unmap */
 	unsigned ncold = 0, nout = 0;
-	pthread_mutex_lock(&large_lock);
-	struct large *l = large_find(p);
-	if (!l) {
-		pthread_mutex_unlock(&large_lock);
-		sp_fatal(MSG_FOREIGN);
-	}
+	struct large *l = large_lock_find(p);
 	size_t usable = l->usable;
 	int dense = l->dense, noinit = l->noinit;
 	l->ptr = 1;
@@ -486,12 +493,7 @@ static void *large_remap(void *ptr, size_t size)
 {
 	uintptr_t p = (uintptr_t)ptr;
 	size_t nu = SP_ALIGN_UP(size, PAGE);
-	pthread_mutex_lock(&large_lock);
-	struct large *l = large_find(p);
-	if (!l) {
-		pthread_mutex_unlock(&large_lock);
-		sp_fatal(MSG_FOREIGN);
-	}
+	struct large *l = large_lock_find(p);
 	size_t usable = l->usable;
 	int noinit = l->noinit;
 	/* Take it out of the table while it moves (a concurrent free of it is a caller bug). */

@@ -13,7 +13,6 @@
  * layout in turn, and compares the keys of what it visits.
  * Skipped with a message when /usr/bin/python3 cannot import setools.
  */
-#include <dirent.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -26,6 +25,7 @@
 #include <unistd.h>
 
 #include "secpath/policy.h"
+#include "../support/files.h"
 #include "../unit/test_policy_util.h"
 
 static const char script[] =
@@ -434,24 +434,12 @@ static void test_policy_search__mls_and_upstream(void **st)
 {
 	(void)st;
 	run("data/policy/debian-mls.policy.33.xz", 12, 4);
-	static const char *const dirs[] = { "tests/data/policy/upstream/secilc",
-					    "tests/data/policy/upstream/setools" };
-	unsigned seed = 5;
-	for (size_t d = 0; d < sizeof(dirs) / sizeof(dirs[0]); d++) {
-		DIR *dir = opendir(dirs[d]);
-		struct dirent *e;
-		assert_non_null(dir);
-		while ((e = readdir(dir))) {
-			size_t l = strlen(e->d_name);
-			if (l < 4 || strcmp(e->d_name + l - 3, ".33"))
-				continue;
-			char path[512];
-			snprintf(path, sizeof(path), "%s/%s", dirs[d], e->d_name);
-			run(path, 8, seed++);
-		}
-		closedir(dir);
-	}
-	run("tests/data/policy/upstream/libsepol/policy.bin", 8, seed);
+	size_t n;
+	char **paths = tsupport_upstream_policies(&n);
+	assert_non_null(paths);
+	for (size_t i = 0; i < n; i++)
+		run(paths[i], 8, 5 + (unsigned)i);
+	tsupport_paths_free(paths);
 }
 
 static void test_policy_search__tiny(void **st)

@@ -17,7 +17,6 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +29,7 @@
 #include <sepol/policydb/conditional.h>
 
 #include "secpath/policy.h"
+#include "../support/files.h"
 #include "../unit/test_policy_util.h"
 
 struct oracle_ent {
@@ -612,26 +612,13 @@ static void test_policy_sepol__debian_mls(void **st)
 static void test_policy_sepol__upstream(void **st)
 {
 	(void)st;
-	static const char *const dirs[] = { "tests/data/policy/upstream/secilc",
-					    "tests/data/policy/upstream/setools" };
-	size_t n = 0;
-	for (size_t d = 0; d < sizeof(dirs) / sizeof(dirs[0]); d++) {
-		DIR *dir = opendir(dirs[d]);
-		struct dirent *e;
-		assert_non_null(dir);
-		while ((e = readdir(dir))) {
-			size_t l = strlen(e->d_name);
-			if (l < 4 || strcmp(e->d_name + l - 3, ".33"))
-				continue;
-			char path[512];
-			snprintf(path, sizeof(path), "%s/%s", dirs[d], e->d_name);
-			run_policy(path, 90);	/* < 100: no "a quarter allowed" check on test policies */
-			n++;
-		}
-		closedir(dir);
-	}
-	run_policy("tests/data/policy/upstream/libsepol/policy.bin", 90);
-	assert_int_equal(n + 1, 59);
+	size_t n;
+	char **paths = tsupport_upstream_policies(&n);
+	assert_non_null(paths);
+	assert_int_equal(n, 59);
+	for (size_t i = 0; i < n; i++)	/* < 100: no "a quarter allowed" check on test policies */
+		run_policy(paths[i], 90);
+	tsupport_paths_free(paths);
 }
 
 int main(void)

@@ -12,4 +12,10 @@
  * the NUL), or NULL when the file cannot be opened or read. */
 char *tsupport_slurp(const char *path, size_t *len);
 
+/* The upstream test policies carried in tests/data/policy/upstream (secilc's and setools' *.33,
+ * each directory in name order, then libsepol's policy.bin), as a malloc'd NULL-terminated array
+ * of malloc'd paths (free with tsupport_paths_free); NULL if a directory cannot be read. */
+char **tsupport_upstream_policies(size_t *n);
+void tsupport_paths_free(char **paths);
+
 #endif

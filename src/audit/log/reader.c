@@ -224,18 +224,26 @@ static inline int key_is(const struct kv *t, const char *k)
 
 /* ---- events ---- */
 
+/* *buf holds at least need bytes, grown by doubling from first: 0 or -ENOMEM (*buf kept). */
+static int buf_reserve(char **buf, size_t *cap, size_t need, size_t first)
+{
+	if (need <= *cap)
+		return 0;
+	size_t c = *cap ? *cap : first;
+	while (c < need)
+		c *= 2;
+	char *b = realloc(*buf, c);
+	if (!b)
+		return -ENOMEM;
+	*buf = b;
+	*cap = c;
+	return 0;
+}
+
 static int arena_put(struct sp_audit_log_event *e, const char *s, size_t n, uint32_t *off)
 {
-	if (e->alen + n + 1 > e->acap) {
-		size_t cap = e->acap ? e->acap : 1024;
-		while (cap < e->alen + n + 1)
-			cap *= 2;
-		char *a = realloc(e->arena, cap);
-		if (!a)
-			return -ENOMEM;
-		e->arena = a;
-		e->acap = cap;
-	}
+	if (buf_reserve(&e->arena, &e->acap, e->alen + n + 1, 1024))
+		return -ENOMEM;
 	*off = (uint32_t)e->alen;
 	memcpy(e->arena + e->alen, s, n);
 	e->arena[e->alen + n] = 0;
@@ -1446,16 +1454,8 @@ static int carry_add(struct sp_audit_log *l, const char *p, size_t n)
 		l->clen = 0;
 		return 0;
 	}
-	if (l->clen + n > l->ccap) {
-		size_t cap = l->ccap ? l->ccap : 4096;
-		while (cap < l->clen + n)
-			cap *= 2;
-		char *c = realloc(l->carry, cap);
-		if (!c)
-			return -ENOMEM;
-		l->carry = c;
-		l->ccap = cap;
-	}
+	if (buf_reserve(&l->carry, &l->ccap, l->clen + n, 4096))
+		return -ENOMEM;
 	memcpy(l->carry + l->clen, p, n);
 	l->clen += n;
 	return 0;
