@@ -251,6 +251,18 @@ static int arena_put(struct sp_audit_log_event *e, const char *s, size_t n, uint
 	return 0;
 }
 
+/* A value kept as the log spells it. */
+static int put_raw(struct sp_audit_log_event *e, const struct kv *t, struct log_str *out)
+{
+	uint32_t off;
+	int err = arena_put(e, t->v, t->vlen, &off);
+	if (err)
+		return err;
+	out->off = off;
+	out->len = (uint32_t)t->vlen;
+	return 0;
+}
+
 /* An untrusted string value: "text", (null), or upper-case hex (decoded).  Other bare words
  * ("?", legacy unquoted text) are kept as they are. */
 static int put_untrusted(struct sp_audit_log_event *e, const struct kv *t, struct log_str *out)
@@ -281,23 +293,7 @@ static int put_untrusted(struct sp_audit_log_event *e, const struct kv *t, struc
 		e->arena[off + out->len] = 0;
 		return 0;
 	}
-	int err = arena_put(e, t->v, t->vlen, &off);
-	if (err)
-		return err;
-	out->off = off;
-	out->len = (uint32_t)t->vlen;
-	return 0;
-}
-
-static int put_raw(struct sp_audit_log_event *e, const struct kv *t, struct log_str *out)
-{
-	uint32_t off;
-	int err = arena_put(e, t->v, t->vlen, &off);
-	if (err)
-		return err;
-	out->off = off;
-	out->len = (uint32_t)t->vlen;
-	return 0;
+	return put_raw(e, t, out);
 }
 
 /* Reason buffer for malformed lines. */
