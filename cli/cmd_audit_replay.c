@@ -23,14 +23,23 @@
 
 static void usage(FILE *f)
 {
-	fputs("usage: secpath audit replay -R RULES [--json] [--output FILE] [--window N]\n"
-	      "                            [host options] [-c] LOG...\n"
+	fputs("usage: secpath audit replay [-R RULES] [ausearch options] [--json] [--output FILE]\n"
+	      "                            [--window N] [host options] [-c] LOG...\n"
 	      "\n"
 	      "Replay audit.log files (plain or gzip; \"-\" = stdin; raw or ENRICHED) or recorded\n"
 	      "event streams (docs/RECORD.md) through the compiled filter built from RULES\n"
-	      "(auditctl -R syntax).  Reports events read/kept/dropped, per-rule hits (file:line),\n"
-	      "per-key counts, rules that never fired, and every malformed line (file:line: reason).\n"
-	      "  -R RULES       rules file\n"
+	      "(auditctl -R syntax), then select events as ausearch 3.0.9 does.  Reports events\n"
+	      "read/kept/dropped, per-rule hits (file:line), per-key counts, rules that never\n"
+	      "fired, and every malformed line (file:line: reason).\n"
+	      "  -R RULES       rules file (without it, every record is kept: selection alone)\n"
+	      "ausearch options (audit.log inputs; an event is kept when all of them match the\n"
+	      "records the rules kept, as ausearch would read them):\n"
+	      "  -k, --key KEY  a key containing KEY (-w, --word: equal to KEY)\n"
+	      "  -m, --message TYPE[,TYPE..]  a record of one of these types (names, numbers, ALL)\n"
+	      "  -sc, --syscall S  syscall number, or name (then of this host's architecture)\n"
+	      "  -ts, --start [DATE] [TIME]  -te, --end [DATE] [TIME]: DATE is MM/DD/YY (the\n"
+	      "                 locale's %x) or now, recent, today, yesterday, this-week,\n"
+	      "                 week-ago, this-month, this-year; TIME is HH:MM[:SS]\n"
 	      "  --json         machine-readable report\n"
 	      "  --output FILE  write the kept records, byte-identical, to FILE (recorded stream\n"
 	      "                 inputs: the kept events as a recorded stream); FILE may not be an\n"
@@ -306,7 +315,57 @@ struct replay_args {
 	const char **inputs;		/* argc slots */
 	size_t ninputs, window;
 	int json;
+	struct sp_audit_search *search;	/* ausearch's options */
 };
+
+static int is_date_word(const char *v)
+{
+	static const char *const w[] = { "now", "recent", "today", "yesterday", "this-week",
+					 "week-ago", "this-month", "this-year" };
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+		if (!strcmp(v, w[i]))
+			return 1;
+	return strchr(v, '/') != NULL;
+}
+
+/* One ausearch option at argv[*i]: 1 taken, 0 not one, SP_EXIT_USAGE refused (said why).
+ * -ts/-te take a second word only when it completes the pair (a time after a date or the
+ * reverse), so a log file name after them is never read as a time. */
+static int search_arg(int argc, char **argv, int *i, struct sp_cli *cli, struct replay_args *ra)
+{
+	static const char *const one[] = { "-k", "--key", "-m", "--message", "-sc", "--syscall" };
+	const char *a = argv[*i], *v1 = NULL, *v2 = NULL;
+	int word = !strcmp(a, "-w") || !strcmp(a, "--word"), known = word;
+	int timed = !strcmp(a, "-ts") || !strcmp(a, "--start") || !strcmp(a, "-te") ||
+		    !strcmp(a, "--end");
+	for (size_t k = 0; k < sizeof(one) / sizeof(one[0]); k++)
+		known |= !strcmp(a, one[k]);
+	if (!known && !timed)
+		return 0;
+	if (!word) {
+		if (*i + 1 >= argc) {
+			fprintf(cli->err, "%s: audit replay: %s needs an argument\n", cli->prog, a);
+			return SP_EXIT_USAGE;
+		}
+		v1 = argv[++*i];
+	}
+	if (timed && *i + 1 < argc) {
+		const char *n = argv[*i + 1];
+		if ((strchr(v1, ':') && is_date_word(n)) || (!strchr(v1, ':') && strchr(n, ':')))
+			v2 = argv[++*i];
+	}
+	struct sp_diags d;
+	sp_diags_init(&d, NULL);
+	int rc = sp_audit_search_set(ra->search, a, v1, v2, &d);
+	if (rc) {
+		fprintf(cli->err, "%s: audit replay: %s\n", cli->prog,
+			d.n ? d.v[0].msg : strerror(-rc));
+		sp_diags_release(&d);
+		return SP_EXIT_USAGE;
+	}
+	sp_diags_release(&d);
+	return 1;
+}
 
 /* 0, SP_EXIT_USAGE, or -1 after --help. */
 static int parse_args(int argc, char **argv, struct sp_cli *cli, struct replay_args *ra)
@@ -319,6 +378,9 @@ static int parse_args(int argc, char **argv, struct sp_cli *cli, struct replay_a
 		} else if (cli_is_help(a)) {
 			usage(cli->out);
 			return -1;
+		} else if ((r = search_arg(argc, argv, &i, cli, ra))) {
+			if (r != 1)
+				return r;
 		} else if ((r = cli_rules_arg(argc, argv, &i, &ra->ra)) < 0) {
 			break;
 		} else if (r) {
@@ -346,7 +408,7 @@ static int parse_args(int argc, char **argv, struct sp_cli *cli, struct replay_a
 	}
 	if (cli_rules_args_check(cli, &ra->ra, "replay"))
 		return SP_EXIT_USAGE;
-	if (!ra->ra.rules || !ra->ninputs) {
+	if ((!ra->ra.rules && !sp_audit_search_active(ra->search)) || !ra->ninputs) {
 		usage(cli->err);
 		return SP_EXIT_USAGE;
 	}
@@ -392,9 +454,12 @@ static struct sp_audit_replay *replay_open(struct sp_cli *cli, const struct repl
 	struct sp_audit_replay *rp = NULL;
 	struct sp_audit_replay_opts o = {
 		.sz = sizeof(o), .parse = &ra->ra.po, .window = ra->window, .out_fd = out_fd,
-		.diags = d, .rules = rs
+		.diags = d, .rules = rs,
+		.search = sp_audit_search_active(ra->search) ? ra->search : NULL,
+		.flags = ra->ra.rules ? 0 : SP_AUDIT_REPLAY_NO_RULES
 	};
-	int rc = sp_audit_replay_new(text, tlen, ra->ra.rules, &o, &rp);
+	int rc = sp_audit_replay_new(text ? text : "", text ? tlen : 0,
+				     ra->ra.rules ? ra->ra.rules : "(no rules)", &o, &rp);
 	if (rc || (d->nerrors && !ra->ra.keep_going)) {
 		cli_print_diags(cli, d, NULL, NULL);
 		if (rc)
@@ -424,11 +489,14 @@ int cmd_audit_replay(int argc, char **argv, struct sp_cli *cli)
 	memset(&ra, 0, sizeof(ra));
 	cli_rules_args_init(&ra.ra);
 	ra.inputs = calloc((size_t)argc, sizeof(*ra.inputs));
-	if (!ra.inputs)
+	if (!ra.inputs || sp_audit_search_new(&ra.search)) {
+		free(ra.inputs);
 		return SP_EXIT_REJECTED;
+	}
 	rc = parse_args(argc, argv, cli, &ra);
 	if (rc) {
 		free(ra.inputs);
+		sp_audit_search_free(ra.search);
 		return rc < 0 ? SP_EXIT_OK : rc;
 	}
 	cli_files_init(&files);
@@ -437,7 +505,7 @@ int cmd_audit_replay(int argc, char **argv, struct sp_cli *cli)
 		cli_files_add_input(&files, ra.inputs[k]);
 	sp_diags_init(&d, NULL);
 	d.limit = 1000;
-	rc = sp_file_read(ra.ra.rules, &text, &tlen);
+	rc = ra.ra.rules ? sp_file_read(ra.ra.rules, &text, &tlen) : 0;
 	if (rc) {
 		fprintf(cli->err, "%s: cannot read '%s': %s\n", cli->prog, ra.ra.rules,
 			strerror(-rc));
@@ -446,7 +514,7 @@ int cmd_audit_replay(int argc, char **argv, struct sp_cli *cli)
 	if (ra.output && cli_out_open(cli, &files, &out, ra.output))
 		goto out;
 	/* a .tsv of blobs is read here; rules text is read by the replay itself */
-	size_t rl = strlen(ra.ra.rules);
+	size_t rl = ra.ra.rules ? strlen(ra.ra.rules) : 0;
 	if (rl > 4 && !strcmp(ra.ra.rules + rl - 4, ".tsv") &&
 	    cli_rules_parse(ra.ra.rules, text, tlen, &ra.ra.po, &tsv, &d)) {
 		cli_print_diags(cli, &d, NULL, NULL);
@@ -480,5 +548,6 @@ out:
 	sp_diags_release(&d);
 	free(text);
 	free(ra.inputs);
+	sp_audit_search_free(ra.search);
 	return status;
 }

@@ -4,7 +4,8 @@
  * audit.log, read whole and again in chunks (sizes from the first byte) with a small window,
  * each event built into filter inputs and decided by a fixed rule set with watch, dir and exe
  * rules.  Invariants: lines == records + malformed + skipped + truncated; both feedings give the same counts; events
- * read == kept + dropped; every record's text lies inside the input.
+ * read == kept + dropped; every record's text lies inside the input; ausearch's selection
+ * (keys, types, syscall by name, a time range) answers 0 or 1 for every event.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -29,9 +30,23 @@ struct ctx {
 	size_t size;
 };
 
+static struct sp_audit_search *search;
+
 static int check_event(void *ud, const struct sp_audit_log_event *ev)
 {
 	const struct ctx *c = ud;
+	if (!search) {
+		if (sp_audit_search_new(&search) ||
+		    sp_audit_search_set(search, "-k", "a", NULL, NULL) ||
+		    sp_audit_search_set(search, "-m", "SYSCALL,CONFIG_CHANGE,AVC,SECCOMP,1800", NULL,
+					NULL) ||
+		    sp_audit_search_set(search, "-sc", "openat", NULL, NULL) ||
+		    sp_audit_search_set(search, "-ts", "01/01/04", NULL, NULL))
+			abort();
+	}
+	unsigned m = (unsigned)sp_audit_search_match(search, ev, NULL);
+	if (m > 1)
+		abort();
 	for (size_t i = 0; i < sp_audit_log_event_nrec(ev); i++) {
 		const struct sp_audit_log_rec *r = sp_audit_log_event_rec(ev, i);
 		if (!r || r->line == 0 || !memmem(c->data, c->size, r->text, r->len))

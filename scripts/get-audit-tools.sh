@@ -31,7 +31,8 @@ for lib in libauparse0 libaudit1 libcap-ng0 libwrap0 libgssapi-krb5-2 libkrb5-3;
 done
 
 echo "get-audit-tools: apt-get download $pkgs (into $dir/debs)"
-if ! apt-get download $pkgs; then
+# a machine whose packages are all installed may have no package lists yet
+if ! apt-get download $pkgs && ! { [ "$(id -u)" -eq 0 ] && apt-get update -qq && apt-get download $pkgs; }; then
 	echo "get-audit-tools: apt-get download failed (run apt-get update, check the network)" >&2
 	exit 1
 fi

@@ -90,6 +90,8 @@ group cli FAIL sh tests/cli/test-cli.sh "$out"
 group files FAIL sh tests/cli/test-files.sh "$out"
 # Every --json output against its schema (docs/json/secpath.schema.json).
 group json FAIL sh tests/cli/test-json.sh "$out"
+# audit replay's ausearch options against ausearch 3.0.9 itself on the bundled logs.
+group ausearch FAIL sh tests/cli/test-ausearch.sh "$out"
 # The installed tool, run from another directory: its data, allocator and man pages.
 group install FAIL sh tests/cli/test-install.sh "$out"
 [ -z "$failed_names" ] || echo "failed:$failed_names"

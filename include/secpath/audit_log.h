@@ -46,8 +46,8 @@ typedef int (*sp_audit_log_event_fn)(void *ud, const struct sp_audit_log_event *
 struct sp_audit_log_opts {
 	size_t sz;			/* sizeof(struct sp_audit_log_opts) */
 	size_t window;			/* open events kept for grouping (0 = 64) */
-	uint32_t timeout;		/* close events this many seconds older than the newest
-					 * record (0 = 2, auparse's end-of-event timeout) */
+	uint32_t timeout;		/* a record this many seconds or more after an open event
+					 * closes it (0 = 2, auparse's end-of-event timeout) */
 	size_t max_line;		/* longer lines are malformed (0 = 1 MiB) */
 	sp_audit_log_event_fn on_event;
 	void *ud;
@@ -101,6 +101,36 @@ SP_API int sp_audit_log_event_build(const struct sp_audit_log_event *lev,
 /* 1 if records of this type are only written as part of a recorded syscall (PATH, CWD...). */
 SP_API int sp_audit_log_type_is_companion(uint32_t type);
 
+/* ---- ausearch's selection (ausearch 3.0.9: -k -w -m -sc -ts -te) ---- */
+
+struct sp_audit_search;
+
+SP_API int sp_audit_search_new(struct sp_audit_search **out);
+SP_API void sp_audit_search_free(struct sp_audit_search *s);
+/*
+ * One ausearch option, spelled as ausearch spells it: "-k KEY" (a substring of a key, or the
+ * whole key after "-w"), "-m TYPE[,TYPE..]" (names or numbers, ALL), "-sc SYSCALL" (a number,
+ * or a name of this host's machine, which then also requires its architecture), "-ts"/"-te"
+ * with a date (the locale's %x, or now, recent, today, yesterday, this-week, week-ago,
+ * this-month, this-year) and/or a time (HH:MM[:SS]) in v1 and v2 (v2 may be NULL); long forms
+ * (--key, --word, --message, --syscall, --start, --end) too.  The keywords read the clock at
+ * sp_audit_search_new (or sp_audit_search_set_now).  Returns 0 or -EINVAL with a diagnostic
+ * naming the option, or -ENOMEM.
+ */
+SP_API int sp_audit_search_set(struct sp_audit_search *s, const char *opt, const char *v1,
+			       const char *v2, struct sp_diags *d);
+SP_API void sp_audit_search_set_now(struct sp_audit_search *s, int64_t now);
+/* 1 when any criterion is set. */
+SP_API int sp_audit_search_active(const struct sp_audit_search *s);
+/*
+ * 1 if the event (inside a reader callback) is one ausearch prints with these options, else 0.
+ * mask (NULL = all) selects the records that count, as when new rules kept only some: ausearch
+ * would have read only those.  As ausearch, an event with a record it cannot parse for the
+ * criteria is not selected.
+ */
+SP_API int sp_audit_search_match(const struct sp_audit_search *s,
+				 const struct sp_audit_log_event *ev, const uint8_t *mask);
+
 /* ---- replay ---- */
 
 struct sp_audit_replay;
@@ -114,7 +144,12 @@ struct sp_audit_replay_opts {
 	/* the rules already parsed (borrowed: keep them until the replay is freed); the text
 	 * given to sp_audit_replay_new is then not read (it may be NULL) */
 	const struct sp_audit_ruleset *rules;
+	/* ausearch's selection applied to the records the rules keep (borrowed; NULL = none) */
+	const struct sp_audit_search *search;
+	unsigned flags;				/* SP_AUDIT_REPLAY_* */
 };
+/* No rules stage: every record is kept, then the selection (if any) decides the event. */
+#define SP_AUDIT_REPLAY_NO_RULES 0x1u
 
 struct sp_audit_replay_stats {
 	uint64_t lines, records, malformed, bytes;

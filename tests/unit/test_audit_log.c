@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "secpath/audit_log.h"
@@ -135,28 +136,49 @@ static void test_audit_log__timeout_nodes_files(void **st)
 	static const char a[] =
 		"node=h1 " SC("5", "100", "2", "success=yes exit=0")
 		"node=h2 " SC("5", "100", "2", "success=yes exit=0")
-		SC("6", "102", "2", "success=yes exit=0");
+		SC("6", "101", "2", "success=yes exit=0");
 	static const char b[] =
 		"node=h2 type=CWD msg=audit(100.000:5): cwd=\"/\"\n"
 		SC("7", "103", "2", "success=yes exit=0");
 	struct sp_audit_log *l = reader(&s, 0, 0, NULL);
 	assert_int_equal(sp_audit_log_feed(l, "a.log", a, sizeof(a) - 1), 0);
-	assert_int_equal(s.n, 0);	/* 102 - 100 is not more than 2 */
+	assert_int_equal(s.n, 0);	/* 101 is less than 2 s after 100 */
 	assert_int_equal(sp_audit_log_feed(l, "b.log", b, sizeof(b) - 1), 0);
-	/* the CWD of node h2 joined its event across files; 103 closed both 100 events */
-	assert_int_equal(s.n, 2);
+	/* the CWD of node h2 joined its event across files; 103 closed the 100 and 101 events
+	 * (auparse: an event closes once a record comes 2 s or more after it) */
+	assert_int_equal(s.n, 3);
 	assert_string_equal(s.node[0], "h1");
 	assert_string_equal(s.node[1], "h2");
 	assert_int_equal(s.nrec[1], 2);
 	assert_string_equal(s.first_file[1], "a.log");
 	assert_int_equal(s.first_line[1], 2);
+	assert_int_equal(s.serial[2], 6);
 	assert_int_equal(sp_audit_log_finish(l), 0);
 	assert_int_equal(s.n, 4);
-	assert_int_equal(s.serial[2], 6);
 	assert_string_equal(s.node[2], "-");
 	assert_int_equal(s.serial[3], 7);
 	assert_string_equal(s.first_file[3], "b.log");
 	assert_int_equal(s.first_line[3], 2);	/* line numbers restart per file */
+	sp_audit_log_free(l);
+}
+
+/* auparse's timeout in a log out of time order: a record 2 s after an open event closes it
+ * even when it is not the newest, so a later record of that event opens a new one. */
+static void test_audit_log__timeout_out_of_order(void **st)
+{
+	(void)st;
+	struct seen s = { 0 };
+	static const char a[] = "type=CWD msg=audit(300.000:9): cwd=\"/\"\n"
+				SC("1", "200", "2", "success=yes exit=0")
+				"type=CWD msg=audit(250.000:8): cwd=\"/\"\n"
+				"type=CWD msg=audit(200.000:1): cwd=\"/\"\n";
+	struct sp_audit_log *l = reader(&s, 0, 0, NULL);
+	assert_int_equal(sp_audit_log_feed(l, "o.log", a, sizeof(a) - 1), 0);
+	assert_int_equal(s.n, 1);	/* 250 closed 200:1 */
+	assert_int_equal(s.serial[0], 1);
+	assert_int_equal(s.nrec[0], 1);
+	assert_int_equal(sp_audit_log_finish(l), 0);
+	assert_int_equal(s.n, 4);	/* 300:9, 250:8 and a second 200:1 */
 	sp_audit_log_free(l);
 }
 
@@ -497,12 +519,93 @@ static void test_audit_log__exclude_types(void **st)
 	assert_int_equal(b.st.records_dropped, 5);
 }
 
+/* ---- ausearch's selection: the time keywords on a fixed clock ---- */
+
+struct sel {
+	const struct sp_audit_search *s;
+	uint32_t serials;	/* bit per selected serial (1..31) */
+};
+
+static int on_sel(void *ud, const struct sp_audit_log_event *ev)
+{
+	struct sel *x = ud;
+	uint64_t sec;
+	uint32_t msec, serial;
+	const char *node;
+	sp_audit_log_event_stamp(ev, &sec, &msec, &serial, &node);
+	if (sp_audit_search_match(x->s, ev, NULL))
+		x->serials |= 1u << serial;
+	return 0;
+}
+
+/* Which serials of the log the options select (v2 may be NULL). */
+static uint32_t select_log(const char *log, const char *opt, const char *v1, const char *v2)
+{
+	struct sp_audit_search *s = NULL;
+	struct sel x = { 0 };
+	struct sp_audit_log_opts o = { .sz = sizeof(o), .on_event = on_sel, .ud = &x };
+	struct sp_audit_log *l = NULL;
+	assert_int_equal(sp_audit_search_new(&s), 0);
+	sp_audit_search_set_now(s, 1764590400);	/* Monday 2025-12-01 12:00:00 UTC */
+	assert_int_equal(sp_audit_search_set(s, opt, v1, v2, NULL), 0);
+	x.s = s;
+	assert_int_equal(sp_audit_log_new(&o, &l), 0);
+	assert_int_equal(sp_audit_log_feed(l, "t.log", log, strlen(log)), 0);
+	assert_int_equal(sp_audit_log_finish(l), 0);
+	sp_audit_log_free(l);
+	sp_audit_search_free(s);
+	return x.serials;
+}
+
+static void test_audit_log__search_time_words(void **st)
+{
+	(void)st;
+	/* one event per boundary: a second before and at it (serials 1..14) */
+	static const char log[] =
+		"type=EOE msg=audit(1735689599.000:1):\ntype=EOE msg=audit(1735689600.000:2):\n"
+		"type=EOE msg=audit(1763942399.000:3):\ntype=EOE msg=audit(1763942400.000:4):\n"
+		"type=EOE msg=audit(1764460799.000:5):\ntype=EOE msg=audit(1764460800.000:6):\n"
+		"type=EOE msg=audit(1764504000.000:7):\ntype=EOE msg=audit(1764504001.000:8):\n"
+		"type=EOE msg=audit(1764547199.000:9):\ntype=EOE msg=audit(1764547200.000:10):\n"
+		"type=EOE msg=audit(1764589799.000:11):\ntype=EOE msg=audit(1764589800.000:12):\n"
+		"type=EOE msg=audit(1764590400.000:13):\ntype=EOE msg=audit(1764590401.000:14):\n";
+	uint32_t all = 0x7ffe;
+	setenv("TZ", "UTC", 1);
+	tzset();
+	assert_int_equal(select_log(log, "-ts", "this-year", NULL), all & ~0x2u);
+	assert_int_equal(select_log(log, "-ts", "week-ago", NULL), all & ~0xeu);
+	assert_int_equal(select_log(log, "-ts", "this-week", NULL), all & ~0x3eu);	/* Sunday */
+	assert_int_equal(select_log(log, "-ts", "yesterday", NULL), all & ~0x3eu);
+	assert_int_equal(select_log(log, "-ts", "today", NULL), all & ~0x3feu);
+	assert_int_equal(select_log(log, "-ts", "this-month", NULL), all & ~0x3feu);
+	assert_int_equal(select_log(log, "-ts", "recent", NULL), 0x7000u);	/* now - 600 s */
+	assert_int_equal(select_log(log, "-ts", "now", NULL), 0x6000u);
+	/* -te: today means now; a date alone ends at the time of day now */
+	assert_int_equal(select_log(log, "-te", "today", NULL), 0x3ffeu);
+	assert_int_equal(select_log(log, "-te", "11/30/25", NULL), 0xfeu);
+	assert_int_equal(select_log(log, "-te", "11/30/25", "12:00:01"), 0x1feu);
+	assert_int_equal(select_log(log, "-ts", "12:00:01", "11/30/25"), all & ~0xfeu);
+	assert_int_equal(select_log(log, "-ts", "11:50", NULL), 0x7000u);	/* today */
+	struct sp_audit_search *s = NULL;
+	assert_int_equal(sp_audit_search_new(&s), 0);
+	assert_int_equal(sp_audit_search_set(s, "-ts", "11/31/2025", NULL, NULL), -EINVAL);
+	assert_int_equal(sp_audit_search_set(s, "-ts", "01/01/03", NULL, NULL), -EINVAL);
+	assert_int_equal(sp_audit_search_set(s, "-ts", "11/30/25", "25:00", NULL), -EINVAL);
+	assert_int_equal(sp_audit_search_set(s, "-m", "SYSCALL,NOSUCH", NULL, NULL), -EINVAL);
+	assert_int_equal(sp_audit_search_set(s, "-sc", "nosuchcall", NULL, NULL), -EINVAL);
+	assert_int_equal(sp_audit_search_set(s, "-x", "a", NULL, NULL), -EINVAL);
+	assert_int_equal(sp_audit_search_active(s), 0);
+	sp_audit_search_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_audit_log__overlong_lines),
 		cmocka_unit_test(test_audit_log__window_bound),
 		cmocka_unit_test(test_audit_log__timeout_nodes_files),
+		cmocka_unit_test(test_audit_log__timeout_out_of_order),
+		cmocka_unit_test(test_audit_log__search_time_words),
 		cmocka_unit_test(test_audit_log__callback_error_sticks),
 		cmocka_unit_test(test_audit_log__field_mapping),
 		cmocka_unit_test(test_audit_log__stream_round_trip),

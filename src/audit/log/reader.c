@@ -11,8 +11,9 @@
  *  - memory is bounded by window * (LOG_EVENT_MAX_BYTES) plus one max_line carry buffer,
  *    independent of the input size;
  *  - an event closes when a last-of-event type arrives (PROCTITLE, EOE, user-space and auditd
- *    messages), when it is `timeout` seconds older than the newest record, when the window is
- *    full (oldest first), when it grows past LOG_EVENT_MAX_RECS/BYTES, or at finish.
+ *    messages), when a record comes `timeout` seconds or more after it (auparse's rule, in
+ *    any order), when the window is full (oldest first), when it grows past
+ *    LOG_EVENT_MAX_RECS/BYTES, or at finish.
  *
  * Speed (docs/RECORD.md, "Reader speed"): every shortcut gives exactly what the generic parsing
  * gives, and falls back to it at the first byte it does not expect:
@@ -49,7 +50,7 @@ struct sp_audit_log {
 	size_t nopen;
 	size_t last;			/* slot of the last record's event */
 	uint64_t seq;
-	uint64_t newest_sec;
+	uint64_t min_open_sec;		/* <= the oldest open event's sec (a scan makes it exact) */
 	/* current file and the partial line carried between chunks */
 	const char *file;
 	uint32_t line;
@@ -1117,18 +1118,28 @@ static size_t find_or_open(struct sp_audit_log *l, uint64_t sec, uint32_t msec, 
 		if (e->serial == serial && e->sec == sec && e->msec == msec && e->node_hash == nh)
 			return l->openv[i];
 	}
-	/* end-of-event timeout: close events older than the newest record by `timeout` s */
-	if (sec > l->newest_sec) {
-		l->newest_sec = sec;
-		for (size_t i = 0; i < l->nopen;) {
-			size_t s = l->openv[i];
-			if (l->ev[s].sec + l->o.timeout < sec) {
-				*rc = close_event(l, s);	/* moves the last open slot to i */
-				if (*rc)
-					return w;
-			} else {
-				i++;
+	/* end-of-event timeout, as auparse's: a record `timeout` s or more after an open event
+	 * closes it (whatever came before, so an out-of-order record closes what it passed) */
+	if (l->nopen && sec >= l->min_open_sec + l->o.timeout) {
+		/* the expired ones oldest first (by seq), so callbacks come in file order */
+		for (;;) {
+			size_t pick = w;
+			uint64_t min = UINT64_MAX;
+			for (size_t i = 0; i < l->nopen; i++) {
+				const struct sp_audit_log_event *o = &l->ev[l->openv[i]];
+				if (o->sec + l->o.timeout <= sec) {
+					if (pick == w || o->seq < l->ev[pick].seq)
+						pick = l->openv[i];
+				} else if (o->sec < min) {
+					min = o->sec;
+				}
 			}
+			if (pick == w) {
+				l->min_open_sec = min;
+				break;
+			}
+			if ((*rc = close_event(l, pick)))
+				return w;
 		}
 	}
 	if (l->nopen == w) {
@@ -1140,6 +1151,8 @@ static size_t find_or_open(struct sp_audit_log *l, uint64_t sec, uint32_t msec, 
 	e = &l->ev[slot];
 	e->open = 1;
 	e->need = l->need;
+	if (!l->nopen || sec < l->min_open_sec)
+		l->min_open_sec = sec;
 	e->sec = sec;
 	e->msec = msec;
 	e->serial = serial;

@@ -12,6 +12,8 @@
  *  - auditd's own records (1200-1299) are never filtered;
  *  - then every record passes the exclude list with its own type, evaluated by a second matcher
  *    holding only the exclude rules (so a user-list `never` cannot hide the exclude verdict).
+ * Then ausearch's selection (search.c), if given, sees only the kept records and keeps the
+ * event whole or drops it; SP_AUDIT_REPLAY_NO_RULES skips the rules (every record kept).
  * An event is kept when at least one of its records is.  Exclude list `pid` is the thread id,
  * which logs do not show: the replay uses the pid.
  *
@@ -82,6 +84,8 @@ struct sp_audit_replay {
 	int out_kind;			/* OUT_*: what out_fd receives */
 	struct sp_audit_record_writer *ow;	/* OUT_STREAM: kept events of recorded streams */
 	int err;			/* first error from the callback path */
+	uint8_t *keepv;			/* per record of the current event: kept */
+	size_t keepcap;
 	unsigned need;			/* LOG_NEED_*: what the loaded rules can look at */
 	uint64_t fs_lens;		/* log_len_bit() of every fs-view path */
 	uint64_t next_ino;
@@ -454,33 +458,32 @@ static int excluded(struct sp_audit_replay *r, uint32_t type)
 	return dx.excluded;
 }
 
-static int on_event(void *ud, const struct sp_audit_log_event *lev)
+/* Which records of the event the rules keep (1 in r->keepv[i]); returns the decision. */
+static int rules_keep(struct sp_audit_replay *r, const struct sp_audit_log_event *lev,
+		      struct sp_audit_decision *d)
 {
-	struct sp_audit_replay *r = ud;
-	struct sp_audit_decision d;
-	size_t n = lev->nrec, kept = 0;
+	size_t n = lev->nrec;
 	int cls = audit_log_event_build(lev, r->fs, r->fs_lens, r->ev, r->need);
-	int sys_rec = 0, user_rec = 0, err;
+	int sys_rec = 0, user_rec = 0;
 	struct xcache { uint32_t type; int8_t ex; } cache[8];
 	size_t ncache = 0;
 	if (cls < 0)
-		return r->err = cls;
-	memset(&d, 0, sizeof(d));
+		return cls;
+	memset(d, 0, sizeof(*d));
 	if (cls == SP_AUDIT_LOG_SYSCALL || cls == SP_AUDIT_LOG_URING) {
 		int indep = 0;
-		sp_audit_matcher_filter(r->m, r->ev, &d);
-		hit(r, d.task_rule);
-		hit(r, d.exit_rule);
+		sp_audit_matcher_filter(r->m, r->ev, d);
+		hit(r, d->task_rule);
+		hit(r, d->exit_rule);
 		for (size_t i = 0; i < n; i++)
 			indep |= !sp_audit_log_type_is_companion(lev->rec[i].type);
-		sys_rec = d.record ||
-			  (indep && d.context == SP_AUDIT_CTX_ACTIVE && d.exit != SP_AUDIT_NEVER);
+		sys_rec = d->record ||
+			  (indep && d->context == SP_AUDIT_CTX_ACTIVE && d->exit != SP_AUDIT_NEVER);
 	} else if (cls == SP_AUDIT_LOG_USER) {
-		sp_audit_matcher_filter(r->m, r->ev, &d);
-		hit(r, d.user_rule);
-		user_rec = d.record;
+		sp_audit_matcher_filter(r->m, r->ev, d);
+		hit(r, d->user_rule);
+		user_rec = d->record;
 	}
-	int syscall_kept = 0;
 	for (size_t i = 0; i < n; i++) {
 		uint32_t t = lev->rec[i].type;
 		int keep;
@@ -505,13 +508,41 @@ static int on_event(void *ud, const struct sp_audit_log_event *lev)
 				keep = !cache[c].ex;
 			}
 		}
-		if (keep) {
-			kept++;
-			if (t == LT_SYSCALL || t == LT_URINGOP)
-				syscall_kept = 1;
-			if (r->o.out_fd > 0 && (err = pend_push(r, &lev->rec[i])))
-				return r->err = err;
-		}
+		r->keepv[i] = (uint8_t)keep;
+	}
+	return 0;
+}
+
+static int on_event(void *ud, const struct sp_audit_log_event *lev)
+{
+	struct sp_audit_replay *r = ud;
+	struct sp_audit_decision d;
+	size_t n = lev->nrec, kept = 0;
+	int err, syscall_kept = 0;
+
+	if (n > r->keepcap) {
+		uint8_t *k = realloc(r->keepv, n);
+		if (!k)
+			return r->err = -ENOMEM;
+		r->keepv = k;
+		r->keepcap = n;
+	}
+	memset(&d, 0, sizeof(d));
+	if (r->o.flags & SP_AUDIT_REPLAY_NO_RULES)
+		memset(r->keepv, 1, n);
+	else if ((err = rules_keep(r, lev, &d)))
+		return r->err = err;
+	if (r->o.search && !sp_audit_search_match(r->o.search, lev, r->keepv))
+		memset(r->keepv, 0, n);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t t = lev->rec[i].type;
+		if (!r->keepv[i])
+			continue;
+		kept++;
+		if (t == LT_SYSCALL || t == LT_URINGOP)
+			syscall_kept = 1;
+		if (r->o.out_fd > 0 && (err = pend_push(r, &lev->rec[i])))
+			return r->err = err;
 	}
 	if (syscall_kept && d.record && (err = count_keys(r, &d)))
 		return r->err = err;
@@ -539,6 +570,10 @@ SP_API int sp_audit_replay_new(const char *text, size_t len, const char *file,
 		r->o = *o;
 	else
 		r->o.out_fd = -1;
+	if (!o || !SP_OPTS_HAS(o, search))
+		r->o.search = NULL;
+	if (!o || !SP_OPTS_HAS(o, flags))
+		r->o.flags = 0;
 	r->rules_file = file;
 	r->next_ino = 0x5350000000000001ull;
 	if (given) {
@@ -602,6 +637,7 @@ SP_API void sp_audit_replay_free(struct sp_audit_replay *r)
 	free(r->obuf);
 	free(r->pend);
 	free(r->pool);
+	free(r->keepv);
 	free(r);
 }
 
@@ -642,6 +678,12 @@ SP_API int sp_audit_replay_stream(struct sp_audit_replay *r, const char *file, c
 	int rc = out_claim(r, OUT_STREAM, file);
 	if (rc)
 		return rc;
+	if (sp_audit_search_active(r->o.search)) {
+		if (dg)
+			sp_diags_add(dg, SP_SEV_ERROR, -EINVAL, file, 0, 0, 0,
+				     "ausearch's selection reads audit.log inputs, not recorded streams");
+		return -EINVAL;
+	}
 	rc = sp_audit_record_reader_new(buf, len, &rd);
 	if (rc) {
 		if (dg)
