@@ -8,7 +8,8 @@
  *   - ERR/WARN lines: the same kind on exactly the same line (message text may differ).
  * Also the round trip: every golden blob -> decode -> canonical text -> parse -> same bytes,
  * and tests/data/audit/edge/edge.rules (one trap per line) against the output of the real
- * auditctl 3.0.9 binary recorded in edge.rules.tsv (see that folder's README.md).
+ * auditctl 3.0.9 binary recorded in edge.rules.tsv (see that folder's README.md), there also
+ * the words of every error auditctl recorded text for (its field refusals).
  * Prints per-file agreement counts.
  */
 #include <stdarg.h>
@@ -283,6 +284,40 @@ static const char *visible_ctrl(const char *c)
 	return c;
 }
 
+/* The first error diagnostic of line `line`, or NULL. */
+static const char *error_of_line(const struct sp_diags *d, unsigned long line)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (d->v[i].line == line && d->v[i].severity == SP_SEV_ERROR)
+			return d->v[i].msg;
+	return NULL;
+}
+
+/* Where the real auditctl's ERR line recorded words (libaudit's audit_number_to_errmsg, what
+ * auditctl prints for a refused field), secpath's error on that line has the same words; the
+ * usage text that -h prints is not a message.  Returns the number of lines compared. */
+static size_t edge_words(const char *tsv, const struct sp_diags *d)
+{
+	char *copy = strdup(tsv), *save = NULL;
+	assert_non_null(copy);
+	size_t n = 0, same = 0;
+	for (char *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		char *t = strstr(l, "\tERR\t");
+		if (!t || !t[5] || !strncmp(t + 5, "usage:", 6))
+			continue;
+		const char *ours = error_of_line(d, strtoul(l, NULL, 10));
+		n++;
+		if (ours && !strcmp(ours, t + 5))
+			same++;
+		else
+			print_message("edge: line %lu: auditctl says '%s', secpath '%s'\n",
+				      strtoul(l, NULL, 10), t + 5, ours ? ours : "(nothing)");
+	}
+	free(copy);
+	assert_int_equal(same, n);
+	return n;
+}
+
 static void test_audit_golden__edge_vs_auditctl(void **st)
 {
 	(void)st;
@@ -312,6 +347,9 @@ static void test_audit_golden__edge_vs_auditctl(void **st)
 		if (!got.n || strcmp(got.v[got.n - 1].text, buf))
 			push(&got, buf);
 	}
+	size_t worded = edge_words(gold, &d);
+	print_message("edge.rules: %zu refusals worded as auditctl words them\n", worded);
+	assert_true(worded >= 40);
 	struct recs all = { 0 };
 	expected(gold, &all);
 	for (size_t i = 0; i < all.n; i++)	/* -D asks for the list twice */

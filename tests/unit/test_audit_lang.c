@@ -489,6 +489,53 @@ static void test_audit_lang__api_edges(void **st)
 	assert_string_equal(sp_audit_op_text(SP_AUDIT_OP_BITTEST), "&=");
 }
 
+/* The first diagnostic of `text` as "LINE:COL: message". */
+static const char *first_diag(const char *text)
+{
+	struct sp_diags d;
+	sp_diags_init(&d, NULL);
+	struct sp_audit_ruleset *rs = NULL;
+	assert_int_equal(sp_audit_ruleset_parse(text, strlen(text), "t.rules", &opts, &rs, &d), 0);
+	assert_true(d.n > 0);
+	snprintf(out, sizeof(out), "%u:%u: %s", d.v[0].line, d.v[0].col, d.v[0].msg);
+	sp_audit_ruleset_free(rs);
+	sp_diags_release(&d);
+	return out;
+}
+
+/* Refused lines say what auditctl 3.0.9 prints for them, at the token that failed.  The field
+ * messages are libaudit's err_msgtab (test_audit_lang_oracle checks every one against
+ * audit_number_to_errmsg); these pin that the parser passes them on with auditctl's text. */
+static void test_audit_lang__auditctl_words(void **st)
+{
+	(void)st;
+	/* -C: audit_rule_interfield_comp_data() knows = and != only (-EAU_OPEQNOTEQ), and the exit
+	 * list only (-EAU_EXITONLY, the text cut at the operator) */
+	assert_string_equal(first_diag("-a always,exit -F arch=b64 -S open -C uid<euid"),
+			    "1:39: uid<euid only takes = or != operators");
+	assert_string_equal(first_diag("-a always,task -C uid!=euid"),
+			    "1:19: uid can only be used with exit filter list");
+	/* fstype: the filesystem list only, a known name; saddr_fam below AF_MAX */
+	assert_string_equal(first_diag("-a always,exit -F arch=b64 -S open -F fstype=ext4"),
+			    "1:39: fstype field is not valid for the filter");
+	assert_string_equal(first_diag("-a never,filesystem -F fstype=nosuchfs"),
+			    "1:24: file system type is unknown for field: fstype");
+	assert_string_equal(first_diag("-a always,exit -F saddr_fam=99"),
+			    "1:19: value is too large for field: saddr_fam");
+	/* libaudit's own audit_msg() before it returns -EAU_PRINT_NOTHING */
+	assert_string_equal(first_diag("-a always,exit -F uid=nosuchuser"),
+			    "1:19: Unknown user: nosuchuser");
+	/* the 64th field: -EAU_FIELDTOOMANY with the whole, uncut text */
+	char line[1024];
+	size_t n = (size_t)snprintf(line, sizeof(line), "-a always,exit");
+	for (int i = 0; i <= 63; i++)
+		n += (size_t)snprintf(line + n, sizeof(line) - n, " -F uid=%d", i);
+	assert_string_equal(first_diag(line), "1:639: Too many fields in rule: uid=63");
+	/* auditctl.c fileopt() weeds out lines of spaces only; a tab makes a word, setopt() fails
+	 * it silently (optind == 1) and fileopt() prints "There was an error in line %d of %s" */
+	assert_string_equal(first_diag("-D\n  \t \n"), "2:3: There was an error in line 2 of t.rules");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -501,6 +548,7 @@ int main(void)
 		cmocka_unit_test(test_audit_lang__decode_checks),
 		cmocka_unit_test(test_audit_lang__kernel_checks_agree),
 		cmocka_unit_test(test_audit_lang__api_edges),
+		cmocka_unit_test(test_audit_lang__auditctl_words),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

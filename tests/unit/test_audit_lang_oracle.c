@@ -7,7 +7,10 @@
  *   - every syscall name/number of the x86_64 and i386 tables, both directions;
  *   - field, errno, record-type, file-type, machine names;
  *   - audit_rule_fieldpair_data / interfield_comp / syscallbyname vs secpath on a matrix of
- *     inputs x lists x feature bitmaps: same accept/reject, same field, op, value and string.
+ *     inputs x lists x feature bitmaps: same accept/reject, same field, op, value and string;
+ *     a refusal has libaudit's return code and, word for word, the message auditctl prints for
+ *     it (what audit_number_to_errmsg and libaudit's own audit_msg write to stderr), also at
+ *     the 63-field cap.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <libaudit.h>
 
 #include "secpath/audit.h"
@@ -199,6 +203,60 @@ static void test_oracle__name_tables(void **st)
 
 static const struct audit_pctx oracle_pc = { .host_mach = AUDIT_MACH_X86_64, .features = 0x7f };
 
+/* libaudit's stderr is captured into a temporary file while it parses and explains a refusal. */
+static FILE *cap_file;
+static int cap_saved_fd = -1;
+
+static void capture_begin(void)
+{
+	if (!cap_file)
+		cap_file = tmpfile();
+	assert_non_null(cap_file);
+	fflush(stderr);
+	assert_int_equal(ftruncate(fileno(cap_file), 0), 0);
+	assert_int_equal(lseek(fileno(cap_file), 0, SEEK_SET), 0);
+	cap_saved_fd = dup(2);
+	assert_true(cap_saved_fd >= 0);
+	assert_int_equal(dup2(fileno(cap_file), 2), 2);
+}
+
+static void capture_end(char *buf, size_t len)
+{
+	fflush(stderr);
+	assert_int_equal(dup2(cap_saved_fd, 2), 2);
+	close(cap_saved_fd);
+	ssize_t n = pread(fileno(cap_file), buf, len - 1, 0);
+	buf[n > 0 ? n : 0] = 0;
+}
+
+/* Secpath's code as libaudit returns it: an unknown user or group is libaudit's -38 (its own
+ * message already printed). */
+static int libaudit_rc(int src)
+{
+	return src == AUDIT_RC_NOUSER || src == AUDIT_RC_NOGROUP ? -38 : src;
+}
+
+/* A refusal: the same code, and secpath's message is what auditctl prints (libaudit's stderr
+ * during the parse - `said` - and then audit_number_to_errmsg(code, the cut text)). */
+static int same_refusal(const char *pair, int lrc, const char *ltext, const char *said,
+			const struct audit_lstate *ls, int src, const char *stext)
+{
+	char theirs[1024], ours[1024];
+	capture_begin();
+	audit_number_to_errmsg(lrc, ltext);
+	capture_end(theirs, sizeof(theirs));
+	char m[SP_DIAG_MSG_MAX];
+	audit_fieldpair_msg(ls, src, stext, m, sizeof(m));
+	snprintf(ours, sizeof(ours), "%s\n", m);
+	char both[2048];
+	snprintf(both, sizeof(both), "%s%s", said, theirs);
+	if (lrc == libaudit_rc(src) && !strcmp(both, ours))
+		return 1;
+	print_message("'%s': libaudit rc %d says '%s', secpath rc %d says '%s'\n", pair, lrc, both,
+		      src, ours);
+	return 0;
+}
+
 /* Run one "-F" text through both implementations on list `flags`; compare everything. */
 static int compare_pair(const char *pair, int flags, uint32_t features, int syscall_added)
 {
@@ -214,7 +272,10 @@ static int compare_pair(const char *pair, int flags, uint32_t features, int sysc
 	_audit_elf = 0;
 	if (syscall_added)
 		audit_rule_syscallbyname_data(lr, "open");
+	char said[512];
+	capture_begin();
 	int lrc = audit_rule_fieldpair_data(&lr, a, flags);
+	capture_end(said, sizeof(said));
 	struct audit_lstate ls;
 	memset(&ls, 0, sizeof(ls));
 	audit_rb_init(&ls.rb, NULL);
@@ -222,7 +283,9 @@ static int compare_pair(const char *pair, int flags, uint32_t features, int sysc
 	ls.syscall_added = syscall_added;
 	int src = audit_fieldpair(&ls, b, flags);
 	int agree = (lrc == 0) == (src == 0);
-	if (agree && lrc == 0) {
+	if (agree && lrc) {
+		agree = same_refusal(pair, lrc, a, said, &ls, src, b);
+	} else if (agree) {
 		agree = lr->field_count == 1 && ls.rb.field_count == 1 && lr->fields[0] == ls.rb.fields[0] &&
 			lr->values[0] == ls.rb.values[0] && lr->fieldflags[0] == ls.rb.fieldflags[0] &&
 			lr->buflen == ls.rb.buflen &&
@@ -260,6 +323,7 @@ static void test_oracle__fieldpair_matrix(void **st)
 	static const int lists[] = { AL_USER, AL_TASK, AL_EXIT, AL_EXCLUDE, AL_FS };
 	static const uint32_t feats[] = { 0x7f, 0x0 };
 	size_t n = 0, ok = 0;
+	set_aumessage_mode(MSG_STDERR, DBG_NO);	/* as auditctl: libaudit's own messages shown */
 	char pair[256];
 	for (size_t f = 0; f < sizeof(fields) / sizeof(fields[0]); f++)
 		for (size_t o = 0; o < sizeof(ops) / sizeof(ops[0]); o++)
@@ -281,8 +345,36 @@ static void test_oracle__fieldpair_matrix(void **st)
 			ok += (size_t)compare_pair(odd[i], lists[l], 0x7f, 1);
 			n++;
 		}
+	set_aumessage_mode(MSG_QUIET, DBG_NO);
 	print_message("fieldpair: %zu/%zu inputs agree with libaudit\n", ok, n);
 	assert_int_equal(ok, n);
+}
+
+/* One "-C" text through both on list `flags`: the same verdict, field and value, or the same
+ * refusal and message. */
+static int compare_cmp(const char *pair, int flags)
+{
+	char a[64], b[64];
+	snprintf(a, sizeof(a), "%s", pair);
+	memcpy(b, a, sizeof(a));
+	struct audit_rule_data *lr = audit_rule_create_data();
+	int lrc = audit_rule_interfield_comp_data(&lr, a, flags);
+	struct audit_lstate ls;
+	memset(&ls, 0, sizeof(ls));
+	audit_rb_init(&ls.rb, NULL);
+	ls.pc = &oracle_pc;
+	int src = audit_fieldcmp(&ls, b, flags);
+	int agree = (lrc == 0) == (src == 0);
+	if (agree && lrc)
+		agree = same_refusal(pair, lrc, a, "", &ls, src, b);
+	else if (agree)
+		agree = lr->fields[0] == ls.rb.fields[0] && lr->values[0] == ls.rb.values[0] &&
+			lr->fieldflags[0] == ls.rb.fieldflags[0];
+	if (!agree)
+		print_message("-C '%s' list %d: libaudit rc %d, secpath rc %d\n", pair, flags, lrc, src);
+	audit_rule_free_data(lr);
+	audit_rb_release(&ls.rb);
+	return agree;
 }
 
 static void test_oracle__compare_and_syscalls(void **st)
@@ -295,26 +387,20 @@ static void test_oracle__compare_and_syscalls(void **st)
 		for (size_t j = 0; j < sizeof(f) / sizeof(f[0]); j++)
 			for (int op = 0; op < 2; op++)
 				for (int list = 0; list < 6; list += 4) {
-					char a[64], b[64];
+					char a[64];
 					snprintf(a, sizeof(a), "%s%s%s", f[i], op ? "!=" : "=", f[j]);
-					memcpy(b, a, sizeof(a));
-					struct audit_rule_data *lr = audit_rule_create_data();
-					int lrc = audit_rule_interfield_comp_data(&lr, a, list);
-					struct audit_lstate ls;
-					memset(&ls, 0, sizeof(ls));
-					audit_rb_init(&ls.rb, NULL);
-					ls.pc = &oracle_pc;
-					int src = audit_fieldcmp(&ls, b, list);
-					assert_int_equal(lrc == 0, src == 0);
-					if (!lrc) {
-						assert_int_equal(lr->fields[0], ls.rb.fields[0]);
-						assert_int_equal(lr->values[0], ls.rb.values[0]);
-						assert_int_equal(lr->fieldflags[0], ls.rb.fieldflags[0]);
-					}
-					audit_rule_free_data(lr);
-					audit_rb_release(&ls.rb);
+					assert_true(compare_cmp(a, list));
 					n++;
 				}
+	/* malformed shapes: other operators, a missing side, unknown names */
+	static const char *const odd[] = { "uid<euid", "uid>euid", "uid>=euid", "uid&euid", "uid",
+					   "=euid", "uid=", "!=euid", "uid!=", "nosuch=uid",
+					   "uid=nosuch", "uid==euid" };
+	for (size_t i = 0; i < sizeof(odd) / sizeof(odd[0]); i++)
+		for (int list = 0; list < 6; list += 4) {
+			assert_true(compare_cmp(odd[i], list));
+			n++;
+		}
 	static const char *const sc[] = { "all", "ALL", "open", "OPEN", "openat", "0x3", "010",
 					  "-1", "2047", "2048", "2016", "9999", "3abc", "", "pread",
 					  "pread64", "madvise1", "sys_kexec_load" };
@@ -334,6 +420,40 @@ static void test_oracle__compare_and_syscalls(void **st)
 	print_message("comparisons and syscall tokens: %zu agree with libaudit\n", n);
 }
 
+/* A 64th field: "-F uid=63" and "-C uid=euid" on a rule that holds 63 already. */
+static void test_oracle__field_cap(void **st)
+{
+	(void)st;
+	static const char *const last[] = { "uid=63", "uid=euid" };
+	for (int cmp = 0; cmp < 2; cmp++) {
+		struct audit_rule_data *lr = audit_rule_create_data();
+		struct audit_lstate ls;
+		memset(&ls, 0, sizeof(ls));
+		audit_rb_init(&ls.rb, NULL);
+		ls.pc = &oracle_pc;
+		char a[32], b[32];
+		for (int i = 0; i < 63; i++) {
+			snprintf(a, sizeof(a), "uid=%d", i);
+			memcpy(b, a, sizeof(a));
+			assert_int_equal(audit_rule_fieldpair_data(&lr, a, AL_EXIT), 0);
+			assert_int_equal(audit_fieldpair(&ls, b, AL_EXIT), 0);
+		}
+		snprintf(a, sizeof(a), "%s", last[cmp]);
+		memcpy(b, a, sizeof(a));
+		int lrc = cmp ? audit_rule_interfield_comp_data(&lr, a, AL_EXIT)
+			      : audit_rule_fieldpair_data(&lr, a, AL_EXIT);
+		int src = cmp ? audit_fieldcmp(&ls, b, AL_EXIT) : audit_fieldpair(&ls, b, AL_EXIT);
+		assert_int_equal(lrc, -28);
+		assert_true(same_refusal(last[cmp], lrc, a, "", &ls, src, b));
+		char m[SP_DIAG_MSG_MAX];
+		audit_fieldpair_msg(&ls, src, b, m, sizeof(m));
+		if (!cmp)
+			assert_string_equal(m, "Too many fields in rule: uid=63");
+		audit_rule_free_data(lr);
+		audit_rb_release(&ls.rb);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -342,6 +462,7 @@ int main(void)
 		cmocka_unit_test(test_oracle__name_tables),
 		cmocka_unit_test(test_oracle__fieldpair_matrix),
 		cmocka_unit_test(test_oracle__compare_and_syscalls),
+		cmocka_unit_test(test_oracle__field_cap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,13 +3,14 @@
  * field.c - the rule-building half of libaudit 3.0.9 re-created: "-F name OP value" parsing
  * for every field type, "-C f1 OP f2" comparisons, syscall names and numbers into the mask, arch
  * values.  Return codes are libaudit's (negative, see audit_fieldpair_msg) so the oracle test can
- * compare them one to one.
+ * compare them, and their messages, one to one.
  *
  * Mirrors (libaudit.c): audit_fieldpair ~ audit_rule_fieldpair_data(), its switch on the field
  * as fp_value with one fp_<kind> helper per group of cases, in libaudit's order;
  * audit_fieldcmp ~ audit_rule_interfield_comp_data(); audit_syscall_add ~
  * audit_rule_syscallbyname_data(); audit_arch_value ~ audit_determine_machine() then
- * audit_machine_to_elf(); errtab ~ the messages of audit_number_to_errmsg().
+ * audit_machine_to_elf(); errtab ~ err_msgtab (errormsg.h), audit_fieldpair_msg ~
+ * audit_number_to_errmsg(), so a refused field reads as auditctl prints it.
  *
  * Invariants: rb->field_count <= 63 after any call here (libaudit's cap); rb->buflen equals the
  * sum of the string field values; nothing here reads the live host except through audit_env.
@@ -151,6 +152,8 @@ int audit_syscall_add(struct audit_lstate *ls, uint32_t *mask, const char *name)
 	return 0;
 }
 
+/* libaudit's err_msgtab, word for word (trailing blanks included): `pos` says where the text
+ * goes - 0 not shown, 1 before the message, 2 after it, 3 nothing printed at all. */
 static const struct { int rc, pos; const char *msg; } errtab[] = {
 	{ -1, 2, "-F missing operation for" },
 	{ -2, 2, "-F unknown field:" },
@@ -161,45 +164,51 @@ static const struct { int rc, pos; const char *msg; } errtab[] = {
 	{ -7, 1, "can only be used with exit filter list" },
 	{ -8, 2, "-F unknown message type -" },
 	{ -9, 0, "msgtype field can only be used with exclude or user filter list" },
-	{ -11, 0, "string value too long" },
-	{ -12, 0, "only msgtype, *uid, *gid, pid, and subj* fields can be used with exclude filter" },
+	{ -10, 0, "Failed upgrading rule" },
+	{ -11, 0, "String value too long" },
+	{ -12, 0, "Only msgtype, *uid, *gid, pid, and subj* fields can be used with exclude filter" },
 	{ -13, 1, "only takes = or != operators" },
-	{ -14, 0, "permission can only contain 'rwxa'" },
+	{ -14, 0, "Permission can only contain  'rwxa'" },
 	{ -15, 2, "-F unknown errno -" },
-	{ -16, 2, "-F unknown file type -" },
-	{ -17, 1, "can only be used with exit filter list" },
-	{ -19, 0, "key field needs a watch, syscall or exe path given prior to it" },
+	{ -16, 2, "-F unknown file type - " },
+	{ -17, 1, "can only be used with exit and entry filter list" },
+	{ -19, 0, "Key field needs a watch, syscall or exe path given prior to it" },
 	{ -20, 2, "-F missing value after operation for" },
 	{ -21, 2, "-F value should be number for" },
 	{ -22, 2, "-F missing field name before operator for" },
 	{ -24, 2, "-C missing field name before operator for" },
-	{ -25, 2, "-C missing value after operation for" },
+	{ -25, 2, "-C missing value after operation for " },
 	{ -26, 2, "-C unknown field:" },
 	{ -27, 2, "-C unknown right hand value for comparison with:" },
-	{ -28, 0, "too many fields in rule" },
+	{ -28, 2, "Too many fields in rule:" },
 	{ -29, 1, "only takes = operator" },
-	{ -30, 1, "field is not supported by the kernel" },
-	{ -31, 1, "field can only be used with exit, user and exclude filter lists" },
-	{ -32, 1, "field is not valid for the filter" },
+	{ -30, 2, "Field option not supported by kernel:" },
+	{ -31, 1, "must be used with exclude, user, or exit filter" },
+	{ -32, 0, "filter is missing from rule" },
 	{ -33, 2, "-C incompatible comparison" },
-	{ -34, 1, "can only be used with filesystem filter list" },
-	{ -35, 2, "unknown user:" },
-	{ -36, 2, "-F unknown filesystem type -" },
-	{ -37, 2, "-F socket address family must be below AF_MAX (46):" },
-	{ -38, 2, "unknown group:" },
+	{ -34, 1, "field is not valid for the filter" },
+	{ -35, 1, "filter is not supported by the kernel" },
+	{ -36, 2, "file system type is unknown for field:" },
+	{ -37, 2, "value is too large for field:" },
+	/* libaudit prints these two itself, naming the value, and returns -38 (print nothing) */
+	{ AUDIT_RC_NOUSER, 2, "Unknown user:" },
+	{ AUDIT_RC_NOGROUP, 2, "Unknown group:" },
 };
 
-void audit_fieldpair_msg(int rc, const char *text, char *buf, size_t len)
+void audit_fieldpair_msg(const struct audit_lstate *ls, int rc, const char *text, char *buf,
+			 size_t len)
 {
+	if ((rc == AUDIT_RC_NOUSER || rc == AUDIT_RC_NOGROUP) && ls->last_value)
+		text = ls->last_value;
 	for (size_t i = 0; i < sizeof(errtab) / sizeof(errtab[0]); i++) {
 		if (errtab[i].rc != rc)
 			continue;
 		if (errtab[i].pos == 0)
 			snprintf(buf, len, "%s", errtab[i].msg);
 		else if (errtab[i].pos == 1)
-			snprintf(buf, len, "'%s' %s", text, errtab[i].msg);
+			snprintf(buf, len, "%s %s", text, errtab[i].msg);
 		else
-			snprintf(buf, len, "%s '%s'", errtab[i].msg, text);
+			snprintf(buf, len, "%s %s", errtab[i].msg, text);
 		return;
 	}
 	snprintf(buf, len, "invalid field '%s' (code %d)", text, rc);
@@ -247,7 +256,7 @@ static int fp_uid(const struct audit_lstate *ls, const char *v, uint32_t *val)
 	else if (!strcmp(v, "unset"))
 		*val = 0xffffffffu;
 	else if (audit_env_uid(ls->pc->env, v, val))
-		return -35;
+		return AUDIT_RC_NOUSER;
 	return 0;
 }
 
@@ -256,7 +265,7 @@ static int fp_gid(const struct audit_lstate *ls, const char *v, uint32_t *val)
 	if (digit(v[0]))
 		*val = num_l(v);
 	else if (audit_env_gid(ls->pc->env, v, val))
-		return -38;
+		return AUDIT_RC_NOGROUP;
 	return 0;
 }
 
@@ -368,7 +377,7 @@ static int fp_perm(int flags, uint32_t op, const char *v, uint32_t *val)
 static int fp_filetype(int flags, const char *v, uint32_t *val)
 {
 	if (flags != AL_EXIT)
-		return -17;
+		return -7;
 	int t = audit_ftype_by_name(v);
 	if (t < 0)
 		return -16;
@@ -433,7 +442,7 @@ static int fp_number(int field, int flags, uint32_t op, const char *v, uint32_t 
 	if (field == AF_INODE && op != SP_AUDIT_OP_EQ && op != SP_AUDIT_OP_NE)
 		return -13;
 	if (field == AF_PPID && flags != AL_EXIT)
-		return -17;
+		return -7;
 	if (!digit(v[0]))
 		return -21;
 	*val = field == AF_INODE ? num_ul(v) : num_l(v);
@@ -478,6 +487,19 @@ static int fp_value(struct audit_lstate *ls, int field, uint32_t op, int flags, 
 	}
 }
 
+/* The lists' own limits, checked before the value: the exclude list takes only a few fields
+ * (only msgtype without EXCLUDE_EXTEND), the filesystem list needs FILTER_FS. */
+static int list_refusal(int field, int flags, uint32_t features)
+{
+	if (flags == AL_EXCLUDE && !(features & AUDIT_FEAT_EXCL_EXT) && field != AF_MSGTYPE)
+		return -30;
+	if (flags == AL_EXCLUDE && (features & AUDIT_FEAT_EXCL_EXT) && !exclude_ok(field))
+		return -12;
+	if (flags == AL_FS && !(features & AUDIT_FEAT_FS))
+		return -35;
+	return 0;
+}
+
 int audit_fieldpair(struct audit_lstate *ls, char *pair, int flags)
 {
 	struct audit_rb *rb = &ls->rb;
@@ -497,18 +519,11 @@ int audit_fieldpair(struct audit_lstate *ls, char *pair, int flags)
 	int field = audit_field_by_name(pair);
 	if (field < 0)
 		return -2;
-	if (flags == AL_FS && !(features & AUDIT_FEAT_FS))
-		return -32;
-	if (flags == AL_EXCLUDE) {
-		if (!(features & AUDIT_FEAT_EXCL_EXT)) {
-			if (field != AF_MSGTYPE)
-				return -12;
-		} else if (!exclude_ok(field)) {
-			return -12;
-		}
-	}
+	int rc = list_refusal(field, flags, features);
+	if (rc)
+		return rc;
 	uint32_t i = rb->field_count, val = 0;
-	int rc = fp_value(ls, field, op, flags, v, &val);
+	rc = fp_value(ls, field, op, flags, v, &val);
 	if (rc)
 		return rc;
 	rb->fields[i] = (uint32_t)field;
@@ -534,7 +549,7 @@ int audit_fieldcmp(struct audit_lstate *ls, char *pair, int flags)
 		*v++ = 0;
 		op = SP_AUDIT_OP_EQ;
 	} else {
-		return -1;
+		return -13;	/* any other operator, or none */
 	}
 	if (!*pair)
 		return -24;

@@ -154,12 +154,16 @@ int audit_rb_add_string(struct audit_rb *rb, const char *s, size_t n);
 
 /*
  * libaudit's audit_rule_fieldpair_data(): parse "name OP value" (cut in place) and append a field.
- * Returns 0 or libaudit's negative code (-1 no operator, -2 unknown field/user/group, ...);
- * audit_fieldpair_msg() renders a code as a message.
+ * Returns 0 or libaudit's negative code (-1 no operator, -2 unknown field, ...);
+ * audit_fieldpair_msg() renders a code, with the cut text auditctl passes, as
+ * audit_number_to_errmsg() prints it (an unknown user or group as libaudit's own message).
  */
 #define AUDIT_RC_NOMEM (-1000)	/* out of memory (libaudit's codes are small negatives) */
+#define AUDIT_RC_NOUSER (-1001)	/* libaudit: "Unknown user: V", then -38 */
+#define AUDIT_RC_NOGROUP (-1002)	/* libaudit: "Unknown group: V", then -38 */
 int audit_fieldpair(struct audit_lstate *ls, char *pair, int flags);
-void audit_fieldpair_msg(int rc, const char *text, char *buf, size_t len);
+void audit_fieldpair_msg(const struct audit_lstate *ls, int rc, const char *text, char *buf,
+			 size_t len);
 /* libaudit's audit_rule_interfield_comp_data() for -C. */
 int audit_fieldcmp(struct audit_lstate *ls, char *pair, int flags);
 /* audit_rule_syscallbyname_data(): 0, -1 unknown, -2 no machine. */

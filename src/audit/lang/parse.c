@@ -401,9 +401,7 @@ static int field_diag(struct line_ctx *lc, int rc, const char *text, const struc
 		lc->oom = 1;
 		return OPT_ERR;
 	}
-	if ((rc == -35 || rc == -38) && lc->ls->last_value)
-		text = lc->ls->last_value;
-	audit_fieldpair_msg(rc, text, msg, sizeof(msg));
+	audit_fieldpair_msg(lc->ls, rc, text, msg, sizeof(msg));
 	diag(lc, SP_SEV_ERROR, t, "%s", msg);
 	return OPT_ERR;
 }
@@ -559,13 +557,7 @@ static int opt_compare(struct line_ctx *lc, struct gopt *g)
 {
 	const struct tok *at = g->optarg_tok ? g->optarg_tok : g->opt_tok;
 	int rc = audit_fieldcmp(lc->ls, g->optarg, field_list(lc->ls));
-	if (!rc)
-		return OPT_OK;
-	if (rc == -7)
-		diag(lc, SP_SEV_ERROR, at, "-C '%s' can only be used with exit filter list", g->optarg);
-	else
-		field_diag(lc, rc, g->optarg, at);
-	return OPT_ERR;
+	return rc ? field_diag(lc, rc, g->optarg, at) : OPT_OK;
 }
 
 /* -m: a user message, the only option of its line. */
@@ -738,8 +730,7 @@ static int setopt_end(struct line_ctx *lc, struct gopt *g, const struct optloop 
 {
 	struct audit_lstate *ls = lc->ls;
 	if (g->optind == 1) {
-		diag(lc, SP_SEV_ERROR, g->argc > 1 ? g->argv[1] : NULL, "line does not start with an option");
-		retval = OPT_ERR;
+		retval = OPT_ERR;	/* no option at all: auditctl says nothing but the line */
 	} else if (g->optind < ol->count && retval != OPT_ERR) {
 		diag(lc, SP_SEV_ERROR, g->argv[g->optind], "parameter passed without an option given");
 		retval = OPT_ERR;
@@ -1180,8 +1171,9 @@ static int parse_line(const struct audit_pctx *pc, struct audit_scratch *scratch
 			       .bom = bom };
 	struct gopt g = { .argv = argv, .argc = argc, .optind = 1, .first_nonopt = 1, .last_nonopt = 1 };
 	int status = setopt(&lc, &g, argc);
-	if (status == OPT_ERR && !lc.err_reported)
-		diag(&lc, SP_SEV_ERROR, &toks[0], "there was an error in line %u", lineno);
+	if (status == OPT_ERR && !lc.err_reported)	/* fileopt()'s words after a failed line */
+		diag(&lc, SP_SEV_ERROR, &toks[0], "There was an error in line %u of %s", lineno,
+		     file ? file : "<input>");
 	if (status != OPT_DEPRECATED && status != OPT_ERR)
 		handle_request(&lc, status, &toks[0]);
 	if (!sc)
