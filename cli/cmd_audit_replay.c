@@ -37,6 +37,9 @@ static void usage(FILE *f)
 	      "  -k, --key KEY  a key containing KEY (-w, --word: equal to KEY)\n"
 	      "  -m, --message TYPE[,TYPE..]  a record of one of these types (names, numbers, ALL)\n"
 	      "  -sc, --syscall S  syscall number, or name (then of this host's architecture)\n"
+	      "  -p, --pid N, -pp, --ppid N, -ui, --uid N, -ul, --loginuid N, -a, --event N\n"
+	      "  -x, --executable EXE  an exe containing EXE (equal to it with -w)\n"
+	      "  -sv, --success yes|no\n"
 	      "  -ts, --start [DATE] [TIME]  -te, --end [DATE] [TIME]: DATE is MM/DD/YY (the\n"
 	      "                 locale's %x) or now, recent, today, yesterday, this-week,\n"
 	      "                 week-ago, this-month, this-year; TIME is HH:MM[:SS]\n"
@@ -333,7 +336,10 @@ static int is_date_word(const char *v)
  * reverse), so a log file name after them is never read as a time. */
 static int search_arg(int argc, char **argv, int *i, struct sp_cli *cli, struct replay_args *ra)
 {
-	static const char *const one[] = { "-k", "--key", "-m", "--message", "-sc", "--syscall" };
+	static const char *const one[] = { "-k", "--key", "-m", "--message", "-sc", "--syscall",
+					   "-p", "--pid", "-pp", "--ppid", "-ui", "--uid", "-ul",
+					   "--loginuid", "-x", "--executable", "-sv", "--success",
+					   "-a", "--event" };
 	const char *a = argv[*i], *v1 = NULL, *v2 = NULL;
 	int word = !strcmp(a, "-w") || !strcmp(a, "--word"), known = word;
 	int timed = !strcmp(a, "-ts") || !strcmp(a, "--start") || !strcmp(a, "-te") ||

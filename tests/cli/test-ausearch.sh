@@ -9,7 +9,8 @@
 # (hex, joined and (null) keys, CONFIG_CHANGE keys, SECCOMP syscalls, AVCs without tclass, a
 # SYSCALL without a1=, both arches, days apart).  Queries: every key, substrings with and
 # without -w, every record type alone and in lists, syscalls by number and name, -ts/-te with
-# dates, times and keywords.  TZ=UTC and LC_ALL=C for both tools.
+# dates, times and keywords, every pid, ppid, uid, login uid, exe (with -w) and event id found in
+# the log, -sv yes/no, and combinations.  TZ=UTC and LC_ALL=C for both tools.
 # Ends with "ausearch: N passed, N failed"; ausearch that cannot be fetched fails the group.
 set -u
 out=${1:-out/release}
@@ -101,6 +102,30 @@ for log in $logs; do
 	check "$log" -sc openat
 	check "$log" -sc read
 	check "$log" -k identity -sc openat
+	for sv in yes no; do
+		check "$log" -sv "$sv"
+	done
+	for p in $(grep -o '[ (]pid=[0-9]*' "$log" | cut -d= -f2 | sort -u | head -8) 1; do
+		check "$log" -p "$p"
+	done
+	for p in $(grep -o 'ppid=[0-9]*' "$log" | cut -d= -f2 | sort -u | head -6); do
+		check "$log" -pp "$p"
+	done
+	for u in $(grep -o ' uid=[0-9]*' "$log" | cut -d= -f2 | sort -u | head -6) 4294967295; do
+		check "$log" -ui "$u"
+	done
+	for u in $(grep -o ' auid=[0-9]*' "$log" | cut -d= -f2 | sort -u | head -6) -1; do
+		check "$log" -ul "$u"
+	done
+	for x in $(grep -o 'exe="[^"]*"' "$log" | sed 's/exe="\(.*\)"/\1/' | sort -u | head -6) sh bin /nonexistent; do
+		check "$log" -x "$x"
+		check "$log" -x "$x" -w
+	done
+	for a in $(grep -o 'msg=audit([0-9.]*:[0-9]*' "$log" | cut -d: -f2 | sort -u | head -6); do
+		check "$log" -a "$a"
+	done
+	check "$log" -sv no -ui 0
+	check "$log" -ul 1000 -sv yes -m SYSCALL,USER_LOGIN
 done
 # time: the edge log spans 2025-11-28 .. 2025-12-01 UTC
 e=$tmp/edge.log

@@ -593,8 +593,16 @@ static void test_audit_log__search_time_words(void **st)
 	assert_int_equal(sp_audit_search_set(s, "-ts", "11/30/25", "25:00", NULL), -EINVAL);
 	assert_int_equal(sp_audit_search_set(s, "-m", "SYSCALL,NOSUCH", NULL, NULL), -EINVAL);
 	assert_int_equal(sp_audit_search_set(s, "-sc", "nosuchcall", NULL, NULL), -EINVAL);
-	assert_int_equal(sp_audit_search_set(s, "-x", "a", NULL, NULL), -EINVAL);
+	assert_int_equal(sp_audit_search_set(s, "-xx", "a", NULL, NULL), -EINVAL);
+	assert_int_equal(sp_audit_search_set(s, "-p", "abc", NULL, NULL), -EINVAL);
+	assert_int_equal(sp_audit_search_set(s, "-ui", "-1", NULL, NULL), -EINVAL);
+	assert_int_equal(sp_audit_search_set(s, "-sv", "maybe", NULL, NULL), -EINVAL);
+	assert_int_equal(sp_audit_search_set(s, "-k", "", NULL, NULL), -EINVAL);
 	assert_int_equal(sp_audit_search_active(s), 0);
+	/* ausearch's "none" values still make a search (which drops what it cannot parse) */
+	assert_int_equal(sp_audit_search_set(s, "-ui", "4294967295", NULL, NULL), 0);
+	assert_int_equal(sp_audit_search_set(s, "-ul", "-1", NULL, NULL), 0);
+	assert_int_equal(sp_audit_search_active(s), 1);
 	sp_audit_search_free(s);
 }
 

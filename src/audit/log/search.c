@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * search.c - ausearch 3.0.9's event selection re-created for grouped audit.log events:
- * -k/--key (with -w/--word), -m/--message, -sc/--syscall, -ts/--start and -te/--end.
+ * -k/--key (with -w/--word, which also makes -x exact), -m/--message, -sc/--syscall,
+ * -ts/--start, -te/--end, -p/--pid, -pp/--ppid, -ui/--uid, -ul/--loginuid, -x/--executable,
+ * -sv/--success, -a/--event (numbers only for uids: no name lookups).
  *
  * Mirrors (audit-userspace src/): sp_audit_search_match ~ match() in ausearch-match.c, its
- * order of tests and its AND of every criterion; event_items ~ extract_search_items() in
- * ausearch-parse.c, which reads the records a criterion needs and drops the whole event when
- * one of them does not parse the way it expects (a SYSCALL record without `a1=`, an AVC
- * without `tclass=`); key_add ~ the key= branches of parse_syscall()/parse_simple_message()
- * with unescape() of ausearch-lookup.c; search_time ~ ausearch_time_start()/_end() in
- * ausearch-time.c with its keywords, dates in the locale's %x and times in %X.
+ * order of tests and its AND of every criterion; the options ~ check_params() in
+ * ausearch-options.c; search_time ~ ausearch_time_start()/_end() in ausearch-time.c with its
+ * keywords, dates in the locale's %x and times in %X.  The per-record extraction
+ * (extract_search_items()) is search_parse.c; it drops the whole event when a record does not
+ * parse the way ausearch expects (a SYSCALL without `a1=`, an AVC without `tclass=`).
  *
  * ausearch's own behaviour is kept where a user could be surprised by it, because a selection
  * that disagrees with ausearch would be worse: keys match as substrings unless -w; a syscall
@@ -30,22 +31,8 @@
 #include <time.h>
 
 #include "audit/log/log_int.h"
+#include "audit/log/search_int.h"
 #include "audit/lang/lang_int.h"
-
-#define SEARCH_MAX_TYPES 64
-#define SEARCH_KEY_MAX 4096
-
-struct sp_audit_search {
-	char *key;			/* -k, or NULL */
-	int word;			/* -w: exact match */
-	uint32_t types[SEARCH_MAX_TYPES]; /* -m */
-	size_t ntypes;
-	int syscall_set;		/* -sc */
-	int syscall;
-	int machine;			/* set by -sc NAME: the host's (AUDIT_MACH_*), else -1 */
-	int64_t start, end;		/* -ts/-te in seconds, 0 = none */
-	int64_t now;			/* the clock the keywords read */
-};
 
 SP_API int sp_audit_search_new(struct sp_audit_search **out)
 {
@@ -58,6 +45,11 @@ SP_API int sp_audit_search_new(struct sp_audit_search **out)
 		return -ENOMEM;
 	s->machine = -1;
 	s->now = (int64_t)time(NULL);
+	s->pid = s->ppid = -1;
+	s->event_id = -1;
+	s->uid = UINT32_MAX;
+	s->loginuid = 0xfffffffeu;
+	s->success = SEARCH_UNSET;
 	*out = s;
 	return 0;
 }
@@ -67,6 +59,7 @@ SP_API void sp_audit_search_free(struct sp_audit_search *s)
 	if (!s)
 		return;
 	free(s->key);
+	free(s->exe);
 	free(s);
 }
 
@@ -78,7 +71,7 @@ SP_API void sp_audit_search_set_now(struct sp_audit_search *s, int64_t now)
 
 SP_API int sp_audit_search_active(const struct sp_audit_search *s)
 {
-	return s && (s->key || s->ntypes || s->syscall_set || s->start || s->end);
+	return s && s->given;
 }
 
 /* ---- the options ---- */
@@ -251,9 +244,85 @@ static int search_time(const struct sp_audit_search *s, const char *opt, const c
 	return time_of(s, opt, NULL, a, is_end, out, d);
 }
 
-SP_API int sp_audit_search_set(struct sp_audit_search *s, const char *opt, const char *v1,
-			       const char *v2, struct sp_diags *d)
+/* ausearch's numeric options: the value must start with a digit (-ul also takes -N). */
+static int set_num(const char *opt, const char *v, int neg_ok, unsigned long *out,
+		   struct sp_diags *d)
 {
+	char *e;
+
+	if (!isdigit((unsigned char)v[0]) && !(neg_ok && v[0] == '-' && isdigit((unsigned char)v[1])))
+		return bad(d, opt, "a numeric value is required, was", v);
+	errno = 0;
+	*out = v[0] == '-' ? (unsigned long)strtol(v, &e, 0) : strtoul(v, &e, 10);
+	if (errno)
+		return bad(d, opt, "the number does not fit", v);
+	return 0;
+}
+
+static int set_str(char **dst, const char *v)
+{
+	char *c = strdup(v);
+	if (!c)
+		return -ENOMEM;
+	free(*dst);
+	*dst = c;
+	return 0;
+}
+
+static int set_value(struct sp_audit_search *s, const char *opt, const char *v,
+		     struct sp_diags *d)
+{
+	unsigned long n;
+	int rc;
+
+	if (!strcmp(opt, "-p") || !strcmp(opt, "--pid")) {
+		if ((rc = set_num(opt, v, 0, &n, d)))
+			return rc;
+		s->pid = (int32_t)n;
+		return 0;
+	}
+	if (!strcmp(opt, "-pp") || !strcmp(opt, "--ppid")) {
+		if ((rc = set_num(opt, v, 0, &n, d)))
+			return rc;
+		s->ppid = (int32_t)n;
+		return 0;
+	}
+	if (!strcmp(opt, "-ui") || !strcmp(opt, "--uid")) {
+		if ((rc = set_num(opt, v, 0, &n, d)))
+			return rc;
+		s->uid = (uint32_t)n;
+		return 0;
+	}
+	if (!strcmp(opt, "-ul") || !strcmp(opt, "--loginuid")) {
+		if ((rc = set_num(opt, v, 1, &n, d)))
+			return rc;
+		s->loginuid = (uint32_t)n;
+		return 0;
+	}
+	if (!strcmp(opt, "-a") || !strcmp(opt, "--event")) {
+		if ((rc = set_num(opt, v, 0, &n, d)))
+			return rc;
+		s->event_id = (int32_t)(uint32_t)n;
+		return 0;
+	}
+	if (!strcmp(opt, "-sv") || !strcmp(opt, "--success")) {
+		if (!strstr(v, "yes") && !strstr(v, "no"))
+			return bad(d, opt, "success must be 'yes' or 'no', was", v);
+		s->success = !strcmp(v, "yes");	/* ausearch: anything else with "no" in it */
+		return 0;
+	}
+	if (!strcmp(opt, "-x") || !strcmp(opt, "--executable"))
+		return set_str(&s->exe, v);
+	if (!strcmp(opt, "-k") || !strcmp(opt, "--key"))
+		return set_str(&s->key, v);
+	return 1;
+}
+
+static int search_set(struct sp_audit_search *s, const char *opt, const char *v1,
+		      const char *v2, struct sp_diags *d)
+{
+	int rc;
+
 	if (!s || !opt)
 		return -EINVAL;
 	if (!strcmp(opt, "-w") || !strcmp(opt, "--word")) {
@@ -262,17 +331,11 @@ SP_API int sp_audit_search_set(struct sp_audit_search *s, const char *opt, const
 	}
 	if (!v1 || !*v1)
 		return bad(d, opt, "an argument is required", NULL);
-	if (!strcmp(opt, "-k") || !strcmp(opt, "--key")) {
-		char *k = strdup(v1);
-		if (!k)
-			return -ENOMEM;
-		free(s->key);
-		s->key = k;
-		return 0;
-	}
+	if ((rc = set_value(s, opt, v1, d)) <= 0)
+		return rc;
 	if (!strcmp(opt, "-m") || !strcmp(opt, "--message")) {
 		size_t n = s->ntypes;
-		int rc = add_types(s, v1, d);
+		rc = add_types(s, v1, d);
 		if (rc)
 			s->ntypes = n;	/* all of the list or none */
 		return rc;
@@ -286,14 +349,16 @@ SP_API int sp_audit_search_set(struct sp_audit_search *s, const char *opt, const
 	return bad(d, opt, "not a selection option", NULL);
 }
 
-/* ---- one event ---- */
+SP_API int sp_audit_search_set(struct sp_audit_search *s, const char *opt, const char *v1,
+			       const char *v2, struct sp_diags *d)
+{
+	int rc = search_set(s, opt, v1, v2, d);
+	if (!rc)
+		s->given = 1;
+	return rc;
+}
 
-struct items {
-	int syscall;			/* 0 when no record gave one, as ausearch's default */
-	uint32_t arch;
-	int has_key, key_hit;
-	const struct sp_audit_search *s;
-};
+/* ---- one event ---- */
 
 /* The record's text to its first 0x1D, NUL-terminated in buf (truncated to its size). */
 static const char *rec_text(const struct sp_audit_log_rec *r, char *buf, size_t cap)
@@ -309,172 +374,9 @@ static const char *rec_text(const struct sp_audit_log_rec *r, char *buf, size_t 
 	return buf;
 }
 
-static int key_match(struct items *it, const char *k, size_t n)
+static int str_match(const struct sp_audit_search *s, const char *needle, const char *hay)
 {
-	char one[SEARCH_KEY_MAX];
-
-	it->has_key = 1;
-	if (n >= sizeof(one))
-		return 0;
-	memcpy(one, k, n);
-	one[n] = 0;
-	it->key_hit |= it->s->word ? !strcmp(one, it->s->key) : strstr(one, it->s->key) != NULL;
-	return 0;
-}
-
-static int hexv(int c)
-{
-	static const char digits[] = "0123456789ABCDEF";
-	const char *p = strchr(digits, toupper(c));
-	return p ? (int)((p - digits) & 0x0f) : 0;
-}
-
-/* A key= value at v: "text", (word) kept with its parentheses, or hex split at 0x01.  Returns
- * ausearch's failure (non-zero) for a quote without its end or a value unescape() refuses. */
-static int key_add(struct items *it, const char *v)
-{
-	if (*v == '"') {
-		const char *e = strchr(v + 1, '"');
-		if (!e)
-			return 1;
-		return key_match(it, v + 1, (size_t)(e - v - 1));
-	}
-	if (*v == '(') {
-		const char *e = strchr(v, ')');
-		return e ? key_match(it, v, (size_t)(e - v + 1)) : 1;
-	}
-	size_t n = 0;
-	while (isxdigit((unsigned char)v[n]))
-		n++;
-	if (n < 2)
-		return 1;
-	char dec[SEARCH_KEY_MAX];
-	size_t m = 0, start = 0;
-	for (size_t i = 0; i < n && m < sizeof(dec); i += 2)
-		dec[m++] = (char)(hexv(v[i]) << 4 | hexv(i + 1 < n ? v[i + 1] : 0));
-	/* strtok at 0x01, and the decoded string ends at its first NUL */
-	size_t end = strnlen(dec, m);
-	for (size_t i = 0; i <= end; i++) {
-		if (i == end || dec[i] == 1) {
-			if (i > start)
-				key_match(it, dec + start, i - start);
-			start = i + 1;
-		}
-	}
-	return 0;
-}
-
-/* strstr(from, name) then the value up to the next ' ', which must exist; *next = that ' '. */
-static const char *field_sp(const char *from, const char *name, const char **next)
-{
-	const char *p = strstr(from, name);
-	if (!p)
-		return NULL;
-	p += strlen(name);
-	*next = strchr(p, ' ');
-	return p;
-}
-
-/* parse_syscall with the criteria of this file: arch (when a machine is set), syscall, a0,
- * a1 (always required), then key=. */
-static int items_syscall(struct items *it, const char *m)
-{
-	const char *t = m, *v;
-
-	if (it->s->machine >= 0) {
-		if (!(v = field_sp(t, "arch=", &t)))
-			return 1;
-		if (!t)
-			return 2;
-		it->arch = (uint32_t)strtoul(v, NULL, 16);
-	}
-	if (!(v = field_sp(t, "syscall=", &t)))
-		return 4;
-	if (!t)
-		return 5;
-	it->syscall = (int)strtoul(v, NULL, 10);
-	if (!field_sp(t, "a0=", &t))
-		return 11;
-	if (!t)
-		return 12;
-	if (!field_sp(t, "a1=", &t))
-		return 11;
-	if (!t)
-		return 12;
-	if (it->s->key && (v = strstr(t, "key=")))
-		return key_add(it, v + 4);
-	return 0;
-}
-
-/* parse_kernel_anom: SECCOMP carries arch and syscall (arch missing ends the record). */
-static int items_seccomp(struct items *it, const char *m)
-{
-	const char *t = m, *v;
-
-	if (!(v = field_sp(t, "arch=", &t)))
-		return 0;
-	if (!t)
-		return 15;
-	it->arch = (uint32_t)strtoul(v, NULL, 16);
-	if (!(v = field_sp(t, "syscall=", &t)))
-		return 17;
-	if (!t)
-		return 18;
-	it->syscall = (int)strtoul(v, NULL, 10);
-	return 0;
-}
-
-/* parse_avc for a kernel AVC: a permission list must close, and tclass= must be there. */
-static int items_avc(const char *m)
-{
-	const char *t = m, *p = strstr(m, "avc: ");
-
-	if (p) {
-		const char *brace = strchr(p + 5, '{');
-		if (brace) {
-			if (!strchr(brace + 1, '}'))
-				return 2;
-			t = strchr(brace + 1, '}');
-		}
-	}
-	return strstr(t, "tclass=") ? 0 : 9;
-}
-
-/* parse_integrity: a pid= must be followed by a blank. */
-static int items_integrity(const char *m)
-{
-	const char *t, *p = field_sp(m, "pid=", &t);
-	return p && !t ? 1 : 0;
-}
-
-static int items_record(struct items *it, uint32_t type, const char *m)
-{
-	switch (type) {
-	case 1300:			/* SYSCALL */
-		return items_syscall(it, m);
-	case 1305:			/* CONFIG_CHANGE */
-	case 1403: case 1404: case 1405: case 1406: case 1407: case 1408: case 1409: case 1410:
-	case 1411: case 1412: case 1413: case 1414: case 1415: case 1416:
-		/* parse_simple_message: MAC_POLICY_LOAD..MAC_UNLBL_STCDEL too */
-		if (it->s->key) {
-			const char *k = strstr(m, "key=");
-			if (k && k[4] == '"' && !strchr(k + 5, '"'))
-				return 6;
-			if (k && key_add(it, k + 4))
-				return 8;
-		}
-		return 0;
-	case 1326:			/* SECCOMP */
-		return items_seccomp(it, m);
-	case 1400:			/* AVC */
-		return items_avc(m);
-	case 1800: case 1801: case 1802: case 1803: case 1804: case 1805: case 1806: case 1807:
-	case 1808: case 1809: case 1810: case 1811: case 1812: case 1813: case 1814: case 1815:
-	case 1816: case 1817: case 1818: case 1819:	/* INTEGRITY_DATA..INTEGRITY_RULE */
-		return items_integrity(m);
-	default:
-		return 0;
-	}
+	return s->word ? !strcmp(hay, needle) : strstr(hay, needle) != NULL;
 }
 
 static int has_type(const struct sp_audit_search *s, const struct sp_audit_log_event *ev,
@@ -490,37 +392,50 @@ static int has_type(const struct sp_audit_search *s, const struct sp_audit_log_e
 	return 0;
 }
 
+/* match()'s tests after the extraction, in its order. */
+static int items_match(const struct sp_audit_search *s, const struct search_items *it,
+		       const struct sp_audit_log_event *ev, const uint8_t *mask)
+{
+	if ((search_has_uid(s) && s->uid != it->uid) ||
+	    (search_has_loginuid(s) && s->loginuid != it->loginuid))
+		return 0;
+	if ((s->ppid != -1 && s->ppid != it->ppid) || (s->pid != -1 && s->pid != it->pid))
+		return 0;
+	if (s->machine >= 0 && audit_mach_from_elf(it->arch) != s->machine)
+		return 0;
+	if (s->syscall_set && s->syscall != it->syscall)
+		return 0;
+	if (s->success != SEARCH_UNSET && s->success != it->success)
+		return 0;
+	if (s->ntypes && !has_type(s, ev, mask))
+		return 0;
+	if (s->exe && !(it->has_exe && str_match(s, s->exe, it->exe)))
+		return 0;
+	return !s->key || (it->has_key && it->key_hit);
+}
+
 SP_API int sp_audit_search_match(const struct sp_audit_search *s,
 				 const struct sp_audit_log_event *ev, const uint8_t *mask)
 {
 	uint64_t sec;
 	uint32_t msec, serial;
 	const char *node;
-	struct items it = { .s = s };
+	struct search_items it;
 	char buf[8192];
 
 	if (!s || !ev)
 		return 0;
 	sp_audit_log_event_stamp(ev, &sec, &msec, &serial, &node);
-	if ((s->start && (int64_t)sec < s->start) || (s->end && (int64_t)sec > s->end))
+	if ((s->start && (int64_t)sec < s->start) || (s->end && (int64_t)sec > s->end) ||
+	    (s->event_id != -1 && (uint64_t)(int64_t)s->event_id != serial))
 		return 0;
+	search_items_init(&it, s);
 	for (size_t i = 0; i < ev->nrec; i++) {
 		const struct sp_audit_log_rec *r = &ev->rec[i];
 		if (mask && !mask[i])
 			continue;
-		if (items_record(&it, r->type, rec_text(r, buf, sizeof(buf))))
+		if (search_items_record(&it, r->type, rec_text(r, buf, sizeof(buf))))
 			return 0;	/* ausearch: "Malformed event skipped" */
 	}
-	if (s->machine >= 0) {
-		int m = audit_mach_from_elf(it.arch);
-		if (m != s->machine)
-			return 0;
-	}
-	if (s->syscall_set && s->syscall != it.syscall)
-		return 0;
-	if (s->ntypes && !has_type(s, ev, mask))
-		return 0;
-	if (s->key && !(it.has_key && it.key_hit))
-		return 0;
-	return 1;
+	return items_match(s, &it, ev, mask);
 }

@@ -1,0 +1,696 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * search_parse.c - ausearch 3.0.9's extract_search_items() (src/ausearch-parse.c) for the
+ * criteria secpath takes: the fields a record yields for -k, -sc, -p, -pp, -ui, -ul, -x and -sv,
+ * and the records ausearch refuses, which take their whole event out of every search.
+ *
+ * Each parser below is one of ausearch's (named in its comment) and walks the record as that
+ * one does: a field is searched only when a criterion needs it, from where the previous
+ * search left off (the `term` cursor), with the same strstr() needles, the same required
+ * blanks after a value and the same return codes.  ausearch's quirks are kept because its
+ * answers are the oracle: `" uid="` read 4 bytes on (TTY and INTEGRITY uids read as 0), a
+ * res= number read with strtoul (so res=success is a failure outside user messages), a USER
+ * record's second uid=, an exe found before the cursor.
+ *
+ * Invariants: records are read, never written (ausearch's temporary NULs are not needed: every
+ * value is read with strtoul, which stops at the blank); a string is truncated to
+ * SEARCH_STR_MAX - 1 bytes, so a longer exe or key compares as its prefix.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "audit/log/search_int.h"
+
+void search_items_init(struct search_items *it, const struct sp_audit_search *s)
+{
+	memset(it, 0, sizeof(*it));
+	it->s = s;
+	it->pid = it->ppid = -1;
+	it->uid = UINT32_MAX;
+	it->loginuid = 0xfffffffeu;
+	it->success = SEARCH_UNSET;
+}
+
+/* strtoul as ausearch calls it: non-zero when errno says the value did not fit. */
+static int rd(const char *p, int base, unsigned long *v)
+{
+	errno = 0;
+	*v = strtoul(p, NULL, base);
+	return errno != 0;
+}
+
+static int hexv(int c)
+{
+	static const char digits[] = "0123456789ABCDEF";
+	const char *p = strchr(digits, toupper(c));
+	return p ? (int)((p - digits) & 0x0f) : 0;	/* NUL: index 16, i.e. 0 */
+}
+
+/* unescape() of ausearch-lookup.c into out: "(word)" kept whole, else the run of hex digits
+ * decoded by pairs (an odd last digit pairs with NUL).  -1 where unescape returns NULL. */
+static int unesc(const char *v, char *out, size_t cap)
+{
+	size_t n = 0, m = 0;
+
+	if (*v == '(') {
+		const char *e = strchr(v, ')');
+		if (!e)
+			return -1;
+		n = (size_t)(e - v + 1);
+		n = n < cap ? n : cap - 1;
+		memcpy(out, v, n);
+		out[n] = 0;
+		return (int)n;
+	}
+	while (isxdigit((unsigned char)v[n]))
+		n++;
+	if (n < 2)
+		return -1;
+	for (size_t i = 0; i < n && m + 1 < cap; i += 2)
+		out[m++] = (char)(hexv(v[i]) << 4 | hexv(i + 1 < n ? v[i + 1] : 0));
+	out[m] = 0;
+	return (int)strlen(out);	/* the string ends at a decoded NUL */
+}
+
+static void set_exe(struct search_items *it, const char *v, size_t n)
+{
+	n = n < sizeof(it->exe) ? n : sizeof(it->exe) - 1;
+	memcpy(it->exe, v, n);
+	it->exe[n] = 0;
+	it->has_exe = 1;
+}
+
+static void set_exe_unesc(struct search_items *it, const char *v)
+{
+	it->has_exe = unesc(v, it->exe, sizeof(it->exe)) >= 0;
+}
+
+static void key_one(struct search_items *it, const char *k, size_t n)
+{
+	char one[SEARCH_STR_MAX];
+
+	it->has_key = 1;
+	n = n < sizeof(one) ? n : sizeof(one) - 1;
+	memcpy(one, k, n);
+	one[n] = 0;
+	it->key_hit |= it->s->word ? !strcmp(one, it->s->key) : strstr(one, it->s->key) != NULL;
+}
+
+/* A key= value at v: "text", or unescape()d and split at 0x01 (strtok: empty parts dropped).
+ * Returns `noquote` for a quote without its end, `nounesc` where unescape fails. */
+static int key_value(struct search_items *it, const char *v, int noquote, int nounesc)
+{
+	char dec[SEARCH_STR_MAX];
+	int n;
+
+	if (*v == '"') {
+		const char *e = strchr(v + 1, '"');
+		if (!e)
+			return noquote;
+		key_one(it, v + 1, (size_t)(e - v - 1));
+		return 0;
+	}
+	if ((n = unesc(v, dec, sizeof(dec))) < 0)
+		return nounesc;
+	for (int i = 0, start = 0; i <= n; i++) {
+		if (i == n || dec[i] == 1) {
+			if (i > start)
+				key_one(it, dec + start, (size_t)(i - start));
+			start = i + 1;
+		}
+	}
+	return 0;
+}
+
+/* A quoted or unescape()d exe= at str (just past "exe="); *term moves to a closing quote. */
+static int exe_value(struct search_items *it, const char *str, const char **term, int noquote)
+{
+	if (*str == '"') {
+		const char *e = strchr(str + 1, '"');
+		if (!e)
+			return noquote;
+		set_exe(it, str + 1, (size_t)(e - str - 1));
+		*term = e;
+	} else {
+		set_exe_unesc(it, str);
+	}
+	return 0;
+}
+
+/* The common shape: strstr(*term, name); absent -> `absent` (0 = optional); the value must be
+ * followed by a blank (else `noblank`) and fit strtoul (else `range`).  *term moves to the
+ * blank.  Returns 0 with *found = 1 when read. */
+static int num_field(const char **term, const char *name, int skip, int absent, int noblank,
+		     int range, int base, unsigned long *v, int *found)
+{
+	const char *str = strstr(*term, name), *ptr, *t;
+
+	*found = 0;
+	if (!str)
+		return absent;
+	ptr = str + skip;
+	if (!(t = strchr(ptr, ' ')))
+		return noblank;
+	*term = t;
+	if (rd(ptr, base, v))
+		return range;
+	*found = 1;
+	return 0;
+}
+
+/* An optional "res=" read with strtoul, its blank optional: ausearch's kernel-record form. */
+static int res_num(struct search_items *it, const char **term, const char *m, int range)
+{
+	unsigned long v;
+	const char *str;
+
+	if (it->s->success == SEARCH_UNSET)
+		return 0;
+	if (!*term)
+		*term = m;
+	if (!(str = strstr(*term, "res=")))
+		return 0;
+	*term = strchr(str + 4, ' ');
+	if (rd(str + 4, 10, &v))
+		return range;
+	it->success = (int)v;
+	return 0;
+}
+
+/* parse_task_info (SYSCALL after a1, FEATURE_CHANGE, ANOM_LINK). */
+static int p_task_info(struct search_items *it, const char *m)
+{
+	const struct sp_audit_search *s = it->s;
+	const char *term = m, *str;
+	unsigned long v;
+	int rc, f;
+
+	if (s->ppid != -1) {
+		if ((rc = num_field(&term, "ppid=", 5, 0, 14, 15, 10, &v, &f)))
+			return rc;
+		if (f)
+			it->ppid = (int32_t)v;
+	}
+	if (s->pid != -1) {
+		if ((rc = num_field(&term, " pid=", 5, 16, 17, 18, 10, &v, &f)))
+			return rc;
+		it->pid = (int32_t)v;
+	}
+	if (search_has_loginuid(s)) {
+		const char *name = strstr(term, "auid=") ? "auid=" : "loginuid=";
+		if ((rc = num_field(&term, name, (int)strlen(name), 19, 20, 21, 10, &v, &f)))
+			return rc;
+		it->loginuid = (uint32_t)v;
+	}
+	if (search_has_uid(s)) {
+		while ((str = strstr(term, "uid=")) && str > m && str[-1] == 'a')
+			term = str + 1;	/* an auid=: try again after it */
+		if ((rc = num_field(&term, "uid=", 4, 22, 23, 24, 10, &v, &f)))
+			return rc;
+		it->uid = (uint32_t)v;
+	}
+	if (s->exe) {
+		if (!(str = strstr(m, "exe=")))
+			return 40;
+		if ((rc = exe_value(it, str + 4, &term, 39)))
+			return rc;
+	}
+	return res_num(it, &term, m, 43);
+}
+
+/* parse_syscall: arch (when -sc named a syscall), syscall, success, a0 and a1 (required),
+ * parse_task_info, key. */
+static int p_syscall(struct search_items *it, const char *m)
+{
+	const struct sp_audit_search *s = it->s;
+	const char *term = m, *str;
+	unsigned long v;
+	int rc, f;
+
+	if (s->machine >= 0) {
+		if ((rc = num_field(&term, "arch=", 5, 1, 2, 3, 16, &v, &f)))
+			return rc;
+		it->arch = (uint32_t)v;
+	}
+	if ((rc = num_field(&term, "syscall=", 8, 4, 5, 6, 10, &v, &f)))
+		return rc;
+	it->syscall = (int)v;
+	if (s->success != SEARCH_UNSET && (str = strstr(term, "success="))) {
+		const char *t = strchr(str + 8, ' ');
+		if (!t)
+			return 7;
+		it->success = t - (str + 8) == 3 && !memcmp(str + 8, "yes", 3);
+		term = t;
+	}
+	if ((rc = num_field(&term, "a0=", 3, 11, 12, 13, 16, &v, &f)) ||
+	    (rc = num_field(&term, "a1=", 3, 11, 12, 13, 16, &v, &f)))
+		return rc;
+	if ((rc = p_task_info(it, m)))
+		return rc;
+	if (s->key && (str = strstr(term, "key=")))
+		return key_value(it, str + 4, 44, 45);
+	return 0;
+}
+
+/* parse_user, the part after its pid, uid and login uid: the second uid= (USER_LOGIN's). */
+static int p_user_uid2(struct search_items *it, const char **term)
+{
+	const char *str, *ptr, *t;
+
+	while ((str = strstr(*term, "uid="))) {
+		char c = str[-1];
+		if (c == 'a') {
+			*term = str + 1;
+			continue;
+		}
+		if (c == 's' || c == 'u')
+			return 0;
+		if (c != '\'' && c != ' ')
+			return 25;
+		ptr = t = str + 4;
+		while (isdigit((unsigned char)*t))
+			t++;
+		if (t == ptr)
+			return 14;
+		*term = t;
+		unsigned long v;
+		if (rd(ptr, 10, &v))
+			return 15;
+		it->uid = (uint32_t)v;
+		return 0;
+	}
+	return 0;
+}
+
+/* parse_user, from acct= on: the cursor after acct=, then exe= (legacy unquoted text kept)
+ * and res=/result= from it. */
+static int p_user_tail(struct search_items *it, const char *mptr)
+{
+	const char *str, *term = mptr;
+
+	if ((str = strstr(mptr, "acct="))) {
+		const char *p = str + 5;
+		term = *p ? p + 1 : p;
+		if (*p == '"')
+			while (*term != '"' && *term)
+				term++;
+		else
+			for (term = p; *term != ' ' && *term;)
+				term++;
+	}
+	mptr = term;
+	if (it->s->exe && (str = strstr(mptr, "exe="))) {
+		str += 4;
+		if (*str == '"') {
+			const char *e = strchr(str + 1, '"');
+			if (!e)
+				return 26;
+			set_exe(it, str + 1, (size_t)(e - str - 1));
+		} else {
+			const char *end = str;
+			int legacy = 0;
+			for (; *end != ' ' && *end; end++)
+				legacy |= !isxdigit((unsigned char)*end);
+			if (legacy)
+				set_exe(it, str, (size_t)(end - str));
+			else
+				set_exe_unesc(it, str);
+		}
+	}
+	if (it->s->success == SEARCH_UNSET)
+		return 0;
+	if ((str = strstr(mptr, "res="))) {
+		if (!strchr(str + 4, '\''))
+			return 21;
+		it->success = strncmp(str + 4, "failed", 6) != 0;
+	} else if ((str = strstr(mptr, "result="))) {
+		const char *e = strchr(str + 7, ')');
+		if (!e)
+			return 22;
+		it->success = e - (str + 7) == 7 && !strncasecmp(str + 7, "success", 7);
+	}
+	return 0;
+}
+
+/* parse_user (USER, the user-space message ranges; USER_AVC through p_avc). */
+static int p_user(struct search_items *it, const char *m)
+{
+	const struct sp_audit_search *s = it->s;
+	const char *term = m;
+	unsigned long v;
+	int rc, f;
+
+	if (s->pid != -1) {
+		if ((rc = num_field(&term, "pid=", 4, 1, 2, 3, 10, &v, &f)))
+			return rc;
+		it->pid = (int32_t)v;
+	}
+	if (search_has_uid(s)) {
+		if ((rc = num_field(&term, "uid=", 4, 4, 5, 6, 10, &v, &f)))
+			return rc;
+		it->uid = (uint32_t)v;
+	}
+	if (search_has_loginuid(s)) {
+		const char *name = strstr(term, "auid=") ? "auid=" : "loginuid=";
+		if ((rc = num_field(&term, name, (int)strlen(name), 7, 8, 9, 10, &v, &f)))
+			return rc;
+		it->loginuid = (uint32_t)v;
+	}
+	if (search_has_uid(s) && (rc = p_user_uid2(it, &term)))
+		return rc;
+	return p_user_tail(it, term);
+}
+
+/* parse_login (LOGIN): pid, uid, the new login uid, res= (absent: a success), in that order. */
+static int p_login(struct search_items *it, const char *m)
+{
+	const struct sp_audit_search *s = it->s;
+	const char *term = m, *str, *ptr;
+	unsigned long v;
+	int rc, f;
+
+	if (s->pid != -1) {
+		if ((rc = num_field(&term, "pid=", 4, 1, 2, 3, 10, &v, &f)))
+			return rc;
+		it->pid = (int32_t)v;
+	}
+	if (search_has_uid(s)) {
+		if ((rc = num_field(&term, "uid=", 4, 4, 5, 6, 10, &v, &f)))
+			return rc;
+		it->uid = (uint32_t)v;
+	}
+	if (search_has_loginuid(s)) {
+		if ((str = strstr(term, "new auid=")))
+			ptr = str + 9;
+		else if ((str = strstr(term, " auid=")))
+			ptr = str + 6;
+		else if ((str = strstr(term, "new loginuid=")))
+			ptr = str + 13;
+		else
+			return 7;
+		term = strchr(ptr, ' ');
+		if (rd(ptr, 10, &v))
+			return 8;
+		it->loginuid = (uint32_t)v;
+	}
+	if (s->success != SEARCH_UNSET) {
+		if (!term)
+			term = m;
+		if (!strstr(term, "res=")) {
+			it->success = 1;	/* older kernels: always a success */
+			return 0;
+		}
+	}
+	return res_num(it, &term, m, 9);
+}
+
+/* res=WORD of auditd's own records: "failed..." is a failure, any other word a success. */
+static int res_word(struct search_items *it, const char *from, int empty)
+{
+	const char *str = strstr(from, "res="), *t;
+
+	if (it->s->success == SEARCH_UNSET || !str)
+		return 0;
+	for (t = str + 4; isalpha((unsigned char)*t);)
+		t++;
+	if (t == str + 4)
+		return empty;
+	it->success = !(t - (str + 4) >= 6 && !strncmp(str + 4, "failed", 6));
+	return 0;
+}
+
+/* parse_daemon1 (DAEMON_START, _END, _ABORT, _CONFIG, _ROTATE, _RESUME): from the ')'. */
+static int p_daemon1(struct search_items *it, const char *m)
+{
+	const struct sp_audit_search *s = it->s;
+	const char *mptr = strchr(m, ')'), *term;
+	unsigned long v;
+	int rc, f;
+
+	mptr = mptr ? mptr : m;
+	term = mptr;
+	if (search_has_loginuid(s)) {
+		if ((rc = num_field(&term, "auid=", 5, 1, 2, 3, 10, &v, &f)))
+			return rc;
+		it->loginuid = (uint32_t)v;
+	}
+	if (s->pid != -1) {
+		if ((rc = num_field(&term, "pid=", 4, 4, 5, 6, 10, &v, &f)))
+			return rc;
+		it->pid = (int32_t)v;
+	}
+	if (search_has_uid(s)) {
+		if ((rc = num_field(&term, " uid=", 5, 0, 7, 8, 10, &v, &f)))
+			return rc;
+		if (f)
+			it->uid = (uint32_t)v;
+	}
+	return res_word(it, mptr, 12);
+}
+
+/* parse_simple_message (CONFIG_CHANGE, MAC_POLICY_LOAD..MAC_UNLBL_STCDEL). */
+static int p_simple(struct search_items *it, uint32_t type, const char *m)
+{
+	const struct sp_audit_search *s = it->s;
+	const char *term = m, *str;
+	unsigned long v;
+	int rc;
+
+	if (search_has_loginuid(s)) {
+		str = strstr(term, "auid=");
+		if (!str && type != 1305)
+			return 1;	/* old kernels leave auid out of CONFIG_CHANGE */
+		if (str) {
+			term = strchr(str + 5, ' ');
+			if (rd(str + 5, 10, &v))
+				return 2;
+			it->loginuid = (uint32_t)v;
+			if (!term)
+				term = str + 5;
+		}
+	}
+	if (s->key && (str = strstr(term, "key="))) {
+		if (str[4] == '"' && strchr(str + 5, '"'))
+			term = strchr(str + 5, '"');
+		if ((rc = key_value(it, str + 4, 6, 8)))
+			return rc;
+	}
+	if (type == 1305)
+		it->success = 1;
+	return res_num(it, &term, m, 7);
+}
+
+/* parse_kernel_anom (SECCOMP, ANOM_PROMISCUOUS, ANOM_ABEND). */
+static int p_kernel_anom(struct search_items *it, uint32_t type, const char *m)
+{
+	const struct sp_audit_search *s = it->s;
+	const char *term = m, *str;
+	unsigned long v;
+	int rc, f;
+
+	if (search_has_loginuid(s)) {
+		if (!(str = strstr(term, "auid=")))
+			return 1;
+		term = strchr(str + 5, ' ');
+		if (rd(str + 5, 10, &v))
+			return 2;
+		it->loginuid = (uint32_t)v;
+		if (!term)
+			term = str + 5;
+	}
+	if (search_has_uid(s)) {
+		if ((rc = num_field(&term, "uid=", 4, 0, 3, 4, 10, &v, &f)))
+			return rc;
+		if (f)
+			it->uid = (uint32_t)v;
+	}
+	if (type == 1700)
+		return 0;	/* ANOM_PROMISCUOUS: nothing else */
+	if (s->pid != -1) {
+		if ((rc = num_field(&term, "pid=", 4, 0, 10, 11, 10, &v, &f)))
+			return rc;
+		if (f)
+			it->pid = (int32_t)v;
+	}
+	if (s->exe) {
+		if ((str = strstr(term, "exe="))) {
+			if ((rc = exe_value(it, str + 4, &term, 13)))
+				return rc;
+		} else if (type != 1701) {
+			return 14;
+		}
+	}
+	if (type == 1326) {
+		if (!strstr(term, "arch="))
+			return 0;	/* a few kernels do not write it */
+		if ((rc = num_field(&term, "arch=", 5, 0, 15, 16, 16, &v, &f)))
+			return rc;
+		it->arch = (uint32_t)v;
+		if ((rc = num_field(&term, "syscall=", 8, 17, 18, 19, 10, &v, &f)))
+			return rc;
+		it->syscall = (int)v;
+	}
+	return res_num(it, &term, m, 68);
+}
+
+/* parse_avc (AVC; USER_AVC continues in parse_user, whose codes above 20 it ignores): the
+ * permission list must close and a kernel AVC must have tclass=. */
+static int p_avc(struct search_items *it, uint32_t type, const char *m)
+{
+	const char *term = m, *str = strstr(m, "avc: ");
+	unsigned long v;
+	int rc, f;
+
+	if (str && (term = strchr(str + 5, '{'))) {
+		if (it->s->success != SEARCH_UNSET) {
+			const char *d = strstr(str + 5, "denied");
+			it->success = !(d && d < term);
+		}
+		if (!(term = strchr(term + 1, '}')))
+			return 2;
+	} else {
+		term = m;
+	}
+	if (type == 1107) {
+		rc = p_user(it, m);
+		return rc > 20 ? 0 : rc;
+	}
+	if (it->s->pid != -1) {
+		if ((rc = num_field(&term, "pid=", 4, 0, 3, 4, 10, &v, &f)))
+			return rc;
+		if (f)
+			it->pid = (int32_t)v;
+	}
+	return strstr(term, "tclass=") ? 0 : 9;
+}
+
+/* parse_tty (TTY): pid from the start, then " uid=" (read from its '=': 0) and auid=. */
+static int p_tty(struct search_items *it, const char *m)
+{
+	const struct sp_audit_search *s = it->s;
+	const char *term = m, *str;
+	unsigned long v;
+	int rc, f;
+
+	if (s->pid != -1) {
+		if ((rc = num_field(&term, "pid=", 4, 0, 1, 2, 10, &v, &f)))
+			return rc;
+		if (f)
+			it->pid = (int32_t)v;
+	}
+	if (search_has_uid(s)) {
+		if ((rc = num_field(&term, " uid=", 4, 0, 3, 4, 10, &v, &f)))
+			return rc;
+		if (f)
+			it->uid = (uint32_t)v;
+	}
+	if (search_has_loginuid(s)) {
+		if (!(str = strstr(term, "auid=")))
+			return 5;
+		if (rd(str + 5, 10, &v))
+			return 6;
+		it->loginuid = (uint32_t)v;
+	}
+	return 0;
+}
+
+/* parse_integrity (INTEGRITY_DATA..INTEGRITY_RULE): pid= always read. */
+static int p_integrity(struct search_items *it, const char *m)
+{
+	const struct sp_audit_search *s = it->s;
+	const char *term = m, *str;
+	unsigned long v;
+	int rc, f;
+
+	if ((rc = num_field(&term, "pid=", 4, 0, 1, 2, 10, &v, &f)))
+		return rc;
+	if (f)
+		it->pid = (int32_t)v;
+	if (search_has_uid(s)) {
+		if ((rc = num_field(&term, " uid=", 4, 0, 3, 4, 10, &v, &f)))
+			return rc;
+		if (f)
+			it->uid = (uint32_t)v;
+	}
+	if (search_has_loginuid(s) && (str = strstr(m, "auid="))) {
+		const char *t = strchr(str + 5, ' ');
+		if (!t)
+			return 5;
+		if (rd(str + 5, 10, &v))
+			return 6;
+		it->loginuid = (uint32_t)v;
+		term = t;
+	}
+	return res_num(it, &term, m, 9);
+}
+
+/* parse_kernel (NETFILTER_CFG, EVENT_LISTENER): fills what no earlier record filled. */
+static int p_kernel(struct search_items *it, const char *m)
+{
+	const struct sp_audit_search *s = it->s;
+	const char *term = m, *str;
+	unsigned long v;
+	int rc, f;
+
+	if (s->pid != -1 && it->pid == -1) {
+		if ((rc = num_field(&term, " pid=", 5, 54, 52, 53, 10, &v, &f)))
+			return rc;
+		it->pid = (int32_t)v;
+	}
+	if (search_has_uid(s) && it->uid == UINT32_MAX) {
+		if ((rc = num_field(&term, "uid=", 4, 0, 55, 56, 10, &v, &f)))
+			return rc;
+		it->uid = f ? (uint32_t)v : 0;
+	}
+	if (search_has_loginuid(s) && it->loginuid == 0xfffffffeu) {
+		if ((rc = num_field(&term, "auid=", 5, 0, 57, 58, 10, &v, &f)))
+			return rc;
+		it->loginuid = f ? (uint32_t)v : UINT32_MAX;
+	}
+	if (s->exe && !it->has_exe) {
+		if ((str = strstr(m, "exe="))) {
+			if ((rc = exe_value(it, str + 4, &term, 67)))
+				return rc;
+		} else {
+			set_exe(it, "(null)", 6);
+		}
+	}
+	return res_num(it, &term, m, 69);
+}
+
+static int in(uint32_t t, uint32_t lo, uint32_t hi)
+{
+	return t >= lo && t <= hi;
+}
+
+int search_items_record(struct search_items *it, uint32_t type, const char *m)
+{
+	if (type == 1300)
+		return p_syscall(it, m);
+	if (type == 1006)
+		return p_login(it, m);
+	if (type == 1005 || in(type, 1100, 1106) || in(type, 1108, 1199) || in(type, 2100, 2999))
+		return p_user(it, m);
+	if (in(type, 1200, 1203) || type == 1205 || type == 1206)
+		return p_daemon1(it, m);
+	if (type == 1207 || type == 1208)
+		return res_word(it, m, 2);	/* parse_daemon2 */
+	if (type == 1305 || in(type, 1403, 1417))
+		return p_simple(it, type, m);
+	if (type == 1400 || type == 1107)
+		return p_avc(it, type, m);
+	if (type == 1328 || type == 1702)
+		return p_task_info(it, m);
+	if (type == 1326 || type == 1700 || type == 1701)
+		return p_kernel_anom(it, type, m);
+	if (in(type, 1800, 1805))
+		return p_integrity(it, m);
+	if (type == 1325 || type == 1335)
+		return p_kernel(it, m);
+	if (type == 1319)
+		return p_tty(it, m);
+	return 0;
+}
