@@ -3,9 +3,13 @@
  * cmd_policy.c - `secpath policy info|search|decide`: summary counts (seinfo-like), rule search
  * with sesearch's semantics and output format, and the TE access decision for a type pair.
  *
- * Search semantics (setools 4.4) are the library's (sp_policy_search, policy.h); this file maps
- * sesearch's options onto struct sp_policy_query (-s/-t/-ds/-dt, -c, -p/-ep/-Sp, -D, -b/-eb,
- * the rule kinds), resolves the names, and prints each rule as sesearch does.
+ * Search semantics (setools 4.4) are the library's (sp_policy_search and sp_policy_role_search,
+ * policy.h); this file maps sesearch's options onto struct sp_policy_query and
+ * sp_policy_role_query (-s/-t/-ds/-dt, -c, -p/-ep/-Sp, -D, -b/-eb, the rule kinds), resolves
+ * the names, and prints each rule as sesearch does, in sesearch's order: every match is held
+ * until the search ends, then the TE rules and after them the role rules are each sorted by
+ * their line (setools orders rules by their text); --json uses that order too.
+ * --neverallow(xperm) lists nothing: a binary policy has no neverallow rules.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -154,7 +158,8 @@ static int cmd_info(int argc, char **argv, struct sp_cli *cli)
 
 /* ---- search ---- */
 
-/* Rule kind options; -T also lists filename transitions (sesearch does). */
+/* Rule kind options; -T also lists filename transitions (sesearch does).  The neverallow kinds
+ * list nothing: a binary policy has none (sesearch prints nothing for them either). */
 static const struct {
 	const char *opt, *alt;
 	uint16_t kinds;
@@ -170,6 +175,17 @@ static const struct {
 	{ "-T", "--type_trans", SP_AVTAB_TRANSITION, 1 },
 	{ "--type_change", NULL, SP_AVTAB_CHANGE, 0 },
 	{ "--type_member", NULL, SP_AVTAB_MEMBER, 0 },
+	{ "--neverallow", NULL, 0, 0 },
+	{ "--neverallowxperm", NULL, 0, 0 },
+};
+
+/* Role rule kinds (sesearch's RBAC rule types). */
+static const struct {
+	const char *opt;
+	unsigned kinds;
+} role_opts[] = {
+	{ "--role_allow", SP_ROLE_ALLOW },
+	{ "--role_trans", SP_ROLE_TRANS },
 };
 
 /* The keyword sesearch prints for each rule kind. */
@@ -261,7 +277,7 @@ static void print_xperms(FILE *f, const struct sp_avtab_xperms *x)
 		nr ? buf + (nr > 1 ? 0 : 1) : "", nr > 1 ? " }" : "");
 }
 
-/* One rule as sesearch prints it. */
+/* One rule as sesearch prints it, without the newline. */
 static void print_rule(FILE *f, const struct sp_policy *p, const struct sp_avtab_entry *e)
 {
 	uint16_t kind = e->specified & (uint16_t)~SP_AVTAB_ENABLED;
@@ -280,29 +296,125 @@ static void print_rule(FILE *f, const struct sp_policy *p, const struct sp_avtab
 		sp_policy_cond_format(p, e->cond, cb, sizeof(cb));
 		fprintf(f, " %s:%s", cb, e->cond_list ? "True" : "False");
 	}
-	fputc('\n', f);
 }
 
-struct search_out {
-	FILE *f;
-	const struct sp_policy *p;
-	size_t nrules;			/* --json: objects printed */
-	int unused;
+/*
+ * The matches of a search, held until the last is in: sesearch prints sorted(results), and
+ * setools' rules compare by their text (PolicyRule.__lt__ is str(self) < str(other)), so the
+ * order is the byte order of the lines printed.  Each hit keeps its line and the rule it came
+ * from (the entry copied; ft points into the policy) for --json, which keeps the same order.
+ */
+struct search_hit {
+	char *line;
+	size_t seq;				/* visit order: equal lines keep it */
+	struct sp_avtab_entry rule;		/* when none of the three below is set */
+	const struct sp_filename_trans *ft;
+	const struct sp_role_allow *ra;
+	const struct sp_role_trans *rt;
 };
 
-static int search_print(void *ud, const struct sp_avtab_entry *rule,
-			const struct sp_filename_trans *ft)
+struct search_out {
+	const struct sp_policy *p;
+	struct search_hit *v;
+	size_t n, cap;
+};
+
+/* A new hit whose line is what *lf gets until hit_end; NULL when out of memory. */
+static struct search_hit *hit_begin(struct search_out *o, FILE **lf, size_t *llen)
 {
-	const struct search_out *o = ud;
-	char b1[32], b2[32], b3[32];
-	if (rule) {
-		print_rule(o->f, o->p, rule);
-		return 0;
+	if (o->n == o->cap) {
+		size_t cap = o->cap ? o->cap * 2 : 256;
+		struct search_hit *v = realloc(o->v, cap * sizeof(*v));
+		if (!v)
+			return NULL;
+		o->v = v;
+		o->cap = cap;
 	}
-	fprintf(o->f, "type_transition %s %s:%s %s %s;\n", tname(o->p, ft->stype, b1, sizeof(b1)),
-		tname(o->p, ft->ttype, b2, sizeof(b2)), sp_policy_class_name(o->p, ft->tclass),
-		tname(o->p, ft->otype, b3, sizeof(b3)), ft->name);
+	struct search_hit *h = &o->v[o->n];
+	*h = (struct search_hit){ .seq = o->n };
+	return (*lf = open_memstream(&h->line, llen)) ? h : NULL;
+}
+
+static int hit_end(struct search_out *o, struct search_hit *h, FILE *lf)
+{
+	if (fclose(lf) || !h->line) {
+		free(h->line);
+		return -ENOMEM;
+	}
+	o->n++;
 	return 0;
+}
+
+static int search_collect(void *ud, const struct sp_avtab_entry *rule,
+			  const struct sp_filename_trans *ft)
+{
+	struct search_out *o = ud;
+	const struct sp_policy *p = o->p;
+	char b1[32], b2[32], b3[32];
+	size_t llen;
+	FILE *lf;
+	struct search_hit *h = hit_begin(o, &lf, &llen);
+	if (!h)
+		return -ENOMEM;
+	if (rule) {
+		h->rule = *rule;
+		print_rule(lf, p, rule);
+	} else {
+		h->ft = ft;
+		fprintf(lf, "type_transition %s %s:%s %s %s;", tname(p, ft->stype, b1, sizeof(b1)),
+			tname(p, ft->ttype, b2, sizeof(b2)), sp_policy_class_name(p, ft->tclass),
+			tname(p, ft->otype, b3, sizeof(b3)), ft->name);
+	}
+	return hit_end(o, h, lf);
+}
+
+static const char *rname(const struct sp_policy *p, uint32_t v)
+{
+	const char *n = sp_policy_role_name(p, v);
+	return n ? n : "?";
+}
+
+static const char *cname(const struct sp_policy *p, uint32_t v)
+{
+	const char *n = sp_policy_class_name(p, v);
+	return n ? n : "?";
+}
+
+/* Role rules as sesearch prints them: allow R1 R2; role_transition R T:C R2; */
+static int search_collect_role(void *ud, const struct sp_role_allow *ra,
+			       const struct sp_role_trans *rt)
+{
+	struct search_out *o = ud;
+	const struct sp_policy *p = o->p;
+	char b1[32];
+	size_t llen;
+	FILE *lf;
+	struct search_hit *h = hit_begin(o, &lf, &llen);
+	if (!h)
+		return -ENOMEM;
+	h->ra = ra;
+	h->rt = rt;
+	if (ra)
+		fprintf(lf, "allow %s %s;", rname(p, ra->role), rname(p, ra->new_role));
+	else
+		fprintf(lf, "role_transition %s %s:%s %s;", rname(p, rt->role),
+			tname(p, rt->type, b1, sizeof(b1)), cname(p, rt->tclass),
+			rname(p, rt->new_role));
+	return hit_end(o, h, lf);
+}
+
+static int hit_cmp(const void *a, const void *b)
+{
+	const struct search_hit *x = a, *y = b;
+	int c = strcmp(x->line, y->line);
+	return c ? c : (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static void search_out_release(struct search_out *o)
+{
+	for (size_t i = 0; i < o->n; i++)
+		free(o->v[i].line);
+	free(o->v);
 }
 
 /* --json: one object per rule (secpath.policy-search/1): its parts, and the sesearch line. */
@@ -318,71 +430,98 @@ static void json_perm_list(FILE *f, const struct sp_policy *p, uint32_t c, uint3
 	fputc(']', f);
 }
 
-static int search_print_json(void *ud, const struct sp_avtab_entry *rule,
-			     const struct sp_filename_trans *ft)
+static void json_filename_trans(FILE *f, const struct sp_policy *p,
+				const struct sp_filename_trans *ft)
 {
-	struct search_out *o = ud;
-	const struct sp_policy *p = o->p;
-	char b1[32], b2[32], b3[32], *line = NULL;
-	size_t llen = 0;
-	FILE *lf = open_memstream(&line, &llen);
-	if (!lf)
-		return -ENOMEM;
-	search_print(&(struct search_out){ lf, p, 0, 0 }, rule, ft);
-	fclose(lf);
-	if (llen && line[llen - 1] == '\n')
-		line[--llen] = 0;
-	FILE *f = o->f;
-	fputs(o->nrules++ ? ",{\"kind\":" : "{\"kind\":", f);
-	if (ft) {
-		cli_json_str(f, "type_transition");
-		fputs(",\"source\":", f);
-		cli_json_str(f, tname(p, ft->stype, b1, sizeof(b1)));
-		fputs(",\"target\":", f);
-		cli_json_str(f, tname(p, ft->ttype, b2, sizeof(b2)));
-		fputs(",\"class\":", f);
-		cli_json_str(f, sp_policy_class_name(p, ft->tclass));
-		fputs(",\"default\":", f);
-		cli_json_str(f, tname(p, ft->otype, b3, sizeof(b3)));
-		fputs(",\"name\":", f);
-		cli_json_str(f, ft->name);
-		fputs(",\"conditional\":null", f);
-	} else {
-		uint16_t kind = rule->specified & (uint16_t)~SP_AVTAB_ENABLED;
-		cli_json_str(f, kind_word(kind));
-		fputs(",\"source\":", f);
-		cli_json_str(f, tname(p, rule->source, b1, sizeof(b1)));
-		fputs(",\"target\":", f);
-		cli_json_str(f, tname(p, rule->target, b2, sizeof(b2)));
-		fputs(",\"class\":", f);
-		cli_json_str(f, sp_policy_class_name(p, rule->tclass));
-		if (kind & SP_AVTAB_AV) {
-			fputs(",\"perms\":", f);
-			json_perm_list(f, p, rule->tclass,
-				       kind == SP_AVTAB_AUDITDENY ? ~rule->data : rule->data);
-		} else if (kind & SP_AVTAB_TYPE) {
-			fputs(",\"default\":", f);
-			cli_json_str(f, tname(p, rule->data, b3, sizeof(b3)));
-		} else if (rule->xperms) {
-			fprintf(f, ",\"xperms_type\":\"%s\"", rule->xperms->kind == 2 ? "ioctl-drivers"
-							      : "ioctl");
-		}
-		if (rule->cond) {
-			char cb[4096];
-			sp_policy_cond_format(p, rule->cond, cb, sizeof(cb));
-			fputs(",\"conditional\":{\"expression\":", f);
-			cli_json_str(f, cb);
-			fprintf(f, ",\"branch\":%s,\"enabled\":%s}", rule->cond_list ? "true" : "false",
-				rule->specified & SP_AVTAB_ENABLED ? "true" : "false");
-		} else {
-			fputs(",\"conditional\":null", f);
-		}
+	char b1[32], b2[32], b3[32];
+	cli_json_str(f, "type_transition");
+	fputs(",\"source\":", f);
+	cli_json_str(f, tname(p, ft->stype, b1, sizeof(b1)));
+	fputs(",\"target\":", f);
+	cli_json_str(f, tname(p, ft->ttype, b2, sizeof(b2)));
+	fputs(",\"class\":", f);
+	cli_json_str(f, sp_policy_class_name(p, ft->tclass));
+	fputs(",\"default\":", f);
+	cli_json_str(f, tname(p, ft->otype, b3, sizeof(b3)));
+	fputs(",\"name\":", f);
+	cli_json_str(f, ft->name);
+	fputs(",\"conditional\":null", f);
+}
+
+static void json_role_rule(FILE *f, const struct sp_policy *p, const struct search_hit *h)
+{
+	char b1[32];
+	cli_json_str(f, h->ra ? "role_allow" : "role_transition");
+	fputs(",\"source\":", f);
+	cli_json_str(f, rname(p, h->ra ? h->ra->role : h->rt->role));
+	fputs(",\"target\":", f);
+	if (h->ra) {
+		cli_json_str(f, rname(p, h->ra->new_role));
+		return;
 	}
-	fputs(",\"text\":", f);
-	cli_json_str(f, line);
-	fputc('}', f);
-	free(line);
-	return 0;
+	cli_json_str(f, tname(p, h->rt->type, b1, sizeof(b1)));
+	fputs(",\"class\":", f);
+	cli_json_str(f, cname(p, h->rt->tclass));
+	fputs(",\"default\":", f);
+	cli_json_str(f, rname(p, h->rt->new_role));
+}
+
+static void json_rule(FILE *f, const struct sp_policy *p, const struct sp_avtab_entry *rule)
+{
+	char b1[32], b2[32], b3[32];
+	uint16_t kind = rule->specified & (uint16_t)~SP_AVTAB_ENABLED;
+	cli_json_str(f, kind_word(kind));
+	fputs(",\"source\":", f);
+	cli_json_str(f, tname(p, rule->source, b1, sizeof(b1)));
+	fputs(",\"target\":", f);
+	cli_json_str(f, tname(p, rule->target, b2, sizeof(b2)));
+	fputs(",\"class\":", f);
+	cli_json_str(f, sp_policy_class_name(p, rule->tclass));
+	if (kind & SP_AVTAB_AV) {
+		fputs(",\"perms\":", f);
+		json_perm_list(f, p, rule->tclass,
+			       kind == SP_AVTAB_AUDITDENY ? ~rule->data : rule->data);
+	} else if (kind & SP_AVTAB_TYPE) {
+		fputs(",\"default\":", f);
+		cli_json_str(f, tname(p, rule->data, b3, sizeof(b3)));
+	} else if (rule->xperms) {
+		fprintf(f, ",\"xperms_type\":\"%s\"", rule->xperms->kind == 2 ? "ioctl-drivers"
+						      : "ioctl");
+	}
+	if (rule->cond) {
+		char cb[4096];
+		sp_policy_cond_format(p, rule->cond, cb, sizeof(cb));
+		fputs(",\"conditional\":{\"expression\":", f);
+		cli_json_str(f, cb);
+		fprintf(f, ",\"branch\":%s,\"enabled\":%s}", rule->cond_list ? "true" : "false",
+			rule->specified & SP_AVTAB_ENABLED ? "true" : "false");
+	} else {
+		fputs(",\"conditional\":null", f);
+	}
+}
+
+/* The hits, sorted as sesearch prints them: lines, or --json objects (*nobj so far). */
+static void search_emit(FILE *f, struct search_out *o, int json, size_t *nobj)
+{
+	if (o->n)
+		qsort(o->v, o->n, sizeof(*o->v), hit_cmp);
+	for (size_t i = 0; i < o->n; i++) {
+		const struct search_hit *h = &o->v[i];
+		if (!json) {
+			fprintf(f, "%s\n", h->line);
+			continue;
+		}
+		fputs((*nobj)++ ? ",{\"kind\":" : "{\"kind\":", f);
+		if (h->ft)
+			json_filename_trans(f, o->p, h->ft);
+		else if (h->ra || h->rt)
+			json_role_rule(f, o->p, h);
+		else
+			json_rule(f, o->p, &h->rule);
+		fputs(",\"text\":", f);
+		cli_json_str(f, h->line);
+		fputc('}', f);
+	}
 }
 
 static void search_usage(FILE *f)
@@ -391,12 +530,15 @@ static void search_usage(FILE *f)
 		"usage: secpath policy search [RULE KINDS] [-s TYPE] [-t TYPE] [-c CLASS[,..]]\n"
 		"                             [-p PERM[,..]] [-ep] [-Sp] [-D TYPE] [-b BOOL[,..]]\n"
 		"                             [-eb] [-ds] [-dt] [--layout L] [--json] POLICY\n\n"
-		"List te_avtab and conditional rules like sesearch (setools 4.4); --json prints one\n"
+		"List TE and role rules like sesearch (setools 4.4); --json prints one\n"
 		"object (schema secpath.policy-search/1): each rule's kind, source, target, class,\n"
 		"perms or default type, conditional expression, branch and state, and its line.\n"
 		"Rule kinds: -A (allow, allowxperm), --allow, --allowxperm, --auditallow,\n"
 		"  --auditallowxperm, --dontaudit, --dontauditxperm, -T/--type_trans (with\n"
-		"  filename transitions), --type_change, --type_member.\n"
+		"  filename transitions), --type_change, --type_member; --neverallow and\n"
+		"  --neverallowxperm list nothing (a binary policy holds no neverallow rules;\n"
+		"  a note on stderr says so); --role_allow, --role_trans: role rules (-s and -D\n"
+		"  name roles, -t a type or attribute, else a role).\n"
 		"-s/-t match rules whose source/target shares a member type with TYPE (a type or\n"
 		"attribute); -ds/-dt match the name directly.  -p matches any listed permission\n"
 		"(-ep: the rule's set equals the list; -Sp: the list is a subset of the rule's;\n"
@@ -404,15 +546,18 @@ static void search_usage(FILE *f)
 		"rules whose default type is TYPE or a member of it.  -b matches conditional rules\n"
 		"whose expression uses any listed boolean (-eb: exactly the listed ones).\n"
 		"As in setools, an attribute without member types imposes no criterion.\n"
-		"Conditional rules are followed by their expression and branch.\n");
+		"Conditional rules are followed by their expression and branch.  Rules are\n"
+		"printed in sesearch's order: sorted by their line (byte order), TE rules, then\n"
+		"role rules.\n");
 }
 
 /* The command line of `policy search`: names as given, resolved once the policy is read. */
 struct search_args {
 	const char *path, *source, *target, *classes, *perms, *dflt, *bools;
-	int json;
+	int json, neverallow;		/* neverallow: --neverallow or --neverallowxperm given */
 	enum sp_avtab_layout layout;
 	struct sp_policy_query q;	/* kinds and flags; the values are filled by resolve */
+	struct sp_policy_role_query rq;	/* likewise, for the role rule kinds */
 };
 
 /* A value option (-s TYPE ...): 1 consumed with its value, 0 not one. */
@@ -454,6 +599,12 @@ static int search_flag_opt(const char *arg, struct search_args *a)
 		if (!strcmp(arg, kind_opts[k].opt) || (kind_opts[k].alt && !strcmp(arg, kind_opts[k].alt))) {
 			q->kinds |= kind_opts[k].kinds;
 			q->filename_trans |= kind_opts[k].filename_trans;
+			a->neverallow |= !kind_opts[k].kinds;
+			return 1;
+		}
+	for (size_t k = 0; k < NELEM(role_opts); k++)
+		if (!strcmp(arg, role_opts[k].opt)) {
+			a->rq.kinds |= role_opts[k].kinds;
 			return 1;
 		}
 	for (size_t k = 0; k < NELEM(flags); k++)
@@ -493,7 +644,7 @@ static int parse_search(int argc, char **argv, struct sp_cli *cli, struct search
 			return -1;
 		}
 	}
-	if (!a->path || !a->q.kinds) {
+	if (!a->path || (!a->q.kinds && !a->rq.kinds && !a->neverallow)) {
 		if (a->path)
 			fprintf(cli->err, "%s: give at least one rule kind (-A, -T, ...)\n", cli->prog);
 		search_usage(cli->err);
@@ -554,21 +705,57 @@ static int resolve_list(struct sp_cli *cli, const struct sp_policy *p, const cha
 	return 0;
 }
 
-/* Names to values, in the order the errors are reported; 0 or -1 (reported). */
+/* A role by name: 0 and *v, or -1 (reported). */
+static int resolve_role(struct sp_cli *cli, const struct sp_policy *p, const char *name,
+			uint32_t *v)
+{
+	if (!name)
+		return 0;
+	for (uint32_t r = 1; r <= sp_policy_role_count(p); r++)
+		if (sp_policy_role_name(p, r) && !strcmp(sp_policy_role_name(p, r), name)) {
+			*v = r;
+			return 0;
+		}
+	fprintf(cli->err, "%s: no role '%s' in the policy\n", cli->prog, name);
+	return -1;
+}
+
+/* The role kinds' criteria as setools takes them: -s and -D name roles; -t a type or
+ * attribute, else a role; -c and -dt as for TE rules.  0 or -1 (reported). */
+static int resolve_roles(struct sp_cli *cli, const struct sp_policy *p, struct search_args *a)
+{
+	struct sp_policy_role_query *rq = &a->rq;
+	rq->sz = sizeof(*rq);
+	rq->target_direct = a->q.target_direct;
+	if (resolve_role(cli, p, a->source, &rq->source))
+		return -1;
+	if (a->target && !(rq->target_type = sp_policy_type_lookup(p, a->target)) &&
+	    resolve_role(cli, p, a->target, &rq->target_role))
+		return -1;
+	rq->classes = a->q.classes;
+	rq->nclasses = a->q.nclasses;
+	return resolve_role(cli, p, a->dflt, &rq->default_role);
+}
+
+/* Names to values, in the order the errors are reported; 0 or -1 (reported).  The classes are
+ * resolved before the role criteria, which share them. */
 static int resolve_search(struct sp_cli *cli, const struct sp_policy *p, struct search_args *a,
 			  struct search_lists *l)
 {
 	struct sp_policy_query *q = &a->q;
 	size_t nb = 0;
-	if (resolve_type(cli, p, a->source, &q->source) ||
-	    resolve_type(cli, p, a->target, &q->target))
+	int te = q->kinds || a->neverallow;	/* sesearch checks the names for neverallow too */
+	if (te && (resolve_type(cli, p, a->source, &q->source) ||
+		   resolve_type(cli, p, a->target, &q->target)))
 		return -1;
 	if (a->classes) {
 		if (resolve_list(cli, p, a->classes, 1, &l->cname, &l->cls, &q->nclasses))
 			return -1;
 		q->classes = l->cls;
 	}
-	if (resolve_type(cli, p, a->dflt, &q->default_type))
+	if (te && resolve_type(cli, p, a->dflt, &q->default_type))
+		return -1;
+	if (a->rq.kinds && resolve_roles(cli, p, a))
 		return -1;
 	if (a->bools) {
 		if (resolve_list(cli, p, a->bools, 0, &l->bname, &l->bools, &nb))
@@ -595,20 +782,34 @@ static int cmd_search(int argc, char **argv, struct sp_cli *cli)
 	if (load(cli, a.path, a.layout, &p))
 		return SP_EXIT_REJECTED;
 	rc = SP_EXIT_REJECTED;
-	struct search_out o = { cli->out, p, 0, 0 };
+	struct search_out o = { .p = p }, ro = { .p = p };
 	if (resolve_search(cli, p, &a, &l))
 		goto out;
+	if (a.neverallow)
+		fprintf(cli->err, "%s: a binary policy holds no neverallow rules (the compiler checks "
+			"and drops them): none listed\n", cli->prog);
+	/* sesearch prints the TE rules, then the role rules, each kind group sorted */
+	int err = a.q.kinds ? sp_policy_search(p, &a.q, search_collect, &o) : 0;
+	if (!err && a.rq.kinds)
+		err = sp_policy_role_search(p, &a.rq, search_collect_role, &ro);
+	if (err) {
+		fprintf(cli->err, "%s: search: %s\n", cli->prog, strerror(-err));
+		goto out;
+	}
+	size_t nobj = 0;
 	if (a.json) {
 		fputs("{\"schema\":\"secpath.policy-search/1\",\"file\":", cli->out);
 		cli_json_str(cli->out, a.path);
 		fputs(",\"rules\":[", cli->out);
 	}
-	if (sp_policy_search(p, &a.q, a.json ? search_print_json : search_print, &o))
-		goto out;
+	search_emit(cli->out, &o, a.json, &nobj);
+	search_emit(cli->out, &ro, a.json, &nobj);
 	if (a.json)
 		fputs("]}\n", cli->out);
 	rc = SP_EXIT_OK;
 out:
+	search_out_release(&o);
+	search_out_release(&ro);
 	free(l.cname);
 	free(l.cls);
 	free(l.pname);

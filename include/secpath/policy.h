@@ -181,6 +181,19 @@ SP_API size_t sp_policy_filename_trans_count(const struct sp_policy *p);
 SP_API const struct sp_filename_trans *sp_policy_filename_trans(const struct sp_policy *p,
 								 size_t i);
 
+/* Role rules, file order: role_transition ROLE TYPE:CLASS NEW_ROLE (before version 26 the file
+ * names no class; it is then "process", 0 when the policy has none) and allow ROLE NEW_ROLE. */
+struct sp_role_trans {
+	uint32_t role, type, tclass, new_role;
+};
+struct sp_role_allow {
+	uint32_t role, new_role;
+};
+SP_API size_t sp_policy_role_trans_count(const struct sp_policy *p);
+SP_API const struct sp_role_trans *sp_policy_role_trans(const struct sp_policy *p, size_t i);
+SP_API size_t sp_policy_role_allow_count(const struct sp_policy *p);
+SP_API const struct sp_role_allow *sp_policy_role_allow(const struct sp_policy *p, size_t i);
+
 /*
  * Rule search with setools' semantics (setools 4.4 TERuleQuery: the rules sesearch prints).
  * Every criterion set must hold; 0 / NULL leaves one out.
@@ -205,6 +218,7 @@ SP_API const struct sp_filename_trans *sp_policy_filename_trans(const struct sp_
  * (with perms_subset every AV rule matches, else none).  Rules are visited in
  * sp_policy_avtab_foreach order, te_avtab then the conditional rules, then filename
  * transitions; fn gets each match as `rule` (an avtab entry) or `ft` (the other is NULL).
+ * sesearch's order is not this one: it sorts the lines it prints (`secpath policy search` does).
  * Returns 0, the first non-zero return of fn, -EINVAL (sz too small for the fields, no kind,
  * a value out of range, fn NULL) or -ENOMEM.
  */
@@ -228,6 +242,38 @@ SP_API int sp_policy_search(const struct sp_policy *p, const struct sp_policy_qu
 			    int (*fn)(void *ud, const struct sp_avtab_entry *rule,
 				      const struct sp_filename_trans *ft),
 			    void *ud);
+
+/*
+ * Role rule search with setools' semantics (setools 4.4 RBACRuleQuery: what sesearch
+ * --role_allow --role_trans prints).  Every criterion set must hold; 0 / NULL leaves one out.
+ *   kinds         SP_ROLE_ALLOW and/or SP_ROLE_TRANS (required).
+ *   source        a role: the rule's source role is it (a role's members are itself).
+ *   target_role   a role: allow rules whose new role is it; role_transition rules never match.
+ *   target_type   a type or attribute: role_transition rules whose type shares a member type
+ *                 with it (target_direct: is it); allow rules never match.  An attribute
+ *                 without member types imposes no criterion (as in setools).
+ *   classes       role_transition rules whose class is one of the nclasses listed; allow rules
+ *                 never match (they have no class).
+ *   default_role  role_transition rules whose new role is it; allow rules never match.
+ * fn gets each match as `ra` or `rt` (the other is NULL): allow rules, then role_transition
+ * rules, each in file order (sesearch sorts the lines it prints).  Returns 0, the first non-zero
+ * return of fn, -EINVAL (sz too small, no kind, a value out of range, fn NULL) or -ENOMEM.
+ */
+#define SP_ROLE_ALLOW 0x1
+#define SP_ROLE_TRANS 0x2
+struct sp_policy_role_query {
+	size_t sz;			/* sizeof(struct sp_policy_role_query) */
+	unsigned kinds;
+	uint32_t source, target_role, target_type;
+	int target_direct;
+	const uint32_t *classes;
+	size_t nclasses;
+	uint32_t default_role;
+};
+SP_API int sp_policy_role_search(const struct sp_policy *p, const struct sp_policy_role_query *q,
+				 int (*fn)(void *ud, const struct sp_role_allow *ra,
+					   const struct sp_role_trans *rt),
+				 void *ud);
 
 /* Decisions. */
 #define SP_AVD_FLAGS_PERMISSIVE 0x0001

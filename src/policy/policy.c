@@ -226,6 +226,8 @@ SP_API void sp_policy_get_info(const struct sp_policy *p, struct sp_policy_info 
 	out->total_bytes = out->te_bytes + out->cond_bytes + out->decide_bytes + k->strings_len +
 			   (size_t)k->nxperms * sizeof(*k->xperms) +
 			   (size_t)k->nft * (sizeof(*k->ft) + 4) + ((size_t)nt + 1) * 9 +
+			   (size_t)k->nrtrans * sizeof(*k->rtrans) +
+			   (size_t)k->nrallow * sizeof(*k->rallow) +
 			   ((size_t)k->nclasses + 1) * sizeof(struct policy_class) +
 			   (size_t)k->ntype_ix * sizeof(struct policy_name_ix) + sizeof(*k) + sizeof(*p);
 }
@@ -428,4 +430,24 @@ SP_API const struct sp_filename_trans *sp_policy_filename_trans(const struct sp_
 								 size_t i)
 {
 	return i < p->core->nft ? &p->core->ft[i] : NULL;
+}
+
+SP_API size_t sp_policy_role_trans_count(const struct sp_policy *p)
+{
+	return p->core->nrtrans;
+}
+
+SP_API const struct sp_role_trans *sp_policy_role_trans(const struct sp_policy *p, size_t i)
+{
+	return i < p->core->nrtrans ? &p->core->rtrans[i] : NULL;
+}
+
+SP_API size_t sp_policy_role_allow_count(const struct sp_policy *p)
+{
+	return p->core->nrallow;
+}
+
+SP_API const struct sp_role_allow *sp_policy_role_allow(const struct sp_policy *p, size_t i)
+{
+	return i < p->core->nrallow ? &p->core->rallow[i] : NULL;
 }

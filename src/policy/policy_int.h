@@ -231,6 +231,9 @@ struct policy_core {
 
 	struct sp_filename_trans *ft;
 	uint32_t nft, ft_cap;
+	struct sp_role_trans *rtrans;	/* [nrtrans], file order */
+	struct sp_role_allow *rallow;	/* [nrallow], file order */
+	uint32_t nrtrans, nrallow;
 	uint32_t *ft_sorted;		/* indices sorted by (stype, ttype, tclass, name) */
 
 	/* type_attr_map as CSR: row i = sorted values (incl. i); reverse map likewise. */

@@ -10,8 +10,8 @@
  * walked field by field and validated for shape; the file must end exactly after the last one.
  *
  * Reading only reads: policy_core_read returns a core holding what the file says (symbols, rule
- * lists in file order, conditional nodes, filename transitions, the attribute CSR rows, summary
- * counts); index.c finishes it for decisions, and policy_core_free_read frees what this file built.
+ * lists in file order, conditional nodes, filename transitions, role allow and role_transition
+ * rules, the attribute CSR rows, summary counts); index.c finishes it for decisions, and policy_core_free_read frees what this file built.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -768,6 +768,18 @@ static int read_cond(struct cur *c)
 	return 0;
 }
 
+/* The value of class "process" (0: none): a role_transition before version 26 names no class,
+ * and means that one (libsepol's process_class). */
+static uint32_t process_class(const struct policy_core *k)
+{
+	for (uint32_t i = 1; i <= k->nclasses; i++)
+		if (k->cls[i].name && !strcmp(k->cls[i].name, "process"))
+			return i;
+	return 0;
+}
+
+/* role_trans and role_allow, kept in file order; count() bounds n by the bytes left, so the
+ * arrays are sized before their records are read. */
 static int read_roles(struct cur *c)
 {
 	struct policy_core *k = c->core;
@@ -777,19 +789,27 @@ static int read_roles(struct cur *c)
 	int rc = count(c, &n, rec, "role transition");
 	if (rc)
 		return rc;
+	if (n && !(k->rtrans = sp_zalloc(k->alloc, (size_t)n * sizeof(*k->rtrans), 0)))
+		return -ENOMEM;
+	k->nrtrans = n;
+	uint32_t process = rec == 16 ? 0 : process_class(k);
 	for (uint32_t i = 0; i < n; i++) {
-		uint32_t v[4];
+		uint32_t v[4] = { 0, 0, 0, process };
 		size_t at = c->off;
 		if ((rc = u32s(c, v, rec / 4, "role transition")))
 			return rc;
 		if (!v[0] || v[0] > k->nroles || !v[1] || v[1] > k->ntypes || !v[2] ||
 		    v[2] > k->nroles || (rec == 16 && (!v[3] || v[3] > k->nclasses)))
 			return bad(c, at, "invalid role transition");
+		k->rtrans[i] = (struct sp_role_trans){ v[0], v[1], v[3], v[2] };
 	}
 	k->info.role_trans = n;
 	c->sec = "role_allow";
 	if ((rc = count(c, &n, 8, "role allow")))
 		return rc;
+	if (n && !(k->rallow = sp_zalloc(k->alloc, (size_t)n * sizeof(*k->rallow), 0)))
+		return -ENOMEM;
+	k->nrallow = n;
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t v[2];
 		size_t at = c->off;
@@ -797,6 +817,7 @@ static int read_roles(struct cur *c)
 			return rc;
 		if (!v[0] || v[0] > k->nroles || !v[1] || v[1] > k->nroles)
 			return bad(c, at, "invalid role allow");
+		k->rallow[i] = (struct sp_role_allow){ v[0], v[1] };
 	}
 	k->info.role_allow = n;
 	return 0;
@@ -1243,6 +1264,8 @@ void policy_core_free_read(struct policy_core *k)
 	FREE_N(k->cnode, k->ncnode + 1);
 	FREE_N(k->cexpr, k->cexpr_cap);
 	FREE_N(k->ft, k->ft_cap);
+	FREE_N(k->rtrans, k->nrtrans);
+	FREE_N(k->rallow, k->nrallow);
 	if (k->attr_off) {
 		FREE_N(k->attr_v, k->attr_off[nt + 1] + 1);
 		FREE_N(k->attr_off, nt + 2);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * search.c - rule search with setools' semantics (setools 4.4 TERuleQuery, what sesearch
- * prints): the criteria of struct sp_policy_query (policy.h) turned into per-value match tables
- * once, then one pass over te_avtab, the conditional rules and the filename transitions.
+ * search.c - rule search with setools' semantics (setools 4.4 TERuleQuery and RBACRuleQuery,
+ * what sesearch prints): the criteria of struct sp_policy_query (policy.h) turned into
+ * per-value match tables once, then one pass over te_avtab, the conditional rules and the
+ * filename transitions.
  *
  * Semantics kept from setools, each checked against it by tests/cases/test_policy_search.c:
  * a type or attribute criterion matches through member types (a type's members are itself; an
@@ -12,6 +13,11 @@
  *
  * Cost: the match tables are O(types + classes x 32 + booleans) to build; each rule is then
  * judged in O(1) but the boolean criterion (O(expression length)).
+ *
+ * Role rules (sp_policy_role_search, setools RBACRuleQuery) reuse the target type and class
+ * tables: a role_transition's type matches as a TE rule's target; roles match by equality (a
+ * binary policy's roles have no members but themselves); a criterion a rule kind lacks (class,
+ * default role or a type for allow, a target role for role_transition) fails it.
  */
 #include <errno.h>
 #include <string.h>
@@ -257,6 +263,67 @@ SP_API int sp_policy_search(const struct sp_policy *p, const struct sp_policy_qu
 		    !q->bools)
 			rc = visit_filename_trans(&v);
 	}
+	query_release(&x);
+	return rc;
+}
+
+/* ---- role rules (setools RBACRuleQuery): roles are their own members ---- */
+
+static int role_allow_match(const struct query *x, const struct sp_policy_role_query *q,
+			    const struct sp_role_allow *ra)
+{
+	if (q->source && ra->role != q->source)
+		return 0;
+	if (q->target_role && ra->new_role != q->target_role)
+		return 0;
+	return !x->t && !x->cls && !q->default_role;	/* no type, class or default role */
+}
+
+static int role_trans_match(const struct query *x, const struct sp_policy_role_query *q,
+			    const struct sp_role_trans *rt)
+{
+	if (q->source && rt->role != q->source)
+		return 0;
+	if (q->target_role || (q->default_role && rt->new_role != q->default_role))
+		return 0;
+	return key_match(x, 0, rt->type, rt->tclass);	/* x->s is 0: no source type */
+}
+
+static int visit_roles(const struct query *x, const struct sp_policy_role_query *q,
+		       int (*fn)(void *ud, const struct sp_role_allow *ra,
+				 const struct sp_role_trans *rt),
+		       void *ud)
+{
+	const struct policy_core *k = x->p->core;
+	int rc = 0;
+	for (uint32_t i = 0; !rc && (q->kinds & SP_ROLE_ALLOW) && i < k->nrallow; i++)
+		if (role_allow_match(x, q, &k->rallow[i]))
+			rc = fn(ud, &k->rallow[i], NULL);
+	for (uint32_t i = 0; !rc && (q->kinds & SP_ROLE_TRANS) && i < k->nrtrans; i++)
+		if (role_trans_match(x, q, &k->rtrans[i]))
+			rc = fn(ud, NULL, &k->rtrans[i]);
+	return rc;
+}
+
+SP_API int sp_policy_role_search(const struct sp_policy *p, const struct sp_policy_role_query *q,
+				 int (*fn)(void *ud, const struct sp_role_allow *ra,
+					   const struct sp_role_trans *rt),
+				 void *ud)
+{
+	if (!SP_OPTS_HAS(q, default_role) || !q->kinds || !fn)
+		return -EINVAL;
+	uint32_t nroles = p->core->nroles, ncls = 0;
+	if (q->source > nroles || q->target_role > nroles || q->default_role > nroles)
+		return -EINVAL;
+	/* the type and class criteria are the TE search's, on a query with only target_direct */
+	const struct sp_policy_query tq = { .sz = sizeof(tq), .target_direct = q->target_direct };
+	struct query x = { .p = p, .q = &tq, .a = p->core->alloc, .ntypes = p->core->ntypes,
+			   .nclasses = p->core->nclasses, .nbools = p->core->nbools };
+	int rc = type_criterion(&x, q->target_type, q->target_direct, &x.t, &x.tmatch);
+	if (!rc && q->classes)
+		rc = value_set(&x, q->classes, q->nclasses, x.nclasses, &x.cls, &ncls);
+	if (!rc)
+		rc = visit_roles(&x, q, fn, ud);
 	query_release(&x);
 	return rc;
 }

@@ -4,15 +4,20 @@
  * library behind sesearch) on random queries over real policies: an embedded Python script draws
  * queries from random rules (source/target as the rule's type or attribute, a member type, or
  * direct -ds/-dt; class and permission filters with -ep/-Sp; -b/-eb booleans; -D defaults;
- * every rule kind) and prints setools'
- * TERuleQuery results, which is exactly what sesearch prints; the test runs the secpath binary
- * of its own build variant with the same arguments and compares the sorted lines.  The script
- * also prints each query's criteria (an L line) and a key per result (K lines: kind, source,
- * target, class, permissions or default type, file name, booleans and branch); the test puts
- * the same criteria into struct sp_policy_query, calls sp_policy_search directly on every
- * layout in turn, and compares the keys of what it visits.
- * Skipped with a message when /usr/bin/python3 cannot import setools.
+ * every rule kind) and prints setools' TERuleQuery results as sesearch prints them,
+ * sorted(results) (setools' rules order by their text); the test runs the secpath binary of its
+ * own build variant with the same arguments and compares the lines in order, whitespace runs
+ * aside.  The script also prints each query's criteria (an L line) and a key per result (K
+ * lines: kind, source, target, class, permissions or default type, file name, booleans and
+ * branch); the test puts the same criteria into struct sp_policy_query, calls sp_policy_search
+ * directly on every layout in turn, and compares the keys of what it visits as sets (the
+ * library visits in table order, policy.h; the order is the command's).
+ * The sesearch program itself is the oracle of one more test: every TE rule and every role
+ * rule of each policy, text and --json, in order, role rule queries, and the neverallow kinds.
+ * Skipped with a message when /usr/bin/python3 cannot import setools (or, for that test, when
+ * there is no sesearch).
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -89,8 +94,8 @@ static const char script[] =
 	"    q = setools.TERuleQuery(pol, **kw)\n"
 	"    res = list(q.results())\n"
 	"    print('Q\\t' + ' '.join(args))\n"
-	"    for line in sorted(str(x) for x in res):\n"
-	"        print('R\\t' + line)\n"
+	"    for x in sorted(res):\n"
+	"        print('R\\t' + str(x))\n"
 	"    lst = lambda v: ','.join(sorted(v)) if isinstance(v, (set, list)) else str(v)\n"
 	"    print('L\\t' + '\\t'.join(k + '=' + lst(v) for k, v in sorted(kw.items())))\n"
 	"    for r in res:\n"
@@ -111,13 +116,25 @@ struct lines {
 	size_t n, cap;
 };
 
+/* s with its whitespace runs made one space and none at either end: the only normalisation
+ * the comparisons make. */
 static void lines_add(struct lines *l, const char *s)
 {
 	if (l->n == l->cap) {
 		l->cap = l->cap ? l->cap * 2 : 64;
 		l->v = realloc(l->v, l->cap * sizeof(*l->v));
 	}
-	l->v[l->n++] = strdup(s);
+	char *d = strdup(s), *o = d;
+	for (const char *c = s; *c; c++) {
+		if (*c != ' ' && *c != '\t')
+			*o++ = *c;
+		else if (o > d && o[-1] != ' ')
+			*o++ = ' ';
+	}
+	if (o > d && o[-1] == ' ')
+		o--;
+	*o = 0;
+	l->v[l->n++] = d;
 }
 
 static void lines_clear(struct lines *l)
@@ -127,26 +144,33 @@ static void lines_clear(struct lines *l)
 	l->n = 0;
 }
 
-/* got and want hold the same lines in any order; else print the first few of each and fail. */
-static void assert_same_lines(const char *what, const char *query, struct lines *got,
-			      struct lines *want)
+/* got and want hold the same lines in the same order; else print where they part and fail. */
+static void assert_same_lines(const char *what, const char *query, const struct lines *got,
+			      const struct lines *want)
+{
+	size_t i = 0;
+	while (i < got->n && i < want->n && !strcmp(got->v[i], want->v[i]))
+		i++;
+	if (i < got->n || i < want->n) {
+		print_error("%s: %s: line %zu differs (%zu vs %zu lines)\n", what, query, i + 1,
+			    got->n, want->n);
+		for (size_t j = i; j < got->n && j < i + 3; j++)
+			print_error("  got:  %s\n", got->v[j]);
+		for (size_t j = i; j < want->n && j < i + 3; j++)
+			print_error("  want: %s\n", want->v[j]);
+	}
+	assert_true(i == got->n && i == want->n);
+}
+
+/* The library's visits against setools' results as sets: the library's order is its tables'. */
+static void assert_same_set(const char *what, const char *query, struct lines *got,
+			    struct lines *want)
 {
 	if (got->n)
 		qsort(got->v, got->n, sizeof(char *), line_cmp);
 	if (want->n)
 		qsort(want->v, want->n, sizeof(char *), line_cmp);
-	int same = got->n == want->n;
-	for (size_t i = 0; same && i < got->n; i++)
-		same = !strcmp(got->v[i], want->v[i]);
-	if (!same) {
-		print_error("%s: %s\n", what, query);
-		for (size_t i = 0; i < got->n && i < 5; i++)
-			print_error("  got:  %s\n", got->v[i]);
-		for (size_t i = 0; i < want->n && i < 5; i++)
-			print_error("  want: %s\n", want->v[i]);
-		print_error("  (%zu vs %zu lines)\n", got->n, want->n);
-	}
-	assert_true(same);
+	assert_same_lines(what, query, got, want);
 }
 
 static void secpath_bin(char *out, size_t len)
@@ -342,7 +366,7 @@ static void compare_library(const struct sp_policy *p, const char *lline, struct
 	struct keys k = { p, &got };
 	build_query(p, lline, &b);
 	assert_int_equal(sp_policy_search(p, &b.q, key_of, &k), 0);
-	assert_same_lines("library query", lline, &got, want);
+	assert_same_set("library query", lline, &got, want);
 	lines_clear(&got);
 	free(got.v);
 }
@@ -460,6 +484,64 @@ static void test_policy_search__debian_default(void **st)
 	run("data/policy/debian-default.policy.33.xz", 12, 2);
 }
 
+/* ---- the sesearch program itself ---- */
+
+/* The lines a command prints on stdout, in order; its exit status. */
+static int command_lines(const char *cmd, struct lines *out)
+{
+	FILE *f = popen(cmd, "r");
+	assert_non_null(f);
+	char buf[8192];
+	while (fgets(buf, sizeof(buf), f)) {
+		buf[strcspn(buf, "\n")] = 0;
+		lines_add(out, buf);
+	}
+	int st = pclose(f);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* sesearch's and secpath's output for `kinds` on pol: the same lines in the same order, and
+ * --json's rules in that order too.  Returns the number of lines. */
+static size_t compare_sesearch(const char *bin, const char *pol, const char *kinds)
+{
+	static const char texts[] = "/usr/bin/python3 -c 'import json, sys\n"
+				    "for r in json.load(sys.stdin)[\"rules\"]: print(r[\"text\"])'";
+	char cmd[3 * PATH_MAX + 512];
+	struct lines want = { 0 }, got = { 0 }, json = { 0 };
+	snprintf(cmd, sizeof(cmd), "sesearch %s %s", kinds, pol);
+	assert_int_equal(command_lines(cmd, &want), 0);
+	const char *quiet = strstr(kinds, "never") ? "2>/dev/null" : "";	/* the note */
+	snprintf(cmd, sizeof(cmd), "%s policy search %s %s %s", bin, kinds, pol, quiet);
+	assert_int_equal(command_lines(cmd, &got), 0);
+	assert_same_lines(pol, kinds, &got, &want);
+	snprintf(cmd, sizeof(cmd), "%s policy search --json %s %s %s | %s", bin, kinds, pol, quiet,
+		 texts);
+	assert_int_equal(command_lines(cmd, &json), 0);
+	assert_same_lines(pol, "--json", &json, &want);
+	size_t n = want.n;
+	lines_clear(&want);
+	lines_clear(&got);
+	lines_clear(&json);
+	free(want.v);
+	free(got.v);
+	free(json.v);
+	return n;
+}
+
+/* A policy file of tp_read's bytes (xz undone) for sesearch; the caller unlinks it. */
+static void policy_file(const char *path, char tmp[32])
+{
+	unsigned char *buf = NULL;
+	size_t len = 0;
+	assert_int_equal(tp_read(path, &buf, &len), 0);
+	snprintf(tmp, 32, "/tmp/secpath-policy-XXXXXX");
+	int fd = mkstemp(tmp);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, buf, len), (ssize_t)len);
+	close(fd);
+	free(buf);
+}
+
 /* The other commands as a user runs them: output, exit codes, diagnostics. */
 static int run_cli(const char *bin, const char *args, char *out, size_t len)
 {
@@ -509,6 +591,116 @@ static void test_policy_cli__info_decide(void **st)
 	assert_int_equal(run_cli(bin, "nosuch", out, sizeof(out)), 2);
 }
 
+/* Role rule criteria on Debian's base-only policy: -s and -D roles, -t a role or a type or an
+ * attribute (directly too), -c; each against sesearch, with how many lines it printed. */
+static void role_queries(const char *bin, const char *pol)
+{
+	static const struct {
+		const char *args;
+		size_t lines;
+	} qs[] = {
+		{ "--role_allow --role_trans", 7 },
+		{ "--role_allow --role_trans -s sysadm_r", 6 },
+		{ "--role_allow -t system_r", 1 },
+		{ "--role_allow --role_trans -t initrc_exec_t", 1 },
+		{ "--role_allow --role_trans -t initrc_exec_t -dt", 1 },
+		{ "--role_trans -t file_type", 3 },
+		{ "--role_trans -t file_type -dt", 0 },
+		{ "--role_allow --role_trans -D system_r", 3 },
+		{ "--role_allow --role_trans -c process", 3 },
+		{ "--role_allow --role_trans -c file", 0 },
+	};
+	for (size_t i = 0; i < SP_ARRAY_SIZE_T(qs); i++)
+		assert_int_equal(compare_sesearch(bin, pol, qs[i].args), qs[i].lines);
+}
+
+static int count_role(void *ud, const struct sp_role_allow *ra, const struct sp_role_trans *rt)
+{
+	assert_true(!ra != !rt);
+	++*(size_t *)ud;
+	return 0;
+}
+
+/* The role rule API on tiny: every rule once, a bad query refused. */
+static void test_policy_search__role_api(void **st)
+{
+	(void)st;
+	struct sp_policy *p;
+	assert_int_equal(sp_policy_read_file("tests/data/policy/tiny.33", NULL, &p), 0);
+	struct sp_policy_info info;
+	sp_policy_get_info(p, &info);
+	assert_int_equal(sp_policy_role_allow_count(p), info.role_allow);
+	assert_int_equal(sp_policy_role_trans_count(p), info.role_trans);
+	assert_int_equal(info.role_allow + info.role_trans, 3);
+	const struct sp_role_allow *ra = sp_policy_role_allow(p, 0);
+	assert_non_null(ra);
+	assert_string_equal(sp_policy_role_name(p, ra->role), "system_r");
+	assert_string_equal(sp_policy_role_name(p, ra->new_role), "user_r");
+	assert_null(sp_policy_role_allow(p, info.role_allow));
+	assert_null(sp_policy_role_trans(p, info.role_trans));
+	struct sp_policy_role_query q = { .sz = sizeof(q), .kinds = SP_ROLE_ALLOW | SP_ROLE_TRANS };
+	size_t n = 0;
+	assert_int_equal(sp_policy_role_search(p, &q, count_role, &n), 0);
+	assert_int_equal(n, 3);
+	q.source = sp_policy_role_count(p) + 1;
+	assert_int_equal(sp_policy_role_search(p, &q, count_role, &n), -EINVAL);
+	q.source = 0;
+	q.kinds = 0;
+	assert_int_equal(sp_policy_role_search(p, &q, count_role, &n), -EINVAL);
+	sp_policy_free(p);
+}
+
+/* Every TE rule of tiny, Debian's base-only and the upstream test policies, all kinds in one
+ * query (so one sorted list across kinds, as sesearch sorts them); the neverallow kinds print
+ * nothing, as sesearch, and say why on stderr. */
+static void test_policy_search__sesearch_order(void **st)
+{
+	(void)st;
+	static const char all[] = "-A --auditallow --dontaudit -T --type_change --type_member "
+				  "--auditallowxperm --dontauditxperm";
+	if (!have_setools() || system("sesearch --help >/dev/null 2>&1")) {
+		print_message("no sesearch (Debian package setools): skipping its order\n");
+		skip();
+	}
+	char bin[PATH_MAX + 32], tmp[32], out[8192];
+	secpath_bin(bin, sizeof(bin));
+	static const char roles[] = "--role_allow --role_trans";
+	size_t n, tiny = compare_sesearch(bin, "tests/data/policy/tiny.33", all), several = 0;
+	assert_true(tiny > 20);
+	assert_int_equal(compare_sesearch(bin, "tests/data/policy/tiny.33", roles), 3);
+	/* the TE rules first: role_transition lines after type_transition ones */
+	assert_int_equal(compare_sesearch(bin, "tests/data/policy/tiny.33", "-T --role_trans"), 8);
+	policy_file("data/policy/debian-base-only.policy.33.xz", tmp);
+	size_t base = compare_sesearch(bin, tmp, all), up = 0, uproles = 0;
+	assert_true(base > 1000);
+	role_queries(bin, tmp);
+	unlink(tmp);
+	char **paths = tsupport_upstream_policies(&n);
+	assert_non_null(paths);
+	for (size_t i = 0; i < n; i++) {
+		size_t k = compare_sesearch(bin, paths[i], all);
+		up += k;
+		several += k > 1;	/* most of them are a rule or two */
+		uproles += compare_sesearch(bin, paths[i], roles);
+	}
+	tsupport_paths_free(paths);
+	assert_true(several >= n / 4);
+	assert_true(uproles > 50);
+	print_message("sesearch's order: tiny %zu, base-only %zu, %zu upstream policies %zu lines "
+		      "and %zu role rules\n", tiny, base, n, up, uproles);
+	assert_int_equal(compare_sesearch(bin, "tests/data/policy/tiny.33",
+					  "--neverallow --neverallowxperm"), 0);
+	assert_int_equal(compare_sesearch(bin, "tests/data/policy/tiny.33",
+					  "--neverallow --allow -s app_t"),
+			 compare_sesearch(bin, "tests/data/policy/tiny.33", "--allow -s app_t"));
+	assert_int_equal(run_cli(bin, "search --neverallow tests/data/policy/tiny.33", out,
+				 sizeof(out)), 0);
+	assert_non_null(strstr(out, "no neverallow rules"));
+	char *nl = strchr(out, '\n');	/* one line: the note */
+	assert_non_null(nl);
+	assert_int_equal(nl[1], 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -517,6 +709,8 @@ int main(void)
 		cmocka_unit_test(test_policy_search__base_only),
 		cmocka_unit_test(test_policy_search__debian_default),
 		cmocka_unit_test(test_policy_search__mls_and_upstream),
+		cmocka_unit_test(test_policy_search__sesearch_order),
+		cmocka_unit_test(test_policy_search__role_api),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -70,6 +70,10 @@ has '"perms":\["append","create"' "policy search --json: permissions as a list"
 valid policy-search 0 "$B" policy search --json -A -b allow_execmem "$P"
 has '"conditional":{"expression":' "policy search --json: a conditional rule's expression"
 valid policy-search 0 "$B" policy search --json -T -s passwd_t "$P"
+valid policy-search 0 "$B" policy search --json --role_allow --role_trans -t sysadm_r "$P"
+has '"kind":"role_allow","source":"staff_r","target":"sysadm_r"' "policy search --json: a role allow rule"
+valid policy-search 0 "$B" policy search --json --role_trans -s sysadm_r -t acct_initrc_exec_t "$P"
+has '"kind":"role_transition","source":"sysadm_r","target":"acct_initrc_exec_t","class":"process","default":"system_r"' "policy search --json: a role_transition rule"
 valid policy-info 0 "$B" policy info --json "$P"
 valid policy-decide 0 "$B" policy decide --json "$P" passwd_t shadow_t file read
 valid slab-stats 0 "$B" slab stats --json --size 408 --flags hwcache,colour
