@@ -335,6 +335,25 @@ static int p_user_tail(struct search_items *it, const char *mptr)
 	return 0;
 }
 
+/* The pid= then uid= that parse_user and parse_login both begin with (codes 1-6). */
+static int pid_then_uid(struct search_items *it, const char **term)
+{
+	unsigned long v;
+	int rc, f;
+
+	if (it->s->pid != -1) {
+		if ((rc = num_field(term, "pid=", 4, 1, 2, 3, 10, &v, &f)))
+			return rc;
+		it->pid = (int32_t)v;
+	}
+	if (search_has_uid(it->s)) {
+		if ((rc = num_field(term, "uid=", 4, 4, 5, 6, 10, &v, &f)))
+			return rc;
+		it->uid = (uint32_t)v;
+	}
+	return 0;
+}
+
 /* parse_user (USER, the user-space message ranges; USER_AVC through p_avc). */
 static int p_user(struct search_items *it, const char *m)
 {
@@ -343,16 +362,8 @@ static int p_user(struct search_items *it, const char *m)
 	unsigned long v;
 	int rc, f;
 
-	if (s->pid != -1) {
-		if ((rc = num_field(&term, "pid=", 4, 1, 2, 3, 10, &v, &f)))
-			return rc;
-		it->pid = (int32_t)v;
-	}
-	if (search_has_uid(s)) {
-		if ((rc = num_field(&term, "uid=", 4, 4, 5, 6, 10, &v, &f)))
-			return rc;
-		it->uid = (uint32_t)v;
-	}
+	if ((rc = pid_then_uid(it, &term)))
+		return rc;
 	if (search_has_loginuid(s)) {
 		const char *name = strstr(term, "auid=") ? "auid=" : "loginuid=";
 		if ((rc = num_field(&term, name, (int)strlen(name), 7, 8, 9, 10, &v, &f)))
@@ -370,18 +381,10 @@ static int p_login(struct search_items *it, const char *m)
 	const struct sp_audit_search *s = it->s;
 	const char *term = m, *str, *ptr;
 	unsigned long v;
-	int rc, f;
+	int rc;
 
-	if (s->pid != -1) {
-		if ((rc = num_field(&term, "pid=", 4, 1, 2, 3, 10, &v, &f)))
-			return rc;
-		it->pid = (int32_t)v;
-	}
-	if (search_has_uid(s)) {
-		if ((rc = num_field(&term, "uid=", 4, 4, 5, 6, 10, &v, &f)))
-			return rc;
-		it->uid = (uint32_t)v;
-	}
+	if ((rc = pid_then_uid(it, &term)))
+		return rc;
 	if (search_has_loginuid(s)) {
 		if ((str = strstr(term, "new auid=")))
 			ptr = str + 9;
