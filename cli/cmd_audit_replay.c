@@ -24,7 +24,7 @@
 static void usage(FILE *f)
 {
 	fputs("usage: secpath audit replay [-R RULES] [ausearch options] [--json] [--output FILE]\n"
-	      "                            [--window N] [host options] [-c] LOG...\n"
+	      "                            [--window N] [--input-logs] [host options] [-c] [LOG...]\n"
 	      "\n"
 	      "Replay audit.log files (plain or gzip; \"-\" = stdin; raw or ENRICHED) or recorded\n"
 	      "event streams (docs/RECORD.md) through the compiled filter built from RULES\n"
@@ -48,6 +48,9 @@ static void usage(FILE *f)
 	      "                 inputs: the kept events as a recorded stream); FILE may not be an\n"
 	      "                 input and is replaced only when every input was read to its end\n"
 	      "  --window N     events kept open for grouping (default 64)\n"
+	      "  --input-logs   read auditd's log and its rotations (auditd.conf's log_file)\n"
+	      "A LOG that is a directory is its audit.log and rotations, oldest first (ausearch\n"
+	      "-if DIR); no LOG is standard input when it is a pipe, else auditd's logs.\n"
 	      "  --machine M, --passwd F, --group F, --dirs F, --features N\n"
 	      "                 host inputs for the rules parser (as audit check)\n"
 	      "  -c, --continue replay with the rule lines that parse when others are rejected\n"
@@ -319,6 +322,9 @@ struct replay_args {
 	size_t ninputs, window;
 	int json;
 	struct sp_audit_search *search;	/* ausearch's options */
+	int input_logs;			/* --input-logs: auditd's logs, whatever stdin is */
+	char **owned;			/* the inputs a directory or auditd's logs expanded to */
+	size_t nowned;
 };
 
 static int is_date_word(const char *v)
@@ -393,6 +399,8 @@ static int parse_args(int argc, char **argv, struct sp_cli *cli, struct replay_a
 			;
 		} else if (!strcmp(a, "--json")) {
 			ra->json = 1;
+		} else if (!strcmp(a, "--input-logs")) {
+			ra->input_logs = 1;
 		} else if (!strcmp(a, "--output") && i + 1 < argc) {
 			ra->output = argv[++i];
 		} else if (!strcmp(a, "--window") && i + 1 < argc) {
@@ -414,7 +422,7 @@ static int parse_args(int argc, char **argv, struct sp_cli *cli, struct replay_a
 	}
 	if (cli_rules_args_check(cli, &ra->ra, "replay"))
 		return SP_EXIT_USAGE;
-	if ((!ra->ra.rules && !sp_audit_search_active(ra->search)) || !ra->ninputs) {
+	if (!ra->ra.rules && !sp_audit_search_active(ra->search)) {
 		usage(cli->err);
 		return SP_EXIT_USAGE;
 	}
@@ -480,6 +488,116 @@ static struct sp_audit_replay *replay_open(struct sp_cli *cli, const struct repl
 	return rp;
 }
 
+/* auditd.conf's log_file (as libaudit reads "log_file = PATH"), else auditd's default. */
+static char *auditd_log_file(void)
+{
+	FILE *f = fopen("/etc/audit/auditd.conf", "re");
+	char line[4096], *path = NULL;
+
+	while (f && !path && fgets(line, sizeof(line), f)) {
+		char *p = line + strspn(line, " \t");
+		if (strncmp(p, "log_file", 8) || !strchr(" \t=", p[8]))
+			continue;
+		p += 8 + strspn(p + 8, " \t");
+		if (*p++ != '=')
+			continue;
+		p += strspn(p, " \t");
+		size_t n = strcspn(p, "\r\n");
+		while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+			n--;
+		if (n)
+			path = strndup(p, n);
+	}
+	if (f)
+		fclose(f);
+	return path ? path : strdup("/var/log/audit/audit.log");
+}
+
+static int owned_add(struct replay_args *ra, char *path)
+{
+	char **v = path ? realloc(ra->owned, (ra->nowned + 1) * sizeof(*v)) : NULL;
+	if (!v) {
+		free(path);
+		return -ENOMEM;
+	}
+	ra->owned = v;
+	ra->owned[ra->nowned++] = path;
+	return 0;
+}
+
+/* ausearch's process_logs(): BASE.N .. BASE.1 (the readable ones from .1 up, oldest first),
+ * then BASE.  A missing BASE with no rotation is refused here, naming it. */
+static int add_rotations(struct sp_cli *cli, struct replay_args *ra, const char *base)
+{
+	char p[4200];
+	unsigned n = 0;
+
+	while (n < 10000 && snprintf(p, sizeof(p), "%s.%u", base, n + 1) < (int)sizeof(p) &&
+	       !access(p, R_OK))
+		n++;
+	if (!n && access(base, R_OK)) {
+		fprintf(cli->err, "%s: audit replay: cannot read '%s': %s\n", cli->prog, base,
+			strerror(errno));
+		return -errno;
+	}
+	for (; n; n--) {
+		snprintf(p, sizeof(p), "%s.%u", base, n);
+		if (owned_add(ra, strdup(p)))
+			return -ENOMEM;
+	}
+	return access(base, R_OK) ? 0 : owned_add(ra, strdup(base));
+}
+
+/* The inputs as ausearch takes them: a directory is its audit.log and rotations (-if DIR);
+ * no input is stdin when it is a pipe, else auditd's log and rotations (--input-logs: always). */
+static int expand_inputs(struct sp_cli *cli, struct replay_args *ra)
+{
+	struct stat st;
+	int rc = 0;
+
+	if (!ra->ninputs) {
+		if (!ra->input_logs && !fstat(0, &st) && S_ISFIFO(st.st_mode)) {
+			ra->inputs[ra->ninputs++] = "-";
+			return 0;
+		}
+		char *base = auditd_log_file();
+		if (!base)
+			return -ENOMEM;
+		rc = add_rotations(cli, ra, base);
+		free(base);
+	}
+	for (size_t k = 0; k < ra->ninputs && !rc; k++) {
+		char dir[4200];
+		if (strcmp(ra->inputs[k], "-") && !stat(ra->inputs[k], &st) && S_ISDIR(st.st_mode)) {
+			size_t n = strlen(ra->inputs[k]);
+			snprintf(dir, sizeof(dir), "%s%saudit.log", ra->inputs[k],
+				 n && ra->inputs[k][n - 1] == '/' ? "" : "/");
+			rc = add_rotations(cli, ra, dir);
+		} else {
+			rc = owned_add(ra, strdup(ra->inputs[k]));
+		}
+	}
+	if (rc)
+		return rc;
+	const char **v = realloc(ra->inputs, (ra->nowned ? ra->nowned : 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	ra->inputs = v;
+	for (size_t k = 0; k < ra->nowned; k++)
+		ra->inputs[k] = ra->owned[k];
+	ra->ninputs = ra->nowned;
+	return 0;
+}
+
+static void replay_args_release(struct replay_args *ra)
+{
+	for (size_t k = 0; k < ra->nowned; k++)
+		free(ra->owned[k]);
+	free(ra->owned);
+	free(ra->inputs);
+	sp_audit_search_free(ra->search);
+}
+
 int cmd_audit_replay(int argc, char **argv, struct sp_cli *cli)
 {
 	struct replay_args ra;
@@ -500,9 +618,10 @@ int cmd_audit_replay(int argc, char **argv, struct sp_cli *cli)
 		return SP_EXIT_REJECTED;
 	}
 	rc = parse_args(argc, argv, cli, &ra);
+	if (!rc && expand_inputs(cli, &ra))
+		rc = SP_EXIT_REJECTED;
 	if (rc) {
-		free(ra.inputs);
-		sp_audit_search_free(ra.search);
+		replay_args_release(&ra);
 		return rc < 0 ? SP_EXIT_OK : rc;
 	}
 	cli_files_init(&files);
@@ -553,7 +672,6 @@ out:
 	sp_audit_ruleset_free(tsv);
 	sp_diags_release(&d);
 	free(text);
-	free(ra.inputs);
-	sp_audit_search_free(ra.search);
+	replay_args_release(&ra);
 	return status;
 }
