@@ -39,6 +39,7 @@ static void usage(FILE *f)
 	      "  -sc, --syscall S  syscall number, or name (then of this host's architecture)\n"
 	      "  -p, --pid N, -pp, --ppid N, -ui, --uid N, -ul, --loginuid N, -a, --event N\n"
 	      "  -x, --executable EXE  an exe containing EXE (equal to it with -w)\n"
+	      "  -f, --file NAME  a PATH/AVC/socket name or the cwd containing NAME (-w: equal)\n"
 	      "  -sv, --success yes|no\n"
 	      "  -ts, --start [DATE] [TIME]  -te, --end [DATE] [TIME]: DATE is MM/DD/YY (the\n"
 	      "                 locale's %x) or now, recent, today, yesterday, this-week,\n"
@@ -345,7 +346,7 @@ static int search_arg(int argc, char **argv, int *i, struct sp_cli *cli, struct 
 	static const char *const one[] = { "-k", "--key", "-m", "--message", "-sc", "--syscall",
 					   "-p", "--pid", "-pp", "--ppid", "-ui", "--uid", "-ul",
 					   "--loginuid", "-x", "--executable", "-sv", "--success",
-					   "-a", "--event" };
+					   "-a", "--event", "-f", "--file" };
 	const char *a = argv[*i], *v1 = NULL, *v2 = NULL;
 	int word = !strcmp(a, "-w") || !strcmp(a, "--word"), known = word;
 	int timed = !strcmp(a, "-ts") || !strcmp(a, "--start") || !strcmp(a, "-te") ||

@@ -5,7 +5,7 @@
  * each event built into filter inputs and decided by a fixed rule set with watch, dir and exe
  * rules.  Invariants: lines == records + malformed + skipped + truncated; both feedings give the same counts; events
  * read == kept + dropped; every record's text lies inside the input; ausearch's selection
- * (keys, types, syscall by name, a time range, pids, uids, exe, success: every record parser
+ * (keys, types, syscall by name, a time range, pids, uids, exe, files, success: every record parser
  * runs) answers 0 or 1 for every event.
  */
 #include <stdint.h>
@@ -48,6 +48,7 @@ static int check_event(void *ud, const struct sp_audit_log_event *ev)
 		    sp_audit_search_set(search, "-ui", "0", NULL, NULL) ||
 		    sp_audit_search_set(search, "-ul", "1000", NULL, NULL) ||
 		    sp_audit_search_set(search, "-x", "/", NULL, NULL) ||
+		    sp_audit_search_set(search, "-f", "e", NULL, NULL) ||
 		    sp_audit_search_set(search, "-sv", "no", NULL, NULL))
 			abort();
 	}

@@ -101,7 +101,7 @@ SP_API int sp_audit_log_event_build(const struct sp_audit_log_event *lev,
 /* 1 if records of this type are only written as part of a recorded syscall (PATH, CWD...). */
 SP_API int sp_audit_log_type_is_companion(uint32_t type);
 
-/* ---- ausearch's selection (ausearch 3.0.9: -k -w -m -sc -ts -te -p -pp -ui -ul -x -sv -a) ---- */
+/* ---- ausearch's selection (ausearch 3.0.9: -k -w -m -sc -ts -te -p -pp -ui -ul -x -f -sv -a) ---- */
 
 struct sp_audit_search;
 
@@ -113,9 +113,10 @@ SP_API void sp_audit_search_free(struct sp_audit_search *s);
  * or a name of this host's machine, which then also requires its architecture), "-ts"/"-te"
  * with a date (the locale's %x, or now, recent, today, yesterday, this-week, week-ago,
  * this-month, this-year) and/or a time (HH:MM[:SS]) in v1 and v2 (v2 may be NULL), "-p PID",
- * "-pp PPID", "-ui UID" and "-ul LOGINUID" (numbers; -ul also -1), "-x EXE" (a substring, or
- * whole with -w), "-sv yes|no", "-a SERIAL"; long forms (--key, --word, --message, --syscall,
- * --start, --end, --pid, --ppid, --uid, --loginuid, --executable, --success, --event) too.  The keywords read the clock at
+ * "-pp PPID", "-ui UID" and "-ul LOGINUID" (numbers; -ul also -1), "-x EXE" and "-f FILE" (a
+ * substring, or whole with -w), "-sv yes|no", "-a SERIAL"; long forms (--key, --word,
+ * --message, --syscall, --start, --end, --pid, --ppid, --uid, --loginuid, --executable, --file,
+ * --success, --event) too.  The keywords read the clock at
  * sp_audit_search_new (or sp_audit_search_set_now).  Returns 0 or -EINVAL with a diagnostic
  * naming the option, or -ENOMEM.
  */

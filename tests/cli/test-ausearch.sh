@@ -49,6 +49,18 @@ type=AVC msg=audit(1764460803.900:9): avc:  received policyload notice (seqno=2)
 type=USER_LOGIN msg=audit(1764547200.000:10): pid=16 uid=0 auid=1000 ses=3 msg='op=login id=1000 exe="/usr/sbin/sshd" hostname=h addr=10.0.0.1 terminal=ssh res=success'
 type=SYSCALL msg=audit(1764547201.100:11): arch=c000003e syscall=0 success=yes exit=1 a0=3 a1=4 a2=1 a3=0 items=0 ppid=1 pid=17 auid=1000 uid=1000 gid=1000 euid=1000 suid=1000 fsuid=1000 egid=1000 sgid=1000 fsgid=1000 tty=pts1 ses=3 comm="r" exe="/r" key="access-read"
 type=DAEMON_START msg=audit(1764547202.200:12): op=start ver=3.0.9 format=enriched kernel=6.1.0 auid=4294967295 pid=1 uid=0 ses=4294967295 res=success
+type=SYSCALL msg=audit(1764547203.000:13): arch=c000003e syscall=42 success=yes exit=0 a0=3 a1=7ffd a2=6e a3=0 items=0 ppid=1 pid=18 auid=1000 uid=0 gid=0 euid=0 suid=0 fsuid=0 egid=0 sgid=0 fsgid=0 tty=(none) ses=3 comm="c" exe="/c" key=(null)
+type=SOCKADDR msg=audit(1764547203.000:13): saddr=01002F72756E2F7379737465
+type=SYSCALL msg=audit(1764547203.100:14): arch=c000003e syscall=42 success=yes exit=0 a0=3 a1=7ffd a2=6e a3=0 items=0 ppid=1 pid=19 auid=1000 uid=0 gid=0 euid=0 suid=0 fsuid=0 egid=0 sgid=0 fsgid=0 tty=(none) ses=3 comm="c" exe="/c" key=(null)
+type=SOCKADDR msg=audit(1764547203.100:14): saddr=0100006162737472616374
+type=SYSCALL msg=audit(1764547203.200:15): arch=c000003e syscall=257 success=yes exit=3 a0=ffffff9c a1=7ffd a2=0 a3=0 items=2 ppid=1 pid=20 auid=1000 uid=0 gid=0 euid=0 suid=0 fsuid=0 egid=0 sgid=0 fsgid=0 tty=(none) ses=3 comm="c" exe="/c" key=(null)
+type=CWD msg=audit(1764547203.200:15): cwd="/home/u"
+type=PATH msg=audit(1764547203.200:15): item=0 name="./notes.txt" inode=9 dev=08:01 mode=0100644 ouid=0 ogid=0 rdev=00:00 nametype=NORMAL
+type=PATH msg=audit(1764547203.200:15): item=1 name=2F746D702F6865782066696C65 inode=10 dev=08:01 mode=0100644 ouid=0 ogid=0 rdev=00:00 nametype=NORMAL
+type=AVC msg=audit(1764547203.300:16): avc:  denied  { write } for  pid=21 comm="c" path="/var/log/x" dev="sda1" ino=3 scontext=u:r:a_t:s0 tcontext=u:r:b_t:s0 tclass=file permissive=0
+type=SYSCALL msg=audit(1764547203.400:17): arch=c000003e syscall=2 success=yes exit=3 a0=1 a1=2 a2=0 a3=0 items=1 ppid=1 pid=22 auid=1000 uid=0 gid=0 euid=0 suid=0 fsuid=0 egid=0 sgid=0 fsgid=0 tty=(none) ses=3 comm="c" exe="/c" key=(null)
+type=CWD msg=audit(1764547203.400:17): cwd=2F6F7074
+type=PATH msg=audit(1764547203.400:17): item=0 name=(null) inode=9 dev=08:01 mode=0100644 ouid=0 ogid=0 rdev=00:00 nametype=UNKNOWN
 EOF
 
 logs="$tmp/edge.log"
@@ -124,6 +136,10 @@ for log in $logs; do
 	for a in $(grep -o 'msg=audit([0-9.]*:[0-9]*' "$log" | cut -d: -f2 | sort -u | head -6); do
 		check "$log" -a "$a"
 	done
+	for f in $(grep -o ' name="[^"]*"\| cwd="[^"]*"\| path="[^"]*"' "$log" | sed 's/.*="\(.*\)"/\1/' | sort -u | head -8) / etc passwd .. /nonexistent; do
+		check "$log" -f "$f"
+		check "$log" -f "$f" -w
+	done
 	check "$log" -sv no -ui 0
 	check "$log" -ul 1000 -sv yes -m SYSCALL,USER_LOGIN
 done
@@ -140,6 +156,9 @@ check "$e" -ts this-month
 check "$e" -te yesterday
 check "$e" -ts 12/01/25 -k access
 check "$e" -ts 11/30/25 -m AVC,SECCOMP
+for f in /run/syste abstract notes /home/u/./notes.txt "hex file" /var/log /opt null; do
+	check "$e" -f "$f"
+done
 # the inputs as ausearch takes them: a directory is audit.log.N .. audit.log.1, audit.log (its
 # rotations, oldest first; the split here keeps each event in one file); no LOG and a pipe is stdin
 mkdir "$tmp/logs"
@@ -159,7 +178,8 @@ done
 # the directory's files were read oldest first (the edge log's serials rise through the file)
 "$bin" audit replay -ts 11/01/25 --output "$tmp/s" "$tmp/logs" >/dev/null 2>&1
 sed 's/.*msg=audit([0-9.]*:\([0-9]*\)).*/\1/' "$tmp/s" >"$tmp/serials"
-if [ "$(wc -l <"$tmp/s")" -eq 12 ] && sort -n "$tmp/serials" | cmp -s - "$tmp/serials"; then
+if [ "$(wc -l <"$tmp/s")" -eq "$(aus -if "$tmp/logs" -ts 11/01/25 | wc -l)" ] &&
+   [ -s "$tmp/s" ] && sort -n "$tmp/serials" | cmp -s - "$tmp/serials"; then
 	pass=$((pass + 1))
 else
 	fail=$((fail + 1)); echo "FAIL directory: not read oldest first"

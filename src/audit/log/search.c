@@ -3,7 +3,7 @@
  * search.c - ausearch 3.0.9's event selection re-created for grouped audit.log events:
  * -k/--key (with -w/--word, which also makes -x exact), -m/--message, -sc/--syscall,
  * -ts/--start, -te/--end, -p/--pid, -pp/--ppid, -ui/--uid, -ul/--loginuid, -x/--executable,
- * -sv/--success, -a/--event (numbers only for uids: no name lookups).
+ * -sv/--success, -a/--event, -f/--file (numbers only for uids: no name lookups).
  *
  * Mirrors (audit-userspace src/): sp_audit_search_match ~ match() in ausearch-match.c, its
  * order of tests and its AND of every criterion; the options ~ check_params() in
@@ -60,6 +60,7 @@ SP_API void sp_audit_search_free(struct sp_audit_search *s)
 		return;
 	free(s->key);
 	free(s->exe);
+	free(s->file);
 	free(s);
 }
 
@@ -313,6 +314,8 @@ static int set_value(struct sp_audit_search *s, const char *opt, const char *v,
 	}
 	if (!strcmp(opt, "-x") || !strcmp(opt, "--executable"))
 		return set_str(&s->exe, v);
+	if (!strcmp(opt, "-f") || !strcmp(opt, "--file"))
+		return set_str(&s->file, v);
 	if (!strcmp(opt, "-k") || !strcmp(opt, "--key"))
 		return set_str(&s->key, v);
 	return 1;
@@ -409,6 +412,12 @@ static int items_match(const struct sp_audit_search *s, const struct search_item
 		return 0;
 	if (s->ntypes && !has_type(s, ev, mask))
 		return 0;
+	if (s->file) {	/* a name of the list, else the cwd */
+		if ((!it->has_files && !it->has_cwd) || (it->has_files && !it->file_hit && !it->has_cwd))
+			return 0;
+		if (it->has_cwd && !it->file_hit && !str_match(s, s->file, it->cwd))
+			return 0;
+	}
 	if (s->exe && !(it->has_exe && str_match(s, s->exe, it->exe)))
 		return 0;
 	return !s->key || (it->has_key && it->key_hit);

@@ -34,6 +34,7 @@ struct sp_audit_search {
 	uint32_t loginuid;		/* -ul: 0xfffffffe (-2) = none */
 	int success;			/* -sv: SEARCH_UNSET, 0, 1 */
 	char *exe;			/* -x, or NULL */
+	char *file;			/* -f, or NULL */
 };
 
 static inline int search_has_uid(const struct sp_audit_search *s)
@@ -56,6 +57,10 @@ struct search_items {
 	int success;
 	int has_exe;			/* exe holds a string (ausearch: s->exe != NULL) */
 	char exe[SEARCH_STR_MAX];
+	/* -f: ausearch's file name list is matched as it is built (has_files: the list exists,
+	 * file_hit: a name in it matched); the cwd is kept for relative names and the end */
+	int has_files, file_hit, has_cwd;
+	char cwd[SEARCH_STR_MAX];
 };
 
 void search_items_init(struct search_items *it, const struct sp_audit_search *s);

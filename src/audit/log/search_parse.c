@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * search_parse.c - ausearch 3.0.9's extract_search_items() (src/ausearch-parse.c) for the
- * criteria secpath takes: the fields a record yields for -k, -sc, -p, -pp, -ui, -ul, -x and -sv,
+ * criteria secpath takes: the fields a record yields for -k, -sc, -p, -pp, -ui, -ul, -x, -sv, -f,
  * and the records ausearch refuses, which take their whole event out of every search.
  *
  * Each parser below is one of ausearch's (named in its comment) and walks the record as that
@@ -18,6 +18,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -122,6 +123,137 @@ static int key_value(struct search_items *it, const char *v, int noquote, int no
 			start = i + 1;
 		}
 	}
+	return 0;
+}
+
+/* A name for -f, matched as ausearch matches its file name list. */
+static void file_name(struct search_items *it, const char *name)
+{
+	const struct sp_audit_search *s = it->s;
+	it->file_hit |= s->word ? !strcmp(name, s->file) : strstr(name, s->file) != NULL;
+}
+
+/* common_path_parser: a quoted name, (null), or hex (00-led: an abstract socket name);
+ * "./" and "../" names are joined to the cwd known so far.  The list exists from the first
+ * call, even when the name then fails. */
+static int path_value(struct search_items *it, const char *path)
+{
+	char name[SEARCH_STR_MAX], full[SEARCH_STR_MAX];
+
+	it->has_files = 1;
+	if (*path == '"') {
+		const char *e = strchr(path + 1, '"');
+		if (!e)
+			return 2;
+		size_t n = (size_t)(e - path - 1);
+		n = n < sizeof(name) ? n : sizeof(name) - 1;
+		memcpy(name, path + 1, n);
+		name[n] = 0;
+	} else if (!strncmp(path, "(null)", 6)) {
+		strcpy(name, "(null)");
+		file_name(it, name);
+		return 0;
+	} else {
+		if (!isxdigit((unsigned char)path[0]))
+			return 4;
+		if (!(path[0] == '0' && path[1] == '0') && !strchr(path, ' '))
+			return 5;
+		if (unesc(path[0] == '0' && path[1] == '0' ? path + 2 : path, name,
+			  sizeof(name)) < 0)
+			return 7;
+	}
+	if (name[0] == '.' && (name[1] == '.' || name[1] == '/') && it->has_cwd) {
+		if (snprintf(full, sizeof(full), "%s/%s", it->cwd, name) < 0)
+			return 3;	/* (a longer join is cut, as ausearch's PATH_MAX buffer) */
+		file_name(it, full);
+	} else {
+		file_name(it, name);
+	}
+	return 0;
+}
+
+static void set_cwd(struct search_items *it, const char *v, size_t n)
+{
+	n = n < sizeof(it->cwd) ? n : sizeof(it->cwd) - 1;
+	memcpy(it->cwd, v, n);
+	it->cwd[n] = 0;
+	it->has_cwd = 1;
+}
+
+/* parse_dir (CWD): the first cwd of the event, 28 bytes in. */
+static int p_dir(struct search_items *it, const char *m)
+{
+	const char *str = strlen(m) > 28 ? strstr(m + 28, " cwd=") : NULL;
+
+	if (!it->s->file || !str)
+		return 0;
+	str += 5;
+	if (*str == '"') {
+		const char *e = strchr(str + 1, '"');
+		if (!e)
+			return 1;
+		if (!it->has_cwd)
+			set_cwd(it, str + 1, (size_t)(e - str - 1));
+	} else if (!it->has_cwd) {
+		it->has_cwd = unesc(str, it->cwd, sizeof(it->cwd)) >= 0;
+	}
+	return 0;
+}
+
+/* parse_path (PATH): its name=, 28 bytes in. */
+static int p_path(struct search_items *it, const char *m)
+{
+	const char *str = strlen(m) > 28 ? strstr(m + 28, " name=") : NULL;
+	return it->s->file && str ? path_value(it, str + 6) : 0;
+}
+
+/* avc_parse_path (AVC_PATH; CONFIG_CHANGE too, its answer ignored): a path= is required. */
+static int p_avc_path(struct search_items *it, const char *m)
+{
+	const char *str = strstr(m, " path=");
+	if (!it->s->file)
+		return 0;
+	return str ? path_value(it, str + 6) : 1;
+}
+
+/* parse_sockaddr for -f: an AF_UNIX sun_path (abstract: after its NUL) is a file name; short
+ * AF_INET/AF_INET6/AF_UNIX addresses are refused, other families ignored. */
+static int p_sockaddr(struct search_items *it, const char *m)
+{
+	const char *str = strstr(m, "saddr=");
+	unsigned char raw[SEARCH_STR_MAX];
+	size_t len = 0;
+	int n;
+
+	if (!it->s->file || !str)
+		return 0;
+	str += 6;
+	if (*str == '(') {
+		const char *e = strchr(str, ')');
+		len = e ? (size_t)(e - str) + 1 : 0;
+	} else {
+		while (isxdigit((unsigned char)str[len]))
+			len++;
+		len /= 2;
+	}
+	if ((n = unesc(str, (char *)raw, sizeof(raw))) < 0)
+		return 4;
+	if (*str != '(') {	/* unesc's length stops at a NUL: the decoded bytes are len */
+		size_t cap = sizeof(raw) - 1;
+		len = len < cap ? len : cap;
+	}
+	unsigned fam = raw[0] | (unsigned)raw[1] << 8;
+	if (fam == 2 && len < 16)
+		return 1;
+	if (fam == 10 && len < 28)
+		return 2;
+	if (fam != 1)
+		return 0;
+	if (len < 4)
+		return 3;
+	it->has_files = 1;
+	raw[len] = 0;
+	file_name(it, (const char *)(raw[2] ? raw + 2 : raw + 3));
 	return 0;
 }
 
@@ -285,11 +417,34 @@ static int p_user_uid2(struct search_items *it, const char **term)
 	return 0;
 }
 
+/* parse_user's cwd= (it replaces any earlier one): quoted, or legacy text, or hex. */
+static int user_cwd(struct search_items *it, const char *str)
+{
+	const char *end = str;
+	int legacy = 0;
+
+	if (*str == '"') {
+		const char *e = strchr(str + 1, '"');
+		if (!e)
+			return 20;
+		set_cwd(it, str + 1, (size_t)(e - str - 1));
+		return 0;
+	}
+	for (; *end != ' ' && *end; end++)
+		legacy |= !isxdigit((unsigned char)*end);
+	if (legacy)
+		set_cwd(it, str, (size_t)(end - str));
+	else
+		it->has_cwd = unesc(str, it->cwd, sizeof(it->cwd)) >= 0;
+	return 0;
+}
+
 /* parse_user, from acct= on: the cursor after acct=, then exe= (legacy unquoted text kept)
  * and res=/result= from it. */
 static int p_user_tail(struct search_items *it, const char *mptr)
 {
 	const char *str, *term = mptr;
+	int rc;
 
 	if ((str = strstr(mptr, "acct="))) {
 		const char *p = str + 5;
@@ -302,6 +457,8 @@ static int p_user_tail(struct search_items *it, const char *mptr)
 				term++;
 	}
 	mptr = term;
+	if (it->s->file && (str = strstr(mptr, "cwd=")) && (rc = user_cwd(it, str + 4)))
+		return rc;
 	if (it->s->exe && (str = strstr(mptr, "exe="))) {
 		str += 4;
 		if (*str == '"') {
@@ -355,7 +512,7 @@ static int pid_then_uid(struct search_items *it, const char **term)
 }
 
 /* parse_user (USER, the user-space message ranges; USER_AVC through p_avc). */
-static int p_user(struct search_items *it, const char *m)
+static int p_user(struct search_items *it, uint32_t type, const char *m)
 {
 	const struct sp_audit_search *s = it->s;
 	const char *term = m;
@@ -369,6 +526,15 @@ static int p_user(struct search_items *it, const char *m)
 		if ((rc = num_field(&term, name, (int)strlen(name), 7, 8, 9, 10, &v, &f)))
 			return rc;
 		it->loginuid = (uint32_t)v;
+	}
+	if (type == 2501 && s->file) {	/* VIRT_RESOURCE: its path= or new-disk= */
+		const char *str = strstr(term, " path="), *val = str ? str + 6 : NULL;
+		if (!str && (str = strstr(term, " new-disk=")))
+			val = str + 10;
+		if (val && (rc = path_value(it, val)))
+			return rc;
+		if (val)
+			term = val;
 	}
 	if (search_has_uid(s) && (rc = p_user_uid2(it, &term)))
 		return rc;
@@ -558,7 +724,7 @@ static int p_avc(struct search_items *it, uint32_t type, const char *m)
 		term = m;
 	}
 	if (type == 1107) {
-		rc = p_user(it, m);
+		rc = p_user(it, type, m);
 		return rc > 20 ? 0 : rc;
 	}
 	if (it->s->pid != -1) {
@@ -566,6 +732,16 @@ static int p_avc(struct search_items *it, uint32_t type, const char *m)
 			return rc;
 		if (f)
 			it->pid = (int32_t)v;
+	}
+	if (it->s->file) {
+		const char *nm = strstr(term, " path=");
+		if (!nm)
+			nm = strstr(term, " name=");
+		if (nm) {
+			if ((rc = path_value(it, nm + 6)))
+				return rc;
+			term += 7;	/* ausearch moves 7 bytes on, wherever the name was */
+		}
 	}
 	return strstr(term, "tclass=") ? 0 : 9;
 }
@@ -627,6 +803,8 @@ static int p_integrity(struct search_items *it, const char *m)
 		it->loginuid = (uint32_t)v;
 		term = t;
 	}
+	if (s->file && (str = strstr(term, " name=")) && path_value(it, str + 6))
+		return 8;
 	return res_num(it, &term, m, 9);
 }
 
@@ -676,7 +854,20 @@ int search_items_record(struct search_items *it, uint32_t type, const char *m)
 	if (type == 1006)
 		return p_login(it, m);
 	if (type == 1005 || in(type, 1100, 1106) || in(type, 1108, 1199) || in(type, 2100, 2999))
-		return p_user(it, m);
+		return p_user(it, type, m);
+	if (type == 1302)
+		return p_path(it, m);
+	if (type == 1307)
+		return p_dir(it, m);
+	if (type == 1402)
+		return p_avc_path(it, m);
+	if (type == 1306)
+		return p_sockaddr(it, m);
+	if (type == 1305) {
+		int rc = p_simple(it, type, m);
+		(void)p_avc_path(it, m);	/* older events have no path=: not checked */
+		return rc;
+	}
 	if (in(type, 1200, 1203) || type == 1205 || type == 1206)
 		return p_daemon1(it, m);
 	if (type == 1207 || type == 1208)
