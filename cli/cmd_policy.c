@@ -430,21 +430,23 @@ static void json_perm_list(FILE *f, const struct sp_policy *p, uint32_t c, uint3
 	fputc(']', f);
 }
 
+/* One ,"key":"value" member of the rule object being written. */
+static void json_kv(FILE *f, const char *key, const char *v)
+{
+	fprintf(f, ",\"%s\":", key);
+	cli_json_str(f, v);
+}
+
 static void json_filename_trans(FILE *f, const struct sp_policy *p,
 				const struct sp_filename_trans *ft)
 {
 	char b1[32], b2[32], b3[32];
 	cli_json_str(f, "type_transition");
-	fputs(",\"source\":", f);
-	cli_json_str(f, tname(p, ft->stype, b1, sizeof(b1)));
-	fputs(",\"target\":", f);
-	cli_json_str(f, tname(p, ft->ttype, b2, sizeof(b2)));
-	fputs(",\"class\":", f);
-	cli_json_str(f, sp_policy_class_name(p, ft->tclass));
-	fputs(",\"default\":", f);
-	cli_json_str(f, tname(p, ft->otype, b3, sizeof(b3)));
-	fputs(",\"name\":", f);
-	cli_json_str(f, ft->name);
+	json_kv(f, "source", tname(p, ft->stype, b1, sizeof(b1)));
+	json_kv(f, "target", tname(p, ft->ttype, b2, sizeof(b2)));
+	json_kv(f, "class", sp_policy_class_name(p, ft->tclass));
+	json_kv(f, "default", tname(p, ft->otype, b3, sizeof(b3)));
+	json_kv(f, "name", ft->name);
 	fputs(",\"conditional\":null", f);
 }
 
@@ -452,18 +454,13 @@ static void json_role_rule(FILE *f, const struct sp_policy *p, const struct sear
 {
 	char b1[32];
 	cli_json_str(f, h->ra ? "role_allow" : "role_transition");
-	fputs(",\"source\":", f);
-	cli_json_str(f, rname(p, h->ra ? h->ra->role : h->rt->role));
-	fputs(",\"target\":", f);
-	if (h->ra) {
-		cli_json_str(f, rname(p, h->ra->new_role));
+	json_kv(f, "source", rname(p, h->ra ? h->ra->role : h->rt->role));
+	json_kv(f, "target",
+		h->ra ? rname(p, h->ra->new_role) : tname(p, h->rt->type, b1, sizeof(b1)));
+	if (h->ra)
 		return;
-	}
-	cli_json_str(f, tname(p, h->rt->type, b1, sizeof(b1)));
-	fputs(",\"class\":", f);
-	cli_json_str(f, cname(p, h->rt->tclass));
-	fputs(",\"default\":", f);
-	cli_json_str(f, rname(p, h->rt->new_role));
+	json_kv(f, "class", cname(p, h->rt->tclass));
+	json_kv(f, "default", rname(p, h->rt->new_role));
 }
 
 static void json_rule(FILE *f, const struct sp_policy *p, const struct sp_avtab_entry *rule)
@@ -471,19 +468,15 @@ static void json_rule(FILE *f, const struct sp_policy *p, const struct sp_avtab_
 	char b1[32], b2[32], b3[32];
 	uint16_t kind = rule->specified & (uint16_t)~SP_AVTAB_ENABLED;
 	cli_json_str(f, kind_word(kind));
-	fputs(",\"source\":", f);
-	cli_json_str(f, tname(p, rule->source, b1, sizeof(b1)));
-	fputs(",\"target\":", f);
-	cli_json_str(f, tname(p, rule->target, b2, sizeof(b2)));
-	fputs(",\"class\":", f);
-	cli_json_str(f, sp_policy_class_name(p, rule->tclass));
+	json_kv(f, "source", tname(p, rule->source, b1, sizeof(b1)));
+	json_kv(f, "target", tname(p, rule->target, b2, sizeof(b2)));
+	json_kv(f, "class", sp_policy_class_name(p, rule->tclass));
 	if (kind & SP_AVTAB_AV) {
 		fputs(",\"perms\":", f);
 		json_perm_list(f, p, rule->tclass,
 			       kind == SP_AVTAB_AUDITDENY ? ~rule->data : rule->data);
 	} else if (kind & SP_AVTAB_TYPE) {
-		fputs(",\"default\":", f);
-		cli_json_str(f, tname(p, rule->data, b3, sizeof(b3)));
+		json_kv(f, "default", tname(p, rule->data, b3, sizeof(b3)));
 	} else if (rule->xperms) {
 		fprintf(f, ",\"xperms_type\":\"%s\"", rule->xperms->kind == 2 ? "ioctl-drivers"
 						      : "ioctl");
@@ -518,8 +511,7 @@ static void search_emit(FILE *f, struct search_out *o, int json, size_t *nobj)
 			json_role_rule(f, o->p, h);
 		else
 			json_rule(f, o->p, &h->rule);
-		fputs(",\"text\":", f);
-		cli_json_str(f, h->line);
+		json_kv(f, "text", h->line);
 		fputc('}', f);
 	}
 }

@@ -377,11 +377,6 @@ static const char *rec_text(const struct sp_audit_log_rec *r, char *buf, size_t 
 	return buf;
 }
 
-static int str_match(const struct sp_audit_search *s, const char *needle, const char *hay)
-{
-	return s->word ? !strcmp(hay, needle) : strstr(hay, needle) != NULL;
-}
-
 static int has_type(const struct sp_audit_search *s, const struct sp_audit_log_event *ev,
 		    const uint8_t *mask)
 {
@@ -415,10 +410,10 @@ static int items_match(const struct sp_audit_search *s, const struct search_item
 	if (s->file) {	/* a name of the list, else the cwd */
 		if ((!it->has_files && !it->has_cwd) || (it->has_files && !it->file_hit && !it->has_cwd))
 			return 0;
-		if (it->has_cwd && !it->file_hit && !str_match(s, s->file, it->cwd))
+		if (it->has_cwd && !it->file_hit && !search_strmatch(s, s->file, it->cwd))
 			return 0;
 	}
-	if (s->exe && !(it->has_exe && str_match(s, s->exe, it->exe)))
+	if (s->exe && !(it->has_exe && search_strmatch(s, s->exe, it->exe)))
 		return 0;
 	return !s->key || (it->has_key && it->key_hit);
 }

@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define SEARCH_MAX_TYPES 64
 #define SEARCH_STR_MAX 4096
@@ -45,6 +46,13 @@ static inline int search_has_uid(const struct sp_audit_search *s)
 static inline int search_has_loginuid(const struct sp_audit_search *s)
 {
 	return s->loginuid != 0xfffffffeu;
+}
+
+/* ausearch's strmatch(): needle within hay, or equal to it with -w. */
+static inline int search_strmatch(const struct sp_audit_search *s, const char *needle,
+				  const char *hay)
+{
+	return s->word ? !strcmp(hay, needle) : strstr(hay, needle) != NULL;
 }
 
 struct search_items {

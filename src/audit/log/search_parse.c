@@ -97,7 +97,7 @@ static void key_one(struct search_items *it, const char *k, size_t n)
 	n = n < sizeof(one) ? n : sizeof(one) - 1;
 	memcpy(one, k, n);
 	one[n] = 0;
-	it->key_hit |= it->s->word ? !strcmp(one, it->s->key) : strstr(one, it->s->key) != NULL;
+	it->key_hit |= search_strmatch(it->s, it->s->key, one);
 }
 
 /* A key= value at v: "text", or unescape()d and split at 0x01 (strtok: empty parts dropped).
@@ -129,8 +129,7 @@ static int key_value(struct search_items *it, const char *v, int noquote, int no
 /* A name for -f, matched as ausearch matches its file name list. */
 static void file_name(struct search_items *it, const char *name)
 {
-	const struct sp_audit_search *s = it->s;
-	it->file_hit |= s->word ? !strcmp(name, s->file) : strstr(name, s->file) != NULL;
+	it->file_hit |= search_strmatch(it->s, it->s->file, name);
 }
 
 /* common_path_parser: a quoted name, (null), or hex (00-led: an abstract socket name);
