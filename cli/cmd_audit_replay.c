@@ -37,8 +37,15 @@ static void usage(FILE *f)
 	      "  -k, --key KEY  a key containing KEY (-w, --word: equal to KEY)\n"
 	      "  -m, --message TYPE[,TYPE..]  a record of one of these types (names, numbers, ALL)\n"
 	      "  -sc, --syscall S  syscall number, or name (then of this host's architecture)\n"
-	      "  -p, --pid N, -pp, --ppid N, -ui, --uid N, -ul, --loginuid N, -a, --event N\n"
-	      "  -x, --executable EXE  an exe containing EXE (equal to it with -w)\n"
+	      "  -p, --pid N, -pp, --ppid N, -a, --event N, --session N\n"
+	      "  -ui, --uid U, -ue, --uid-effective U, -ul, --loginuid U (a number or a user\n"
+	      "                 name), -ua, --uid-all U (any of the three)\n"
+	      "  -gi, --gid G, -ge, --gid-effective G, -ga, --gid-all G (number or group name)\n"
+	      "  -e, --exit N|ERRNO  the syscall's exit (a number, EACCES, -EACCES)\n"
+	      "  -x, --executable EXE  an exe containing EXE (equal to it with -w); likewise\n"
+	      "  --comm C, -tm, --terminal T, -hn, --host H, -vm, --vm-name V, -uu, --uuid U\n"
+	      "  -su, --subject CTX, -o, --object CTX, -se, --context CTX (either)\n"
+	      "  -n, --node NODE  the event's node= is NODE (repeatable: any of them)\n"
 	      "  -f, --file NAME  a PATH/AVC/socket name or the cwd containing NAME (-w: equal)\n"
 	      "  -sv, --success yes|no\n"
 	      "  -ts, --start [DATE] [TIME]  -te, --end [DATE] [TIME]: DATE is MM/DD/YY (the\n"
@@ -343,10 +350,14 @@ static int is_date_word(const char *v)
  * reverse), so a log file name after them is never read as a time. */
 static int search_arg(int argc, char **argv, int *i, struct sp_cli *cli, struct replay_args *ra)
 {
-	static const char *const one[] = { "-k", "--key", "-m", "--message", "-sc", "--syscall",
-					   "-p", "--pid", "-pp", "--ppid", "-ui", "--uid", "-ul",
-					   "--loginuid", "-x", "--executable", "-sv", "--success",
-					   "-a", "--event", "-f", "--file" };
+	static const char *const one[] = {
+		"-k", "--key", "-m", "--message", "-sc", "--syscall", "-p", "--pid", "-pp",
+		"--ppid", "-ui", "--uid", "-ue", "--uid-effective", "-ua", "--uid-all", "-ul",
+		"--loginuid", "-gi", "--gid", "-ge", "--gid-effective", "-ga", "--gid-all",
+		"--session", "-e", "--exit", "-x", "--executable", "--comm", "-tm", "--terminal",
+		"-hn", "--host", "-n", "--node", "-vm", "--vm-name", "-uu", "--uuid", "-su",
+		"--subject", "-o", "--object", "-se", "--context", "-sv", "--success", "-a",
+		"--event", "-f", "--file" };
 	const char *a = argv[*i], *v1 = NULL, *v2 = NULL;
 	int word = !strcmp(a, "-w") || !strcmp(a, "--word"), known = word;
 	int timed = !strcmp(a, "-ts") || !strcmp(a, "--start") || !strcmp(a, "-te") ||

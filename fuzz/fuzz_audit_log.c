@@ -31,13 +31,39 @@ struct ctx {
 	size_t size;
 };
 
-static struct sp_audit_search *search;
+static struct sp_audit_search *search, *search_any;
+
+/* Every other criterion, so every parser's every branch runs; -ua/-ga/-se are the OR forms,
+ * names the lookups. */
+static struct sp_audit_search *search_others(void)
+{
+	static const char *const opts[][2] = {
+		{ "-ua", "root" }, { "-ga", "0" }, { "-se", "_t" }, { "-w", NULL },
+		{ "-ue", "0" }, { "--session", "1" }, { "-e", "-EACCES" }, { "--comm", "a" },
+		{ "-tm", "p" }, { "-hn", "1" }, { "-vm", "g" }, { "-uu", "1" }, { "-n", "n" },
+	};
+	struct sp_audit_search *s;
+	if (sp_audit_search_new(&s))
+		abort();
+	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
+		if (sp_audit_search_set(s, opts[i][0], opts[i][1], NULL, NULL))
+			abort();
+	return s;
+}
 
 static int check_event(void *ud, const struct sp_audit_log_event *ev)
 {
 	const struct ctx *c = ud;
+	if (!search_any)
+		search_any = search_others();
+	if ((unsigned)sp_audit_search_match(search_any, ev, NULL) > 1)
+		abort();
 	if (!search) {
 		if (sp_audit_search_new(&search) ||
+		    sp_audit_search_set(search, "-gi", "0", NULL, NULL) ||
+		    sp_audit_search_set(search, "-ge", "0", NULL, NULL) ||
+		    sp_audit_search_set(search, "-su", "s", NULL, NULL) ||
+		    sp_audit_search_set(search, "-o", "o", NULL, NULL) ||
 		    sp_audit_search_set(search, "-k", "a", NULL, NULL) ||
 		    sp_audit_search_set(search, "-m", "SYSCALL,CONFIG_CHANGE,AVC,SECCOMP,1800", NULL,
 					NULL) ||

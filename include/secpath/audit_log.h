@@ -101,7 +101,7 @@ SP_API int sp_audit_log_event_build(const struct sp_audit_log_event *lev,
 /* 1 if records of this type are only written as part of a recorded syscall (PATH, CWD...). */
 SP_API int sp_audit_log_type_is_companion(uint32_t type);
 
-/* ---- ausearch's selection (ausearch 3.0.9: -k -w -m -sc -ts -te -p -pp -ui -ul -x -f -sv -a) ---- */
+/* ---- ausearch's selection (ausearch 3.0.9's search options) ---- */
 
 struct sp_audit_search;
 
@@ -113,12 +113,16 @@ SP_API void sp_audit_search_free(struct sp_audit_search *s);
  * or a name of this host's machine, which then also requires its architecture), "-ts"/"-te"
  * with a date (the locale's %x, or now, recent, today, yesterday, this-week, week-ago,
  * this-month, this-year) and/or a time (HH:MM[:SS]) in v1 and v2 (v2 may be NULL), "-p PID",
- * "-pp PPID", "-ui UID" and "-ul LOGINUID" (numbers; -ul also -1), "-x EXE" and "-f FILE" (a
- * substring, or whole with -w), "-sv yes|no", "-a SERIAL"; long forms (--key, --word,
- * --message, --syscall, --start, --end, --pid, --ppid, --uid, --loginuid, --executable, --file,
- * --success, --event) too.  The keywords read the clock at
- * sp_audit_search_new (or sp_audit_search_set_now).  Returns 0 or -EINVAL with a diagnostic
- * naming the option, or -ENOMEM.
+ * "-pp PPID", "-a SERIAL", "--session N", "-ui", "-ue", "-ul" and "-ua" with a uid or a user
+ * name (-ul also -1), "-gi", "-ge", "-ga" with a gid or a group name, "-e EXIT" (a number or
+ * an errno name), "-x EXE", "-f FILE", "--comm", "-tm", "-hn", "-vm", "-uu" and the contexts
+ * "-su", "-o", "-se" (a substring, or whole with -w), "-n NODE" (repeatable), "-sv yes|no";
+ * long forms (--key, --word, --message, --syscall, --start, --end, --pid, --ppid, --uid,
+ * --uid-effective, --uid-all, --loginuid, --gid, --gid-effective, --gid-all, --exit,
+ * --executable, --terminal, --host, --vm-name, --uuid, --subject, --object, --context, --node,
+ * --file, --success, --event) too.  The keywords read the clock at sp_audit_search_new (or
+ * sp_audit_search_set_now); names are looked up (getpwnam_r, getgrnam_r) here.  Returns 0 or
+ * -EINVAL with a diagnostic naming the option, or -ENOMEM.
  */
 SP_API int sp_audit_search_set(struct sp_audit_search *s, const char *opt, const char *v1,
 			       const char *v2, struct sp_diags *d);

@@ -61,7 +61,27 @@ type=AVC msg=audit(1764547203.300:16): avc:  denied  { write } for  pid=21 comm=
 type=SYSCALL msg=audit(1764547203.400:17): arch=c000003e syscall=2 success=yes exit=3 a0=1 a1=2 a2=0 a3=0 items=1 ppid=1 pid=22 auid=1000 uid=0 gid=0 euid=0 suid=0 fsuid=0 egid=0 sgid=0 fsgid=0 tty=(none) ses=3 comm="c" exe="/c" key=(null)
 type=CWD msg=audit(1764547203.400:17): cwd=2F6F7074
 type=PATH msg=audit(1764547203.400:17): item=0 name=(null) inode=9 dev=08:01 mode=0100644 ouid=0 ogid=0 rdev=00:00 nametype=UNKNOWN
+type=SYSCALL msg=audit(1764547204.000:18): arch=c000003e syscall=257 success=no exit=-13 a0=ffffff9c a1=7ffd a2=0 a3=0 items=1 ppid=1 pid=23 auid=1000 uid=1000 gid=100 euid=1001 suid=1000 fsuid=1001 egid=101 sgid=100 fsgid=101 tty=pts2 ses=5 comm="vi" exe="/usr/bin/vi" subj=user_u:user_r:user_t:s0 key="perm"
+type=PATH msg=audit(1764547204.000:18): item=0 name="/etc/shadow" inode=2 dev=08:01 mode=0100000 ouid=0 ogid=42 rdev=00:00 obj=system_u:object_r:shadow_t:s0 nametype=NORMAL
+type=USER_LOGIN msg=audit(1764547204.100:19): pid=24 uid=0 auid=1001 ses=6 subj=system_u:system_r:sshd_t:s0 msg='op=login acct="bob" exe="/usr/sbin/sshd" hostname=? addr=10.1.2.3 terminal=/dev/pts/3 res=failed'
+node=web1 type=USER_CMD msg=audit(1764547204.200:20): pid=25 uid=1000 auid=1000 ses=7 msg='cwd="/root" cmd=6C73 exe="/usr/bin/sudo" terminal=pts/4 res=success'
+type=DAEMON_ACCEPT msg=audit(1764547204.300:21): addr=192.168.0.9 port=60 res=success
+type=SYSCALL msg=audit(1764547204.400:22): arch=c000003e syscall=42 success=yes exit=0 a0=3 a1=7ffd a2=10 a3=0 items=0 ppid=1 pid=26 auid=1000 uid=0 gid=0 euid=0 suid=0 fsuid=0 egid=0 sgid=0 fsgid=0 tty=(none) ses=3 comm="curl" exe="/usr/bin/curl" key=(null)
+type=SOCKADDR msg=audit(1764547204.400:22): saddr=02000050C0A800010000000000000000
+type=SYSCALL msg=audit(1764547204.500:23): arch=c000003e syscall=42 success=no exit=-111 a0=3 a1=7ffd a2=1c a3=0 items=0 ppid=1 pid=26 auid=1000 uid=0 gid=0 euid=0 suid=0 fsuid=0 egid=0 sgid=0 fsgid=0 tty=(none) ses=3 comm="curl" exe="/usr/bin/curl" key=(null)
+type=SOCKADDR msg=audit(1764547204.500:23): saddr=0A0000500000000020010DB800000000000000000000000100000000
+type=VIRT_MACHINE_ID msg=audit(1764547204.600:24): pid=27 uid=0 auid=4294967295 ses=4294967295 subj=system_u:system_r:virtd_t:s0 msg='virt=kvm vm="guest1" uuid=1234-abcd vm-ctx=system_u:system_r:svirt_t:s0:c1 img-ctx=system_u:object_r:svirt_image_t:s0:c1 model=selinux exe="/usr/sbin/libvirtd" hostname=? addr=? terminal=? res=success'
+type=ADD_GROUP msg=audit(1764547204.700:25): pid=28 uid=0 auid=1000 ses=3 msg='op=add-group id=1005 exe="/usr/sbin/groupadd" hostname=h2 addr=? terminal=pts/0 res=success'
+type=NETFILTER_PKT msg=audit(1764547204.800:26): mark=0x0 saddr=10.9.8.7 daddr=10.0.0.1 proto=6 obj=system_u:object_r:pkt_t:s0
+type=SYSCALL msg=audit(1764547204.900:27): arch=c000003e syscall=66 success=yes exit=0 a0=1 a1=2 a2=0 a3=0 items=0 ppid=1 pid=30 auid=1000 uid=1000 gid=1000 euid=1000 suid=1000 fsuid=1000 egid=1000 sgid=1000 fsgid=1000 tty=pts5 ses=8 comm=6D7367 exe="/m" key=(null)
+type=IPC msg=audit(1764547204.900:27): ouid=1000 ogid=1000 mode=0600 obj=user_u:object_r:ipc_t:s0
+type=TTY msg=audit(1764547205.000:28): tty pid=29 uid=1000 auid=1000 ses=9 major=136 minor=1 comm="bash" data=6C730D
+type=USER_AVC msg=audit(1764547205.200:30): pid=1 uid=0 auid=4294967295 ses=4294967295 subj=system_u:system_r:init_t:s0 msg='avc:  denied  { status } for auid=n/a uid=0 gid=0 cmdline="" scontext=system_u:system_r:init_t:s0 tcontext=system_u:system_r:kernel_t:s0 tclass=system permissive=0 exe="/usr/lib/systemd/systemd" sauid=0 hostname=? addr=? terminal=?'
+type=LOGIN msg=audit(1764547205.300:31): pid=31 uid=0 subj=system_u:system_r:local_login_t:s0 old-auid=4294967295 auid=1000 tty=tty1 old-ses=4294967295 ses=12 res=1
 EOF
+# an ENRICHED event (its names are the log's, not this host's: ausearch matches -ui NAME
+# against them)
+printf 'type=SYSCALL msg=audit(1764547205.400:32): arch=c000003e syscall=257 success=yes exit=3 a0=ffffff9c a1=7ffd a2=0 a3=0 items=0 ppid=1 pid=32 auid=0 uid=0 gid=0 euid=0 suid=0 fsuid=0 egid=0 sgid=0 fsgid=0 tty=(none) ses=13 comm="e" exe="/e" key="enr"\035ARCH=x86_64 SYSCALL=openat AUID="alice" UID="alice" GID="root" EUID="root" SUID="alice" FSUID="alice" EGID="root" SGID="root" FSGID="root"\n' >>"$tmp/edge.log"
 
 logs="$tmp/edge.log"
 # (05-malformed.log is secpath's own malformed-line test: its bad lines are refused, not read)
@@ -74,6 +94,11 @@ for f in tests/data/audit/logs/go-libaudit/*.log $(ls tests/cases/replay/*.log |
 		logs="$logs $f"
 	fi
 done
+
+# the distinct values of a field (the grep pattern, its name and quotes cut), at most N
+vals() {
+	grep -o "$1" "$log" | sed 's/^[ (]*[a-z_-]*=//; s/^"//; s/"$//' | sort -u | head -"${2:-6}"
+}
 
 # one query on one log
 check() {
@@ -141,6 +166,30 @@ for log in $logs; do
 		check "$log" -f "$f" -w
 	done
 	check "$log" -sv no -ui 0
+	for u in $(vals ' euid=[0-9]*'); do check "$log" -ue "$u"; done
+	for u in $(vals ' uid=[0-9]*' 4) $(vals ' auid=[0-9]*' 4); do check "$log" -ua "$u"; done
+	for g in $(vals ' gid=[0-9]*') 1005; do check "$log" -gi "$g"; done
+	for g in $(vals ' egid=[0-9]*'); do check "$log" -ge "$g"; check "$log" -ga "$g"; done
+	for x in $(vals ' ses=[0-9]*') -1; do check "$log" --session "$x"; done
+	for x in $(vals ' exit=-*[0-9]*') EACCES -EACCES -ENOENT 0x3; do check "$log" -e "$x"; done
+	for c in $(vals ' comm="[^"]*"') vi 6D7367 msg; do check "$log" --comm "$c"; check "$log" --comm "$c" -w; done
+	for t in $(vals ' tty=[^ ]*') $(vals 'terminal=[^ )]*' 4) pts none; do check "$log" -tm "$t"; done
+	for h in $(vals 'hostname=[^ ,]*' 4) $(vals ' addr=[^ ,]*' 4) 192.168.0.1 2001:db8::1 10.9.8.7 192.168.0.9 h; do
+		check "$log" -hn "$h"; check "$log" -hn "$h" -w
+	done
+	for n in $(vals '^node=[^ ]*' 3) web nosuch; do check "$log" -n "$n"; done
+	check "$log" -vm guest1; check "$log" -vm guest; check "$log" -uu 1234-abcd; check "$log" -uu 1234
+	for c in $(vals 'subj=[^ ]*' 4) $(vals 'scontext=[^ ]*' 3) $(vals 'tcontext=[^ ]*' 3) $(vals ' obj=[^ ]*' 3) _t shadow svirt; do
+		check "$log" -su "$c"; check "$log" -o "$c"; check "$log" -se "$c"; check "$log" -se "$c" -w
+	done
+	check "$log" -su user_t -o shadow_t
+	check "$log" -su nosuch_t -o shadow_t
+	for u in root; do
+		check "$log" -ui "$u"; check "$log" -ue "$u"; check "$log" -ul "$u"; check "$log" -ua "$u"
+		check "$log" -gi "$u"; check "$log" -ge "$u"; check "$log" -ga "$u"
+	done
+	check "$log" -ui root -ue 0
+	check "$log" -ua 1000 -ga 1000 -sv yes
 	check "$log" -ul 1000 -sv yes -m SYSCALL,USER_LOGIN
 done
 # time: the edge log spans 2025-11-28 .. 2025-12-01 UTC
@@ -194,7 +243,8 @@ if [ ! -e /etc/audit/auditd.conf ] && [ ! -e /var/log/audit/audit.log ]; then
 	fi
 fi
 # both refuse what ausearch refuses
-for q in "-m NOSUCH" "-sc nosuchcall" "-ts 13/45/25" "-ts 11/29/25 25:00"; do
+for q in "-m NOSUCH" "-sc nosuchcall" "-ts 13/45/25" "-ts 11/29/25 25:00" "-ui nosuchuser1" \
+	"-ua nosuchuser1" "-ge nosuchgroup1" "-e ENOSUCH" "--session x1"; do
 	# shellcheck disable=SC2086
 	if ! aus -if "$e" $q >/dev/null && ! "$bin" audit replay $q "$e" >/dev/null 2>&1; then
 		pass=$((pass + 1))

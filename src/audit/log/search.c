@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * search.c - ausearch 3.0.9's event selection re-created for grouped audit.log events:
- * -k/--key (with -w/--word, which also makes -x exact), -m/--message, -sc/--syscall,
- * -ts/--start, -te/--end, -p/--pid, -pp/--ppid, -ui/--uid, -ul/--loginuid, -x/--executable,
- * -sv/--success, -a/--event, -f/--file (numbers only for uids: no name lookups).
+ * -k/--key (with -w/--word, which makes every string criterion exact), -m/--message,
+ * -sc/--syscall, -ts/--start, -te/--end, -p/--pid, -pp/--ppid, -ui/-ue/-ul/-ua (numbers or
+ * user names), -gi/-ge/-ga (numbers or group names), --session, -e/--exit, -x/--executable,
+ * --comm, -tm, -hn, -vm, -uu, -su/-o/-se (contexts), -n/--node, -sv/--success, -a/--event,
+ * -f/--file.
  *
  * Mirrors (audit-userspace src/): sp_audit_search_match ~ match() in ausearch-match.c, its
  * order of tests and its AND of every criterion; the options ~ check_params() in
@@ -18,12 +20,18 @@
  * without a SYSCALL or SECCOMP record has syscall 0, so `-sc 0` selects it; -ts/-te compare
  * whole seconds.
  *
- * Invariants: a record is read only up to its first 0x1D (the ENRICHED part is ausearch's
- * interpretation, never searched); nothing here allocates per event (keys are compared in a
- * fixed buffer, a longer key counts as no key match).
+ * A user name criterion is compared, as user_match() does, with the name of the event's id:
+ * the interpretation in the first record's ENRICHED part when ausearch loads it (one record,
+ * or a SYSCALL first), else root for 0, unset for -1, else this host's passwd (getpwuid_r).
+ *
+ * Invariants: a record is searched only up to its first 0x1D (the ENRICHED part is read only
+ * for those names); nothing here allocates per event (values are compared in fixed buffers, a
+ * longer value compares as its prefix).
  */
 #include <ctype.h>
 #include <errno.h>
+#include <grp.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,8 +55,8 @@ SP_API int sp_audit_search_new(struct sp_audit_search **out)
 	s->now = (int64_t)time(NULL);
 	s->pid = s->ppid = -1;
 	s->event_id = -1;
-	s->uid = UINT32_MAX;
-	s->loginuid = 0xfffffffeu;
+	s->uid = s->euid = s->gid = s->egid = SEARCH_NO_ID;
+	s->loginuid = s->session = SEARCH_NO_SES;
 	s->success = SEARCH_UNSET;
 	*out = s;
 	return 0;
@@ -61,6 +69,14 @@ SP_API void sp_audit_search_free(struct sp_audit_search *s)
 	free(s->key);
 	free(s->exe);
 	free(s->file);
+	for (int k = 0; k < SN_N; k++)
+		free(s->name[k]);
+	for (int k = 0; k < SS_N; k++)
+		free(s->str[k]);
+	free(s->subject);
+	free(s->object);
+	for (size_t k = 0; k < s->nnodes; k++)
+		free(s->node[k]);
 	free(s);
 }
 
@@ -270,6 +286,153 @@ static int set_str(char **dst, const char *v)
 	return 0;
 }
 
+static int is_opt(const char *opt, const char *a, const char *b)
+{
+	return !strcmp(opt, a) || !strcmp(opt, b);
+}
+
+/* A user (group) given by number, or by a name this host knows: its id in *id; a name is
+ * also kept in *name when name is not NULL (ausearch then matches names). */
+static int user_or_group(const char *opt, const char *v, int group, const char *unknown,
+			 uint32_t *id, char **name, struct sp_diags *d)
+{
+	char buf[4096];
+	unsigned long n;
+	int rc;
+
+	if (isdigit((unsigned char)v[0]) || (!group && v[0] == '-' && isdigit((unsigned char)v[1]) &&
+					     is_opt(opt, "-ul", "--loginuid"))) {
+		if ((rc = set_num(opt, v, 1, &n, d)))
+			return rc;
+		*id = (uint32_t)n;
+		return 0;
+	}
+	if (group) {
+		struct group gr, *res = NULL;
+		if (getgrnam_r(v, &gr, buf, sizeof(buf), &res) || !res)
+			return bad(d, opt, unknown, v);
+		*id = (uint32_t)gr.gr_gid;
+		return 0;
+	}
+	struct passwd pw, *res = NULL;
+	if (getpwnam_r(v, &pw, buf, sizeof(buf), &res) || !res)
+		return bad(d, opt, unknown, v);
+	*id = (uint32_t)pw.pw_uid;
+	return name ? set_str(name, v) : 0;
+}
+
+/* -ui/-ue/-ul/-ua and -gi/-ge/-ga (ausearch-options.c S_UID .. S_ALL_GID): 1 not one. */
+static int set_id(struct sp_audit_search *s, const char *opt, const char *v, struct sp_diags *d)
+{
+	int rc;
+
+	if (is_opt(opt, "-ui", "--uid"))
+		return user_or_group(opt, v, 0, "the user is non-numeric and unknown", &s->uid,
+				     &s->name[SN_UID], d);
+	if (is_opt(opt, "-ue", "--uid-effective"))
+		return user_or_group(opt, v, 0, "the user is non-numeric and unknown", &s->euid,
+				     &s->name[SN_EUID], d);
+	if (is_opt(opt, "-ul", "--loginuid"))
+		return user_or_group(opt, v, 0, "the login user is non-numeric and unknown",
+				     &s->loginuid, &s->name[SN_AUID], d);
+	if (is_opt(opt, "-ua", "--uid-all")) {
+		if ((rc = user_or_group(opt, v, 0, "the user is non-numeric and unknown", &s->uid,
+					&s->name[SN_UID], d)))
+			return rc;
+		if (s->name[SN_UID] && ((rc = set_str(&s->name[SN_EUID], v)) ||
+					(rc = set_str(&s->name[SN_AUID], v))))
+			return rc;
+		s->euid = s->loginuid = s->uid;
+		s->ua = 1;
+		return 0;
+	}
+	if (is_opt(opt, "-gi", "--gid"))
+		return user_or_group(opt, v, 1, "the group is non-numeric and unknown", &s->gid,
+				     NULL, d);
+	if (is_opt(opt, "-ge", "--gid-effective"))
+		return user_or_group(opt, v, 1, "the group is non-numeric and unknown", &s->egid,
+				     NULL, d);
+	if (is_opt(opt, "-ga", "--gid-all")) {
+		if ((rc = user_or_group(opt, v, 1, "the group is non-numeric and unknown", &s->gid,
+					NULL, d)))
+			return rc;
+		s->egid = s->gid;
+		s->ga = 1;
+		return 0;
+	}
+	return 1;
+}
+
+/* --session (a number, or -N), -e/--exit (a number in C's bases, or an errno name such as
+ * EACCES or -EACCES). */
+static int set_session_exit(struct sp_audit_search *s, const char *opt, const char *v,
+			    struct sp_diags *d)
+{
+	int neg = v[0] == '-' && isdigit((unsigned char)v[1]);
+
+	if (!strcmp(opt, "--session")) {
+		if (!isdigit((unsigned char)v[0]) && !neg)
+			return bad(d, opt, "the session id must be a numeric value, was", v);
+		errno = 0;
+		unsigned long n = strtoul(v, NULL, neg ? 0 : 10);
+		if (errno)
+			return bad(d, opt, "the number does not fit", v);
+		s->session = (uint32_t)n;
+		return 0;
+	}
+	if (isdigit((unsigned char)v[0]) || neg) {
+		errno = 0;
+		long long x = strtoll(v, NULL, 0);
+		if (errno)
+			return bad(d, opt, "the number does not fit", v);
+		s->exit = x;
+	} else {
+		int e;
+		if (sp_audit_errno_lookup(v, &e))
+			return bad(d, opt, "unknown errno", v);
+		s->exit = e;
+	}
+	s->exit_set = 1;
+	return 0;
+}
+
+/* The string criteria, contexts, nodes, session and exit: 1 not one of them. */
+static int set_other(struct sp_audit_search *s, const char *opt, const char *v,
+		     struct sp_diags *d)
+{
+	static const char *const strs[SS_N][2] = {
+		[SS_TERMINAL] = { "-tm", "--terminal" }, [SS_COMM] = { "--comm", "--comm" },
+		[SS_HOST] = { "-hn", "--host" }, [SS_VM] = { "-vm", "--vm-name" },
+		[SS_UUID] = { "-uu", "--uuid" },
+	};
+	int rc;
+
+	for (int k = 0; k < SS_N; k++)
+		if (is_opt(opt, strs[k][0], strs[k][1]))
+			return set_str(&s->str[k], v);
+	if (is_opt(opt, "-su", "--subject"))
+		return set_str(&s->subject, v);
+	if (is_opt(opt, "-o", "--object"))
+		return set_str(&s->object, v);
+	if (is_opt(opt, "-se", "--context")) {
+		if ((rc = set_str(&s->subject, v)) || (rc = set_str(&s->object, v)))
+			return rc;
+		s->se = 1;
+		return 0;
+	}
+	if (is_opt(opt, "-n", "--node")) {
+		if (s->nnodes == SEARCH_MAX_NODES)
+			return bad(d, opt, "too many nodes", NULL);
+		if ((rc = set_str(&s->node[s->nnodes], v)))
+			return rc;
+		s->nnodes++;
+		return 0;
+	}
+	if (!strcmp(opt, "--session") || is_opt(opt, "-e", "--exit"))
+		return set_session_exit(s, opt, v, d);
+	return 1;
+}
+
 static int set_value(struct sp_audit_search *s, const char *opt, const char *v,
 		     struct sp_diags *d)
 {
@@ -288,18 +451,8 @@ static int set_value(struct sp_audit_search *s, const char *opt, const char *v,
 		s->ppid = (int32_t)n;
 		return 0;
 	}
-	if (!strcmp(opt, "-ui") || !strcmp(opt, "--uid")) {
-		if ((rc = set_num(opt, v, 0, &n, d)))
-			return rc;
-		s->uid = (uint32_t)n;
-		return 0;
-	}
-	if (!strcmp(opt, "-ul") || !strcmp(opt, "--loginuid")) {
-		if ((rc = set_num(opt, v, 1, &n, d)))
-			return rc;
-		s->loginuid = (uint32_t)n;
-		return 0;
-	}
+	if ((rc = set_id(s, opt, v, d)) <= 0 || (rc = set_other(s, opt, v, d)) <= 0)
+		return rc;
 	if (!strcmp(opt, "-a") || !strcmp(opt, "--event")) {
 		if ((rc = set_num(opt, v, 0, &n, d)))
 			return rc;
@@ -390,12 +543,114 @@ static int has_type(const struct sp_audit_search *s, const struct sp_audit_log_e
 	return 0;
 }
 
+/* lookup_uid() of ausearch-parse.c: the head record's interpretation of `field` when ausearch
+ * loaded it (a name criterion, and one record or a SYSCALL first), else root, unset, or this
+ * host's name for the id; NULL when none (the name criterion then fails). */
+static const char *uid_name(const struct sp_audit_log_event *ev, const char *field,
+			    uint32_t id, char *buf, size_t cap)
+{
+	const struct sp_audit_log_rec *h = &ev->rec[0];
+	const char *gs = ev->nrec ? memchr(h->text, 0x1d, h->len) : NULL;
+
+	if (gs && (ev->nrec == 1 || h->type == 1300) &&
+	    search_interp(gs + 1, (size_t)(h->text + h->len - gs - 1), field, buf, cap))
+		return buf;
+	if (id == 0)
+		return "root";
+	if (id == UINT32_MAX)
+		return "unset";
+	struct passwd pw, *res = NULL;
+	char pwbuf[4096];
+	if (getpwuid_r((uid_t)id, &pw, pwbuf, sizeof(pwbuf), &res) || !res ||
+	    strlen(pw.pw_name) >= cap)
+		return NULL;
+	return strcpy(buf, pw.pw_name);
+}
+
+/* The name an id of the event had, when it was read and a name criterion wants it. */
+static int name_is(const struct sp_audit_log_event *ev, const char *want, int read,
+		   const char *field, uint32_t id)
+{
+	char buf[256];
+	const char *n = read ? uid_name(ev, field, id, buf, sizeof(buf)) : NULL;
+	return n && !strcmp(want, n);
+}
+
+/* user_match() of ausearch-match.c: names when given, else numbers; -ua is an OR. */
+static int user_match(const struct sp_audit_search *s, const struct search_items *it,
+		      const struct sp_audit_log_event *ev)
+{
+	const char *const *nm = (const char *const *)s->name;
+
+	if (s->ua && nm[SN_UID])
+		return name_is(ev, nm[SN_UID], it->uid_read, "uid", it->uid) ||
+		       name_is(ev, nm[SN_EUID], it->euid_read, "euid", it->euid) ||
+		       name_is(ev, nm[SN_AUID], it->loginuid_read, "auid", it->loginuid);
+	if (s->ua)
+		return s->uid == it->uid || s->euid == it->euid || s->loginuid == it->loginuid;
+	if (nm[SN_UID] || nm[SN_EUID] || nm[SN_AUID])
+		return (!nm[SN_UID] || name_is(ev, nm[SN_UID], it->uid_read, "uid", it->uid)) &&
+		       (!nm[SN_EUID] || name_is(ev, nm[SN_EUID], it->euid_read, "euid", it->euid)) &&
+		       (!nm[SN_AUID] ||
+			name_is(ev, nm[SN_AUID], it->loginuid_read, "auid", it->loginuid));
+	return (s->uid == SEARCH_NO_ID || s->uid == it->uid) &&
+	       (s->euid == SEARCH_NO_ID || s->euid == it->euid) &&
+	       (!search_has_loginuid(s) || s->loginuid == it->loginuid);
+}
+
+static int group_match(const struct sp_audit_search *s, const struct search_items *it)
+{
+	if (s->ga)
+		return s->gid == it->gid || s->egid == it->egid;
+	return (s->gid == SEARCH_NO_ID || s->gid == it->gid) &&
+	       (s->egid == SEARCH_NO_ID || s->egid == it->egid);
+}
+
+/* context_match(): -se is an OR of subject and object; otherwise -su decides alone when given
+ * (ausearch returns from it), else -o. */
+static int context_match(const struct sp_audit_search *s, const struct search_items *it)
+{
+	if (s->se)
+		return it->subj_hit || it->obj_hit;
+	if (s->subject)
+		return it->has_avc && it->subj_hit;
+	if (s->object)
+		return it->has_avc && it->obj_hit;
+	return 1;
+}
+
+static int node_match(const struct sp_audit_search *s, const char *node)
+{
+	if (!s->nnodes)
+		return 1;
+	for (size_t k = 0; node && k < s->nnodes; k++)
+		if (!strcmp(s->node[k], node))
+			return 1;
+	return 0;
+}
+
+/* The string searches of match(), in its order: -f, -hn, -tm, -x, --comm, -k, -vm, -uu. */
+static int strings_match(const struct sp_audit_search *s, const struct search_items *it)
+{
+	if (s->file) {	/* a name of the list, else the cwd */
+		if ((!it->has_files && !it->has_cwd) || (it->has_files && !it->file_hit && !it->has_cwd))
+			return 0;
+		if (it->has_cwd && !it->file_hit && !search_strmatch(s, s->file, it->cwd))
+			return 0;
+	}
+	for (int k = 0; k < SS_N; k++)
+		if (s->str[k] && !(it->has[k] && it->hit[k]))
+			return 0;
+	if (s->exe && !(it->has_exe && search_strmatch(s, s->exe, it->exe)))
+		return 0;
+	return !s->key || (it->has_key && it->key_hit);
+}
+
 /* match()'s tests after the extraction, in its order. */
 static int items_match(const struct sp_audit_search *s, const struct search_items *it,
-		       const struct sp_audit_log_event *ev, const uint8_t *mask)
+		       const struct sp_audit_log_event *ev, const uint8_t *mask, const char *node)
 {
-	if ((search_has_uid(s) && s->uid != it->uid) ||
-	    (search_has_loginuid(s) && s->loginuid != it->loginuid))
+	if (!node_match(s, node) || !user_match(s, it, ev) || !group_match(s, it))
 		return 0;
 	if ((s->ppid != -1 && s->ppid != it->ppid) || (s->pid != -1 && s->pid != it->pid))
 		return 0;
@@ -403,19 +658,15 @@ static int items_match(const struct sp_audit_search *s, const struct search_item
 		return 0;
 	if (s->syscall_set && s->syscall != it->syscall)
 		return 0;
+	if (s->session != SEARCH_NO_SES && s->session != it->session)
+		return 0;
+	if (s->exit_set && (!it->exit_set || s->exit != it->exit))
+		return 0;
 	if (s->success != SEARCH_UNSET && s->success != it->success)
 		return 0;
 	if (s->ntypes && !has_type(s, ev, mask))
 		return 0;
-	if (s->file) {	/* a name of the list, else the cwd */
-		if ((!it->has_files && !it->has_cwd) || (it->has_files && !it->file_hit && !it->has_cwd))
-			return 0;
-		if (it->has_cwd && !it->file_hit && !search_strmatch(s, s->file, it->cwd))
-			return 0;
-	}
-	if (s->exe && !(it->has_exe && search_strmatch(s, s->exe, it->exe)))
-		return 0;
-	return !s->key || (it->has_key && it->key_hit);
+	return strings_match(s, it) && context_match(s, it);
 }
 
 SP_API int sp_audit_search_match(const struct sp_audit_search *s,
@@ -441,5 +692,5 @@ SP_API int sp_audit_search_match(const struct sp_audit_search *s,
 		if (search_items_record(&it, r->type, rec_text(r, buf, sizeof(buf))))
 			return 0;	/* ausearch: "Malformed event skipped" */
 	}
-	return items_match(s, &it, ev, mask);
+	return items_match(s, &it, ev, mask, node);
 }

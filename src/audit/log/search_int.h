@@ -17,6 +17,23 @@
 #define SEARCH_MAX_TYPES 64
 #define SEARCH_STR_MAX 4096
 #define SEARCH_UNSET (-1)		/* success: S_UNSET; 0 = S_FAILED, 1 = S_SUCCESS */
+#define SEARCH_NO_ID UINT32_MAX		/* uids and gids: ausearch's (uid_t)-1 */
+#define SEARCH_NO_SES 0xfffffffeu	/* session, login uid: ausearch's -2 */
+#define SEARCH_MAX_NODES 16
+
+/* The string criteria matched with strmatch() against one value an event yields (the last
+ * record's wins, as ausearch's search_items fields are overwritten). */
+enum search_str {
+	SS_TERMINAL,			/* -tm */
+	SS_COMM,			/* --comm */
+	SS_HOST,			/* -hn */
+	SS_VM,				/* -vm */
+	SS_UUID,			/* -uu */
+	SS_N
+};
+
+/* User names given to -ui/-ue/-ul/-ua (ausearch's event_tuid, _teuid, _tauid). */
+enum search_name { SN_UID, SN_EUID, SN_AUID, SN_N };
 
 struct sp_audit_search {
 	char *key;			/* -k, or NULL */
@@ -36,6 +53,17 @@ struct sp_audit_search {
 	int success;			/* -sv: SEARCH_UNSET, 0, 1 */
 	char *exe;			/* -x, or NULL */
 	char *file;			/* -f, or NULL */
+	uint32_t euid, gid, egid;	/* -ue, -gi, -ge: SEARCH_NO_ID = none */
+	int ua, ga;			/* -ua, -ga: any of the ids matches */
+	char *name[SN_N];		/* -ui/-ue/-ul/-ua NAME: matched as names */
+	uint32_t session;		/* --session: SEARCH_NO_SES = none */
+	int exit_set;			/* -e */
+	int64_t exit;
+	char *str[SS_N];		/* the string criteria, or NULL */
+	char *subject, *object;		/* -su, -o (-se sets both and `se`) */
+	int se;
+	char *node[SEARCH_MAX_NODES];	/* -n: the event's node equals one of them */
+	size_t nnodes;
 };
 
 static inline int search_has_uid(const struct sp_audit_search *s)
@@ -45,7 +73,23 @@ static inline int search_has_uid(const struct sp_audit_search *s)
 
 static inline int search_has_loginuid(const struct sp_audit_search *s)
 {
-	return s->loginuid != 0xfffffffeu;
+	return s->loginuid != SEARCH_NO_SES;
+}
+
+/* ausearch's "event_uid != -1 || event_tuid" (and the euid and login uid forms). */
+static inline int search_wants_uid(const struct sp_audit_search *s)
+{
+	return s->uid != SEARCH_NO_ID || s->name[SN_UID];
+}
+
+static inline int search_wants_euid(const struct sp_audit_search *s)
+{
+	return s->euid != SEARCH_NO_ID || s->name[SN_EUID];
+}
+
+static inline int search_wants_loginuid(const struct sp_audit_search *s)
+{
+	return s->loginuid != SEARCH_NO_SES || s->name[SN_AUID];
 }
 
 /* ausearch's strmatch(): needle within hay, or equal to it with -w. */
@@ -69,11 +113,20 @@ struct search_items {
 	 * file_hit: a name in it matched); the cwd is kept for relative names and the end */
 	int has_files, file_hit, has_cwd;
 	char cwd[SEARCH_STR_MAX];
+	uint32_t euid, gid, egid, session;
+	int uid_read, euid_read, loginuid_read; /* ausearch's tuid/teuid/tauid were set */
+	int exit_set;
+	int64_t exit;
+	uint8_t has[SS_N], hit[SS_N];	/* a value was read; it matched its criterion */
+	int has_avc, subj_hit, obj_hit;	/* ausearch's avc list exists; a context matched */
 };
 
 void search_items_init(struct search_items *it, const struct sp_audit_search *s);
 /* One record (text to its first 0x1D, NUL-terminated): 0, or ausearch's non-zero code for a
  * record it cannot parse for these criteria (the event is then not selected). */
 int search_items_record(struct search_items *it, uint32_t type, const char *m);
+/* The value of `field` (any case) in an ENRICHED part (len bytes after the 0x1D), quotes
+ * removed, into out: 1, or 0 when absent or longer than cap - 1. */
+int search_interp(const char *p, size_t len, const char *field, char *out, size_t cap);
 
 #endif
