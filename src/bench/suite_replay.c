@@ -11,6 +11,8 @@
  * file per sample (fixed_ops), so events/s compare directly:
  *  - replay-log: sp_audit_replay over the in-memory log (read, group, build, filter, count);
  *  - replay-record: the same events as a recorded stream (audit_record.h) through the matcher;
+ *  - select -k exec: ausearch's selection alone (no rules), whose kept records are first
+ *    checked to be exactly those `ausearch -k exec --raw` prints for the file;
  *  - ausearch -k, aureport --summary: the auditd tools on the file (page cache warm), fork+exec
  *    per sample.  Debian auditd is not a dependency (its postinst starts a daemon):
  *    scripts/get-audit-tools.sh extracts the package into $SECPATH_AUDIT_TOOLS (default
@@ -461,9 +463,176 @@ static void tool_teardown(void *state)
 	free(state);
 }
 
+/* ---- ausearch's selection, checked against ausearch on the same file ---- */
+
+struct sstate {
+	struct sp_audit_search *search;
+};
+
+/* One pass of `audit replay -k exec` (no rules: the selection alone), kept records to fd. */
+static int select_pass(const struct sp_audit_search *search, int fd, uint64_t *kept)
+{
+	struct sp_audit_replay_opts o = { .sz = sizeof(o), .out_fd = fd, .search = search,
+					  .flags = SP_AUDIT_REPLAY_NO_RULES };
+	struct sp_audit_replay *r;
+	struct sp_audit_replay_stats st;
+	int err = sp_audit_replay_new("", 0, "bench.rules", &o, &r);
+	if (err)
+		return err;
+	for (size_t off = 0; off < gen.len && !err; off += 1u << 20) {
+		size_t k = gen.len - off < (1u << 20) ? gen.len - off : (1u << 20);
+		err = sp_audit_replay_feed(r, "bench.log", gen.log + off, k);
+	}
+	if (!err)
+		err = sp_audit_replay_finish(r);
+	sp_audit_replay_get_stats(r, &st);
+	sp_audit_replay_free(r);
+	if (!err && (st.events != REPLAY_EVENTS || st.malformed))
+		err = -EPROTO;
+	*kept = st.kept;
+	return err;
+}
+
+static int line_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The lines of buf (NUL-terminated in place), sorted: *n of them in *out (malloc'd). */
+static int sorted_lines(char *buf, size_t len, char ***out, size_t *n)
+{
+	size_t cap = 1;
+	for (size_t i = 0; i < len; i++)
+		cap += buf[i] == '\n';
+	char **v = malloc(cap * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	*n = 0;
+	for (char *p = buf, *e; p < buf + len; p = e + 1) {
+		e = memchr(p, '\n', (size_t)(buf + len - p));
+		e = e ? e : buf + len;
+		*e = 0;
+		v[(*n)++] = p;
+	}
+	qsort(v, *n, sizeof(*v), line_cmp);
+	*out = v;
+	return 0;
+}
+
+/* The same records, as sets of lines (ausearch prints events as they complete). */
+static int same_lines(char *a, size_t alen, char *b, size_t blen, size_t *na)
+{
+	char **va = NULL, **vb = NULL;
+	size_t nb = 0;
+	int same = !sorted_lines(a, alen, &va, na) && !sorted_lines(b, blen, &vb, &nb) &&
+		   *na == nb;
+	for (size_t i = 0; same && i < nb; i++)
+		same = !strcmp(va[i], vb[i]);
+	free(va);
+	free(vb);
+	return same;
+}
+
+/* The records ausearch -k exec --raw prints for the file, into *buf. */
+static int ausearch_output(char **buf, size_t *len)
+{
+	struct tool t = { 0 };
+	char path[] = "/tmp/secpath-ausearch-XXXXXX";
+	int err = tool_find(&t, "ausearch"), fd, status;
+	if (err)
+		return err;
+	if ((fd = mkstemp(path)) < 0)
+		return -errno;
+	char *argv[] = { t.prog, (char *)"--input", gen.path, (char *)"-k", (char *)"exec",
+			 (char *)"--raw", NULL };
+	pid_t pid = fork();
+	if (pid == 0) {
+		int nul = open("/dev/null", O_WRONLY);
+		dup2(fd, 1);
+		dup2(nul, 2);
+		execve(t.prog, argv, t.envp[0] ? t.envp : environ);
+		_exit(127);
+	}
+	close(fd);
+	err = pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
+			      WEXITSTATUS(status) > 1 ? -EIO : sp_file_read(path, buf, len);
+	unlink(path);
+	return err;
+}
+
+/* Before it is timed, the selection must keep exactly the records ausearch prints (said on
+ * stderr with the count; a disagreement fails the variant). */
+static int select_check(const struct sp_audit_search *search)
+{
+	char path[] = "/tmp/secpath-select-XXXXXX";
+	char *ours = NULL, *theirs = NULL;
+	size_t olen = 0, tlen = 0, lines = 0;
+	uint64_t kept = 0;
+	int fd = mkstemp(path), err;
+	if (fd < 0)
+		return -errno;
+	err = select_pass(search, fd, &kept);
+	close(fd);
+	if (!err)
+		err = sp_file_read(path, &ours, &olen);
+	unlink(path);
+	if (!err && ausearch_output(&theirs, &tlen))
+		return 0;	/* no ausearch: timed unchecked (tool_find said so) */
+	if (!err && !same_lines(ours, olen, theirs, tlen, &lines)) {
+		fprintf(stderr, "bench replay: select -k exec keeps records ausearch -k exec does "
+			"not print, or misses some\n");
+		err = -EPROTO;
+	} else if (!err) {
+		fprintf(stderr, "bench replay: select -k exec keeps the %zu records (%llu events) "
+			"ausearch -k exec prints\n", lines, (unsigned long long)kept);
+	}
+	free(ours);
+	free(theirs);
+	return err;
+}
+
+static int select_setup(const void *param, void **state)
+{
+	struct sstate *s;
+	int err = gen_once();
+	if (err)
+		return err;
+	if (!(s = calloc(1, sizeof(*s))))
+		return -ENOMEM;
+	err = sp_audit_search_new(&s->search);
+	if (!err)
+		err = sp_audit_search_set(s->search, "-k", "exec", NULL, NULL);
+	if (!err)
+		err = select_check(s->search);
+	if (err) {
+		sp_audit_search_free(s->search);
+		free(s);
+		return err;
+	}
+	*state = s;
+	return 0;
+}
+
+static void select_run(void *state, uint64_t n)
+{
+	struct sstate *s = state;
+	uint64_t kept;
+	for (uint64_t done = 0; done < n; done += REPLAY_EVENTS)
+		if (select_pass(s->search, -1, &kept) || !kept)
+			abort();
+}
+
+static void select_teardown(void *state)
+{
+	struct sstate *s = state;
+	sp_audit_search_free(s->search);
+	free(s);
+}
+
 static const struct sp_bench_variant variants[] = {
 	{ "replay-log", log_setup, log_run, r_teardown },
 	{ "replay-record", log_setup, rec_run, r_teardown },
+	{ "select -k exec", select_setup, select_run, select_teardown },
 	{ "ausearch -k", ausearch_setup, tool_run, tool_teardown },
 	{ "aureport --summary", aureport_setup, tool_run, tool_teardown },
 };
@@ -485,7 +654,7 @@ const struct sp_bench_suite bench_suite_replay = {
 	.cases = cases,
 	.ncases = 1,
 	.variants = variants,
-	.nvariants = 4,
+	.nvariants = 5,
 	.fixed_ops = REPLAY_EVENTS,
 	.refs = refs,
 	.context = "goal: > 1M events/s on one core for replay-log; the generated log copies the "

@@ -108,17 +108,18 @@ struct search_items {
 	uint32_t uid, loginuid;
 	int success;
 	int has_exe;			/* exe holds a string (ausearch: s->exe != NULL) */
-	char exe[SEARCH_STR_MAX];
 	/* -f: ausearch's file name list is matched as it is built (has_files: the list exists,
 	 * file_hit: a name in it matched); the cwd is kept for relative names and the end */
 	int has_files, file_hit, has_cwd;
-	char cwd[SEARCH_STR_MAX];
 	uint32_t euid, gid, egid, session;
 	int uid_read, euid_read, loginuid_read; /* ausearch's tuid/teuid/tauid were set */
 	int exit_set;
 	int64_t exit;
 	uint8_t has[SS_N], hit[SS_N];	/* a value was read; it matched its criterion */
 	int has_avc, subj_hit, obj_hit;	/* ausearch's avc list exists; a context matched */
+	/* last: search_items_init clears the fields above only (these are read once set) */
+	char exe[SEARCH_STR_MAX];
+	char cwd[SEARCH_STR_MAX];
 };
 
 void search_items_init(struct search_items *it, const struct sp_audit_search *s);

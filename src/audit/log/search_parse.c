@@ -20,6 +20,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +33,8 @@
 
 void search_items_init(struct search_items *it, const struct sp_audit_search *s)
 {
-	memset(it, 0, sizeof(*it));
+	memset(it, 0, offsetof(struct search_items, exe));
+	it->exe[0] = it->cwd[0] = 0;
 	it->s = s;
 	it->pid = it->ppid = -1;
 	it->uid = it->euid = it->gid = it->egid = SEARCH_NO_ID;
