@@ -53,6 +53,12 @@ int cmd_audit_replay(int argc, char **argv, struct sp_cli *cli);
 int cmd_audit_run(int argc, char **argv, struct sp_cli *cli);
 int cmd_audit_cost(int argc, char **argv, struct sp_cli *cli);
 int cmd_audit_optimize(int argc, char **argv, struct sp_cli *cli);
+int cmd_audit_stream(int argc, char **argv, struct sp_cli *cli);
+struct sp_audit_search;
+/* One ausearch option at argv[*i] into search (replay and stream take them): 1 taken, 0 not
+ * one, SP_EXIT_USAGE refused (said why, naming `audit CMD`). */
+int cli_audit_search_arg(int argc, char **argv, int *i, struct sp_cli *cli,
+			 struct sp_audit_search *search, const char *cmd);
 
 /* Print every diagnostic in d to cli->err; `source_of(line)` (may be NULL) returns the text of
  * a source line for the caret underline. */

@@ -677,6 +677,7 @@ static const struct cli_cmd audit_cmds[] = {
 	{ "decode", audit_decode, "struct audit_rule_data blobs to rule text" },
 	{ "filter", cmd_audit_filter, "decide events of an events file with the kernel's filter" },
 	{ "replay", cmd_audit_replay, "replay audit.log files through new rules" },
+	{ "stream", cmd_audit_stream, "a live audit stream (an auditd plugin) through new rules" },
 	{ "run", cmd_audit_run, "run a command and write the records the rules would give" },
 	{ "cost", cmd_audit_cost, "rules examined and field checks per syscall of a workload" },
 	{ "optimize", cmd_audit_optimize, "an equivalent, cheaper rules file" },

@@ -345,10 +345,10 @@ static int is_date_word(const char *v)
 	return strchr(v, '/') != NULL;
 }
 
-/* One ausearch option at argv[*i]: 1 taken, 0 not one, SP_EXIT_USAGE refused (said why).
- * -ts/-te take a second word only when it completes the pair (a time after a date or the
+/* -ts/-te take a second word only when it completes the pair (a time after a date or the
  * reverse), so a log file name after them is never read as a time. */
-static int search_arg(int argc, char **argv, int *i, struct sp_cli *cli, struct replay_args *ra)
+int cli_audit_search_arg(int argc, char **argv, int *i, struct sp_cli *cli,
+			 struct sp_audit_search *search, const char *cmd)
 {
 	static const char *const one[] = {
 		"-k", "--key", "-m", "--message", "-sc", "--syscall", "-p", "--pid", "-pp",
@@ -368,7 +368,7 @@ static int search_arg(int argc, char **argv, int *i, struct sp_cli *cli, struct 
 		return 0;
 	if (!word) {
 		if (*i + 1 >= argc) {
-			fprintf(cli->err, "%s: audit replay: %s needs an argument\n", cli->prog, a);
+			fprintf(cli->err, "%s: audit %s: %s needs an argument\n", cli->prog, cmd, a);
 			return SP_EXIT_USAGE;
 		}
 		v1 = argv[++*i];
@@ -380,9 +380,9 @@ static int search_arg(int argc, char **argv, int *i, struct sp_cli *cli, struct 
 	}
 	struct sp_diags d;
 	sp_diags_init(&d, NULL);
-	int rc = sp_audit_search_set(ra->search, a, v1, v2, &d);
+	int rc = sp_audit_search_set(search, a, v1, v2, &d);
 	if (rc) {
-		fprintf(cli->err, "%s: audit replay: %s\n", cli->prog,
+		fprintf(cli->err, "%s: audit %s: %s\n", cli->prog, cmd,
 			d.n ? d.v[0].msg : strerror(-rc));
 		sp_diags_release(&d);
 		return SP_EXIT_USAGE;
@@ -402,7 +402,7 @@ static int parse_args(int argc, char **argv, struct sp_cli *cli, struct replay_a
 		} else if (cli_is_help(a)) {
 			usage(cli->out);
 			return -1;
-		} else if ((r = search_arg(argc, argv, &i, cli, ra))) {
+		} else if ((r = cli_audit_search_arg(argc, argv, &i, cli, ra->search, "replay"))) {
 			if (r != 1)
 				return r;
 		} else if ((r = cli_rules_arg(argc, argv, &i, &ra->ra)) < 0) {

@@ -194,6 +194,26 @@ SP_API int sp_audit_replay_stream(struct sp_audit_replay *r, const char *file, c
 				  size_t len);
 /* End of input: closes open events, flushes the output.  Returns 0 or -errno. */
 SP_API int sp_audit_replay_finish(struct sp_audit_replay *r);
+/*
+ * For a live stream: close every open event now (as finish does, but more input may follow;
+ * call it once the input has been idle for the grouping timeout) and write out what they kept.
+ * Returns 0 or -errno.
+ */
+SP_API int sp_audit_replay_idle(struct sp_audit_replay *r);
+/* Write out the kept records already decided (the output is otherwise written in blocks). */
+SP_API int sp_audit_replay_flush(struct sp_audit_replay *r);
+/*
+ * Replace the rules with `text` (auditctl -R syntax, `file` for diagnostics), parsed and
+ * compiled whole before it replaces the set in use, between two events: an event is decided
+ * by one set, the one in use when it closes.  A rule line with an error refuses the whole
+ * set (-EINVAL) unless flags has SP_AUDIT_RELOAD_PARTIAL (then the lines that parse are the
+ * set, as `-c`); on any error (with diagnostics in the replay's diags) the set in use stays.
+ * Rule hits start again at 0; key counts go on.  Not for a replay made with
+ * SP_AUDIT_REPLAY_NO_RULES.  `file` is borrowed for the replay's life.  Returns 0 or -errno.
+ */
+#define SP_AUDIT_RELOAD_PARTIAL 0x1u
+SP_API int sp_audit_replay_reload(struct sp_audit_replay *r, const char *text, size_t len,
+				  const char *file, unsigned flags);
 SP_API void sp_audit_replay_get_stats(const struct sp_audit_replay *r,
 				      struct sp_audit_replay_stats *st);
 SP_API size_t sp_audit_replay_rule_count(const struct sp_audit_replay *r);

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -519,6 +520,73 @@ static void test_audit_log__exclude_types(void **st)
 	assert_int_equal(b.st.records_dropped, 5);
 }
 
+/* ---- a live stream: idle, flush, reload ---- */
+
+/* The bytes written to the pipe so far (non-blocking read). */
+static size_t pipe_take(int fd, char *buf, size_t cap)
+{
+	ssize_t n = read(fd, buf, cap - 1);
+	buf[n > 0 ? n : 0] = 0;
+	return n > 0 ? (size_t)n : 0;
+}
+
+static void test_audit_log__live_idle_reload(void **st)
+{
+	(void)st;
+	struct sp_audit_parse_opts po = { .sz = sizeof(po), .machine = "x86_64" };
+	struct sp_diags d;
+	struct sp_audit_replay *r;
+	struct sp_audit_replay_stats rs;
+	int p[2];
+	char out[8192];
+	static const char a[] = "-a always,exit -F arch=b64 -S openat -k A\n";
+	static const char b[] = "-a always,exit -F arch=b64 -S connect -k B\n";
+	static const char bad[] = "-a always,exit -F arch=b64 -S nosuchcall -k C\n";
+	static const char e1[] = SC("1", "50", "257", "success=yes exit=3");	/* no end record */
+	static const char e2[] = SC("2", "50", "42", "success=yes exit=0")
+		"type=PROCTITLE msg=audit(50.000:2): proctitle=\"x\"\n";
+	static const char e3[] = SC("3", "50", "257", "success=yes exit=3")
+		"type=PROCTITLE msg=audit(50.000:3): proctitle=\"x\"\n";
+
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(fcntl(p[0], F_SETFL, O_NONBLOCK), 0);
+	sp_diags_init(&d, NULL);
+	struct sp_audit_replay_opts o = { .sz = sizeof(o), .parse = &po, .out_fd = p[1],
+					  .diags = &d };
+	assert_int_equal(sp_audit_replay_new(a, strlen(a), "a.rules", &o, &r), 0);
+	/* an event without its end record stays open until idle() */
+	assert_int_equal(sp_audit_replay_feed(r, "s", e1, strlen(e1)), 0);
+	assert_int_equal(sp_audit_replay_flush(r), 0);
+	assert_int_equal(pipe_take(p[0], out, sizeof(out)), 0);
+	assert_int_equal(sp_audit_replay_idle(r), 0);
+	assert_int_equal(pipe_take(p[0], out, sizeof(out)), strlen(e1));
+	/* a refused set (an error line) leaves A in use; then B replaces it */
+	assert_int_equal(sp_audit_replay_reload(r, bad, strlen(bad), "bad.rules", 0), -EINVAL);
+	assert_true(d.nerrors > 0);
+	assert_int_equal(sp_audit_replay_feed(r, "s", e3, strlen(e3)), 0);
+	assert_int_equal(sp_audit_replay_flush(r), 0);
+	assert_non_null(strstr(out, ":1)"));
+	assert_true(pipe_take(p[0], out, sizeof(out)) > 0 && strstr(out, ":3)"));
+	assert_int_equal(sp_audit_replay_reload(r, b, strlen(b), "b.rules", 0), 0);
+	assert_int_equal(sp_audit_replay_feed(r, "s", e2, strlen(e2)), 0);
+	assert_int_equal(sp_audit_replay_feed(r, "s", e3, strlen(e3)), 0);
+	assert_int_equal(sp_audit_replay_finish(r), 0);
+	assert_true(pipe_take(p[0], out, sizeof(out)) > 0);
+	assert_non_null(strstr(out, ":2)"));	/* connect: kept by B */
+	assert_null(strstr(out, ":3)"));	/* openat after the reload: dropped by B */
+	sp_audit_replay_get_stats(r, &rs);
+	assert_int_equal(rs.events, 4);
+	assert_int_equal(rs.kept, 3);
+	struct sp_audit_replay_rule rr;
+	assert_int_equal(sp_audit_replay_rule(r, 0, &rr), 0);
+	assert_string_equal(rr.file, "b.rules");
+	assert_int_equal(rr.hits, 1);
+	sp_audit_replay_free(r);
+	sp_diags_release(&d);
+	close(p[0]);
+	close(p[1]);
+}
+
 /* ---- ausearch's selection: the time keywords on a fixed clock ---- */
 
 struct sel {
@@ -620,6 +688,7 @@ int main(void)
 		cmocka_unit_test(test_audit_log__fast_paths_agree),
 		cmocka_unit_test(test_audit_log__stream_output),
 		cmocka_unit_test(test_audit_log__exclude_types),
+		cmocka_unit_test(test_audit_log__live_idle_reload),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

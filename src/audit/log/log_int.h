@@ -111,6 +111,9 @@ static inline uint64_t log_len_bit(size_t len)
  * and obj= are skipped without LOG_NEED_LSM, PATH name= without LOG_NEED_PATH.  The events'
  * filter inputs then lack them; records and counts are unchanged. */
 void audit_log_set_need(struct sp_audit_log *l, unsigned need);
+/* Close every open event, oldest first, as finish does, but the input goes on (a partial line
+ * stays carried).  For a live stream that went idle.  0 or the callback's -errno. */
+int audit_log_close_open(struct sp_audit_log *l);
 
 /* The position (sp_audit_log_rec.seq) of the first record of the oldest open event, or
  * UINT64_MAX: every record before it belongs to an event already closed. */

@@ -1509,6 +1509,16 @@ SP_API int sp_audit_log_feed(struct sp_audit_log *l, const char *file, const voi
 	return 0;
 }
 
+int audit_log_close_open(struct sp_audit_log *l)
+{
+	int rc = 0;
+	if (l->stop)
+		return l->stop;
+	while (!rc && l->nopen)
+		rc = close_event(l, oldest_open(l));
+	return rc;
+}
+
 SP_API int sp_audit_log_finish(struct sp_audit_log *l)
 {
 	int rc = 0;

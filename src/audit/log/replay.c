@@ -733,6 +733,62 @@ SP_API int sp_audit_replay_finish(struct sp_audit_replay *r)
 	return r->o.out_fd > 0 ? oflush(r) : 0;
 }
 
+SP_API int sp_audit_replay_idle(struct sp_audit_replay *r)
+{
+	int rc = audit_log_close_open(r->log);
+	if (rc)
+		return r->err ? r->err : rc;
+	if (r->o.out_fd <= 0 || r->out_kind != OUT_LOG)
+		return 0;
+	if ((rc = pend_flush(r, UINT64_MAX)))
+		return rc;
+	return oflush(r);
+}
+
+SP_API int sp_audit_replay_flush(struct sp_audit_replay *r)
+{
+	return r->o.out_fd > 0 && r->out_kind == OUT_LOG ? oflush(r) : 0;
+}
+
+/* Exchange what the rules decide with: the parsed set, its tables, fs view and matchers. */
+static void rules_swap(struct sp_audit_replay *a, struct sp_audit_replay *b)
+{
+#define SWAP(f) do { __typeof__(a->f) t_ = a->f; a->f = b->f; b->f = t_; } while (0)
+	SWAP(rules_file); SWAP(rs); SWAP(rs_borrowed); SWAP(fs); SWAP(ref); SWAP(xref);
+	SWAP(m); SWAP(xm); SWAP(has_exclude); SWAP(nxtypes); SWAP(xany); SWAP(rules);
+	SWAP(nrules); SWAP(need); SWAP(fs_lens); SWAP(next_ino);
+#undef SWAP
+	uint32_t xt[16];
+	memcpy(xt, a->xtypes, sizeof(xt));
+	memcpy(a->xtypes, b->xtypes, sizeof(xt));
+	memcpy(b->xtypes, xt, sizeof(xt));
+}
+
+SP_API int sp_audit_replay_reload(struct sp_audit_replay *r, const char *text, size_t len,
+				  const char *file, unsigned flags)
+{
+	struct sp_audit_replay_opts o = r->o;
+	struct sp_audit_replay *n;
+	size_t errors = r->o.diags ? r->o.diags->nerrors : 0;
+	int err;
+
+	if (!text || (r->o.flags & SP_AUDIT_REPLAY_NO_RULES))
+		return -EINVAL;
+	o.out_fd = -1;
+	o.rules = NULL;
+	o.search = NULL;
+	if ((err = sp_audit_replay_new(text, len, file, &o, &n)))
+		return err;	/* the set in use stays */
+	if (!(flags & SP_AUDIT_RELOAD_PARTIAL) && r->o.diags && r->o.diags->nerrors > errors) {
+		sp_audit_replay_free(n);
+		return -EINVAL;
+	}
+	rules_swap(r, n);
+	audit_log_set_need(r->log, r->need);
+	sp_audit_replay_free(n);	/* the old set */
+	return 0;
+}
+
 SP_API void sp_audit_replay_get_stats(const struct sp_audit_replay *r,
 				      struct sp_audit_replay_stats *st)
 {

@@ -1,0 +1,115 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# test-stream.sh OUT - `secpath audit stream`, the live form of audit replay (OUT/secpath):
+#  - a whole log through a pipe keeps exactly what `audit replay` keeps of it, in the same
+#    order, byte for byte (every bundled replay case, with its rules, and the selection alone);
+#  - a kept event is written while the stream is still open, once the input is idle;
+#  - SIGHUP reloads the rules between events: what came before is decided by the old set, what
+#    comes after by the new one; a set with an error is refused and the old one stays;
+#  - a malformed line is reported with its line and the stream goes on; SIGUSR1 prints the
+#    counts; SIGTERM decides what is open, flushes and exits 0;
+#  - the output is appended to, never truncated, and is never the input.
+# Ends with "stream: N passed, N failed".
+set -u
+out=${1:?usage: test-stream.sh OUT}
+B=$(cd "$out" && pwd)/secpath
+pass=0
+fail=0
+tmp=$(mktemp -d)
+pids=""
+trap 'for p in $pids; do kill "$p" 2>/dev/null; done; rm -rf "$tmp"' EXIT
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+# wait_for SECONDS CMD...: poll until CMD succeeds (1 when it never did)
+wait_for() {
+	t=$(($1 * 10)); shift
+	while [ "$t" -gt 0 ]; do "$@" && return 0; sleep 0.1; t=$((t - 1)); done
+	return 1
+}
+has_lines() { [ -f "$1" ] && [ "$(wc -l <"$1")" -ge "$2" ]; }
+
+# 1. the same records as replay, for every bundled case
+for rules in tests/cases/replay/*.rules; do
+	log=${rules%.rules}.log
+	n=$(basename "$rules" .rules)
+	"$B" audit replay -R "$rules" --output "$tmp/r.$n" "$log" >/dev/null 2>&1
+	rrc=$?
+	: >"$tmp/s.$n"
+	"$B" audit stream -R "$rules" --output "$tmp/s.$n" <"$log" >/dev/null 2>"$tmp/err"
+	src=$?
+	if cmp -s "$tmp/r.$n" "$tmp/s.$n" && [ "$src" -eq "$rrc" ]; then ok; else
+		bad "$n: stream (exit $src) differs from replay (exit $rrc)"; head -3 "$tmp/err"
+	fi
+done
+e=tests/cases/replay/01-watch.log
+"$B" audit replay -m PATH --output "$tmp/r.k" "$e" >/dev/null 2>&1
+cat "$e" | "$B" audit stream -m PATH >"$tmp/s.k" 2>/dev/null
+if [ -s "$tmp/r.k" ] && cmp -s "$tmp/r.k" "$tmp/s.k"; then ok; else bad "-m PATH to stdout"; fi
+
+# a live stream through a FIFO: two events under rules A, a reload to B, two events more
+cat >"$tmp/a.rules" <<'EOF'
+-a always,exit -F arch=b64 -S openat -k A
+EOF
+cat >"$tmp/b.rules" <<'EOF'
+-a always,exit -F arch=b64 -S connect -k B
+EOF
+ev() {	# ev SERIAL SYSCALL: one SYSCALL + PROCTITLE event
+	printf 'type=SYSCALL msg=audit(1700000000.%03d:%d): arch=c000003e syscall=%d success=yes exit=3 a0=3 a1=4 a2=0 a3=0 items=0 ppid=1 pid=7 auid=1000 uid=0 gid=0 euid=0 suid=0 fsuid=0 egid=0 sgid=0 fsgid=0 tty=pts0 ses=1 comm="x" exe="/x" key=(null)\n' "$1" "$1" "$2"
+	printf 'type=PROCTITLE msg=audit(1700000000.%03d:%d): proctitle=78\n' "$1" "$1"
+}
+cp "$tmp/a.rules" "$tmp/live.rules"
+mkfifo "$tmp/fifo"
+echo "kept before" >"$tmp/live.log"
+"$B" audit stream -R "$tmp/live.rules" --output "$tmp/live.log" --idle-ms 100 "$tmp/fifo" \
+	2>"$tmp/live.err" &
+sp=$!
+pids="$pids $sp"
+exec 3>"$tmp/fifo"
+{ ev 2 42; ev 1 257 | head -1; } >&3
+# 2. written while the stream is open (only the openat event: rules A); that event has no
+# PROCTITLE, so only the idle input closes it
+if wait_for 5 has_lines "$tmp/live.log" 2 && kill -0 "$sp" 2>/dev/null; then ok; else
+	bad "the kept event was not written while the stream was open"; fi
+if [ "$(head -1 "$tmp/live.log")" = "kept before" ]; then ok; else bad "the output was not appended to"; fi
+# 3. reload to B, then a refused reload (an error line): B stays
+cp "$tmp/b.rules" "$tmp/live.rules"
+kill -HUP "$sp"
+if wait_for 5 grep -q "reloaded" "$tmp/live.err"; then ok; else bad "no reload message"; fi
+{ ev 3 257; ev 4 42; } >&3
+printf -- '-a always,exit -F arch=b64 -S nosuchcall -k C\n' >"$tmp/live.rules"
+wait_for 5 has_lines "$tmp/live.log" 4 || :
+kill -HUP "$sp"
+if wait_for 5 grep -q "refused" "$tmp/live.err"; then ok; else bad "a bad set was not refused"; fi
+# 4. a malformed line is reported and the stream goes on (rules B still in use)
+printf 'type=SYSCALL msg=audit(garbage\n' >&3
+{ ev 5 42; ev 6 257; } >&3
+if wait_for 5 has_lines "$tmp/live.log" 6; then ok; else bad "the stream stopped after a bad line"; fi
+kill -USR1 "$sp"
+if wait_for 5 grep -q "1 malformed" "$tmp/live.err"; then ok; else bad "SIGUSR1: no counts"; fi
+# 5. SIGTERM: open events decided, exit status 1 (a malformed line and a refused reload)
+ev 7 42 >&3
+kill -TERM "$sp"
+wait "$sp"
+rc=$?
+exec 3>&-
+pids=""
+got=$(sed 1d "$tmp/live.log" | grep -o 'audit([0-9.]*:[0-9]*' | cut -d: -f2 | uniq | tr '\n' ' ')
+# A kept 1 (openat); B kept 4, 5, 7 (connect); 2, 3 and 6 dropped by the set then in use
+if [ "$got" = "1 4 5 7 " ]; then ok; else bad "live stream kept serials '$got', want '1 4 5 7 '"; fi
+if [ "$(sed 1d "$tmp/live.log" | wc -l)" -eq 7 ]; then ok; else bad "live stream: not 7 records"; fi
+if [ "$rc" -eq 1 ]; then ok; else bad "exit $rc after a malformed line and a refused reload, want 1"; fi
+if grep -q 'fifo:[0-9]*: ' "$tmp/live.err"; then ok; else bad "the malformed line has no position"; fi
+
+# 6. the output may not be the input; usage errors exit 2
+cp "$e" "$tmp/in.log"
+"$B" audit stream -k identity --output "$tmp/in.log" "$tmp/in.log" >/dev/null 2>&1
+rc=$?
+if [ "$rc" -eq 1 ] && cmp -s "$e" "$tmp/in.log"; then ok; else bad "output = input: exit $rc"; fi
+"$B" audit stream >/dev/null 2>&1; rc=$?
+if [ "$rc" -eq 2 ]; then ok; else bad "no rules and no selection: exit $rc, want 2"; fi
+"$B" audit stream --idle-ms 0 -k x >/dev/null 2>&1; rc=$?
+if [ "$rc" -eq 2 ]; then ok; else bad "--idle-ms 0: exit $rc, want 2"; fi
+if "$B" audit stream --help | grep -q "plugins.d"; then ok; else bad "--help"; fi
+
+echo "stream: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
