@@ -11,6 +11,9 @@
  * file per sample (fixed_ops), so events/s compare directly:
  *  - replay-log: sp_audit_replay over the in-memory log (read, group, build, filter, count);
  *  - replay-record: the same events as a recorded stream (audit_record.h) through the matcher;
+ *  - stream-pipe: the log written into a pipe by a thread (not pinned: it runs beside the
+ *    reader, as auditd beside its plugin) and read as `audit stream` reads auditd's plugin
+ *    stream (256 KiB reads, each fed and its decided records written out);
  *  - select -k exec: ausearch's selection alone (no rules), whose kept records are first
  *    checked to be exactly those `ausearch -k exec --raw` prints for the file;
  *  - ausearch -k, aureport --summary: the auditd tools on the file (page cache warm), fork+exec
@@ -23,6 +26,8 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -629,9 +634,86 @@ static void select_teardown(void *state)
 	free(s);
 }
 
+/* ---- the live form: the log through a pipe, as `audit stream` reads auditd's ---- */
+
+/* The writer thread: the whole log into the pipe, then its end closed.  Not pinned (the run
+ * is): it runs beside the reader, as auditd beside its plugin. */
+static void *pipe_writer(void *arg)
+{
+	int fd = *(int *)arg;
+	cpu_set_t all;
+	CPU_ZERO(&all);
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		CPU_SET(c, &all);
+	(void)pthread_setaffinity_np(pthread_self(), sizeof(all), &all);
+	intptr_t err = sp_fd_write_all(fd, gen.log, gen.len);
+	close(fd);
+	return (void *)err;
+}
+
+/* One pass: the log written into a pipe by a thread, read here in 256 KiB reads, each fed to
+ * the replay and what it decided written out (to /dev/null), as the stream loop does.  A
+ * thread, not a process, writes: a forked writer would make every page this process then
+ * writes a copy-on-write fault.  0 or -errno. */
+static int pipe_pass(void)
+{
+	enum { RD = 256 * 1024 };
+	struct sp_audit_parse_opts po = { .sz = sizeof(po), .machine = "x86_64" };
+	int p[2], nul = open("/dev/null", O_WRONLY | O_CLOEXEC), err = 0;
+	char *buf = malloc(RD);
+	pthread_t th;
+	void *werr = NULL;
+	if (nul < 0 || !buf || pipe(p)) {
+		free(buf);
+		if (nul >= 0)
+			close(nul);
+		return -EIO;
+	}
+	/* a 1 MiB pipe (where allowed): reads of 256 KiB, not of the default 64 KiB capacity */
+	(void)fcntl(p[1], F_SETPIPE_SZ, 1 << 20);
+	if (pthread_create(&th, NULL, pipe_writer, &p[1])) {
+		close(p[1]);
+		err = -EAGAIN;
+	}
+	struct sp_audit_replay_opts o = { .sz = sizeof(o), .parse = &po, .out_fd = nul };
+	struct sp_audit_replay *r = NULL;
+	struct sp_audit_replay_stats st = { 0 };
+	if (!err)
+		err = sp_audit_replay_new(bench_rules, sizeof(bench_rules) - 1, "bench.rules", &o, &r);
+	while (!err) {
+		ssize_t k = read(p[0], buf, RD);
+		if (k <= 0) {
+			err = k < 0 ? -errno : 0;
+			break;
+		}
+		err = sp_audit_replay_feed(r, "pipe", buf, (size_t)k);
+		if (!err)
+			err = sp_audit_replay_flush(r);
+	}
+	if (!err)
+		err = sp_audit_replay_finish(r);
+	if (r)
+		sp_audit_replay_get_stats(r, &st);
+	sp_audit_replay_free(r);
+	close(p[0]);	/* after an error a writer still writing gets SIGPIPE: the run aborts */
+	if (!(err == -EAGAIN) && (pthread_join(th, &werr) || werr))
+		err = err ? err : -EIO;
+	close(nul);
+	free(buf);
+	return err ? err : st.events == REPLAY_EVENTS && !st.malformed ? 0 : -EPROTO;
+}
+
+static void pipe_run(void *state, uint64_t n)
+{
+	for (uint64_t done = 0; done < n; done += REPLAY_EVENTS)
+		if (pipe_pass())
+			abort();
+}
+
 static const struct sp_bench_variant variants[] = {
 	{ "replay-log", log_setup, log_run, r_teardown },
 	{ "replay-record", log_setup, rec_run, r_teardown },
+	{ "stream-pipe", log_setup, pipe_run, r_teardown },
 	{ "select -k exec", select_setup, select_run, select_teardown },
 	{ "ausearch -k", ausearch_setup, tool_run, tool_teardown },
 	{ "aureport --summary", aureport_setup, tool_run, tool_teardown },
@@ -654,7 +736,7 @@ const struct sp_bench_suite bench_suite_replay = {
 	.cases = cases,
 	.ncases = 1,
 	.variants = variants,
-	.nvariants = 5,
+	.nvariants = 6,
 	.fixed_ops = REPLAY_EVENTS,
 	.refs = refs,
 	.context = "goal: > 1M events/s on one core for replay-log; the generated log copies the "

@@ -727,8 +727,9 @@ static int user_host(struct search_items *it, const char *mptr)
 	str += 9;
 	if (!(t = strchr(str, ',')) && !(t = strchr(str, ' ')))
 		return 17;
-	if (t - str == 1 && *str == '?' && (str = strstr(t + 1, "addr="))) {
-		str += 5;
+	const char *addr = t - str == 1 && *str == '?' ? strstr(t + 1, "addr=") : NULL;
+	if (addr) {	/* "?": the address says more */
+		str = addr + 5;
 		if (!(t = strchr(str, ',')) && !(t = strchr(str, ' ')))
 			return 18;
 	}
