@@ -28,6 +28,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "secpath/bench.h"
 #include "secpath/slab.h"
@@ -100,7 +101,8 @@ static int setup_glibc(const void *p, void **st)
 	return rc;
 }
 
-/* dlopen the library once; -ENOENT (after one message) when it is missing or does not load. */
+/* dlopen the library once; -ENOENT when it is missing, -ELIBACC (after dlerror's message once)
+ * when it does not load. */
 static int ext_setup(struct ext_lib *l, const void *p, void **st)
 {
 	if (!l->tried) {
@@ -110,7 +112,7 @@ static int ext_setup(struct ext_lib *l, const void *p, void **st)
 			fprintf(stderr, "bench slab: %s\n", dlerror());
 	}
 	if (!l->h)
-		return -ENOENT;
+		return access(l->path, R_OK) ? -ENOENT : -ELIBACC;
 	void *(*m)(size_t);
 	void (*f)(void *);
 	*(void **)&m = dlsym(l->h, l->malloc_name);
