@@ -18,9 +18,9 @@
  * dlsym from their own handle, so neither replaces the process malloc; DEEPBIND binds their own
  * PLT calls of malloc/free (both libraries have them) to themselves, not to glibc's.  All three
  * are called through function pointers, alike.  A library that does not load is skipped with
- * dlerror()'s message: jemalloc's 2.6 KiB of initial-exec TLS does not fit glibc's default
- * surplus for dlopen'd libraries (512 B), so it loads only under
- * GLIBC_TUNABLES=glibc.rtld.optional_static_tls=16384 (read by ld.so at start).
+ * dlerror()'s message: jemalloc's initial-exec TLS is larger than glibc's default surplus for
+ * dlopen'd libraries, so it loads only under GLIBC_TUNABLES=glibc.rtld.optional_static_tls=16384
+ * (read by ld.so at start; docs/DESIGN.md).
  * The init policy is process-wide (the kernel's boot parameters): each run() sets it before its
  * loop and restores it after, so the interleaved variants never see each other's policy.
  */

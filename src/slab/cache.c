@@ -2,7 +2,8 @@
 /*
  * cache.c - cache creation (alignment, object layout, slab size, colour), the slow paths behind
  * the per-thread arrays (refill, flush, thread exit), destroy, statistics, the init policy and
- * the consistency walker.  Layout and locking are described in slab_types.h.
+ * the consistency walker.  Layout, locking and the empty-slab rule (kept with their pages,
+ * retired by the slow-path clock: slab_empty, slab_age) are described in slab_types.h.
  *
  * Slab size rule (documented in secpath-slab(1)): the L1D set of object j's first line is
  * ((first + j * stride) >> 6) & 63 because slabs are aligned to their size (>= 4 KiB).  A slab
