@@ -2,7 +2,8 @@
 /*
  * cache.c - cache creation (alignment, object layout, slab size, colour), the slow paths behind
  * the per-thread arrays (refill, flush, thread exit), destroy, statistics, the init policy and
- * the consistency walker.  Layout and locking are described in slab_types.h.
+ * the consistency walker.  Layout, locking and the empty-slab rule (kept with their pages,
+ * retired by the slow-path clock: slab_empty, slab_age) are described in slab_types.h.
  *
  * Slab size rule (documented in secpath-slab(1)): the L1D set of object j's first line is
  * ((first + j * stride) >> 6) & 63 because slabs are aligned to their size (>= 4 KiB).  A slab
@@ -306,6 +307,10 @@ static int cache_layout(struct sp_slab_cache *c, size_t size, size_t align, unsi
 	SP_ASSERT_INTERNAL(c->tc_limit >= 2 && c->tc_limit <= SLAB_TC_MAX);
 	c->tc_bias = SLAB_TC_MAX - c->tc_limit;
 	c->batch = c->tc_limit / 2;
+	/* Empty slabs kept: enough for two thread arrays of objects, SLAB_KEEP_EMPTY ..
+	 * SLAB_KEEP_EMPTY_MAX (slab_types.h). */
+	uint32_t keep = (2 * c->tc_limit + best_n - 1) / best_n;
+	c->keep_empty = SP_MIN((uint32_t)SLAB_KEEP_EMPTY_MAX, SP_MAX((uint32_t)SLAB_KEEP_EMPTY, keep));
 	return 0;
 }
 
@@ -484,7 +489,7 @@ static struct slab *slab_new(struct sp_slab_cache *c)
 	uint32_t colour = __atomic_fetch_add(&c->colour_next, 1, __ATOMIC_RELAXED) % c->colours;
 	s->objs = (uintptr_t)s + c->first + colour * c->colour_off;
 	s->freelist = slab_arena_base;
-	s->colour = colour;
+	s->colour = (uint16_t)colour;
 	sp_list_init(&s->node);
 	sp_track_poison((void *)s->objs, c->span);
 	if (c->ctor || (c->flags & (SP_SLAB_POISON | SP_SLAB_RED_ZONE)))
@@ -537,6 +542,30 @@ static int tc_reset(struct sp_slab_cache *c, struct slab_tc *tc)
 	return 0;
 }
 
+static int slab_is_empty(const struct slab *s) { return !s->inuse && (s->fresh || s->released); }
+
+/*
+ * The slab a refill takes from: the head of partial, a slab in use, while it has what the refill
+ * wants (reuse_only: freelist objects); else the newest empty slab, partial's tail (its objects
+ * were touched last, its pages are there), moved to the head.  The caller takes at least one
+ * object from a slab moved there, so the empty slabs stay partial's tail.  partial is not empty.
+ * Under c->lock.
+ */
+static struct slab *refill_slab(struct sp_slab_cache *c, int reuse_only)
+{
+	struct slab *s = sp_list_entry(c->partial.next, struct slab, node);
+	if (!slab_is_empty(s) && (!reuse_only || s->nfree))
+		return s;
+	struct slab *t = sp_list_entry(c->partial.prev, struct slab, node);
+	if (t == s || !slab_is_empty(t) || (reuse_only && !t->nfree))
+		return s;
+	sp_list_del(&t->node);
+	sp_list_add(&t->node, &c->partial);
+	return t;
+}
+
+static void slab_age(struct sp_slab_cache *c, int all);
+
 /*
  * Fill the (empty) thread array with up to c->batch objects from the slabs.  Under c->lock.
  * A new slab is mapped only while the array is still empty: a refill that emptied the partial
@@ -547,6 +576,7 @@ static int tc_reset(struct sp_slab_cache *c, struct slab_tc *tc)
 static void tc_refill(struct sp_slab_cache *c, struct slab_tc *tc, int reuse_only)
 {
 	uint32_t got = 0;
+	c->events++;
 	uintptr_t *objs = slab_tc_objs(c, tc);
 	uint8_t **sts = slab_tc_sts(c, tc);
 	if (reuse_only) {
@@ -556,6 +586,8 @@ static void tc_refill(struct sp_slab_cache *c, struct slab_tc *tc, int reuse_onl
 		struct sp_list *n = c->partial.next;
 		for (int k = 0; n != &c->partial && k < 8; n = n->next, k++) {
 			struct slab *s = sp_list_entry(n, struct slab, node);
+			if (slab_is_empty(s))
+				break;	/* the empty tail: refill_slab's choice */
 			if (s->nfree) {
 				sp_list_del(&s->node);
 				sp_list_add(&s->node, &c->partial);
@@ -564,8 +596,7 @@ static void tc_refill(struct sp_slab_cache *c, struct slab_tc *tc, int reuse_onl
 		}
 	}
 	while (got < c->batch) {
-		if (reuse_only && (sp_list_empty(&c->partial) ||
-				   !sp_list_entry(c->partial.next, struct slab, node)->nfree))
+		if (reuse_only && sp_list_empty(&c->partial))
 			break;
 		if (sp_list_empty(&c->partial)) {
 			if (got)
@@ -589,12 +620,14 @@ static void tc_refill(struct sp_slab_cache *c, struct slab_tc *tc, int reuse_onl
 			sp_list_add_tail(&ns->node, &c->partial);
 			c->nr_slabs++;
 		}
-		struct slab *s = sp_list_entry(c->partial.next, struct slab, node);
+		struct slab *s = refill_slab(c, reuse_only);
+		if (reuse_only && !s->nfree)
+			break;
 		while (got < c->batch &&
 		       (s->nfree || (!reuse_only && s->fresh < c->objs_per_slab))) {
 			uintptr_t obj;
 			uint32_t i;
-			if (!s->inuse && (s->fresh || s->released)) {
+			if (slab_is_empty(s)) {
 				c->nr_empty--;	/* a kept empty slab is used again */
 				s->released = 0;
 			}
@@ -637,10 +670,11 @@ static void tc_refill(struct sp_slab_cache *c, struct slab_tc *tc, int reuse_onl
 		sts[b - 1] = ts;
 	}
 	tc->gc = c->gc_base + c->tc_bias + got;
+	slab_age(c, 0);
 }
 
 /*
- * A kept empty slab of a big cache gives its object pages back (freed memory returns to the
+ * A retired empty slab of a big cache gives its object pages back (freed memory returns to the
  * system over time, not only when its cache is destroyed): it becomes a fresh slab again, every
  * object FRESH (zero), freelist empty; the bytes before the first page boundary are zeroed by
  * hand, the rest by MADV_DONTNEED.  Under c->lock, inuse == 0 (no thread array holds one).
@@ -661,24 +695,54 @@ static void slab_release_pages(struct sp_slab_cache *c, struct slab *s)
 }
 
 /*
- * A slab whose objects are all back.  Keep SLAB_KEEP_EMPTY of them (at the tail of partial, so
- * partly used slabs are refilled from first), release the rest to the arena.  TYPESAFE_BY_RCU
- * slabs are never released while the cache lives.  Under c->lock.
+ * A slab whose objects are all back.  Keep up to keep_empty of them with their pages, at the tail
+ * of partial (partly used slabs are refilled from first), stamped with the slow-path clock;
+ * slab_age retires them later.  One beyond the bound goes to the arena.  TYPESAFE_BY_RCU slabs
+ * are never released while the cache lives.  Under c->lock.
  */
 static void slab_empty(struct sp_slab_cache *c, struct slab *s)
 {
 	sp_list_del(&s->node);
-	if ((c->flags & SP_SLAB_TYPESAFE_BY_RCU) || c->nr_empty < SLAB_KEEP_EMPTY) {
+	if ((c->flags & SP_SLAB_TYPESAFE_BY_RCU) || c->nr_empty < c->keep_empty) {
 		sp_list_add_tail(&s->node, &c->partial);
 		c->nr_empty++;
-		if (c->slab_shift >= SLAB_RELEASE_SHIFT && !c->ctor &&
-		    !(c->flags & (SP_SLAB_TYPESAFE_BY_RCU | SP_SLAB_POISON | SP_SLAB_RED_ZONE)))
-			slab_release_pages(c, s);
+		s->empty_at = c->events;
 		return;
 	}
 	c->nr_slabs--;
 	s->cache = NULL;
 	slab_arena_put(s, c->slab_shift);
+}
+
+/*
+ * Retire the empty slabs that stayed empty SLAB_EMPTY_AGE slow-path ticks (all: every one):
+ * beyond SLAB_KEEP_EMPTY to the arena, else a plain slab >= 64 KiB gives its pages back.  The
+ * empty slabs are the tail of partial, at most keep_empty of them.  TYPESAFE_BY_RCU slabs stay.
+ * Under c->lock.
+ */
+static void slab_age(struct sp_slab_cache *c, int all)
+{
+	if (c->flags & SP_SLAB_TYPESAFE_BY_RCU)
+		return;
+	int pages = c->slab_shift >= SLAB_RELEASE_SHIFT && !c->ctor &&
+		    !(c->flags & (SP_SLAB_POISON | SP_SLAB_RED_ZONE));
+	struct sp_list *pos = c->partial.prev, *prev;
+	for (size_t k = c->nr_empty; k && pos != &c->partial; k--, pos = prev) {
+		prev = pos->prev;
+		struct slab *s = sp_list_entry(pos, struct slab, node);
+		SP_ASSERT_INTERNAL(slab_is_empty(s));
+		if (!all && c->events - s->empty_at < SLAB_EMPTY_AGE)
+			continue;
+		if (c->nr_empty > SLAB_KEEP_EMPTY) {
+			sp_list_del(&s->node);
+			c->nr_empty--;
+			c->nr_slabs--;
+			s->cache = NULL;
+			slab_arena_put(s, c->slab_shift);
+		} else if (pages && !s->released) {
+			slab_release_pages(c, s);
+		}
+	}
 }
 
 /* Return n array entries to their slabs.  Under c->lock. */
@@ -822,8 +886,10 @@ void slab_free_slow(struct sp_slab_cache *c, uintptr_t obj, uint8_t *st)
 		if (n > c->tc_limit)
 			sp_fatal(SLAB_MSG_FREELIST);
 		pthread_mutex_lock(&c->lock);
+		c->events++;
 		flush_ents(c, objs, sts, n - keep);
 		tc_fold(c, tc);
+		slab_age(c, 0);
 		pthread_mutex_unlock(&c->lock);
 		memmove(objs, objs + (n - keep), keep * sizeof(*objs));
 		memmove(sts, sts + (n - keep), keep * sizeof(*sts));
@@ -836,8 +902,10 @@ void slab_free_slow(struct sp_slab_cache *c, uintptr_t obj, uint8_t *st)
 static void tc_flush(struct sp_slab_cache *c, struct slab_tc *tc)
 {
 	pthread_mutex_lock(&c->lock);
+	c->events++;
 	tc_fold(c, tc);
 	flush_ents(c, slab_tc_objs(c, tc), slab_tc_sts(c, tc), slab_tc_count(c, tc));
+	slab_age(c, 1);	/* an explicit flush (or thread exit) retires every empty slab */
 	pthread_mutex_unlock(&c->lock);
 	tc->gc = c->gc_base + c->tc_bias;
 }
@@ -995,6 +1063,7 @@ static int slab_is_valid(struct sp_slab_cache *c, struct slab *s, int full)
 	CHECK(s->colour < c->colours);
 	CHECK(s->objs == (uintptr_t)s + c->first + s->colour * c->colour_off);
 	CHECK(s->fresh <= n && s->nfree <= s->fresh && s->inuse == s->fresh - s->nfree);
+	CHECK(!s->released || (!s->inuse && !s->fresh));
 	CHECK(full == (s->inuse == n));
 	for (uint32_t i = 0; i < n; i++) {
 		unsigned v = slab_state_get(s, i);
@@ -1027,7 +1096,8 @@ int slab_cache_is_valid(struct sp_slab_cache *c)
 	sp_list_for_each(pos, &c->partial) {
 		struct slab *s = sp_list_entry(pos, struct slab, node);
 		ok &= slab_is_valid(c, s, 0);
-		nempty += !s->inuse && (s->fresh || s->released);
+		ok &= !nempty || slab_is_empty(s);	/* the empty slabs are partial's tail */
+		nempty += slab_is_empty(s);
 		nslabs++;
 	}
 	sp_list_for_each(pos, &c->full) {
@@ -1035,6 +1105,7 @@ int slab_cache_is_valid(struct sp_slab_cache *c)
 		nslabs++;
 	}
 	ok &= nslabs == c->nr_slabs && nempty == c->nr_empty;
+	ok &= (c->flags & SP_SLAB_TYPESAFE_BY_RCU) || nempty <= c->keep_empty;
 	pthread_mutex_unlock(&c->lock);
 	/* The calling thread's array: objects of c with their state bytes, none allocated. */
 	const struct slab_tc *tc = slab_tc_of(c);

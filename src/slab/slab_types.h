@@ -46,8 +46,19 @@
  * Object state while in a thread array: whatever the free (or the slab) left (FRESH, FREE,
  * FREE_ZERO), never ALLOC, so every double free is still seen by the one state load of free.
  * FRESH and FREE_ZERO objects are zero in full (a refill wipes the slab free pointer word), so a
- * zeroing allocation skips their memset.  Kept empty slabs >= 64 KiB are reset to FRESH and their
- * pages released (MADV_DONTNEED).
+ * zeroing allocation skips their memset.
+ *
+ * Empty slabs (SLUB's partial list floor, mimalloc's page retirement).  A slab whose last object
+ * comes back keeps its pages: it joins the tail of cache->partial, so partial is always
+ * [slabs in use][empty slabs, oldest first], and is stamped with the cache's slow-path clock
+ * (cache->events: one tick per refill and per flush of a thread array).  A cache keeps at most
+ * keep_empty of them (SLAB_KEEP_EMPTY .. SLAB_KEEP_EMPTY_MAX, enough for two thread arrays of
+ * objects); one more goes straight to the arena.  A refill that finds only empty slabs takes the
+ * newest (hottest).  An empty slab that stays empty for SLAB_EMPTY_AGE ticks is retired: beyond
+ * SLAB_KEEP_EMPTY it goes to the arena (pages released), else if >= 64 KiB and plain (no ctor,
+ * POISON, RED_ZONE) it is reset to FRESH and its pages released (MADV_DONTNEED).  An explicit
+ * flush (sp_slab_cache_flush_thread, thread exit) retires every empty slab at once.
+ * TYPESAFE_BY_RCU slabs are never released while their cache lives.
  *
  * Locking: slab_registry_lock (cache pool, ids, thread-exit flush) -> cache->lock (slab lists,
  * slab freelists, counters) -> slab_arena_lock (bump pointer, free slab pools).
@@ -69,8 +80,10 @@
 #define SLAB_MAX_OBJECT 65536		/* largest object a cache takes */
 #define SLAB_MIN_OBJS 8			/* objects per slab the size rule aims for */
 #define SLAB_BORROW_DEPTH 2		/* caches a dry cache tries through ->borrow */
-#define SLAB_KEEP_EMPTY 2		/* empty slabs a cache keeps; the rest go to the arena */
-#define SLAB_RELEASE_SHIFT 16		/* kept empty slabs >= 64 KiB give their pages back */
+#define SLAB_KEEP_EMPTY 2		/* empty slabs a cache keeps once they have aged */
+#define SLAB_KEEP_EMPTY_MAX 8		/* empty slabs a cache keeps at most (SLUB: 5 .. 10) */
+#define SLAB_EMPTY_AGE 64		/* slow-path ticks an empty slab waits before retiring */
+#define SLAB_RELEASE_SHIFT 16		/* retired empty slabs >= 64 KiB give their pages back */
 #define SLAB_L1_SETS 64			/* L1D sets of the machines we model (48K/12 and 32K/8) */
 #define SLAB_LINE 64
 
@@ -109,9 +122,10 @@ struct slab {
 	uintptr_t freelist;		/* encoded-chain head; slab_arena_base = empty */
 	uint32_t inuse;			/* objects out of the slab (thread arrays + callers) */
 	uint32_t fresh;			/* objects [fresh, objs_per_slab) never handed out */
-	uint32_t colour;		/* colour index of this slab */
 	uint32_t nfree;			/* objects on freelist */
-	uint32_t released;		/* kept empty with its object pages released (all FRESH) */
+	uint16_t colour;		/* colour index of this slab (colours <= 1 MiB / 64) */
+	uint16_t released;		/* kept empty with its object pages released (all FRESH) */
+	uint32_t empty_at;		/* cache->events when it last became empty */
 	uint8_t state[];		/* SLAB_ST_* per object */
 };
 
@@ -201,6 +215,8 @@ struct sp_slab_cache {
 	uint32_t colour_next;
 	size_t nr_slabs;
 	size_t nr_empty;		/* slabs with every used object back (inuse 0, fresh > 0) */
+	uint32_t keep_empty;		/* bound on nr_empty (read-only after create) */
+	uint32_t events;		/* slow-path clock: refills and flushes (wraps) */
 	uint64_t allocs, frees;		/* frees: folded from threads; allocs: passthrough */
 	uint64_t pt_active;		/* passthrough: live objects (atomic) */
 } sp_cacheline_aligned;

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "secpath/slab.h"
 #include "slab/slab_fast.h"
@@ -510,6 +511,103 @@ static void test_slab__empty_slab_release(void **st)
 	assert_int_equal(sp_slab_cache_destroy(c), 0);
 }
 
+/* Pages of s's objects resident in memory (those past the first page boundary, which a release
+ * gives back). */
+static size_t resident_pages(struct sp_slab_cache *c, struct slab *s)
+{
+	uintptr_t pg = (s->objs + 4095) & ~(uintptr_t)4095;
+	uintptr_t end = (uintptr_t)s + ((uintptr_t)1 << c->slab_shift);
+	unsigned char vec[256];
+	size_t n = (end - pg) / 4096, r = 0;
+	assert_true(n <= sizeof(vec));
+	assert_int_equal(mincore((void *)pg, end - pg, vec), 0);
+	for (size_t i = 0; i < n; i++)
+		r += vec[i] & 1;
+	return r;
+}
+
+static int on_partial(struct sp_slab_cache *c, struct slab *t)
+{
+	struct sp_list *pos;
+	sp_list_for_each(pos, &c->partial)
+		if (sp_list_entry(pos, struct slab, node) == t)
+			return 1;
+	return 0;
+}
+
+/*
+ * The lazy release rule: a slab emptied by the automatic flushes keeps its pages (the old rule
+ * released them at once), and one that then stays empty SLAB_EMPTY_AGE slow-path ticks while the
+ * cache keeps working is retired: to the arena, or its pages released (a rule that never released
+ * would keep them).  Every aged empty slab left is released, and a cache never holds more than
+ * keep_empty empty slabs.
+ */
+static void test_slab__empty_slab_lazy_release(void **st)
+{
+	(void)st;
+	SKIP_IF_PASSTHROUGH();
+	struct sp_slab_cache *c = mk("lazy", 8000, 0, 0, NULL);
+	assert_true(c->slab_shift >= SLAB_RELEASE_SHIFT);
+	assert_true(c->keep_empty >= SLAB_KEEP_EMPTY && c->keep_empty <= SLAB_KEEP_EMPTY_MAX);
+	void *p[64];
+	for (int i = 0; i < 64; i++) {
+		assert_non_null(p[i] = sp_slab_cache_alloc(c));
+		memset(p[i], 0x5a, 8000);
+	}
+	for (int i = 0; i < 64; i++)
+		sp_slab_cache_free(c, p[i]);	/* no explicit flush: the array's own */
+	assert_true(slab_cache_is_valid(c));
+	struct slab *kept[SLAB_KEEP_EMPTY_MAX];
+	size_t nkept = 0;
+	struct sp_list *pos;
+	sp_list_for_each(pos, &c->partial) {
+		struct slab *s = sp_list_entry(pos, struct slab, node);
+		if (s->inuse)
+			continue;
+		assert_int_equal(s->released, 0);
+		assert_true(resident_pages(c, s) > 0);	/* kept with its pages */
+		assert_true(nkept < SLAB_KEEP_EMPTY_MAX);
+		kept[nkept++] = s;
+	}
+	assert_true(nkept >= 1 && nkept <= c->keep_empty);
+
+	/* Keep the cache busy on a few objects: refills and flushes tick the clock. */
+	uint32_t t0 = c->events;
+	while (c->events - t0 < 4 * SLAB_EMPTY_AGE) {
+		for (int i = 0; i < 20; i++)
+			assert_non_null(p[i] = sp_slab_cache_alloc(c));
+		for (int i = 0; i < 20; i++)
+			sp_slab_cache_free(c, p[i]);
+	}
+	assert_true(slab_cache_is_valid(c));
+	size_t retired = 0;
+	for (size_t k = 0; k < nkept; k++)
+		retired += !on_partial(c, kept[k]) ||
+			   (kept[k]->released && !resident_pages(c, kept[k]));
+	assert_true(retired >= 1);
+	size_t empty = 0;
+	sp_list_for_each(pos, &c->partial) {
+		struct slab *s = sp_list_entry(pos, struct slab, node);
+		if (s->inuse || !(s->fresh || s->released))
+			continue;
+		empty++;
+		if (c->events - s->empty_at >= SLAB_EMPTY_AGE) {
+			assert_int_equal(s->released, 1);
+			assert_int_equal(resident_pages(c, s), 0);
+		}
+	}
+	assert_true(empty <= c->keep_empty);
+	for (int i = 0; i < 64; i++)	/* the cache still works over retired slabs */
+		assert_non_null(p[i] = sp_slab_cache_alloc(c));
+	assert_true(slab_cache_is_valid(c));
+	for (int i = 0; i < 64; i++)
+		sp_slab_cache_free(c, p[i]);
+	sp_slab_cache_flush_thread(c);	/* an explicit flush retires every empty slab */
+	assert_int_equal(stats(c).nr_slabs, SLAB_KEEP_EMPTY);
+	assert_true(slab_cache_is_valid(c));
+	assert_int_equal(sp_slab_cache_destroy(c), 0);
+}
+
 static void test_slab__verify_no_false_positive(void **st)
 {
 	(void)st;
@@ -880,6 +978,7 @@ int main(void)
 		cmocka_unit_test(test_slab__asan_tracking),
 		cmocka_unit_test(test_slab__stats_and_destroy),
 		cmocka_unit_test(test_slab__empty_slabs_released),
+		cmocka_unit_test(test_slab__empty_slab_lazy_release),
 		cmocka_unit_test(test_slab__refill_order),
 		cmocka_unit_test(test_slab__allocator_adapter),
 		cmocka_unit_test(test_slab__many_caches_reuse_ids),
