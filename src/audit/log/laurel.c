@@ -1035,10 +1035,18 @@ static void put_tail(struct lctx *c)
 	lb_str(&c->b, "}\n");
 }
 
+/* The type's name: as the log spells it, but UNKNOWN[n] of a type with a name is that name
+ * (laurel keeps the number and names it). */
 static void put_type(struct lctx *c, const struct lrec *r)
 {
+	const char *name = NULL;
 	lb_put(&c->b, ",", 1);
-	lq_str(&c->b, r->s + r->tstart, r->tlen);
+	if (r->tlen > 7 && !memcmp(r->s + r->tstart, "UNKNOWN", 7))
+		name = sp_audit_msgtype_name(r->type);
+	if (name)
+		lq_str(&c->b, name, strlen(name));
+	else
+		lq_str(&c->b, r->s + r->tstart, r->tlen);
 	lb_put(&c->b, ":", 1);
 }
 
@@ -1100,6 +1108,11 @@ static int put_multi(struct lctx *c, struct lrec *recs, size_t n, struct lrec **
 static int rec_load(struct lrec *r, const struct sp_audit_log_rec *lr, struct sp_diags *d)
 {
 	int rc;
+	if (lr->len > UINT32_MAX) {	/* items hold 32-bit offsets */
+		r->tlen = 0;
+		return d && sp_diags_add(d, SP_SEV_WARNING, -E2BIG, lr->file, lr->line, 0, 0,
+					 "laurel output: record left out (longer than 4 GiB)") ? -ENOMEM : 0;
+	}
 	r->s = malloc(lr->len ? lr->len : 1);
 	if (!r->s)
 		return -ENOMEM;
