@@ -6,7 +6,7 @@
 #
 # `apt-get download laurel`, then `dpkg -x` it into a cache directory outside the repository:
 #   $SECPATH_LAUREL (default /var/tmp/secpath-laurel)/root/usr/sbin/laurel
-# laurel links only libc, libm, libgcc_s and libacl, which every test machine has.
+# laurel links libc, libm, libgcc_s and libacl (libacl1: a dependency of Debian's coreutils).
 # Idempotent: does nothing when the binary is already extracted.
 # Exit status: 0 ok, 1 the package could not be downloaded (no network or apt source).
 set -eu
