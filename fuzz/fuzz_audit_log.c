@@ -10,6 +10,7 @@
  * alone) is whole lines `{...}\n` with no control byte inside and only UTF-8 lead bytes that
  * start a sequence.
  */
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,7 +118,8 @@ static int check_event(void *ud, const struct sp_audit_log_event *ev)
 }
 
 /* Two long-lived replays (rules compiled once): each input is fed, finished, and measured as
- * the difference of the counters. */
+ * the difference of the counters.  The second writes its kept events as laurel's JSON to
+ * /dev/null (the replay's output hook). */
 static struct sp_audit_replay *replays[2];
 
 static void run(int which, const uint8_t *data, size_t size, size_t chunk,
@@ -128,8 +130,11 @@ static void run(int which, const uint8_t *data, size_t size, size_t chunk,
 	if (!replays[which]) {
 		static struct sp_audit_parse_opts po = { .sz = sizeof(po), .machine = "x86_64" };
 		struct sp_audit_replay_opts o = {
-			.sz = sizeof(o), .parse = &po, .window = 4, .out_fd = -1
+			.sz = sizeof(o), .parse = &po, .window = 4, .out_fd = -1,
+			.flags = which ? SP_AUDIT_REPLAY_LAUREL : 0
 		};
+		if (which && (o.out_fd = open("/dev/null", O_WRONLY | O_CLOEXEC)) < 0)
+			abort();
 		if (sp_audit_replay_new(rules, sizeof(rules) - 1, "fuzz.rules", &o,
 					&replays[which]))
 			abort();
