@@ -24,7 +24,8 @@
 static void usage(FILE *f)
 {
 	fputs("usage: secpath audit replay [-R RULES] [ausearch options] [--json] [--output FILE]\n"
-	      "                            [--window N] [--input-logs] [host options] [-c] [LOG...]\n"
+	      "                            [--format raw|laurel] [--window N] [--input-logs]\n"
+	      "                            [host options] [-c] [LOG...]\n"
 	      "\n"
 	      "Replay audit.log files (plain or gzip; \"-\" = stdin; raw or ENRICHED) or recorded\n"
 	      "event streams (docs/RECORD.md) through the compiled filter built from RULES\n"
@@ -55,6 +56,10 @@ static void usage(FILE *f)
 	      "  --output FILE  write the kept records, byte-identical, to FILE (recorded stream\n"
 	      "                 inputs: the kept events as a recorded stream); FILE may not be an\n"
 	      "                 input and is replaced only when every input was read to its end\n"
+	      "  --format laurel  write the kept events instead as laurel 0.5.1's JSON, one\n"
+	      "                 object per line (docs/JSON.md), to --output FILE or, without\n"
+	      "                 it, to standard output (the report then goes to standard error);\n"
+	      "                 without -R and ausearch options every event is written\n"
 	      "  --window N     events kept open for grouping (default 64)\n"
 	      "  --input-logs   read auditd's log and its rotations (auditd.conf's log_file)\n"
 	      "A LOG that is a directory is its audit.log and rotations, oldest first (ausearch\n"
@@ -329,6 +334,7 @@ struct replay_args {
 	const char **inputs;		/* argc slots */
 	size_t ninputs, window;
 	int json;
+	int laurel;			/* --format laurel */
 	struct sp_audit_search *search;	/* ausearch's options */
 	int input_logs;			/* --input-logs: auditd's logs, whatever stdin is */
 	char **owned;			/* the inputs a directory or auditd's logs expanded to */
@@ -415,6 +421,13 @@ static int parse_args(int argc, char **argv, struct sp_cli *cli, struct replay_a
 			ra->input_logs = 1;
 		} else if (!strcmp(a, "--output") && i + 1 < argc) {
 			ra->output = argv[++i];
+		} else if (!strcmp(a, "--format") && i + 1 < argc) {
+			if (strcmp(argv[++i], "laurel") && strcmp(argv[i], "raw")) {
+				fprintf(cli->err, "%s: audit replay: bad --format '%s' (raw, laurel)\n",
+					cli->prog, argv[i]);
+				return SP_EXIT_USAGE;
+			}
+			ra->laurel = !strcmp(argv[i], "laurel");
 		} else if (!strcmp(a, "--window") && i + 1 < argc) {
 			char *e;
 			unsigned long v = strtoul(argv[++i], &e, 10);
@@ -434,7 +447,9 @@ static int parse_args(int argc, char **argv, struct sp_cli *cli, struct replay_a
 	}
 	if (cli_rules_args_check(cli, &ra->ra, "replay"))
 		return SP_EXIT_USAGE;
-	if (!ra->ra.rules && !sp_audit_search_active(ra->search)) {
+	if (ra->laurel && !ra->output)
+		ra->output = "-";
+	if (!ra->ra.rules && !sp_audit_search_active(ra->search) && !ra->laurel) {
 		usage(cli->err);
 		return SP_EXIT_USAGE;
 	}
@@ -482,7 +497,8 @@ static struct sp_audit_replay *replay_open(struct sp_cli *cli, const struct repl
 		.sz = sizeof(o), .parse = &ra->ra.po, .window = ra->window, .out_fd = out_fd,
 		.diags = d, .rules = rs,
 		.search = sp_audit_search_active(ra->search) ? ra->search : NULL,
-		.flags = ra->ra.rules ? 0 : SP_AUDIT_REPLAY_NO_RULES
+		.flags = (ra->ra.rules ? 0 : SP_AUDIT_REPLAY_NO_RULES) |
+			 (ra->laurel ? SP_AUDIT_REPLAY_LAUREL : 0)
 	};
 	int rc = sp_audit_replay_new(text ? text : "", text ? tlen : 0,
 				     ra->ra.rules ? ra->ra.rules : "(no rules)", &o, &rp);
@@ -671,12 +687,16 @@ int cmd_audit_replay(int argc, char **argv, struct sp_cli *cli)
 	status = d.nerrors > rule_errors || empty ? SP_EXIT_REJECTED : SP_EXIT_OK;
 	if (ra.output && cli_out_commit(cli, &out))
 		status = SP_EXIT_REJECTED;
+	FILE *report = cli->out;
+	if (ra.output && out.is_std)
+		cli->out = cli->err;	/* stdout carries the records */
 	if (ra.json) {
 		report_json(cli, rp, &d);
 	} else {
 		cli_print_diags(cli, &d, NULL, NULL);
 		report_text(cli, rp, &d);
 	}
+	cli->out = report;
 out:
 	if (ra.output)
 		cli_out_abort(&out);	/* no-op after a commit */

@@ -6,8 +6,11 @@
  * rules.  Invariants: lines == records + malformed + skipped + truncated; both feedings give the same counts; events
  * read == kept + dropped; every record's text lies inside the input; ausearch's selection
  * (keys, types, syscall by name, a time range, pids, uids, exe, files, success: every record parser
- * runs) answers 0 or 1 for every event.
+ * runs) answers 0 or 1 for every event; laurel's JSON of every event (and of every other record
+ * alone) is whole lines `{...}\n` with no control byte inside and only UTF-8 lead bytes that
+ * start a sequence.
  */
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +54,23 @@ static struct sp_audit_search *search_others(void)
 	return s;
 }
 
+/* The JSON lines of sp_audit_log_event_laurel: each "{...}\n", no control byte inside. */
+static int check_laurel(void *ud, const char *s, size_t n)
+{
+	(void)ud;
+	for (size_t i = 0, start = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '\n') {
+			if (i == start || s[start] != '{' || s[i - 1] != '}')
+				abort();
+			start = i + 1;
+		} else if (c < 0x20 || c == 0x7f || (i + 1 == n)) {
+			abort();
+		}
+	}
+	return 0;
+}
+
 static int check_event(void *ud, const struct sp_audit_log_event *ev)
 {
 	const struct ctx *c = ud;
@@ -81,6 +101,14 @@ static int check_event(void *ud, const struct sp_audit_log_event *ev)
 	unsigned m = (unsigned)sp_audit_search_match(search, ev, NULL);
 	if (m > 1)
 		abort();
+	uint8_t mask[64];
+	size_t nrec = sp_audit_log_event_nrec(ev);
+	for (size_t i = 0; i < sizeof(mask); i++)
+		mask[i] = (uint8_t)(i % 3 != 1);
+	if (sp_audit_log_event_laurel(ev, NULL, "k\001\377", NULL, check_laurel, NULL) ||
+	    (nrec <= sizeof(mask) &&
+	     sp_audit_log_event_laurel(ev, mask, NULL, NULL, check_laurel, NULL)))
+		abort();
 	for (size_t i = 0; i < sp_audit_log_event_nrec(ev); i++) {
 		const struct sp_audit_log_rec *r = sp_audit_log_event_rec(ev, i);
 		if (!r || r->line == 0 || !memmem(c->data, c->size, r->text, r->len))
@@ -90,7 +118,8 @@ static int check_event(void *ud, const struct sp_audit_log_event *ev)
 }
 
 /* Two long-lived replays (rules compiled once): each input is fed, finished, and measured as
- * the difference of the counters. */
+ * the difference of the counters.  The second writes its kept events as laurel's JSON to
+ * /dev/null (the replay's output hook). */
 static struct sp_audit_replay *replays[2];
 
 static void run(int which, const uint8_t *data, size_t size, size_t chunk,
@@ -101,8 +130,11 @@ static void run(int which, const uint8_t *data, size_t size, size_t chunk,
 	if (!replays[which]) {
 		static struct sp_audit_parse_opts po = { .sz = sizeof(po), .machine = "x86_64" };
 		struct sp_audit_replay_opts o = {
-			.sz = sizeof(o), .parse = &po, .window = 4, .out_fd = -1
+			.sz = sizeof(o), .parse = &po, .window = 4, .out_fd = -1,
+			.flags = which ? SP_AUDIT_REPLAY_LAUREL : 0
 		};
+		if (which && (o.out_fd = open("/dev/null", O_WRONLY | O_CLOEXEC)) < 0)
+			abort();
 		if (sp_audit_replay_new(rules, sizeof(rules) - 1, "fuzz.rules", &o,
 					&replays[which]))
 			abort();

@@ -94,6 +94,8 @@ group json FAIL sh tests/cli/test-json.sh "$out"
 group ausearch FAIL sh tests/cli/test-ausearch.sh "$out"
 # audit stream, replay's live form: the same records, idle flush, SIGHUP reload, bad lines.
 group stream FAIL sh tests/cli/test-stream.sh "$out"
+# audit replay --format laurel against laurel 0.5.1 itself on the bundled logs.
+group laurel FAIL sh tests/cli/test-laurel.sh "$out"
 # The installed tool, run from another directory: its data, allocator and man pages.
 group install FAIL sh tests/cli/test-install.sh "$out"
 [ -z "$failed_names" ] || echo "failed:$failed_names"

@@ -82,6 +82,20 @@ SP_API const struct sp_audit_log_rec *sp_audit_log_event_rec(const struct sp_aud
 SP_API void sp_audit_log_event_stamp(const struct sp_audit_log_event *ev, uint64_t *sec,
 				     uint32_t *msec, uint32_t *serial, const char **node);
 
+/*
+ * laurel's JSON (laurel 0.5.1 with its live-system enrichment off; docs/JSON.md): the event's
+ * records (those with mask[i] set; mask NULL = all) as laurel writes them, one object per line:
+ * the multi-part records (SYSCALL, EXECVE, PATH...) in one object, every other record in an
+ * object of its own.  key (NULL or "" = none; 0x01 joins several) adds "SECPATH":{"keys":[..]}.
+ * A record laurel refuses to parse is left out with a warning in d (file:line:col; d may be
+ * NULL).  The lines go to put in one call (nothing when no record is written).  Returns 0,
+ * -ENOMEM, or put's non-zero return.
+ */
+typedef int (*sp_audit_log_put_fn)(void *ud, const char *s, size_t n);
+SP_API int sp_audit_log_event_laurel(const struct sp_audit_log_event *ev, const uint8_t *mask,
+				     const char *key, struct sp_diags *d, sp_audit_log_put_fn put,
+				     void *ud);
+
 /* How an event's records relate to the kernel filters. */
 enum sp_audit_log_class {
 	SP_AUDIT_LOG_SYSCALL = 0, /* has a SYSCALL record: task/exit lists + companions */
@@ -158,6 +172,9 @@ struct sp_audit_replay_opts {
 };
 /* No rules stage: every record is kept, then the selection (if any) decides the event. */
 #define SP_AUDIT_REPLAY_NO_RULES 0x1u
+/* out_fd receives each kept event as laurel's JSON lines (sp_audit_log_event_laurel, with the
+ * deciding rule's key), in the order events close; audit.log inputs only. */
+#define SP_AUDIT_REPLAY_LAUREL 0x2u
 
 struct sp_audit_replay_stats {
 	uint64_t lines, records, malformed, bytes;

@@ -3,7 +3,8 @@
  * test_audit_log.c - the audit.log reader's mechanics (line limits, the grouping window, the
  * end-of-event timeout, files and accessors, callback errors), the field mapping of replay
  * (per, saddr_fam, openat2 oflag, missing return values, enriched lines) and the round trip
- * log -> recorded stream -> replay.
+ * log -> recorded stream -> replay, and laurel's JSON of an event (quoting of every byte kind,
+ * typed fields, refused records reported at their column, put errors).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -674,6 +675,81 @@ static void test_audit_log__search_time_words(void **st)
 	sp_audit_search_free(s);
 }
 
+/* ---- laurel's JSON (sp_audit_log_event_laurel) ---- */
+
+struct lj {
+	char buf[8192];
+	size_t n;
+	int calls, put_err;
+	const char *key;
+	struct sp_diags *d;
+};
+
+static int lj_put(void *ud, const char *s, size_t n)
+{
+	struct lj *j = ud;
+	j->calls++;
+	if (j->put_err)
+		return j->put_err;
+	assert_true(j->n + n < sizeof(j->buf));
+	memcpy(j->buf + j->n, s, n);
+	j->n += n;
+	j->buf[j->n] = 0;
+	return 0;
+}
+
+static int lj_ev(void *ud, const struct sp_audit_log_event *ev)
+{
+	struct lj *j = ud;
+	return sp_audit_log_event_laurel(ev, NULL, j->key, j->d, lj_put, j);
+}
+
+static int lj_run(struct lj *j, const char *log)
+{
+	struct sp_audit_log_opts o = { .sz = sizeof(o), .on_event = lj_ev, .ud = j, .diags = j->d };
+	struct sp_audit_log *l;
+	int rc;
+	assert_int_equal(sp_audit_log_new(&o, &l), 0);
+	rc = sp_audit_log_feed(l, "t.log", log, strlen(log));
+	if (!rc)
+		rc = sp_audit_log_finish(l);
+	sp_audit_log_free(l);
+	return rc;
+}
+
+static void test_audit_log__laurel(void **st)
+{
+	(void)st;
+	struct sp_diags d;
+	struct lj j = { .key = "a\001b", .d = &d };
+	sp_diags_init(&d, NULL);
+	/* every byte of a hex name: printable ASCII kept (but % and +), " and \ escaped, the
+	 * rest %XX, valid UTF-8 kept; typed fields; a0..a3 as ARGV; the key split at 0x01 */
+	assert_int_equal(lj_run(&j, SC("1", "100", "2", "success=yes exit=0")
+		"type=PATH msg=audit(100.000:1): item=0 name=225C2B2501C3A9FF7F20 inode=5 "
+		"mode=0100644 cap_fp=0 nametype=NORMAL\n"
+		"type=USER_END msg=audit(100.000:2): pid=1 msg='x=1 '\n"
+		"type=USER_END msg=audit(100.000:3): pid=1 msg='x'  \n"), 0);
+	assert_non_null(strstr(j.buf, "\"name\":\"\\\"\\\\%2b%25%01\xc3\xa9%ff%7f \","));
+	assert_non_null(strstr(j.buf, "\"inode\":5,\"mode\":\"0o100644\",\"cap_fp\":\"0x0\""));
+	assert_non_null(strstr(j.buf, "\"ARGV\":[\"0x0\",\"0x0\",\"0x0\",\"0x0\"]"));
+	assert_non_null(strstr(j.buf, "\"SECPATH\":{\"keys\":[\"a\",\"b\"]}"));
+	assert_non_null(strstr(j.buf, "{\"ID\":\"100.000:2\",\"USER_END\":{\"pid\":1,\"msg\":\"x=1 \"}"));
+	/* the trailing blanks of record 3: left out, a warning at its column */
+	assert_null(strstr(j.buf, "100.000:3"));
+	assert_int_equal(d.nerrors, 0);
+	assert_int_equal(d.nwarnings, 1);
+	assert_int_equal(d.v[0].line, 4);
+	assert_int_equal(d.v[0].col, 50);	/* the blanks after msg='x' */
+	for (size_t i = 0; i < j.n; i++)
+		assert_true((unsigned char)j.buf[i] >= 0x20 || j.buf[i] == '\n');
+	/* put's error is returned (and stops the reader) */
+	struct lj k = { .put_err = -EIO };
+	assert_int_equal(lj_run(&k, SC("1", "100", "2", "success=yes exit=0")), -EIO);
+	assert_int_equal(k.calls, 1);
+	sp_diags_release(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -689,6 +765,7 @@ int main(void)
 		cmocka_unit_test(test_audit_log__stream_output),
 		cmocka_unit_test(test_audit_log__exclude_types),
 		cmocka_unit_test(test_audit_log__live_idle_reload),
+		cmocka_unit_test(test_audit_log__laurel),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

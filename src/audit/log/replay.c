@@ -369,6 +369,12 @@ static int oput(struct sp_audit_replay *r, const char *s, size_t n)
 	return 0;
 }
 
+/* SP_AUDIT_REPLAY_LAUREL: an event's JSON lines, written as the event closes. */
+static int laurel_put(void *ud, const char *s, size_t n)
+{
+	return oput(ud, s, n);
+}
+
 static void pend_swap(struct pend *a, struct pend *b)
 {
 	struct pend t = *a;
@@ -541,9 +547,14 @@ static int on_event(void *ud, const struct sp_audit_log_event *lev)
 		kept++;
 		if (t == LT_SYSCALL || t == LT_URINGOP)
 			syscall_kept = 1;
-		if (r->o.out_fd > 0 && (err = pend_push(r, &lev->rec[i])))
+		if (r->o.out_fd > 0 && !(r->o.flags & SP_AUDIT_REPLAY_LAUREL) &&
+		    (err = pend_push(r, &lev->rec[i])))
 			return r->err = err;
 	}
+	if (kept && r->o.out_fd > 0 && (r->o.flags & SP_AUDIT_REPLAY_LAUREL) &&
+	    (err = sp_audit_log_event_laurel(lev, r->keepv, d.has_key ? d.key : NULL, r->o.diags,
+					     laurel_put, r)))
+		return r->err = err;
 	if (syscall_kept && d.record && (err = count_keys(r, &d)))
 		return r->err = err;
 	r->st.records_kept += kept;
@@ -646,6 +657,12 @@ static int out_claim(struct sp_audit_replay *r, int kind, const char *file)
 {
 	if (r->o.out_fd <= 0 || r->out_kind == kind)
 		return 0;
+	if (kind == OUT_STREAM && (r->o.flags & SP_AUDIT_REPLAY_LAUREL)) {
+		if (r->o.diags)
+			sp_diags_add(r->o.diags, SP_SEV_ERROR, -EINVAL, file, 0, 0, 0,
+				     "output: laurel's JSON is written for audit.log inputs only");
+		return -EINVAL;
+	}
 	if (r->out_kind == OUT_NONE) {
 		r->out_kind = kind;
 		return kind == OUT_STREAM ? sp_audit_record_writer_new(r->o.out_fd, &r->ow) : 0;
