@@ -50,7 +50,8 @@ static void on_signal(int sig)
 static void usage(FILE *f)
 {
 	fputs("usage: secpath audit stream [-R RULES] [ausearch options] [--output FILE]\n"
-	      "                            [--idle-ms N] [--window N] [host options] [-c] [INPUT]\n"
+	      "                            [--format raw|laurel] [--idle-ms N] [--window N]\n"
+	      "                            [host options] [-c] [INPUT]\n"
 	      "\n"
 	      "Read a live audit record stream - auditd's plugin stream (raw format) on standard\n"
 	      "input, or INPUT, a pipe or FIFO (a regular file is read to its end) - group its\n"
@@ -60,6 +61,9 @@ static void usage(FILE *f)
 	      "  -R RULES       rules file; SIGHUP reads it again (a set with errors is refused\n"
 	      "                 and the one in use stays)\n"
 	      "  --output FILE  append the kept records to FILE (default: standard output)\n"
+	      "  --format laurel  write each kept event as laurel 0.5.1's JSON line instead\n"
+	      "                 (as audit replay --format laurel; without rules or selection,\n"
+	      "                 every event)\n"
 	      "  --idle-ms N    after N ms without input, decide the open events (default 500)\n"
 	      "  --window N     events kept open for grouping (default 64)\n"
 	      "  --machine M, --passwd F, --group F, --dirs F, --features N, -c, --continue\n"
@@ -81,6 +85,7 @@ struct stream_args {
 	const char *output, *input;
 	size_t window;
 	long idle_ms;
+	int laurel;			/* --format laurel */
 };
 
 /* 0, SP_EXIT_USAGE, or -1 after --help. */
@@ -108,6 +113,13 @@ static int parse_args(int argc, char **argv, struct sp_cli *cli, struct stream_a
 			;
 		} else if (!strcmp(a, "--output") && i + 1 < argc) {
 			sa->output = argv[++i];
+		} else if (!strcmp(a, "--format") && i + 1 < argc) {
+			if (strcmp(argv[++i], "laurel") && strcmp(argv[i], "raw")) {
+				fprintf(cli->err, "%s: audit stream: bad --format '%s' (raw, laurel)\n",
+					cli->prog, argv[i]);
+				return SP_EXIT_USAGE;
+			}
+			sa->laurel = !strcmp(argv[i], "laurel");
 		} else if ((!strcmp(a, "--idle-ms") || !strcmp(a, "--window")) && i + 1 < argc) {
 			if (cli_parse_u64(argv[++i], &v) || !v || v > 3600000) {
 				fprintf(cli->err, "%s: audit stream: bad %s '%s'\n", cli->prog, a,
@@ -131,7 +143,7 @@ static int parse_args(int argc, char **argv, struct sp_cli *cli, struct stream_a
 	}
 	if (cli_rules_args_check(cli, &sa->ra, "stream"))
 		return SP_EXIT_USAGE;
-	if (!sa->ra.rules && !sp_audit_search_active(sa->search)) {
+	if (!sa->ra.rules && !sp_audit_search_active(sa->search) && !sa->laurel) {
 		usage(cli->err);
 		return SP_EXIT_USAGE;
 	}
@@ -303,7 +315,8 @@ static int stream_main(struct sp_cli *cli, struct stream_args *sa, const char *t
 	struct sp_audit_replay_opts o = {
 		.sz = sizeof(o), .parse = &sa->ra.po, .window = sa->window, .out_fd = out,
 		.diags = &s.d, .search = sp_audit_search_active(sa->search) ? sa->search : NULL,
-		.flags = sa->ra.rules ? 0 : SP_AUDIT_REPLAY_NO_RULES
+		.flags = (sa->ra.rules ? 0 : SP_AUDIT_REPLAY_NO_RULES) |
+			 (sa->laurel ? SP_AUDIT_REPLAY_LAUREL : 0)
 	};
 	int rc = sp_audit_replay_new(text ? text : "", text ? tlen : 0,
 				     sa->ra.rules ? sa->ra.rules : "(no rules)", &o, &s.rp);

@@ -46,6 +46,11 @@ e=tests/cases/replay/01-watch.log
 cat "$e" | "$B" audit stream -m PATH >"$tmp/s.k" 2>/dev/null
 if [ -s "$tmp/r.k" ] && cmp -s "$tmp/r.k" "$tmp/s.k"; then ok; else bad "-m PATH to stdout"; fi
 
+# laurel's JSON, as replay writes it
+"$B" audit replay --format laurel --output "$tmp/r.j" "$e" >/dev/null 2>&1
+"$B" audit stream --format laurel <"$e" >"$tmp/s.j" 2>/dev/null
+if [ -s "$tmp/r.j" ] && cmp -s "$tmp/r.j" "$tmp/s.j"; then ok; else bad "--format laurel"; fi
+
 # a live stream through a FIFO: two events under rules A, a reload to B, two events more
 cat >"$tmp/a.rules" <<'EOF'
 -a always,exit -F arch=b64 -S openat -k A
