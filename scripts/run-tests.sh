@@ -92,6 +92,8 @@ group files FAIL sh tests/cli/test-files.sh "$out"
 group json FAIL sh tests/cli/test-json.sh "$out"
 # audit replay's ausearch options against ausearch 3.0.9 itself on the bundled logs.
 group ausearch FAIL sh tests/cli/test-ausearch.sh "$out"
+# audit replay --report against aureport 3.0.9 itself on the same logs and selections.
+group aureport FAIL sh tests/cli/test-aureport.sh "$out"
 # The installed tool, run from another directory: its data, allocator and man pages.
 group install FAIL sh tests/cli/test-install.sh "$out"
 [ -z "$failed_names" ] || echo "failed:$failed_names"

@@ -116,4 +116,8 @@ void audit_log_set_need(struct sp_audit_log *l, unsigned need);
  * UINT64_MAX: every record before it belongs to an event already closed. */
 uint64_t audit_log_open_floor(const struct sp_audit_log *l);
 
+/* report.c: hand aureport's simulated reader every buffered record before `floor` (events
+ * are buffered until then; the replay calls it with audit_log_open_floor after each event). */
+void audit_report_advance(struct sp_audit_report *r, uint64_t floor);
+
 #endif

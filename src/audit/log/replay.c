@@ -546,6 +546,10 @@ static int on_event(void *ud, const struct sp_audit_log_event *lev)
 	}
 	if (syscall_kept && d.record && (err = count_keys(r, &d)))
 		return r->err = err;
+	if (kept && r->o.report && (err = sp_audit_report_event(r->o.report, lev, r->keepv)))
+		return r->err = err;
+	if (r->o.report)
+		audit_report_advance(r->o.report, audit_log_open_floor(r->log));
 	r->st.records_kept += kept;
 	r->st.records_dropped += n - kept;
 	if (kept)
@@ -574,6 +578,8 @@ SP_API int sp_audit_replay_new(const char *text, size_t len, const char *file,
 		r->o.search = NULL;
 	if (!o || !SP_OPTS_HAS(o, flags))
 		r->o.flags = 0;
+	if (!o || !SP_OPTS_HAS(o, report))
+		r->o.report = NULL;
 	r->rules_file = file;
 	r->next_ino = 0x5350000000000001ull;
 	if (given) {

@@ -55,8 +55,22 @@ static inline int search_strmatch(const struct sp_audit_search *s, const char *n
 	return s->word ? !strcmp(hay, needle) : strstr(hay, needle) != NULL;
 }
 
+/* aureport's per-event lists (report.c): every file name and key the parsers find, in order;
+ * ftype gives the text after the PATH record's "type=" for the name just added. */
+struct search_sink {
+	int (*file)(void *ud, const char *name);
+	void (*ftype)(void *ud, const char *rest);
+	int (*key)(void *ud, const char *key);
+	void *ud;
+};
+
 struct search_items {
 	const struct sp_audit_search *s;
+	/* aureport (report.c) only; sink NULL and want_* 0 for ausearch's selection */
+	const struct search_sink *sink;
+	int want_term, want_comm, want_host;	/* event_terminal, _comm, _hostname */
+	int has_term, has_comm, has_host, has_acct, sink_err;
+	char term[SEARCH_STR_MAX], comm[SEARCH_STR_MAX], host[SEARCH_STR_MAX], acct[SEARCH_STR_MAX];
 	int syscall;			/* 0 when no record gave one */
 	uint32_t arch;
 	int has_key, key_hit;
@@ -75,5 +89,9 @@ void search_items_init(struct search_items *it, const struct sp_audit_search *s)
 /* One record (text to its first 0x1D, NUL-terminated): 0, or ausearch's non-zero code for a
  * record it cannot parse for these criteria (the event is then not selected). */
 int search_items_record(struct search_items *it, uint32_t type, const char *m);
+/* A record's text to its first 0x1D (the ENRICHED part cut), NUL-terminated in buf (cut to
+ * cap - 1 bytes). */
+struct sp_audit_log_rec;
+const char *search_rec_text(const struct sp_audit_log_rec *r, char *buf, size_t cap);
 
 #endif

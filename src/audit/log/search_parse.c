@@ -22,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <netdb.h>
+#include <sys/socket.h>
 
 #include "audit/log/search_int.h"
 
@@ -76,6 +78,15 @@ static int unesc(const char *v, char *out, size_t cap)
 	return (int)strlen(out);	/* the string ends at a decoded NUL */
 }
 
+/* A field value of n bytes into a SEARCH_STR_MAX buffer (cut to fit). */
+static void set_str(char *dst, int *has, const char *v, size_t n)
+{
+	n = n < SEARCH_STR_MAX ? n : SEARCH_STR_MAX - 1;
+	memmove(dst, v, n);
+	dst[n] = 0;
+	*has = 1;
+}
+
 static void set_exe(struct search_items *it, const char *v, size_t n)
 {
 	n = n < sizeof(it->exe) ? n : sizeof(it->exe) - 1;
@@ -98,6 +109,8 @@ static void key_one(struct search_items *it, const char *k, size_t n)
 	memcpy(one, k, n);
 	one[n] = 0;
 	it->key_hit |= search_strmatch(it->s, it->s->key, one);
+	if (it->sink && it->sink->key(it->sink->ud, one))
+		it->sink_err = 1;
 }
 
 /* A key= value at v: "text", or unescape()d and split at 0x01 (strtok: empty parts dropped).
@@ -130,6 +143,8 @@ static int key_value(struct search_items *it, const char *v, int noquote, int no
 static void file_name(struct search_items *it, const char *name)
 {
 	it->file_hit |= search_strmatch(it->s, it->s->file, name);
+	if (it->sink && it->sink->file(it->sink->ud, name))
+		it->sink_err = 1;
 }
 
 /* common_path_parser: a quoted name, (null), or hex (00-led: an abstract socket name);
@@ -202,8 +217,17 @@ static int p_dir(struct search_items *it, const char *m)
 /* parse_path (PATH): its name=, 28 bytes in. */
 static int p_path(struct search_items *it, const char *m)
 {
-	const char *str = strlen(m) > 28 ? strstr(m + 28, " name=") : NULL;
-	return it->s->file && str ? path_value(it, str + 6) : 0;
+	const char *str = strlen(m) > 28 ? strstr(m + 28, " name=") : NULL, *t;
+	int rc;
+
+	if (!it->s->file || !str)
+		return 0;
+	if ((rc = path_value(it, str + 6)))
+		return rc;
+	/* the list's key: all the text after the next "type=" (nametype= or objtype=) */
+	if (it->sink && (t = strstr(str + 6, "type=")))
+		it->sink->ftype(it->sink->ud, t + 5);
+	return 0;
 }
 
 /* avc_parse_path (AVC_PATH; CONFIG_CHANGE too, its answer ignored): a path= is required. */
@@ -215,6 +239,20 @@ static int p_avc_path(struct search_items *it, const char *m)
 	return str ? path_value(it, str + 6) : 1;
 }
 
+/* parse_sockaddr's getnameinfo(NI_NUMERICHOST) of an AF_INET/AF_INET6 address (none when it
+ * fails). */
+static void sock_host(struct search_items *it, const unsigned char *raw, size_t len)
+{
+	struct sockaddr_storage ss;
+
+	memset(&ss, 0, sizeof(ss));
+	memcpy(&ss, raw, len);
+	ss.ss_family = (sa_family_t)(raw[0] | raw[1] << 8);
+	if (!getnameinfo((struct sockaddr *)&ss, (socklen_t)len, it->host, sizeof(it->host), NULL,
+			 0, NI_NUMERICHOST))
+		it->has_host = 1;
+}
+
 /* parse_sockaddr for -f: an AF_UNIX sun_path (abstract: after its NUL) is a file name; short
  * AF_INET/AF_INET6/AF_UNIX addresses are refused, other families ignored. */
 static int p_sockaddr(struct search_items *it, const char *m)
@@ -224,9 +262,10 @@ static int p_sockaddr(struct search_items *it, const char *m)
 	size_t len = 0;
 	int n;
 
-	if (!it->s->file || !str)
+	if ((!it->s->file && !it->want_host) || !str)
 		return 0;
 	str += 6;
+	it->has_host = 0;	/* ausearch's hostname holds the decoded bytes until the family */
 	if (*str == '(') {
 		const char *e = strchr(str, ')');
 		len = e ? (size_t)(e - str) + 1 : 0;
@@ -246,8 +285,10 @@ static int p_sockaddr(struct search_items *it, const char *m)
 		return 1;
 	if (fam == 10 && len < 28)
 		return 2;
-	if (fam != 1)
-		return 0;
+	if ((fam == 2 || fam == 10) && it->want_host)
+		sock_host(it, raw, fam == 2 ? 16 : 28);
+	if (fam != 1 || !it->s->file)
+		return fam == 1 && len < 4 ? 3 : 0;
 	if (len < 4)
 		return 3;
 	it->has_files = 1;
@@ -311,6 +352,41 @@ static int res_num(struct search_items *it, const char **term, const char *m, in
 	return 0;
 }
 
+/* A quoted ("..." up to the next quote: *term moves there, else `noquote`) or unescape()d
+ * string value at v into dst. */
+static int str_value(char *dst, int *has, const char *v, const char **term, int noquote)
+{
+	if (*v == '"') {
+		const char *e = strchr(v + 1, '"');
+		if (!e)
+			return noquote;
+		set_str(dst, has, v + 1, (size_t)(e - v - 1));
+		*term = e;
+		return 0;
+	}
+	*has = unesc(v, dst, SEARCH_STR_MAX) >= 0;
+	return 0;
+}
+
+/* parse_task_info's tty= (optional) and comm= (required) for aureport, from the cursor. */
+static int task_term_comm(struct search_items *it, const char **term)
+{
+	const char *str, *t;
+
+	if (it->want_term && (str = strstr(*term, "tty="))) {
+		if (!(t = strchr(str + 4, ' ')))
+			return 34;
+		set_str(it->term, &it->has_term, str + 4, (size_t)(t - str - 4));
+		*term = t;
+	}
+	if (!it->want_comm)
+		return 0;
+	if (!(str = strstr(*term, "comm=")))
+		return 38;
+	it->has_comm = 0;	/* the syscall's comm overrides */
+	return str_value(it->comm, &it->has_comm, str + 5, term, 37);
+}
+
 /* parse_task_info (SYSCALL after a1, FEATURE_CHANGE, ANOM_LINK). */
 static int p_task_info(struct search_items *it, const char *m)
 {
@@ -343,6 +419,8 @@ static int p_task_info(struct search_items *it, const char *m)
 			return rc;
 		it->uid = (uint32_t)v;
 	}
+	if ((rc = task_term_comm(it, &term)))
+		return rc;
 	if (s->exe) {
 		if (!(str = strstr(m, "exe=")))
 			return 40;
@@ -438,6 +516,56 @@ static int user_cwd(struct search_items *it, const char *str)
 	return 0;
 }
 
+/* parse_user's acct= at p: quoted (to the next quote or the end), legacy text, or hex;
+ * *term moves past it. */
+static void user_acct(struct search_items *it, const char *p, const char **term)
+{
+	const char *t = *p ? p + 1 : p, *end = p;
+	int legacy = 0;
+
+	if (*p == '"') {
+		while (*t != '"' && *t)
+			t++;
+		set_str(it->acct, &it->has_acct, p + 1, (size_t)(t - p - 1));
+		*term = t;
+		return;
+	}
+	for (; *end != ' ' && *end; end++)
+		legacy |= !isxdigit((unsigned char)*end);
+	*term = end;
+	if (legacy)
+		set_str(it->acct, &it->has_acct, p, (size_t)(end - p));
+	else
+		it->has_acct = unesc(p, it->acct, sizeof(it->acct)) >= 0;
+}
+
+/* A value that ends at the first ',' of the rest of the record, else at a blank. */
+static const char *comma_or_blank(const char *v)
+{
+	const char *t = strchr(v, ',');
+	return t ? t : strchr(v, ' ');
+}
+
+/* parse_user's hostname=, or its addr= when the hostname is "?". */
+static int user_host(struct search_items *it, const char *mptr)
+{
+	const char *str = strstr(mptr, "hostname="), *t;
+
+	if (!str)
+		return 0;
+	str += 9;
+	if (!(t = comma_or_blank(str)))
+		return 17;
+	set_str(it->host, &it->has_host, str, (size_t)(t - str));
+	if (strcmp(it->host, "?") || !(str = strstr(t + 1, "addr=")))
+		return 0;
+	str += 5;
+	if (!(t = comma_or_blank(str)))
+		return 18;
+	set_str(it->host, &it->has_host, str, (size_t)(t - str));
+	return 0;
+}
+
 /* parse_user, from acct= on: the cursor after acct=, then exe= (legacy unquoted text kept)
  * and res=/result= from it. */
 static int p_user_tail(struct search_items *it, const char *mptr)
@@ -445,19 +573,22 @@ static int p_user_tail(struct search_items *it, const char *mptr)
 	const char *str, *term = mptr;
 	int rc;
 
-	if ((str = strstr(mptr, "acct="))) {
-		const char *p = str + 5;
-		term = *p ? p + 1 : p;
-		if (*p == '"')
-			while (*term != '"' && *term)
-				term++;
-		else
-			for (term = p; *term != ' ' && *term;)
-				term++;
-	}
+	if (it->want_comm && (str = strstr(mptr, "comm=")) &&
+	    (rc = str_value(it->comm, &it->has_comm, str + 5, &term, 16)))
+		return rc;
+	if ((str = strstr(mptr, "acct=")))
+		user_acct(it, str + 5, &term);
 	mptr = term;
+	if (it->want_host && (rc = user_host(it, mptr)))
+		return rc;
 	if (it->s->file && (str = strstr(mptr, "cwd=")) && (rc = user_cwd(it, str + 4)))
 		return rc;
+	if (it->want_term && (str = strstr(mptr, "terminal="))) {
+		const char *t = strchr(str + 9, ' ');
+		if (!t && !(t = strchr(str + 9, ')')))
+			return 19;
+		set_str(it->term, &it->has_term, str + 9, (size_t)(t - str - 9));
+	}
 	if (it->s->exe && (str = strstr(mptr, "exe="))) {
 		str += 4;
 		if (*str == '"') {
@@ -683,6 +814,9 @@ static int p_kernel_anom(struct search_items *it, uint32_t type, const char *m)
 		if (f)
 			it->pid = (int32_t)v;
 	}
+	if (it->want_comm && (str = strstr(term, "comm=")) &&
+	    (rc = str_value(it->comm, &it->has_comm, str + 5, &term, 12)))
+		return rc;
 	if (s->exe) {
 		if ((str = strstr(term, "exe="))) {
 			if ((rc = exe_value(it, str + 4, &term, 13)))
@@ -731,6 +865,17 @@ static int p_avc(struct search_items *it, uint32_t type, const char *m)
 			return rc;
 		if (f)
 			it->pid = (int32_t)v;
+	}
+	if (it->want_comm && !it->has_comm) {	/* aureport: a kernel AVC needs its comm= */
+		str = strstr(term, "comm=");
+		if (!str)
+			return 5;
+		if (str[5] != '"' && unesc(str + 5, it->comm, sizeof(it->comm)) < 0)
+			return 11;
+		if (str[5] != '"')
+			it->has_comm = 1, term = str + 11;
+		else if ((rc = str_value(it->comm, &it->has_comm, str + 5, &term, 6)))
+			return rc;
 	}
 	if (it->s->file) {
 		const char *nm = strstr(term, " path=");
