@@ -170,7 +170,9 @@ SP_API void sp_audit_report_free(struct sp_audit_report *r);
  * Without it -t names each line after the first kept record's file.  0 or -EINVAL. */
 SP_API int sp_audit_report_input(struct sp_audit_report *r, const char *name);
 /* One event (inside a reader callback); mask (NULL = all) gives the records aureport would
- * read.  List lines are written at once.  Returns 0, -ENOMEM or -EIO. */
+ * read.  The records are copied and wait for aureport's order: in a replay its lines are
+ * written once every earlier record was read, else at the finish (event records' file names
+ * are borrowed until then).  Returns 0, -ENOMEM or -EIO. */
 SP_API int sp_audit_report_event(struct sp_audit_report *r, const struct sp_audit_log_event *ev,
 				 const uint8_t *mask);
 /* The end: the count table or summary (the heading even without events).  0 or -EIO. */

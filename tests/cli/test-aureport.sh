@@ -146,6 +146,21 @@ for k in $kinds; do
 	check "$e" "$k" "" sel -ts 11/29/25 -te 11/30/25 00:00:02
 	[ "$k" = log ] || check "$e" "$k" --summary sel -te 11/30/25
 done
+# a directory is its audit.log and rotations, oldest first (aureport --input DIR; the split
+# keeps each event in one file); standard input from a pipe is "stdin"
+mkdir "$tmp/logs"
+sed -n 1,5p "$e" >"$tmp/logs/audit.log.2"
+sed -n 6,10p "$e" >"$tmp/logs/audit.log.1"
+sed -n '11,$p' "$e" >"$tmp/logs/audit.log"
+for k in $kinds; do
+	check "$tmp/logs" "$k" "" whole
+	[ "$k" = log ] || check "$tmp/logs" "$k" --summary whole
+	# shellcheck disable=SC2046
+	cat "$e" | aur $(aur_opt "$k") >"$tmp/a"
+	cat "$e" | "$bin" audit replay --report "$k" >"$tmp/s" 2>/dev/null
+	if cmp -s "$tmp/a" "$tmp/s"; then pass=$((pass + 1))
+	else fail=$((fail + 1)); echo "FAIL stdin pipe --report $k"; diff "$tmp/a" "$tmp/s" | head -4; fi
+done
 # rules: each replay case's log through its rules
 for r in tests/cases/replay/*.rules; do
 	l=${r%.rules}.log

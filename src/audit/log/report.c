@@ -7,6 +7,7 @@
  * Mirrors (audit-userspace src/): sp_audit_report_event ~ process_event() in aureport.c with
  * scan() and per_event_summary()/per_event_detailed()/do_summary_total() of aureport-scan.c;
  * the text ~ print_title(), print_per_event_item() and print_wrap_up() of aureport-output.c;
+ * the order ~ lol_add_record(), check_events() and get_ready_event() of ausearch-lol.c;
  * the fields ~ extract_search_items() (search_parse.c) with the parsers switched on as
  * aureport's check_params() switches them for each report (event_exe = dummy, ...), pid and
  * success always.  aureport's own behaviour is kept because its text is the oracle: an event
@@ -14,12 +15,24 @@
  * name lookups: aureport without -i), a missing string prints "(null)" where aureport hands
  * printf a NULL, counts sort by hits with ties in first-seen order (slist_sort_by_hits is a
  * stable exchange sort), a file list line skips leading names whose PATH record ends in
- * nametype=PARENT, the time range is the first and the last event seen.
+ * nametype=PARENT, the time range runs from the first record read to the last event handed
+ * out, an AVC without comm= (a policy-load notice) is refused in the summary.
  *
- * Invariants: the list forms are written as events arrive (memory constant in the log); the
+ * aureport's order is re-played, since its numbered lines, its time range and the order of
+ * count ties depend on it: the kept records of closed events are read again in input order
+ * (by their position, once no open event of the replay holds an earlier record) into lol's
+ * model (ausearch-lol.c): a record joins its building event or opens one; an event completes
+ * when a record of a new event is 2 s (auditd's default end_of_event_timeout) past it or when
+ * its first record is of a type written alone; get_ready_event() hands out the event with the
+ * lowest stamp, only when that one is complete.  The file switch is process_logs()'s: the
+ * summary's last event is the last input's, -t has a line per input.
+ *
+ * Invariants: a closed event is buffered until the simulation has read all its records and
+ * handed them out (in a replay the wait is bounded by the replay's grouping window and by lol's
+ * open events, as aureport's own memory is; without a replay's floor, until the finish); the
  * count tables and the summary's distinct users, terminals, hosts, executables, commands,
  * files, keys and pids grow with the distinct values only (aureport's lists do too); one
- * event's file names and keys are held until it is counted, then dropped.
+ * event's file names and keys are held while it is counted, then dropped.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -648,10 +661,16 @@ static int sum_event(struct sp_audit_report *r, const struct rep_ev *e)
 	}
 }
 
+/* An input as aureport names it: standard input ("-" or none) is "stdin". */
+static const char *input_name(const char *file)
+{
+	return !file || !strcmp(file, "-") ? "stdin" : file;
+}
+
 /* -t's line for the input whose events were seen since the last one. */
 static void log_line(struct sp_audit_report *r)
 {
-	const char *name = r->file ? r->file : "stdin";
+	const char *name = input_name(r->file);
 
 	put_title(r);
 	if (!r->have_first) {
@@ -675,7 +694,7 @@ static void next_file(struct sp_audit_report *r, const char *file)
 	while (file && r->qhead < r->nq && strcmp(r->inq[r->qhead], file)) {
 		put_title(r);
 		if (r->kind == SP_AUDIT_REPORT_LOG)
-			fprintf(r->out, "%s: no records\n", r->inq[r->qhead]);
+			fprintf(r->out, "%s: no records\n", input_name(r->inq[r->qhead]));
 		r->qhead++;
 	}
 	if (file && r->qhead < r->nq)
@@ -1031,7 +1050,7 @@ SP_API int sp_audit_report_finish(struct sp_audit_report *r)
 		if (r->started)
 			log_line(r);
 		for (; r->qhead < r->nq; r->qhead++)
-			fprintf(r->out, "%s: no records\n", r->inq[r->qhead]);
+			fprintf(r->out, "%s: no records\n", input_name(r->inq[r->qhead]));
 	}
 	else if (!r->summary) {
 		if (!r->found)
