@@ -7,8 +7,8 @@
  * read == kept + dropped; every record's text lies inside the input; ausearch's selection
  * (keys, types, syscall by name, a time range, pids, uids, exe, files, success: every record parser
  * runs) answers 0 or 1 for every event; aureport's report (its kind and --summary from the
- * first byte) over every event of a rules-less replay finishes with text that starts with
- * aureport's blank line.
+ * first byte) over every event of a rules-less replay (some bytes: through the selection
+ * above, as piped from ausearch) finishes with text that starts with aureport's blank line.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -127,6 +127,8 @@ static void run_report(const uint8_t *data, size_t size)
 	if (!f || sp_audit_report_new(&ro, &rep))
 		abort();
 	o.report = rep;
+	if (ro.piped)	/* ausearch's selection: the unselected events take their place too */
+		o.search = search;
 	if (sp_audit_replay_new("", 0, "(no rules)", &o, &r) || sp_audit_report_input(rep, "fuzz.log") ||
 	    sp_audit_replay_feed(r, "fuzz.log", data, size) || sp_audit_replay_finish(r) ||
 	    sp_audit_report_finish(rep))

@@ -156,8 +156,9 @@ struct sp_audit_report_opts {
 	int kind;			/* enum sp_audit_report_kind */
 	int summary;			/* aureport --summary: the count table (not with LOG) */
 	FILE *out;			/* the text goes here (borrowed) */
-	/* the events are ausearch's selection: aureport reads `ausearch --raw` output, whose
-	 * first record is the first event ausearch hands out (else the log's first record) */
+	/* the events are ausearch's selection: aureport reads `ausearch --raw` output, in the
+	 * order ausearch hands events out (in a replay the unselected events take their place in
+	 * ausearch's reader too) */
 	int piped;
 };
 

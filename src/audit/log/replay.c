@@ -532,8 +532,13 @@ static int on_event(void *ud, const struct sp_audit_log_event *lev)
 		memset(r->keepv, 1, n);
 	else if ((err = rules_keep(r, lev, &d)))
 		return r->err = err;
-	if (r->o.search && !sp_audit_search_match(r->o.search, lev, r->keepv))
+	if (r->o.search && !sp_audit_search_match(r->o.search, lev, r->keepv)) {
+		/* ausearch reads the records the rules kept, selected or not: their order is
+		 * the report's (piped: aureport reads ausearch's output) */
+		if (r->o.report && (err = audit_report_event_sel(r->o.report, lev, r->keepv, 0)))
+			return r->err = err;
 		memset(r->keepv, 0, n);
+	}
 	for (size_t i = 0; i < n; i++) {
 		uint32_t t = lev->rec[i].type;
 		if (!r->keepv[i])

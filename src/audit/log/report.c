@@ -24,8 +24,11 @@
  * model (ausearch-lol.c): a record joins its building event or opens one; an event completes
  * when a record of a new event is 2 s (auditd's default end_of_event_timeout) past it or when
  * its first record is of a type written alone; get_ready_event() hands out the event with the
- * lowest stamp, only when that one is complete.  The file switch is process_logs()'s: the
- * summary's last event is the last input's, -t has a line per input.
+ * lowest stamp, only when that one is complete.  With ausearch's selection (opts.piped) the
+ * model runs twice, as `ausearch --raw ... | aureport` does: ausearch's reader over every
+ * record the rules kept, its selected events then, whole and in the order it hands them
+ * out, through aureport's.  The file switch is process_logs()'s: the summary's last event is
+ * the last input's, -t has a line per input.
  *
  * Invariants: a closed event is buffered until the simulation has read all its records and
  * handed them out (in a replay the wait is bounded by the replay's grouping window and by lol's
@@ -208,8 +211,7 @@ struct sp_audit_report {
 	const char **inq;		/* inputs announced and not yet read (sp_audit_report_input) */
 	size_t qhead, nq, qcap;
 	/* the simulation: lol's nodes, and the closed events by their next record */
-	struct lent *lent;
-	size_t nlent, lcap;
+	struct lol { struct lent *v; size_t n, cap; } lol[2];	/* [1]: piped, aureport's */
 	struct pev **heap;
 	size_t nheap, hcap;
 	/* aureport's parser switches (check_params) as an ausearch criteria set */
@@ -413,6 +415,7 @@ struct pev {
 	char *text;
 	int segs;			/* lol events holding records of it */
 	int inheap;			/* records left to read: owned by the heap */
+	int selected;			/* 0: read by ausearch's reader, not selected (piped) */
 };
 
 /* A lol node: the records [lo, hi) of p as one aureport event. */
@@ -712,6 +715,8 @@ static int process(struct sp_audit_report *r, const struct rep_ev *e)
 {
 	int rc;
 
+	if (!e->p->selected)
+		return 0;	/* (not piped: only selected events are buffered) */
 	if (!r->have_first) {
 		r->have_first = 1;
 		r->first_sec = e->sec;
@@ -754,25 +759,49 @@ static int pev_before(const struct pev *a, const struct pev *b)
 	return a->serial < b->serial;
 }
 
-/* get_ready_event() until the lowest event is not complete: each one handed out in turn. */
-static int drain(struct sp_audit_report *r)
+static int lol_add(struct sp_audit_report *r, int st, struct pev *p, size_t i);
+
+/* An event lol[st] hands out: to aureport's reader (lol[1]) when piped, else reported. */
+static int hand_out(struct sp_audit_report *r, int st, struct pev *p, size_t lo, size_t hi)
 {
+	struct rep_ev e = { p, lo, hi, p->sec, p->serial };
+	int rc = 0;
+
+	if (st == 1 || !r->piped)
+		return process(r, &e);
+	if (!p->selected)
+		return 0;	/* ausearch read it and did not print it */
+	if (!r->have_very_first) {	/* aureport's first record is ausearch's first event */
+		r->have_very_first = 1;
+		r->very_first_sec = p->sec;
+		r->very_first_ms = p->ms;
+	}
+	for (size_t i = lo; i < hi && !rc; i++)
+		rc = lol_add(r, 1, p, i);
+	return rc;
+}
+
+/* get_ready_event() until the lowest event is not complete: each one handed out in turn. */
+static int drain(struct sp_audit_report *r, int st)
+{
+	struct lol *q = &r->lol[st];
+
 	for (;;) {
 		struct lent *low = NULL;
-		for (size_t i = 0; i < r->nlent; i++) {
-			struct lent *c = &r->lent[i];
+		for (size_t i = 0; i < q->n; i++) {
+			struct lent *c = &q->v[i];
 			if (c->status != LE_EMPTY && (!low || pev_before(c->p, low->p)))
 				low = c;
 		}
 		if (!low || low->status != LE_COMPLETE)
 			return 0;
-		struct rep_ev e = { low->p, low->lo, low->hi, low->p->sec, low->p->serial };
-		int rc = process(r, &e);
+		struct lent e = *low;
 		low->status = LE_EMPTY;
-		if (--low->p->segs == 0 && !low->p->inheap)
-			pev_free(low->p);
-		while (r->nlent && r->lent[r->nlent - 1].status == LE_EMPTY)
-			r->nlent--;
+		while (q->n && q->v[q->n - 1].status == LE_EMPTY)
+			q->n--;
+		int rc = hand_out(r, st, e.p, e.lo, e.hi);
+		if (--e.p->segs == 0 && !e.p->inheap)
+			pev_free(e.p);
 		if (rc)
 			return rc;
 	}
@@ -780,10 +809,10 @@ static int drain(struct sp_audit_report *r)
 
 /* check_events(): an event is done eoe_timeout (2) seconds before the new record, or when
  * its first record is of a type written alone. */
-static void check_events(struct sp_audit_report *r, uint64_t sec)
+static void check_events(struct lol *q, uint64_t sec)
 {
-	for (size_t i = 0; i < r->nlent; i++) {
-		struct lent *c = &r->lent[i];
+	for (size_t i = 0; i < q->n; i++) {
+		struct lent *c = &q->v[i];
 		uint32_t t = c->type;
 		if (c->status == LE_BUILDING &&
 		    (c->p->sec + 2 <= sec || t == 1327 || t < 1300 || t >= 2100 || t == 2000 ||
@@ -792,11 +821,42 @@ static void check_events(struct sp_audit_report *r, uint64_t sec)
 	}
 }
 
-/* lol_add_record() for the next record of p, then get_ready_event(). */
+/* lol_add_record() of record i of p into lol[st], then get_ready_event(). */
+static int lol_add(struct sp_audit_report *r, int st, struct pev *p, size_t i)
+{
+	struct lol *q = &r->lol[st];
+	size_t slot;
+
+	for (slot = 0; slot < q->n; slot++)
+		if (q->v[slot].status == LE_BUILDING && q->v[slot].p == p) {
+			q->v[slot].hi = i + 1;
+			return drain(r, st);
+		}
+	if (p->rec[i].type == 1320)
+		return 0;	/* a lone EOE is eaten */
+	for (slot = 0; slot < q->n && q->v[slot].status != LE_EMPTY;)
+		slot++;
+	if (slot == q->n) {
+		if (q->n == q->cap) {
+			size_t nc = q->cap ? q->cap * 2 : 64;
+			struct lent *nl = realloc(q->v, nc * sizeof(*nl));
+			if (!nl)
+				return -ENOMEM;
+			q->v = nl;
+			q->cap = nc;
+		}
+		q->n++;
+	}
+	q->v[slot] = (struct lent){ p, i, i + 1, LE_BUILDING, p->rec[i].type };
+	p->segs++;
+	check_events(q, p->sec);
+	return drain(r, st);
+}
+
+/* The next record of p read from the input (ausearch's reader when piped, else aureport's). */
 static int add_record(struct sp_audit_report *r, struct pev *p)
 {
-	size_t i = p->next++, slot;
-	const struct prec *rec = &p->rec[i];
+	const struct prec *rec = &p->rec[p->next];
 
 	if (!r->started || (rec->file != r->file && (!rec->file || !r->file ||
 						      strcmp(rec->file, r->file))))
@@ -806,30 +866,7 @@ static int add_record(struct sp_audit_report *r, struct pev *p)
 		r->very_first_sec = p->sec;
 		r->very_first_ms = p->ms;
 	}
-	for (slot = 0; slot < r->nlent; slot++)
-		if (r->lent[slot].status == LE_BUILDING && r->lent[slot].p == p) {
-			r->lent[slot].hi = i + 1;
-			return drain(r);
-		}
-	if (rec->type == 1320)
-		return 0;	/* a lone EOE is eaten */
-	for (slot = 0; slot < r->nlent && r->lent[slot].status != LE_EMPTY;)
-		slot++;
-	if (slot == r->nlent) {
-		if (r->nlent == r->lcap) {
-			size_t nc = r->lcap ? r->lcap * 2 : 64;
-			struct lent *nl = realloc(r->lent, nc * sizeof(*nl));
-			if (!nl)
-				return -ENOMEM;
-			r->lent = nl;
-			r->lcap = nc;
-		}
-		r->nlent++;
-	}
-	r->lent[slot] = (struct lent){ p, i, i + 1, LE_BUILDING, rec->type };
-	p->segs++;
-	check_events(r, p->sec);
-	return drain(r);
+	return lol_add(r, 0, p, p->next++);
 }
 
 /* The pending events by their next record's position (a min-heap). */
@@ -950,8 +987,8 @@ SP_API int sp_audit_report_input(struct sp_audit_report *r, const char *name)
 	return 0;
 }
 
-SP_API int sp_audit_report_event(struct sp_audit_report *r, const struct sp_audit_log_event *ev,
-				 const uint8_t *mask)
+int audit_report_event_sel(struct sp_audit_report *r, const struct sp_audit_log_event *ev,
+			   const uint8_t *mask, int selected)
 {
 	struct pev *p;
 	int rc;
@@ -960,13 +997,22 @@ SP_API int sp_audit_report_event(struct sp_audit_report *r, const struct sp_audi
 		return -EINVAL;
 	if (r->err)
 		return r->err;
+	if (!selected && !r->piped)
+		return 0;
 	if ((rc = pev_make(ev, mask, &p)) || !p)
 		return r->err = rc;
+	p->selected = selected;
 	if ((rc = heap_push(r, p))) {
 		pev_free(p);
 		return r->err = rc;
 	}
 	return 0;
+}
+
+SP_API int sp_audit_report_event(struct sp_audit_report *r, const struct sp_audit_log_event *ev,
+				 const uint8_t *mask)
+{
+	return audit_report_event_sel(r, ev, mask, 1);
 }
 
 /* do_file_summary_output() and do_user_summary_output(): "HITS  VALUE" by hits, a user that
@@ -1038,11 +1084,12 @@ SP_API int sp_audit_report_finish(struct sp_audit_report *r)
 	if (r->err)
 		return r->err;
 	put_title(r);
-	if (!advance(r, UINT64_MAX)) {	/* the last input's end: terminate_all_events() */
-		for (size_t i = 0; i < r->nlent; i++)
-			if (r->lent[i].status == LE_BUILDING)
-				r->lent[i].status = LE_COMPLETE;
-		r->err = drain(r);
+	/* the last input's end: terminate_all_events(), ausearch's then aureport's */
+	for (int st = 0; st < 2 && !r->err && !advance(r, UINT64_MAX); st++) {
+		for (size_t i = 0; i < r->lol[st].n; i++)
+			if (r->lol[st].v[i].status == LE_BUILDING)
+				r->lol[st].v[i].status = LE_COMPLETE;
+		r->err = drain(r, st);
 	}
 	if (r->err)
 		return r->err;
@@ -1081,11 +1128,13 @@ SP_API void sp_audit_report_free(struct sp_audit_report *r)
 	for (size_t i = 0; i < r->nheap; i++)
 		if (!r->heap[i]->segs)
 			pev_free(r->heap[i]);	/* (one with nodes is freed through them) */
-	for (size_t i = 0; i < r->nlent; i++)
-		if (r->lent[i].status != LE_EMPTY && --r->lent[i].p->segs == 0)
-			pev_free(r->lent[i].p);
+	for (int st = 0; st < 2; st++)
+		for (size_t i = 0; i < r->lol[st].n; i++)
+			if (r->lol[st].v[i].status != LE_EMPTY && --r->lol[st].v[i].p->segs == 0)
+				pev_free(r->lol[st].v[i].p);
 	free(r->heap);
-	free(r->lent);
+	free(r->lol[0].v);
+	free(r->lol[1].v);
 	free(r->inq);
 	free(r);
 }

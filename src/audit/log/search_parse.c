@@ -750,6 +750,21 @@ static int p_daemon1(struct search_items *it, const char *m)
 	return res_word(it, mptr, 12);
 }
 
+/* parse_daemon2 (DAEMON_ACCEPT, DAEMON_CLOSE): aureport's host from addr= (to a ':' or a
+ * blank), then res= after it. */
+static int p_daemon2(struct search_items *it, const char *m)
+{
+	const char *str = it->want_host ? strstr(m, "addr=") : NULL, *t = m;
+
+	if (str) {
+		str += 5;
+		if (!(t = strchr(str, ':')) && !(t = strchr(str, ' ')))
+			return 1;
+		set_str(it->host, &it->has_host, str, (size_t)(t - str));
+	}
+	return res_word(it, t, 2);
+}
+
 /* parse_simple_message (CONFIG_CHANGE, MAC_POLICY_LOAD..MAC_UNLBL_STCDEL). */
 static int p_simple(struct search_items *it, uint32_t type, const char *m)
 {
@@ -916,7 +931,10 @@ static int p_tty(struct search_items *it, const char *m)
 		if (rd(str + 5, 10, &v))
 			return 6;
 		it->loginuid = (uint32_t)v;
+		term = strchr(str + 5, ' ') ? strchr(str + 5, ' ') : str + 5;
 	}
+	if (it->want_comm && (str = strstr(term, "comm=")))
+		return str_value(it->comm, &it->has_comm, str + 5, &term, 11);
 	return 0;
 }
 
@@ -947,9 +965,35 @@ static int p_integrity(struct search_items *it, const char *m)
 		it->loginuid = (uint32_t)v;
 		term = t;
 	}
+	if (it->want_comm && (str = strstr(term, "comm=")) &&
+	    (rc = str_value(it->comm, &it->has_comm, str + 5, &term, 7)))
+		return rc;
 	if (s->file && (str = strstr(term, " name=")) && path_value(it, str + 6))
 		return 8;
 	return res_num(it, &term, m, 9);
+}
+
+/* parse_kernel's tty= (absent: "(none)") and comm= (required) for aureport, each only when no
+ * earlier record gave one. */
+static int kernel_term_comm(struct search_items *it, const char **term)
+{
+	const char *str, *t;
+
+	if (it->want_term && !it->has_term) {
+		if ((str = strstr(*term, "tty="))) {
+			if (!(t = strchr(str + 4, ' ')))
+				return 59;
+			set_str(it->term, &it->has_term, str + 4, (size_t)(t - str - 4));
+			*term = t;
+		} else {
+			set_str(it->term, &it->has_term, "(none)", 6);
+		}
+	}
+	if (!it->want_comm || it->has_comm)
+		return 0;
+	if (!(str = strstr(*term, "comm=")))
+		return 66;
+	return str_value(it->comm, &it->has_comm, str + 5, term, 65);
 }
 
 /* parse_kernel (NETFILTER_CFG, EVENT_LISTENER): fills what no earlier record filled. */
@@ -975,6 +1019,8 @@ static int p_kernel(struct search_items *it, const char *m)
 			return rc;
 		it->loginuid = f ? (uint32_t)v : UINT32_MAX;
 	}
+	if ((rc = kernel_term_comm(it, &term)))
+		return rc;
 	if (s->exe && !it->has_exe) {
 		if ((str = strstr(m, "exe="))) {
 			if ((rc = exe_value(it, str + 4, &term, 67)))
@@ -1015,7 +1061,7 @@ int search_items_record(struct search_items *it, uint32_t type, const char *m)
 	if (in(type, 1200, 1203) || type == 1205 || type == 1206)
 		return p_daemon1(it, m);
 	if (type == 1207 || type == 1208)
-		return res_word(it, m, 2);	/* parse_daemon2 */
+		return p_daemon2(it, m);
 	if (type == 1305 || in(type, 1403, 1417))
 		return p_simple(it, type, m);
 	if (type == 1400 || type == 1107)
