@@ -1084,6 +1084,9 @@ SP_API int sp_audit_report_finish(struct sp_audit_report *r)
 	if (r->err)
 		return r->err;
 	put_title(r);
+	/* aureport terminates the open events while it reads its last input, even an empty one */
+	if (!r->err && !advance(r, UINT64_MAX) && r->qhead < r->nq)
+		next_file(r, r->inq[r->nq - 1]);
 	/* the last input's end: terminate_all_events(), ausearch's then aureport's */
 	for (int st = 0; st < 2 && !r->err && !advance(r, UINT64_MAX); st++) {
 		for (size_t i = 0; i < r->lol[st].n; i++)
