@@ -695,6 +695,12 @@ SP_API int sp_audit_replay_stream(struct sp_audit_replay *r, const char *file, c
 				     "ausearch's selection reads audit.log inputs, not recorded streams");
 		return -EINVAL;
 	}
+	if (r->o.report) {
+		if (dg)
+			sp_diags_add(dg, SP_SEV_ERROR, -EINVAL, file, 0, 0, 0,
+				     "aureport's reports read audit.log inputs, not recorded streams");
+		return -EINVAL;
+	}
 	rc = sp_audit_record_reader_new(buf, len, &rd);
 	if (rc) {
 		if (dg)
