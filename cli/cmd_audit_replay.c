@@ -24,7 +24,8 @@
 static void usage(FILE *f)
 {
 	fputs("usage: secpath audit replay [-R RULES] [ausearch options] [--json] [--output FILE]\n"
-	      "                            [--format raw|laurel] [--window N] [--input-logs]\n"
+	      "                            [--format raw|laurel] [--report KIND [--summary]]\n"
+	      "                            [--window N] [--input-logs]\n"
 	      "                            [host options] [-c] [LOG...]\n"
 	      "\n"
 	      "Replay audit.log files (plain or gzip; \"-\" = stdin; raw or ENRICHED) or recorded\n"
@@ -52,6 +53,12 @@ static void usage(FILE *f)
 	      "  -ts, --start [DATE] [TIME]  -te, --end [DATE] [TIME]: DATE is MM/DD/YY (the\n"
 	      "                 locale's %x) or now, recent, today, yesterday, this-week,\n"
 	      "                 week-ago, this-month, this-year; TIME is HH:MM[:SS]\n"
+	      "  --report KIND  instead of replay's report, aureport 3.0.9's over the kept events\n"
+	      "                 (all events without -R and a selection), same text: summary\n"
+	      "                 (aureport), key (-k), exe (-x), file (-f), auth (-au), login\n"
+	      "                 (-l), log (-t); run with TZ and LC_ALL as aureport would be\n"
+	      "  --summary      with --report: aureport --summary's count table (alone: the\n"
+	      "                 summary report)\n"
 	      "  --json         machine-readable report\n"
 	      "  --output FILE  write the kept records, byte-identical, to FILE (recorded stream\n"
 	      "                 inputs: the kept events as a recorded stream); FILE may not be an\n"
@@ -339,7 +346,44 @@ struct replay_args {
 	int input_logs;			/* --input-logs: auditd's logs, whatever stdin is */
 	char **owned;			/* the inputs a directory or auditd's logs expanded to */
 	size_t nowned;
+	int report;			/* --report KIND: enum sp_audit_report_kind + 1, 0 = none */
+	int summary;			/* --summary */
 };
+
+/* --report's KIND (aureport's option in the comment), or -1. */
+static int report_kind(const char *v)
+{
+	static const char *const names[] = { [SP_AUDIT_REPORT_SUMMARY] = "summary",
+					     [SP_AUDIT_REPORT_KEY] = "key",
+					     [SP_AUDIT_REPORT_EXE] = "exe",
+					     [SP_AUDIT_REPORT_FILE] = "file",
+					     [SP_AUDIT_REPORT_AUTH] = "auth",
+					     [SP_AUDIT_REPORT_LOGIN] = "login",
+					     [SP_AUDIT_REPORT_LOG] = "log" };
+	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+		if (!strcmp(v, names[k]))
+			return (int)k;
+	return -1;
+}
+
+/* --report and --summary together: 0, or SP_EXIT_USAGE (said why). */
+static int report_check(struct sp_cli *cli, struct replay_args *ra)
+{
+	if (ra->summary && !ra->report)
+		ra->report = SP_AUDIT_REPORT_SUMMARY + 1;
+	if (!ra->report)
+		return 0;
+	if (ra->summary && ra->report == SP_AUDIT_REPORT_LOG + 1) {
+		fprintf(cli->err, "%s: audit replay: --report log has no --summary\n", cli->prog);
+		return SP_EXIT_USAGE;
+	}
+	if (ra->json) {
+		fprintf(cli->err, "%s: audit replay: --report writes aureport's text, not --json\n",
+			cli->prog);
+		return SP_EXIT_USAGE;
+	}
+	return 0;
+}
 
 static int is_date_word(const char *v)
 {
@@ -419,6 +463,16 @@ static int parse_args(int argc, char **argv, struct sp_cli *cli, struct replay_a
 			ra->json = 1;
 		} else if (!strcmp(a, "--input-logs")) {
 			ra->input_logs = 1;
+		} else if (!strcmp(a, "--summary")) {
+			ra->summary = 1;
+		} else if (!strcmp(a, "--report") && i + 1 < argc) {
+			int k = report_kind(argv[++i]);
+			if (k < 0) {
+				fprintf(cli->err, "%s: audit replay: unknown report '%s' (summary, key, "
+					"exe, file, auth, login, log)\n", cli->prog, argv[i]);
+				return SP_EXIT_USAGE;
+			}
+			ra->report = k + 1;
 		} else if (!strcmp(a, "--output") && i + 1 < argc) {
 			ra->output = argv[++i];
 		} else if (!strcmp(a, "--format") && i + 1 < argc) {
@@ -445,11 +499,16 @@ static int parse_args(int argc, char **argv, struct sp_cli *cli, struct replay_a
 			return SP_EXIT_USAGE;
 		}
 	}
-	if (cli_rules_args_check(cli, &ra->ra, "replay"))
+	if (cli_rules_args_check(cli, &ra->ra, "replay") || report_check(cli, ra))
 		return SP_EXIT_USAGE;
+	if (ra->report && (ra->output ? !strcmp(ra->output, "-") : ra->laurel)) {
+		fprintf(cli->err, "%s: audit replay: --report writes to standard output: the kept "
+			"events need an --output FILE\n", cli->prog);
+		return SP_EXIT_USAGE;
+	}
 	if (ra->laurel && !ra->output)
 		ra->output = "-";
-	if (!ra->ra.rules && !sp_audit_search_active(ra->search) && !ra->laurel) {
+	if (!ra->ra.rules && !sp_audit_search_active(ra->search) && !ra->laurel && !ra->report) {
 		usage(cli->err);
 		return SP_EXIT_USAGE;
 	}
@@ -458,12 +517,15 @@ static int parse_args(int argc, char **argv, struct sp_cli *cli, struct replay_a
 
 /* Every input in turn.  0, or the first input's failure (printed; then no report). */
 static int replay_inputs(struct sp_cli *cli, struct sp_audit_replay *rp,
-			 const struct replay_args *ra, const struct sp_diags *d, size_t *empty)
+			 const struct replay_args *ra, const struct sp_diags *d, size_t *empty,
+			 struct sp_audit_report *rep)
 {
 	int progress = isatty(fileno(cli->err)), read_failed = 0, rc = 0;
 	for (size_t k = 0; k < ra->ninputs && !rc; k++) {
 		struct sp_audit_replay_stats before, after;
 		size_t bytes = 0;
+		if (rep)
+			sp_audit_report_input(rep, ra->inputs[k]);
 		sp_audit_replay_get_stats(rp, &before);
 		rc = replay_input(rp, ra->inputs[k], cli, progress, &bytes, &read_failed);
 		sp_audit_replay_get_stats(rp, &after);
@@ -490,7 +552,8 @@ static int replay_inputs(struct sp_cli *cli, struct sp_audit_replay *rp,
  * auditctl -R stops at a rejected line). */
 static struct sp_audit_replay *replay_open(struct sp_cli *cli, const struct replay_args *ra,
 					   int out_fd, const char *text, size_t tlen,
-					   const struct sp_audit_ruleset *rs, struct sp_diags *d)
+					   const struct sp_audit_ruleset *rs, struct sp_diags *d,
+					   struct sp_audit_report *rep)
 {
 	struct sp_audit_replay *rp = NULL;
 	struct sp_audit_replay_opts o = {
@@ -498,7 +561,8 @@ static struct sp_audit_replay *replay_open(struct sp_cli *cli, const struct repl
 		.diags = d, .rules = rs,
 		.search = sp_audit_search_active(ra->search) ? ra->search : NULL,
 		.flags = (ra->ra.rules ? 0 : SP_AUDIT_REPLAY_NO_RULES) |
-			 (ra->laurel ? SP_AUDIT_REPLAY_LAUREL : 0)
+			 (ra->laurel ? SP_AUDIT_REPLAY_LAUREL : 0),
+		.report = rep
 	};
 	int rc = sp_audit_replay_new(text ? text : "", text ? tlen : 0,
 				     ra->ra.rules ? ra->ra.rules : "(no rules)", &o, &rp);
@@ -631,6 +695,7 @@ int cmd_audit_replay(int argc, char **argv, struct sp_cli *cli)
 	struct replay_args ra;
 	struct sp_diags d;
 	struct sp_audit_replay *rp = NULL;
+	struct sp_audit_report *rep = NULL;
 	struct sp_audit_ruleset *tsv = NULL;
 	struct cli_files files;
 	struct cli_out out = { .fd = -1, .slot = -1 };
@@ -673,9 +738,16 @@ int cmd_audit_replay(int argc, char **argv, struct sp_cli *cli)
 		cli_print_diags(cli, &d, NULL, NULL);
 		goto out;
 	}
-	rp = replay_open(cli, &ra, ra.output ? out.fd : -1, text, tlen, tsv, &d);
+	if (ra.report) {
+		struct sp_audit_report_opts ro = { .sz = sizeof(ro), .kind = ra.report - 1,
+						   .summary = ra.summary, .out = cli->out,
+						   .piped = sp_audit_search_active(ra.search) };
+		if (sp_audit_report_new(&ro, &rep))
+			goto out;
+	}
+	rp = replay_open(cli, &ra, ra.output ? out.fd : -1, text, tlen, tsv, &d, rep);
 	size_t rule_errors = d.nerrors;
-	if (!rp || replay_inputs(cli, rp, &ra, &d, &empty))
+	if (!rp || replay_inputs(cli, rp, &ra, &d, &empty, rep))
 		goto out;
 	rc = sp_audit_replay_finish(rp);
 	if (rc) {
@@ -690,7 +762,11 @@ int cmd_audit_replay(int argc, char **argv, struct sp_cli *cli)
 	FILE *report = cli->out;
 	if (ra.output && out.is_std)
 		cli->out = cli->err;	/* stdout carries the records */
-	if (ra.json) {
+	if (rep) {
+		cli_print_diags(cli, &d, NULL, NULL);
+		if (sp_audit_report_finish(rep))
+			status = SP_EXIT_REJECTED;
+	} else if (ra.json) {
 		report_json(cli, rp, &d);
 	} else {
 		cli_print_diags(cli, &d, NULL, NULL);
@@ -701,6 +777,7 @@ out:
 	if (ra.output)
 		cli_out_abort(&out);	/* no-op after a commit */
 	sp_audit_replay_free(rp);
+	sp_audit_report_free(rep);
 	sp_audit_ruleset_free(tsv);
 	sp_diags_release(&d);
 	free(text);

@@ -8,10 +8,13 @@
  * (keys, types, syscall by name, a time range, pids, uids, exe, files, success: every record parser
  * runs) answers 0 or 1 for every event; laurel's JSON of every event (and of every other record
  * alone) is whole lines `{...}\n` with no control byte inside and only UTF-8 lead bytes that
- * start a sequence.
+ * start a sequence; aureport's report (its kind and --summary from the
+ * first byte) over every event of a rules-less replay (some bytes: through the selection
+ * above, as piped from ausearch) finishes with text that starts with aureport's blank line.
  */
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -164,6 +167,37 @@ static void run(int which, const uint8_t *data, size_t size, size_t chunk,
 		abort();
 }
 
+/* A report over every event of a replay without rules (the per-event hook replay calls). */
+static void run_report(const uint8_t *data, size_t size)
+{
+	char *text = NULL;
+	size_t tlen = 0;
+	FILE *f = open_memstream(&text, &tlen);
+	int b = size ? data[0] : 0, kind = b % 7;
+	struct sp_audit_report_opts ro = { .sz = sizeof(ro), .kind = kind,
+					   .summary = kind != SP_AUDIT_REPORT_LOG && (b / 7) % 2,
+					   .out = f, .piped = (b / 14) % 2 };
+	struct sp_audit_replay_opts o = { .sz = sizeof(o), .window = 4, .out_fd = -1,
+					  .flags = SP_AUDIT_REPLAY_NO_RULES };
+	struct sp_audit_report *rep;
+	struct sp_audit_replay *r;
+
+	if (!f || sp_audit_report_new(&ro, &rep))
+		abort();
+	o.report = rep;
+	if (ro.piped)	/* ausearch's selection: the unselected events take their place too */
+		o.search = search;
+	if (sp_audit_replay_new("", 0, "(no rules)", &o, &r) || sp_audit_report_input(rep, "fuzz.log") ||
+	    sp_audit_replay_feed(r, "fuzz.log", data, size) || sp_audit_replay_finish(r) ||
+	    sp_audit_report_finish(rep))
+		abort();
+	sp_audit_replay_free(r);
+	sp_audit_report_free(rep);
+	if (fclose(f) || tlen < 2 || text[0] != '\n')
+		abort();
+	free(text);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct sp_audit_replay_stats a, b;
@@ -189,5 +223,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (st.lines != st.records + st.malformed + st.truncated + st.skipped || st.lines != a.lines)
 		abort();
 	sp_audit_log_free(l);
+	run_report(data, size);
 	return 0;
 }

@@ -96,6 +96,8 @@ group ausearch FAIL sh tests/cli/test-ausearch.sh "$out"
 group stream FAIL sh tests/cli/test-stream.sh "$out"
 # audit replay --format laurel against laurel 0.5.1 itself on the bundled logs.
 group laurel FAIL sh tests/cli/test-laurel.sh "$out"
+# audit replay --report against aureport 3.0.9 itself on the same logs and selections.
+group aureport FAIL sh tests/cli/test-aureport.sh "$out"
 # The installed tool, run from another directory: its data, allocator and man pages.
 group install FAIL sh tests/cli/test-install.sh "$out"
 [ -z "$failed_names" ] || echo "failed:$failed_names"

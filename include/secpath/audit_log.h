@@ -22,6 +22,8 @@
 #include "audit.h"
 #include "audit_filter.h"
 
+#include <stdio.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -153,6 +155,50 @@ SP_API int sp_audit_search_active(const struct sp_audit_search *s);
 SP_API int sp_audit_search_match(const struct sp_audit_search *s,
 				 const struct sp_audit_log_event *ev, const uint8_t *mask);
 
+/* ---- aureport's reports (aureport 3.0.9: the summary, -k -x -f -au -l -t, --summary) ---- */
+
+struct sp_audit_report;
+
+enum sp_audit_report_kind {
+	SP_AUDIT_REPORT_SUMMARY = 0,	/* aureport's default: "Summary Report" */
+	SP_AUDIT_REPORT_KEY = 1,	/* aureport -k/--key */
+	SP_AUDIT_REPORT_EXE = 2,	/* aureport -x/--executable */
+	SP_AUDIT_REPORT_FILE = 3,	/* aureport -f/--file */
+	SP_AUDIT_REPORT_AUTH = 4,	/* aureport -au/--auth */
+	SP_AUDIT_REPORT_LOGIN = 5,	/* aureport -l/--login */
+	SP_AUDIT_REPORT_LOG = 6,	/* aureport -t/--log: each input's time range */
+};
+
+struct sp_audit_report_opts {
+	size_t sz;			/* sizeof(struct sp_audit_report_opts) */
+	int kind;			/* enum sp_audit_report_kind */
+	int summary;			/* aureport --summary: the count table (not with LOG) */
+	FILE *out;			/* the text goes here (borrowed) */
+	/* the events are ausearch's selection: aureport reads `ausearch --raw` output, in the
+	 * order ausearch hands events out (in a replay the unselected events take their place in
+	 * ausearch's reader too) */
+	int piped;
+};
+
+/* A report written as aureport writes it for the same events (TZ and locale as the process
+ * has them; uids as numbers: aureport without -i).  Returns 0, -EINVAL or -ENOMEM. */
+SP_API int sp_audit_report_new(const struct sp_audit_report_opts *o, struct sp_audit_report **out);
+SP_API void sp_audit_report_free(struct sp_audit_report *r);
+/* The next input starts (optional; aureport's per-file work): -t writes the previous input's
+ * line ("NAME: no records" without events), the summary's last event is the last input's.
+ * Without it -t names each line after the first kept record's file.  0 or -EINVAL. */
+SP_API int sp_audit_report_input(struct sp_audit_report *r, const char *name);
+/* One event (inside a reader callback); mask (NULL = all) gives the records aureport would
+ * read.  The records are copied and wait for aureport's order: in a replay its lines are
+ * written once every earlier record was read, else at the finish (event records' file names
+ * are borrowed until then).  Returns 0, -ENOMEM or -EIO. */
+SP_API int sp_audit_report_event(struct sp_audit_report *r, const struct sp_audit_log_event *ev,
+				 const uint8_t *mask);
+/* The end: the count table or summary (the heading even without events).  0 or -EIO. */
+SP_API int sp_audit_report_finish(struct sp_audit_report *r);
+/* 1 once a list line was written (aureport exits 1 without one). */
+SP_API int sp_audit_report_found(const struct sp_audit_report *r);
+
 /* ---- replay ---- */
 
 struct sp_audit_replay;
@@ -169,6 +215,9 @@ struct sp_audit_replay_opts {
 	/* ausearch's selection applied to the records the rules keep (borrowed; NULL = none) */
 	const struct sp_audit_search *search;
 	unsigned flags;				/* SP_AUDIT_REPLAY_* */
+	/* aureport's report over the kept events, given their kept records (borrowed; NULL =
+	 * none); the caller finishes it after sp_audit_replay_finish */
+	struct sp_audit_report *report;
 };
 /* No rules stage: every record is kept, then the selection (if any) decides the event. */
 #define SP_AUDIT_REPLAY_NO_RULES 0x1u

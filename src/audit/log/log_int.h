@@ -119,4 +119,13 @@ int audit_log_close_open(struct sp_audit_log *l);
  * UINT64_MAX: every record before it belongs to an event already closed. */
 uint64_t audit_log_open_floor(const struct sp_audit_log *l);
 
+/* report.c: hand aureport's simulated reader every buffered record before `floor` (events
+ * are buffered until then; the replay calls it with audit_log_open_floor after each event). */
+void audit_report_advance(struct sp_audit_report *r, uint64_t floor);
+/* sp_audit_report_event for an event ausearch's selection did not select (selected = 0): with
+ * opts.piped its records still take their place in ausearch's reader order, unreported;
+ * without, it is ignored. */
+int audit_report_event_sel(struct sp_audit_report *r, const struct sp_audit_log_event *ev,
+			   const uint8_t *mask, int selected);
+
 #endif

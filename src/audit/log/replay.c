@@ -538,8 +538,13 @@ static int on_event(void *ud, const struct sp_audit_log_event *lev)
 		memset(r->keepv, 1, n);
 	else if ((err = rules_keep(r, lev, &d)))
 		return r->err = err;
-	if (r->o.search && !sp_audit_search_match(r->o.search, lev, r->keepv))
+	if (r->o.search && !sp_audit_search_match(r->o.search, lev, r->keepv)) {
+		/* ausearch reads the records the rules kept, selected or not: their order is
+		 * the report's (piped: aureport reads ausearch's output) */
+		if (r->o.report && (err = audit_report_event_sel(r->o.report, lev, r->keepv, 0)))
+			return r->err = err;
 		memset(r->keepv, 0, n);
+	}
 	for (size_t i = 0; i < n; i++) {
 		uint32_t t = lev->rec[i].type;
 		if (!r->keepv[i])
@@ -557,6 +562,10 @@ static int on_event(void *ud, const struct sp_audit_log_event *lev)
 		return r->err = err;
 	if (syscall_kept && d.record && (err = count_keys(r, &d)))
 		return r->err = err;
+	if (kept && r->o.report && (err = sp_audit_report_event(r->o.report, lev, r->keepv)))
+		return r->err = err;
+	if (r->o.report)
+		audit_report_advance(r->o.report, audit_log_open_floor(r->log));
 	r->st.records_kept += kept;
 	r->st.records_dropped += n - kept;
 	if (kept)
@@ -585,6 +594,8 @@ SP_API int sp_audit_replay_new(const char *text, size_t len, const char *file,
 		r->o.search = NULL;
 	if (!o || !SP_OPTS_HAS(o, flags))
 		r->o.flags = 0;
+	if (!o || !SP_OPTS_HAS(o, report))
+		r->o.report = NULL;
 	r->rules_file = file;
 	r->next_ino = 0x5350000000000001ull;
 	if (given) {
@@ -699,6 +710,12 @@ SP_API int sp_audit_replay_stream(struct sp_audit_replay *r, const char *file, c
 		if (dg)
 			sp_diags_add(dg, SP_SEV_ERROR, -EINVAL, file, 0, 0, 0,
 				     "ausearch's selection reads audit.log inputs, not recorded streams");
+		return -EINVAL;
+	}
+	if (r->o.report) {
+		if (dg)
+			sp_diags_add(dg, SP_SEV_ERROR, -EINVAL, file, 0, 0, 0,
+				     "aureport's reports read audit.log inputs, not recorded streams");
 		return -EINVAL;
 	}
 	rc = sp_audit_record_reader_new(buf, len, &rd);

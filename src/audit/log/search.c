@@ -517,7 +517,7 @@ SP_API int sp_audit_search_set(struct sp_audit_search *s, const char *opt, const
 /* ---- one event ---- */
 
 /* The record's text to its first 0x1D, NUL-terminated in buf (truncated to its size). */
-static const char *rec_text(const struct sp_audit_log_rec *r, char *buf, size_t cap)
+const char *search_rec_text(const struct sp_audit_log_rec *r, char *buf, size_t cap)
 {
 	size_t n = r->len;
 	const char *gs = memchr(r->text, 0x1d, n);
@@ -689,7 +689,7 @@ SP_API int sp_audit_search_match(const struct sp_audit_search *s,
 		const struct sp_audit_log_rec *r = &ev->rec[i];
 		if (mask && !mask[i])
 			continue;
-		if (search_items_record(&it, r->type, rec_text(r, buf, sizeof(buf))))
+		if (search_items_record(&it, r->type, search_rec_text(r, buf, sizeof(buf))))
 			return 0;	/* ausearch: "Malformed event skipped" */
 	}
 	return items_match(s, &it, ev, mask, node);

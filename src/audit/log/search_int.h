@@ -99,8 +99,24 @@ static inline int search_strmatch(const struct sp_audit_search *s, const char *n
 	return s->word ? !strcmp(hay, needle) : strstr(hay, needle) != NULL;
 }
 
+/* aureport's per-event lists (report.c): every file name and key the parsers find, in order;
+ * ftype gives the text after the PATH record's "type=" for the name just added. */
+struct search_sink {
+	int (*file)(void *ud, const char *name);
+	void (*ftype)(void *ud, const char *rest);
+	int (*key)(void *ud, const char *key);
+	void *ud;
+};
+
+/* The string values aureport prints (keep[k]: stored in val[k] as read). */
+enum { SEARCH_NVAL = SS_HOST + 1 };	/* SS_TERMINAL, SS_COMM, SS_HOST */
+
 struct search_items {
 	const struct sp_audit_search *s;
+	/* aureport (report.c) only; sink NULL and keep[] 0 for ausearch's selection */
+	const struct search_sink *sink;
+	uint8_t keep[SEARCH_NVAL];
+	int has_acct, sink_err;
 	int syscall;			/* 0 when no record gave one */
 	uint32_t arch;
 	int has_key, key_hit;
@@ -120,6 +136,8 @@ struct search_items {
 	/* last: search_items_init clears the fields above only (these are read once set) */
 	char exe[SEARCH_STR_MAX];
 	char cwd[SEARCH_STR_MAX];
+	char val[SEARCH_NVAL][SEARCH_STR_MAX];	/* keep[k]: the value of has[k] */
+	char acct[SEARCH_STR_MAX];		/* parse_user's acct= (has_acct) */
 };
 
 void search_items_init(struct search_items *it, const struct sp_audit_search *s);
@@ -129,5 +147,15 @@ int search_items_record(struct search_items *it, uint32_t type, const char *m);
 /* The value of `field` (any case) in an ENRICHED part (len bytes after the 0x1D), quotes
  * removed, into out: 1, or 0 when absent or longer than cap - 1. */
 int search_interp(const char *p, size_t len, const char *field, char *out, size_t cap);
+/* A record's text to its first 0x1D (the ENRICHED part cut), NUL-terminated in buf (cut to
+ * cap - 1 bytes). */
+struct sp_audit_log_rec;
+const char *search_rec_text(const struct sp_audit_log_rec *r, char *buf, size_t cap);
+
+/* The field for string criterion k is read: the selection has it, or aureport keeps it. */
+static inline int search_wants_str(const struct search_items *it, int k)
+{
+	return it->s->str[k] || (k < SEARCH_NVAL && it->keep[k]);
+}
 
 #endif

@@ -105,6 +105,8 @@ static void key_one(struct search_items *it, const char *k, size_t n)
 	memcpy(one, k, n);
 	one[n] = 0;
 	it->key_hit |= search_strmatch(it->s, it->s->key, one);
+	if (it->sink && it->sink->key(it->sink->ud, one))
+		it->sink_err = 1;
 }
 
 /* A key= value at v: "text", or unescape()d and split at 0x01 (strtok: empty parts dropped).
@@ -139,10 +141,13 @@ static void str_value(struct search_items *it, int k, const char *v, size_t n)
 	char one[SEARCH_STR_MAX];
 
 	n = n < sizeof(one) ? n : sizeof(one) - 1;
-	memcpy(one, v, n);
+	if (n)
+		memcpy(one, v, n);
 	one[n] = 0;
 	it->has[k] = 1;
-	it->hit[k] = (uint8_t)search_strmatch(it->s, it->s->str[k], one);
+	it->hit[k] = it->s->str[k] && search_strmatch(it->s, it->s->str[k], one);
+	if (k < SEARCH_NVAL && it->keep[k])
+		memcpy(it->val[k], one, n + 1);
 }
 
 /* A "quoted" value (its end quote required, else `noquote`; *term moves to it) or an
@@ -237,6 +242,8 @@ int search_interp(const char *p, size_t len, const char *field, char *out, size_
 static void file_name(struct search_items *it, const char *name)
 {
 	it->file_hit |= search_strmatch(it->s, it->s->file, name);
+	if (it->sink && it->sink->file(it->sink->ud, name))
+		it->sink_err = 1;
 }
 
 /* common_path_parser: a quoted name, (null), or hex (00-led: an abstract socket name);
@@ -327,6 +334,10 @@ static int p_path(struct search_items *it, const char *m)
 		if ((rc = path_value(it, str + 6)))
 			return rc;
 		term = str + 6;
+		/* aureport's list key: all the text after the next "type=" (nametype=, objtype=) */
+		const char *t = it->sink ? strstr(term, "type=") : NULL;
+		if (t)
+			it->sink->ftype(it->sink->ud, t + 5);
 	}
 	obj_field(it, term);
 	return 0;
@@ -344,7 +355,7 @@ static int p_pkt(struct search_items *it, const char *m)
 {
 	const char *term = m, *str, *t;
 
-	if (it->s->str[SS_HOST] && (str = strstr(m, "saddr="))) {
+	if (search_wants_str(it, SS_HOST) && (str = strstr(m, "saddr="))) {
 		if (!(t = strchr(str + 6, ' ')))
 			return 1;
 		str_value(it, SS_HOST, str + 6, (size_t)(t - str - 6));
@@ -392,7 +403,7 @@ static int p_sockaddr(struct search_items *it, const char *m)
 	size_t len = 0;
 	int n;
 
-	if ((!it->s->file && !it->s->str[SS_HOST]) || !str)
+	if ((!it->s->file && !search_wants_str(it, SS_HOST)) || !str)
 		return 0;
 	str += 6;
 	if (*str == '(') {
@@ -421,7 +432,7 @@ static int p_sockaddr(struct search_items *it, const char *m)
 		raw[len] = 0;
 		file_name(it, (const char *)(raw[2] ? raw + 2 : raw + 3));
 	}
-	if ((fam == AF_INET || fam == AF_INET6) && it->s->str[SS_HOST])
+	if ((fam == AF_INET || fam == AF_INET6) && search_wants_str(it, SS_HOST))
 		sockaddr_host(it, raw, fam);
 	else
 		it->has[SS_HOST] = 0;
@@ -566,7 +577,7 @@ static int comm_field(struct search_items *it, const char **term, int absent, in
 {
 	const char *str;
 
-	if (!it->s->str[SS_COMM])
+	if (!search_wants_str(it, SS_COMM))
 		return 0;
 	if (!(str = strstr(*term, "comm=")))
 		return absent;
@@ -594,7 +605,8 @@ static int p_task_info(struct search_items *it, const char *m)
 	}
 	if ((rc = task_ids(it, &term, m)))
 		return rc;
-	if (s->str[SS_TERMINAL] && (rc = str_to_blank(it, SS_TERMINAL, &term, "tty=", 34)))
+	if (search_wants_str(it, SS_TERMINAL) &&
+	    (rc = str_to_blank(it, SS_TERMINAL, &term, "tty=", 34)))
 		return rc;
 	if ((rc = ses_field(it, &term, "ses=", 35, 36)) || (rc = comm_field(it, &term, 38, 37)))
 		return rc;
@@ -722,7 +734,7 @@ static int user_host(struct search_items *it, const char *mptr)
 {
 	const char *str, *t;
 
-	if (!it->s->str[SS_HOST] || !(str = strstr(mptr, "hostname=")))
+	if (!search_wants_str(it, SS_HOST) || !(str = strstr(mptr, "hostname=")))
 		return 0;
 	str += 9;
 	if (!(t = strchr(str, ',')) && !(t = strchr(str, ' ')))
@@ -737,6 +749,39 @@ static int user_host(struct search_items *it, const char *mptr)
 	return 0;
 }
 
+/* parse_user's acct= at p: quoted (to the next quote or the end), legacy text, or hex, kept
+ * for aureport; *term moves past it. */
+static void user_acct(struct search_items *it, const char *p, const char **term)
+{
+	const char *t = *p ? p + 1 : p, *end = p;
+	int legacy = 0;
+	size_t n;
+
+	if (*p == '"') {
+		while (*t != '"' && *t)
+			t++;
+		n = (size_t)(t - p - 1);
+		n = n < sizeof(it->acct) ? n : sizeof(it->acct) - 1;
+		memcpy(it->acct, p + 1, n);
+		it->acct[n] = 0;
+		it->has_acct = 1;
+		*term = t;
+		return;
+	}
+	for (; *end != ' ' && *end; end++)
+		legacy |= !isxdigit((unsigned char)*end);
+	*term = end;
+	if (!legacy) {
+		it->has_acct = unesc(p, it->acct, sizeof(it->acct)) >= 0;
+		return;
+	}
+	n = (size_t)(end - p);
+	n = n < sizeof(it->acct) ? n : sizeof(it->acct) - 1;
+	memcpy(it->acct, p, n);
+	it->acct[n] = 0;
+	it->has_acct = 1;
+}
+
 /* parse_user, from acct= on: the cursor after acct=, then exe= (legacy unquoted text kept)
  * and res=/result= from it. */
 static int p_user_tail(struct search_items *it, const char *mptr)
@@ -746,22 +791,14 @@ static int p_user_tail(struct search_items *it, const char *mptr)
 
 	if ((rc = comm_field(it, &term, 0, 16)))
 		return rc;
-	if ((str = strstr(mptr, "acct="))) {
-		const char *p = str + 5;
-		term = *p ? p + 1 : p;
-		if (*p == '"')
-			while (*term != '"' && *term)
-				term++;
-		else
-			for (term = p; *term != ' ' && *term;)
-				term++;
-	}
+	if ((str = strstr(mptr, "acct=")))
+		user_acct(it, str + 5, &term);
 	mptr = term;
 	if ((rc = user_host(it, mptr)))
 		return rc;
 	if (it->s->file && (str = strstr(mptr, "cwd=")) && (rc = user_cwd(it, str + 4)))
 		return rc;
-	if (it->s->str[SS_TERMINAL] && (str = strstr(mptr, "terminal="))) {
+	if (search_wants_str(it, SS_TERMINAL) && (str = strstr(mptr, "terminal="))) {
 		const char *t = strchr(str + 9, ' ');
 		if (!t && !(t = strchr(str + 9, ')')))
 			return 19;
@@ -1047,7 +1084,7 @@ static int p_daemon2(struct search_items *it, const char *m)
 {
 	const char *term = m, *str, *t;
 
-	if (it->s->str[SS_HOST] && (str = strstr(m, "addr="))) {
+	if (search_wants_str(it, SS_HOST) && (str = strstr(m, "addr="))) {
 		str += 5;
 		if (!(t = strchr(str, ':')) && !(t = strchr(str, ' ')))
 			return 1;
@@ -1214,7 +1251,7 @@ static int p_avc(struct search_items *it, uint32_t type, const char *m)
 		if (f)
 			it->pid = (int32_t)v;
 	}
-	if (it->s->str[SS_COMM] && !it->has[SS_COMM] && (rc = avc_comm(it, &term)))
+	if (search_wants_str(it, SS_COMM) && !it->has[SS_COMM] && (rc = avc_comm(it, &term)))
 		return rc;
 	if (it->s->file) {
 		const char *nm = strstr(term, " path=");
@@ -1325,7 +1362,7 @@ static int kernel_fill(struct search_items *it, const char **term)
 	const char *str;
 	int rc;
 
-	if (s->str[SS_TERMINAL] && !it->has[SS_TERMINAL]) {
+	if (search_wants_str(it, SS_TERMINAL) && !it->has[SS_TERMINAL]) {
 		if ((str = strstr(*term, "tty="))) {
 			const char *t = strchr(str + 4, ' ');
 			if (!t)
@@ -1348,7 +1385,7 @@ static int kernel_fill(struct search_items *it, const char **term)
 		if ((rc = context_field(it, 0, str + 5, term, 62)))
 			return rc;
 	}
-	if (s->str[SS_COMM] && !it->has[SS_COMM])
+	if (search_wants_str(it, SS_COMM) && !it->has[SS_COMM])
 		return comm_field(it, term, 66, 65);
 	return 0;
 }
