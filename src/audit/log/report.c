@@ -225,7 +225,6 @@ struct sp_audit_report {
 	uint64_t changes, acct_changes, good_logins, bad_logins, good_auth, bad_auth, events;
 	uint64_t avcs, mac, failed_syscalls, anomalies, responses, crypto, integ, virt;
 	struct rep_set users, terms, hosts, exes, comms, sfiles, skeys, pids;
-	char rec[8192];
 };
 
 static int sink_file(void *ud, const char *name)
