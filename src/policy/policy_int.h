@@ -166,7 +166,22 @@ struct policy_class {
 	const char *name;
 	uint32_t common;		/* common index + 1, or 0 */
 	uint32_t nperms;		/* highest permission value incl. common */
+	uint32_t own;			/* the permissions the class itself declares (bit v-1) */
 	const char *perm[32];
+};
+
+/* A sensitivity or category record as the file has it (seinfo's listings): aliases carry the
+ * value of the symbol they name. */
+struct policy_mls_sym {
+	const char *name;
+	uint32_t value;
+	int alias;
+};
+
+/* (owner value, member value) pairs in file order: a role's types, a user's roles. */
+struct policy_pairs {
+	uint32_t *v;			/* 2 * n values */
+	uint32_t n, cap;		/* pairs; cap counts values */
 };
 
 struct policy_cond_expr {
@@ -188,6 +203,7 @@ struct policy_core {
 	enum sp_avtab_layout layout;
 	uint32_t version, config;
 	struct sp_policy_info info;	/* counts filled by the reader */
+	struct sp_policy_counts counts;	/* setools' counts (seinfo), filled by the reader */
 
 	char *strings;			/* arena of NUL-terminated names */
 	size_t strings_len;		/* bytes of the arena's chunks */
@@ -245,6 +261,13 @@ struct policy_core {
 	uint32_t bloom_shift, bloom_words;
 	/* decision filters: the rows restricted to values that occur as AV source / target */
 	uint32_t *src_off, *src_v, *tgt_off, *tgt_v;
+
+	/* for seinfo's listings (symbols.c) only */
+	struct policy_pairs role_types, user_roles;
+	struct policy_mls_sym *sens, *cats;	/* records in file order */
+	uint32_t nsens, ncats;
+	uint32_t *caps;			/* policy capability bits set, ascending */
+	uint32_t ncaps;
 
 };
 
