@@ -53,10 +53,15 @@ static int load(struct sp_cli *cli, const char *path, enum sp_avtab_layout layou
 
 static void info_usage(FILE *f)
 {
-	fprintf(f, "usage: secpath policy info [--json] [--tables] [--layout chained|array|flat] POLICY\n\n"
+	fprintf(f, "usage: secpath policy info [--json] [--tables] [--layout chained|array|flat]\n"
+		   "                          [COMPONENT...] [-x] POLICY\n\n"
 		   "Print seinfo's statistics of the policy (setools 4.4: its lines, its counts).\n"
 		   "--tables adds secpath's own table statistics (avtab entries by kind, table\n"
-		   "sizes), which count other things.  POLICY may be xz-compressed.\n");
+		   "sizes), which count other things.  POLICY may be xz-compressed.\n"
+		   "COMPONENT lists items as seinfo does instead (-x/--expand: their statements):\n"
+		   "  -t/--type -a/--attribute -r/--role -u/--user -b/--bool -c/--class --common\n"
+		   "  --polcap --permissive --sensitivity --category\n"
+		   "(seinfo's NAME argument to them is not taken: every item is listed).\n");
 }
 
 /* seinfo's statistics, its lines and its definitions (struct sp_policy_counts) */
@@ -280,7 +285,7 @@ static int print_component(struct sp_cli *cli, const struct sp_policy *p, unsign
 			fprintf(cli->out, "   %s\n", expand ? l.v[i].stmt : l.v[i].name);
 	} else {
 		fprintf(cli->err, "%s: %s: %s\n", cli->prog, comp_opts[c].title,
-			rc == -ENOTSUP ? "not kept for MLS policies with -x" : strerror(-rc));
+			strerror(-rc));
 	}
 	for (size_t i = 0; i < l.n; i++) {
 		free(l.v[i].name);

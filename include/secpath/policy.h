@@ -139,8 +139,8 @@ SP_API int sp_policy_get_counts(const struct sp_policy *p, struct sp_policy_coun
  * order; the caller sorts them as seinfo does.  Enumerators are in seinfo's output order.
  * Types are primary non-attribute types, with their aliases and attributes; attributes list
  * their member types; permissive: the permissive types; sensitivities and categories: not the
- * aliases.  Returns 0, the first non-zero return of fn, -EINVAL (bad c, fn NULL), -ENOTSUP
- * (users expanded on an MLS policy: their levels are not kept) or -ENOMEM.
+ * aliases; users with their roles and, on MLS policies, their default level and range.
+ * Returns 0, the first non-zero return of fn, -EINVAL (bad c, fn NULL) or -ENOMEM.
  */
 enum sp_policy_component {
 	SP_COMP_BOOLS, SP_COMP_CATEGORIES, SP_COMP_CLASSES, SP_COMP_COMMONS, SP_COMP_PERMISSIVE,

@@ -178,6 +178,12 @@ struct policy_mls_sym {
 	int alias;
 };
 
+/* A growable list of values (read.c's vectors). */
+struct u32vec {
+	uint32_t *v;
+	uint32_t n, cap;
+};
+
 /* (owner value, member value) pairs in file order: a role's types, a user's roles. */
 struct policy_pairs {
 	uint32_t *v;			/* 2 * n values */
@@ -267,6 +273,8 @@ struct policy_core {
 	struct policy_mls_sym *sens, *cats;	/* records in file order */
 	uint32_t nsens, ncats;
 	uint32_t *caps;			/* policy capability bits set, ascending */
+	struct u32vec user_mls;		/* per user record (v19+): value, then its range's low and
+					 * high and its default level, each sens, ncats, cats */
 	uint32_t ncaps;
 
 };

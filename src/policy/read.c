@@ -42,10 +42,6 @@ struct cur {
 	struct policy_core *core;
 };
 
-struct u32vec {
-	uint32_t *v;
-	uint32_t n, cap;
-};
 
 __attribute__((format(printf, 3, 4))) static int bad(struct cur *c, size_t off, const char *fmt,
 						     ...)
@@ -258,14 +254,35 @@ static int read_pairs(struct cur *c, uint32_t owner, struct policy_pairs *pp)
 	return rc;
 }
 
-static int mls_level(struct cur *c)
+/* A level's category bitmap, and with `out` the level appended to it as sens, ncats, cats
+ * (category values, ascending). */
+static int level_cats(struct cur *c, uint32_t sens, struct u32vec *out)
+{
+	if (!out)
+		return ebitmap(c, 0, NULL);
+	uint32_t at = out->n;
+	int rc = vec_push(c->core->alloc, out, sens);
+	if (!rc)
+		rc = vec_push(c->core->alloc, out, 0);
+	uint32_t first = out->n;
+	if (!rc)
+		rc = ebitmap(c, 0, out);
+	for (uint32_t i = first; !rc && i < out->n; i++)
+		out->v[i] += 1;
+	if (!rc)
+		out->v[at + 1] = out->n - first;
+	return rc;
+}
+
+static int mls_level(struct cur *c, struct u32vec *out)
 {
 	uint32_t sens;
 	int rc = u32(c, &sens, "mls level");
-	return rc ? rc : ebitmap(c, 0, NULL);
+	return rc ? rc : level_cats(c, sens, out);
 }
 
-static int mls_range(struct cur *c)
+/* A range; with `out` its low and high levels appended (a one-level range: low twice). */
+static int mls_range(struct cur *c, struct u32vec *out)
 {
 	uint32_t n, s[2];
 	size_t at = c->off;
@@ -274,9 +291,14 @@ static int mls_range(struct cur *c)
 		return rc;
 	if (n < 1 || n > 2)
 		return bad(c, at, "mls range has %u levels", n);
-	if ((rc = u32s(c, s, n, "mls range")) || (rc = ebitmap(c, 0, NULL)))
+	uint32_t low = out ? out->n : 0;
+	if ((rc = u32s(c, s, n, "mls range")) || (rc = level_cats(c, s[0], out)))
 		return rc;
-	return n == 2 ? ebitmap(c, 0, NULL) : 0;
+	if (n == 2)
+		return level_cats(c, s[1], out);
+	for (uint32_t i = low, end = out ? out->n : 0; !rc && i < end; i++)
+		rc = vec_push(c->core->alloc, out, out->v[i]);
+	return rc;
 }
 
 static int context(struct cur *c)
@@ -288,7 +310,7 @@ static int context(struct cur *c)
 	if (!v[0] || v[0] > c->core->nusers || !v[1] || v[1] > c->core->nroles || !v[2] ||
 	    v[2] > c->core->ntypes)
 		return bad(c, c->off - 12, "invalid context %u:%u:%u", v[0], v[1], v[2]);
-	return c->vers >= 19 ? mls_range(c) : 0;
+	return c->vers >= 19 ? mls_range(c, NULL) : 0;
 }
 
 /* ---- symbol tables ---- */
@@ -543,7 +565,9 @@ static int sym_user(struct cur *c, uint32_t nprim, uint32_t nel)
 		k->user_name[h[1]] = name;
 		if ((rc = read_pairs(c, h[1], &k->user_roles)))
 			return rc;
-		if (c->vers >= 19 && ((rc = mls_range(c)) || (rc = mls_level(c))))
+		if (c->vers >= 19 && ((rc = vec_push(k->alloc, &k->user_mls, h[1])) ||
+				      (rc = mls_range(c, &k->user_mls)) ||
+				      (rc = mls_level(c, &k->user_mls))))
 			return rc;
 	}
 	k->counts.users = nel;
@@ -1066,7 +1090,7 @@ static int read_range_trans(struct cur *c)
 	if (rc)
 		return rc;
 	for (uint32_t i = 0; i < n; i++)
-		if ((rc = u32s(c, v, rec / 4, "range transition")) || (rc = mls_range(c)))
+		if ((rc = u32s(c, v, rec / 4, "range transition")) || (rc = mls_range(c, NULL)))
 			return rc;
 	c->core->info.range_trans = n;
 	c->core->counts.range_trans = n;
@@ -1373,6 +1397,7 @@ void policy_core_free_read(struct policy_core *k)
 	FREE_N(k->sens, k->nsens + 1);
 	FREE_N(k->cats, k->ncats + 1);
 	FREE_N(k->caps, k->ncaps);
+	FREE_N(k->user_mls.v, k->user_mls.cap);
 	if (k->attr_off) {
 		FREE_N(k->attr_v, k->attr_off[nt + 1] + 1);
 		FREE_N(k->attr_off, nt + 2);

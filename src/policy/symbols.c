@@ -10,6 +10,9 @@
  * other list in a statement by name.  Which items are listed: the symbol table's entries (types:
  * primary non-attributes; sensitivities and categories: not aliases; permissive: permissive
  * primary types).  The caller sorts the items (setools sorts by name, MLS symbols by value).
+ * Users' levels (MLS policies) are spelled as setools spells a level: the sensitivity, then the
+ * categories by value with runs of consecutive values as FIRST.LAST; a range whose high level
+ * equals its low is the low level alone.
  * Each statement is built in a buffer that grows with it: O(statement) memory, O(table) time
  * per item at most (aliases and pair lists are scanned once per item).
  */
@@ -241,13 +244,81 @@ static int emit_roles(struct emit *e, int expand)
 	return rc;
 }
 
-/* user NAME roles R; / roles { R... }; (MLS policies: their levels are not kept: -ENOTSUP) */
+/* The primary name of MLS value v in m[0..n) (NULL: none). */
+static const char *mls_name(const struct policy_mls_sym *m, uint32_t n, uint32_t v)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (!m[i].alias && m[i].value == v)
+			return m[i].name;
+	return NULL;
+}
+
+/* A level (sens, ncats, cats) as setools writes it: SENS[:CATS], runs of consecutive category
+ * values as FIRST.LAST.  lv has 2 + lv[1] values (user_levels checked it). */
+static void level_str(struct emit *e, const uint32_t *lv)
+{
+	const struct policy_core *k = e->k;
+	const char *sn = mls_name(k->sens, k->nsens, lv[0]);
+	sb_put(&e->b, "%s", sn ? sn : "?");
+	for (uint32_t i = 0; i < lv[1];) {
+		uint32_t j = i;
+		while (j + 1 < lv[1] && lv[2 + j + 1] == lv[2 + j] + 1)
+			j++;
+		const char *a = mls_name(k->cats, k->ncats, lv[2 + i]);
+		sb_put(&e->b, "%s%s", i ? "," : ":", a ? a : "?");
+		if (j > i) {
+			const char *b = mls_name(k->cats, k->ncats, lv[2 + j]);
+			sb_put(&e->b, ".%s", b ? b : "?");
+		}
+		i = j + 1;
+	}
+}
+
+/* The levels of user v's record (range low, high, default level), or 0 when it has none. */
+static int user_levels(const struct policy_core *k, uint32_t v, const uint32_t *lv[3])
+{
+	const struct u32vec *m = &k->user_mls;
+	for (uint32_t i = 0; i < m->n;) {
+		uint32_t user = m->v[i++];
+		for (int j = 0; j < 3; j++) {
+			if (i + 2 > m->n || m->v[i + 1] > m->n - i - 2)
+				return 0;
+			lv[j] = &m->v[i];
+			i += 2 + m->v[i + 1];
+		}
+		if (user == v)
+			return 1;
+	}
+	return 0;
+}
+
+/* Levels are equal when their sensitivity and category lists are (setools' Level ==). */
+static int same_level(const uint32_t *a, const uint32_t *b)
+{
+	return a[1] == b[1] && !memcmp(a, b, (2 + (size_t)a[1]) * sizeof(*a));
+}
+
+/* " level L range LOW[ - HIGH]" (MLS policies) */
+static void user_mls(struct emit *e, uint32_t v)
+{
+	const uint32_t *lv[3];
+	if (!(e->k->config & 1) || !user_levels(e->k, v, lv))
+		return;
+	sb_put(&e->b, " level ");
+	level_str(e, lv[2]);
+	sb_put(&e->b, " range ");
+	level_str(e, lv[0]);
+	if (!same_level(lv[0], lv[1])) {
+		sb_put(&e->b, " - ");
+		level_str(e, lv[1]);
+	}
+}
+
+/* user NAME roles R; / roles { R... };, MLS policies' levels before the ; */
 static int emit_users(struct emit *e, int expand)
 {
 	const struct policy_core *k = e->k;
 	int rc = 0;
-	if (expand && (k->config & 1))
-		return -ENOTSUP;
 	for (uint32_t v = 1; !rc && v <= k->nusers; v++) {
 		if (!k->user_name[v])
 			continue;
@@ -258,6 +329,7 @@ static int emit_users(struct emit *e, int expand)
 				return -ENOMEM;
 			sb_put(&e->b, "user %s roles", k->user_name[v]);
 			sb_set(&e->b, names, n);
+			user_mls(e, v);
 			sb_put(&e->b, ";");
 			sp_free(k->alloc, names, ((size_t)k->user_roles.n + 1) * sizeof(char *));
 		}

@@ -5,7 +5,8 @@
  * Debian's four.  For each, seinfo's standard output and secpath's are the same lines, byte for
  * byte (seinfo's warnings go to stderr and are not compared), and the "seinfo" object of
  * `policy info --json` holds setools' own SELinuxPolicy *_count properties, read by an embedded
- * Python script.  seinfo crashes on policies before version 24 (setools rebuilds attributes from
+ * Python script; and seinfo's listings (-t -a -r -u -b -c --common --polcap --permissive
+ * --sensitivity --category, with and without -x) are secpath's, line for line.  seinfo crashes on policies before version 24 (setools rebuilds attributes from
  * a map those versions lack): such a policy is counted as skipped, and secpath must still print
  * its statistics.  Skipped with a message when there is no seinfo or setools.
  */
@@ -197,7 +198,7 @@ static int compare_seinfo(const char *bin, const char *args, const char *pol)
 {
 	char cmd[2 * PATH_MAX + 256], what[PATH_MAX + 128];
 	struct lines want = { 0 }, got = { 0 };
-	snprintf(cmd, sizeof(cmd), "seinfo %s %s 2>/dev/null", args, pol);
+	snprintf(cmd, sizeof(cmd), "seinfo %s %s 2>/dev/null", pol, args);	/* its -t NAME */
 	int st = command_lines(cmd, &want);
 	snprintf(cmd, sizeof(cmd), "%s policy info %s %s", bin, args, pol);
 	assert_int_equal(command_lines(cmd, &got), 0);
@@ -227,6 +228,33 @@ static void test_policy_seinfo__statistics(void **st)
 	print_message("seinfo statistics: %zu of %zu policies agree, %zu skipped (seinfo fails)\n",
 		      same, c.n, c.n - same);
 	assert_true(same + 9 >= c.n);	/* seinfo fails on compat.15..23 only */
+	corpus_free(&c);
+}
+
+/* seinfo's listings, names and -x statements, every component secpath lists, on every carried
+ * policy: one seinfo run per policy and form, its components in its order. */
+static void test_policy_seinfo__listings(void **st)
+{
+	(void)st;
+	static const char comps[] = "-t -a -r -u -b -c --common --polcap --permissive "
+				    "--sensitivity --category";
+	if (!have_seinfo()) {
+		print_message("no seinfo or setools (Debian package setools): skipping\n");
+		skip();
+	}
+	char bin[PATH_MAX + 32], args[256];
+	secpath_bin(bin, sizeof(bin));
+	struct corpus c;
+	corpus_load(&c);
+	size_t same = 0;
+	for (size_t i = 0; i < c.n; i++)
+		for (int x = 0; x < 2; x++) {
+			snprintf(args, sizeof(args), "%s%s", comps, x ? " -x" : "");
+			same += (size_t)compare_seinfo(bin, args, c.paths[i]);
+		}
+	print_message("seinfo listings: %zu of %zu runs agree, %zu skipped (seinfo fails)\n", same,
+		      2 * c.n, 2 * c.n - same);
+	assert_true(same + 18 >= 2 * c.n);	/* seinfo fails on compat.15..23 only */
 	corpus_free(&c);
 }
 
@@ -280,6 +308,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_policy_seinfo__statistics),
 		cmocka_unit_test(test_policy_seinfo__json_properties),
+		cmocka_unit_test(test_policy_seinfo__listings),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
