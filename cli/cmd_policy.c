@@ -60,7 +60,8 @@ static void info_usage(FILE *f)
 		   "sizes), which count other things.  POLICY may be xz-compressed.\n"
 		   "COMPONENT lists items as seinfo does instead (-x/--expand: their statements):\n"
 		   "  -t/--type -a/--attribute -r/--role -u/--user -b/--bool -c/--class --common\n"
-		   "  --polcap --permissive --sensitivity --category\n"
+		   "  --polcap --permissive --sensitivity --category --fs_use --genfscon\n"
+		   "  --initialsid --netifcon --portcon\n"
 		   "(seinfo's NAME argument to them is not taken: every item is listed).\n");
 }
 
@@ -160,6 +161,11 @@ static const struct {
 	[SP_COMP_CATEGORIES] = { "--category", NULL, "Categories" },
 	[SP_COMP_CLASSES] = { "-c", "--class", "Classes" },
 	[SP_COMP_COMMONS] = { "--common", NULL, "Commons" },
+	[SP_COMP_FS_USE] = { "--fs_use", NULL, "Fs_use" },
+	[SP_COMP_GENFSCON] = { "--genfscon", NULL, "Genfscon" },
+	[SP_COMP_INITIALSIDS] = { "--initialsid", NULL, "Initial SIDs" },
+	[SP_COMP_NETIFCON] = { "--netifcon", NULL, "Netifcon" },
+	[SP_COMP_PORTCON] = { "--portcon", NULL, "Portcon" },
 	[SP_COMP_PERMISSIVE] = { "--permissive", NULL, "Permissive Types" },
 	[SP_COMP_POLCAPS] = { "--polcap", NULL, "Polcap" },
 	[SP_COMP_ROLES] = { "-r", "--role", "Roles" },

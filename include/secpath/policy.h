@@ -139,15 +139,18 @@ SP_API int sp_policy_get_counts(const struct sp_policy *p, struct sp_policy_coun
  * order; the caller sorts them as seinfo does.  Enumerators are in seinfo's output order.
  * Types are primary non-attribute types, with their aliases and attributes; attributes list
  * their member types; permissive: the permissive types; sensitivities and categories: not the
- * aliases; users with their roles and, on MLS policies, their default level and range.
+ * aliases; users with their roles and, on MLS policies, their default level and range;
+ * fs_use, genfscon, netifcon and portcon records, each named by its statement (setools sorts
+ * them by it); initial SIDs named by setools' table of SID numbers.
  * Returns 0, the first non-zero return of fn, -EINVAL (bad c, fn NULL) or -ENOMEM.
  */
 enum sp_policy_component {
-	SP_COMP_BOOLS, SP_COMP_CATEGORIES, SP_COMP_CLASSES, SP_COMP_COMMONS, SP_COMP_PERMISSIVE,
-	SP_COMP_POLCAPS, SP_COMP_ROLES, SP_COMP_SENSITIVITIES, SP_COMP_TYPES, SP_COMP_ATTRIBUTES,
-	SP_COMP_USERS,
+	SP_COMP_BOOLS, SP_COMP_CATEGORIES, SP_COMP_CLASSES, SP_COMP_COMMONS, SP_COMP_FS_USE,
+	SP_COMP_GENFSCON, SP_COMP_INITIALSIDS, SP_COMP_NETIFCON, SP_COMP_PERMISSIVE,
+	SP_COMP_POLCAPS, SP_COMP_PORTCON, SP_COMP_ROLES, SP_COMP_SENSITIVITIES, SP_COMP_TYPES,
+	SP_COMP_ATTRIBUTES, SP_COMP_USERS,
 };
-#define SP_COMP_N 11
+#define SP_COMP_N 16
 SP_API int sp_policy_component_foreach(const struct sp_policy *p, enum sp_policy_component c,
 				       int expand,
 				       int (*fn)(void *ud, const char *name, uint32_t value,

@@ -184,6 +184,17 @@ struct u32vec {
 	uint32_t n, cap;
 };
 
+/* An ocontext or genfs record for seinfo's listings: kind is the file's ocontext index (0 isid,
+ * 2 port, 3 netif, 5 fsuse) or POLICY_OCON_GENFS; ctx[] are offsets of contexts in core->ctxv
+ * (user, role, type, then on v19+ the range's low and high levels), UINT32_MAX for none. */
+#define POLICY_OCON_GENFS 100
+struct policy_ocon {
+	uint32_t kind, f[3];		/* isid: sid; port: protocol, low, high; fsuse: behavior;
+					 * genfs: class */
+	const char *name, *path;	/* netif, fsuse, genfs fstype; genfs path */
+	uint32_t ctx[2];
+};
+
 /* (owner value, member value) pairs in file order: a role's types, a user's roles. */
 struct policy_pairs {
 	uint32_t *v;			/* 2 * n values */
@@ -273,6 +284,9 @@ struct policy_core {
 	struct policy_mls_sym *sens, *cats;	/* records in file order */
 	uint32_t nsens, ncats;
 	uint32_t *caps;			/* policy capability bits set, ascending */
+	struct policy_ocon *ocon;	/* the listed kinds, file order */
+	uint32_t nocon, ocon_cap;
+	struct u32vec ctxv;		/* the contexts of ocon */
 	struct u32vec user_mls;		/* per user record (v19+): value, then its range's low and
 					 * high and its default level, each sens, ncats, cats */
 	uint32_t ncaps;

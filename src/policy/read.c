@@ -301,7 +301,8 @@ static int mls_range(struct cur *c, struct u32vec *out)
 	return rc;
 }
 
-static int context(struct cur *c)
+/* A context; with `keep`, stored in core->ctxv at *keep (see struct policy_ocon). */
+static int context_keep(struct cur *c, uint32_t *keep)
 {
 	uint32_t v[3];
 	int rc = u32s(c, v, 3, "context");
@@ -310,7 +311,30 @@ static int context(struct cur *c)
 	if (!v[0] || v[0] > c->core->nusers || !v[1] || v[1] > c->core->nroles || !v[2] ||
 	    v[2] > c->core->ntypes)
 		return bad(c, c->off - 12, "invalid context %u:%u:%u", v[0], v[1], v[2]);
-	return c->vers >= 19 ? mls_range(c, NULL) : 0;
+	struct u32vec *out = keep ? &c->core->ctxv : NULL;
+	if (keep) {
+		*keep = out->n;
+		for (int i = 0; i < 3 && !rc; i++)
+			rc = vec_push(c->core->alloc, out, v[i]);
+	}
+	return rc ? rc : c->vers >= 19 ? mls_range(c, out) : 0;
+}
+
+static int context(struct cur *c)
+{
+	return context_keep(c, NULL);
+}
+
+/* A new listed record (struct policy_ocon) of kind, its fields and contexts to be filled. */
+static struct policy_ocon *ocon_new(struct cur *c, uint32_t kind)
+{
+	struct policy_core *k = c->core;
+	if (grow(k->alloc, (void **)&k->ocon, &k->ocon_cap, (uint64_t)k->nocon + 1,
+		 sizeof(*k->ocon)))
+		return NULL;
+	struct policy_ocon *o = &k->ocon[k->nocon++];
+	*o = (struct policy_ocon){ .kind = kind, .ctx = { UINT32_MAX, UINT32_MAX } };
+	return o;
 }
 
 /* ---- symbol tables ---- */
@@ -1007,6 +1031,7 @@ static int read_ocontexts(struct cur *c, uint32_t ocon_num)
 	c->sec = "ocontext";
 	for (uint32_t kind = 0; kind < ocon_num; kind++) {
 		uint32_t n, v[8];
+		struct policy_ocon *o = NULL;
 		if ((rc = count(c, &n, minrec[kind], names[kind])))
 			return rc;
 		c->core->info.ocontexts += n;
@@ -1017,19 +1042,34 @@ static int read_ocontexts(struct cur *c, uint32_t ocon_num)
 			switch (kind) {
 			case 0:
 				rc = u32(c, v, "isid");
-				if (!rc)
-					rc = context(c);
+				if (!rc && !(o = ocon_new(c, kind)))
+					rc = -ENOMEM;
+				if (!rc) {
+					o->f[0] = v[0];
+					rc = context_keep(c, &o->ctx[0]);
+				}
 				break;
 			case 1: /* fs */
-			case 3: /* netif */
 				if (!(rc = u32(c, v, names[kind])) &&
 				    !(rc = str(c, v[0], NULL, names[kind])) && !(rc = context(c)))
 					rc = context(c);
 				break;
+			case 3: /* netif */
+				if (!(o = ocon_new(c, kind)))
+					rc = -ENOMEM;
+				else if (!(rc = u32(c, v, names[kind])) &&
+					 !(rc = str(c, v[0], &o->name, names[kind])) &&
+					 !(rc = context_keep(c, &o->ctx[0])))
+					rc = context_keep(c, &o->ctx[1]);
+				break;
 			case 2:
 				rc = u32s(c, v, 3, "port");
-				if (!rc)
-					rc = context(c);
+				if (!rc && !(o = ocon_new(c, kind)))
+					rc = -ENOMEM;
+				if (!rc) {
+					memcpy(o->f, v, sizeof(o->f));
+					rc = context_keep(c, &o->ctx[0]);
+				}
 				break;
 			case 4:
 				rc = u32s(c, v, 2, "node");
@@ -1037,8 +1077,13 @@ static int read_ocontexts(struct cur *c, uint32_t ocon_num)
 					rc = context(c);
 				break;
 			case 5:
-				if (!(rc = u32s(c, v, 2, "fsuse")) && !(rc = str(c, v[1], NULL, "fsuse")))
-					rc = context(c);
+				if (!(o = ocon_new(c, kind)))
+					rc = -ENOMEM;
+				else if (!(rc = u32s(c, v, 2, "fsuse")) &&
+					 !(rc = str(c, v[1], &o->name, "fsuse"))) {
+					o->f[0] = v[0];
+					rc = context_keep(c, &o->ctx[0]);
+				}
 				break;
 			case 6:
 				rc = u32s(c, v, 8, "node6");
@@ -1067,14 +1112,18 @@ static int read_ocontexts(struct cur *c, uint32_t ocon_num)
 	c->core->info.genfs = nfs;
 	for (uint32_t i = 0; i < nfs; i++) {
 		uint32_t len, np;
-		if ((rc = u32(c, &len, "genfs")) || (rc = str(c, len, NULL, "genfs name")) ||
+		const char *fs;
+		if ((rc = u32(c, &len, "genfs")) || (rc = str(c, len, &fs, "genfs name")) ||
 		    (rc = count(c, &np, 20, "genfs path")))
 			return rc;
 		c->core->counts.genfscon += np;
 		for (uint32_t j = 0; j < np; j++) {
-			uint32_t cls;
-			if ((rc = u32(c, &len, "genfs path")) || (rc = str(c, len, NULL, "genfs path")) ||
-			    (rc = u32(c, &cls, "genfs class")) || (rc = context(c)))
+			struct policy_ocon *o = ocon_new(c, POLICY_OCON_GENFS);
+			if (!o)
+				return -ENOMEM;
+			o->name = fs;
+			if ((rc = u32(c, &len, "genfs path")) || (rc = str(c, len, &o->path, "genfs path")) ||
+			    (rc = u32(c, &o->f[0], "genfs class")) || (rc = context_keep(c, &o->ctx[0])))
 				return rc;
 		}
 	}
@@ -1398,6 +1447,8 @@ void policy_core_free_read(struct policy_core *k)
 	FREE_N(k->cats, k->ncats + 1);
 	FREE_N(k->caps, k->ncaps);
 	FREE_N(k->user_mls.v, k->user_mls.cap);
+	FREE_N(k->ocon, k->ocon_cap);
+	FREE_N(k->ctxv.v, k->ctxv.cap);
 	if (k->attr_off) {
 		FREE_N(k->attr_v, k->attr_off[nt + 1] + 1);
 		FREE_N(k->attr_off, nt + 2);

@@ -440,6 +440,110 @@ static int emit_polcaps(struct emit *e, int expand)
 	return rc;
 }
 
+/* setools' SELINUX_SIDNAMES (a binary policy names no initial SID) */
+static const char *const sid_names[] = {
+	"undefined", "kernel", "security", "unlabeled", "fs", "file", "file_labels", "init",
+	"any_socket", "port", "netif", "netmsg", "node", "igmp_packet", "icmp_socket",
+	"tcp_socket", "sysctl_modprobe", "sysctl", "sysctl_fs", "sysctl_kernel", "sysctl_net",
+	"sysctl_net_unix", "sysctl_vm", "sysctl_dev", "kmod", "policy", "scmp_packet", "devnull",
+};
+
+/* user:role:type[:range] (the range on MLS policies) of the context at ctxv offset off */
+static void context_str(struct emit *e, uint32_t off)
+{
+	const struct policy_core *k = e->k;
+	const uint32_t *v = k->ctxv.v + off;
+	sb_put(&e->b, "%s:%s:%s", k->user_name[v[0]] ? k->user_name[v[0]] : "?",
+	       k->role_name[v[1]] ? k->role_name[v[1]] : "?",
+	       k->type_name[v[2]] ? k->type_name[v[2]] : "?");
+	if (!(k->config & 1) || k->version < 19)
+		return;
+	const uint32_t *low = v + 3, *high = low + 2 + low[1];
+	sb_put(&e->b, ":");
+	level_str(e, low);
+	if (!same_level(low, high)) {
+		sb_put(&e->b, " - ");
+		level_str(e, high);
+	}
+}
+
+/* genfscon's file type spelling by the record's class name (setools' _filetype_to_text) */
+static const char *genfs_filetype(const struct policy_core *k, uint32_t cls)
+{
+	static const char *const map[][2] = {
+		{ "dir", "-d" }, { "file", "--" }, { "lnk_file", "-l" }, { "fifo_file", "-p" },
+		{ "sock_file", "-s" }, { "blk_file", "-b" }, { "chr_file", "-c" },
+	};
+	if (!cls || cls > k->nclasses || !k->cls[cls].name)
+		return "";
+	for (size_t i = 0; i < SP_ARRAY_SIZE(map); i++)
+		if (!strcmp(k->cls[cls].name, map[i][0]))
+			return map[i][1];
+	return "";
+}
+
+static const char *port_protocol(uint32_t p)
+{
+	return p == 6 ? "tcp" : p == 17 ? "udp" : p == 33 ? "dccp" : p == 132 ? "sctp" : "?";
+}
+
+/* One ocontext record's statement (fs_use, genfscon, netifcon, portcon; isid: sid NAME CTX) */
+static void ocon_stmt(struct emit *e, const struct policy_ocon *o)
+{
+	static const char *const fsuse[] = { "?", "fs_use_xattr", "fs_use_trans", "fs_use_task" };
+	switch (o->kind) {
+	case 0:
+		sb_put(&e->b, "sid %s ", o->f[0] < SP_ARRAY_SIZE(sid_names) ? sid_names[o->f[0]] : "?");
+		break;
+	case 2:
+		sb_put(&e->b, "portcon %s %u", port_protocol(o->f[0]), o->f[1]);
+		if (o->f[2] != o->f[1])
+			sb_put(&e->b, "-%u", o->f[2]);
+		sb_put(&e->b, " ");
+		break;
+	case 3:
+		sb_put(&e->b, "netifcon %s ", o->name);
+		break;
+	case 5:
+		sb_put(&e->b, "%s %s ", o->f[0] < SP_ARRAY_SIZE(fsuse) ? fsuse[o->f[0]] : "?", o->name);
+		break;
+	default:
+		sb_put(&e->b, "genfscon %s %s %s ", o->name, o->path, genfs_filetype(e->k, o->f[0]));
+		break;
+	}
+	context_str(e, o->ctx[0]);
+	if (o->ctx[1] != UINT32_MAX) {
+		sb_put(&e->b, " ");
+		context_str(e, o->ctx[1]);
+	}
+	if (o->kind == 5)
+		sb_put(&e->b, ";");
+}
+
+/* Records of one kind.  The item's name is its statement (setools sorts these by their text)
+ * but for initial SIDs, named by setools' table. */
+static int emit_ocons(struct emit *e, uint32_t kind, int expand)
+{
+	const struct policy_core *k = e->k;
+	int rc = 0;
+	for (uint32_t i = 0; !rc && i < k->nocon; i++) {
+		const struct policy_ocon *o = &k->ocon[i];
+		if (o->kind != kind)
+			continue;
+		ocon_stmt(e, o);
+		if (kind == 0) {
+			const char *name = o->f[0] < SP_ARRAY_SIZE(sid_names) ? sid_names[o->f[0]] : "?";
+			if (!expand && e->b.s)
+				e->b.s[e->b.n = 0] = 0;
+			rc = emit_one(e, name, o->f[0]);
+		} else {
+			rc = e->b.err ? e->b.err : e->fn(e->ud, e->b.s, i, e->b.s);
+			e->b.n = 0;
+		}
+	}
+	return rc;
+}
+
 static int emit_component(struct emit *e, enum sp_policy_component c, int expand)
 {
 	switch (c) {
@@ -454,6 +558,11 @@ static int emit_component(struct emit *e, enum sp_policy_component c, int expand
 	case SP_COMP_SENSITIVITIES: return emit_mls(e, 0, expand);
 	case SP_COMP_CATEGORIES: return emit_mls(e, 1, expand);
 	case SP_COMP_POLCAPS: return emit_polcaps(e, expand);
+	case SP_COMP_FS_USE: return emit_ocons(e, 5, expand);
+	case SP_COMP_GENFSCON: return emit_ocons(e, POLICY_OCON_GENFS, expand);
+	case SP_COMP_INITIALSIDS: return emit_ocons(e, 0, expand);
+	case SP_COMP_NETIFCON: return emit_ocons(e, 3, expand);
+	case SP_COMP_PORTCON: return emit_ocons(e, 2, expand);
 	}
 	return -EINVAL;
 }

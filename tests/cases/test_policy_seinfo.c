@@ -6,7 +6,8 @@
  * byte (seinfo's warnings go to stderr and are not compared), and the "seinfo" object of
  * `policy info --json` holds setools' own SELinuxPolicy *_count properties, read by an embedded
  * Python script; and seinfo's listings (-t -a -r -u -b -c --common --polcap --permissive
- * --sensitivity --category, with and without -x) are secpath's, line for line.  seinfo crashes on policies before version 24 (setools rebuilds attributes from
+ * --sensitivity --category --fs_use --genfscon --initialsid --netifcon --portcon, with and
+ * without -x) are secpath's, line for line.  seinfo crashes on policies before version 24 (setools rebuilds attributes from
  * a map those versions lack): such a policy is counted as skipped, and secpath must still print
  * its statistics.  Skipped with a message when there is no seinfo or setools.
  */
@@ -237,7 +238,8 @@ static void test_policy_seinfo__listings(void **st)
 {
 	(void)st;
 	static const char comps[] = "-t -a -r -u -b -c --common --polcap --permissive "
-				    "--sensitivity --category";
+				    "--sensitivity --category --fs_use --genfscon --initialsid "
+				    "--netifcon --portcon";
 	if (!have_seinfo()) {
 		print_message("no seinfo or setools (Debian package setools): skipping\n");
 		skip();
