@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * cmd_policy.c - `secpath policy info|search|decide`: summary counts (seinfo-like), rule search
+ * cmd_policy.c - `secpath policy info|search|decide`: seinfo's statistics (its lines, setools'
+ * counts: sp_policy_get_counts) with secpath's own table statistics apart (--tables), rule search
  * with sesearch's semantics and output format, and the TE access decision for a type pair.
  *
  * Search semantics (setools 4.4) are the library's (sp_policy_search and sp_policy_role_search,
@@ -52,9 +53,85 @@ static int load(struct sp_cli *cli, const char *path, enum sp_avtab_layout layou
 
 static void info_usage(FILE *f)
 {
-	fprintf(f, "usage: secpath policy info [--json] [--layout chained|array|flat] POLICY\n\n"
-		   "Print the policy version, MLS state and symbol/rule counts (like seinfo).\n"
-		   "POLICY may be xz-compressed.\n");
+	fprintf(f, "usage: secpath policy info [--json] [--tables] [--layout chained|array|flat]\n"
+		   "                          [COMPONENT...] [-x] POLICY\n\n"
+		   "Print seinfo's statistics of the policy (setools 4.4: its lines, its counts).\n"
+		   "--tables adds secpath's own table statistics (avtab entries by kind, table\n"
+		   "sizes), which count other things.  POLICY may be xz-compressed.\n"
+		   "COMPONENT lists items as seinfo does instead (-x/--expand: their statements):\n"
+		   "  -t/--type -a/--attribute -r/--role -u/--user -b/--bool -c/--class --common\n"
+		   "  --polcap --permissive --sensitivity --category --fs_use --genfscon\n"
+		   "  --initialsid --netifcon --portcon\n"
+		   "(seinfo's NAME argument to them is not taken: every item is listed).\n");
+}
+
+/* seinfo's statistics, its lines and its definitions (struct sp_policy_counts) */
+static void print_seinfo(FILE *out, const char *path, const struct sp_policy_info *in,
+			 const struct sp_policy_counts *n, const char *hu)
+{
+	const struct { const char *k; uint32_t v; } rows[] = {
+		{ "Classes:        ", n->classes }, { "Permissions:    ", n->permissions },
+		{ "Sensitivities:  ", n->sensitivities }, { "Categories:     ", n->categories },
+		{ "Types:          ", n->types }, { "Attributes:     ", n->attributes },
+		{ "Users:          ", n->users }, { "Roles:          ", n->roles },
+		{ "Booleans:       ", n->booleans }, { "Cond. Expr.:    ", n->conditionals },
+		{ "Allow:          ", n->allow }, { "Neverallow:     ", 0 },
+		{ "Auditallow:     ", n->auditallow }, { "Dontaudit:      ", n->dontaudit },
+		{ "Type_trans:     ", n->type_trans }, { "Type_change:    ", n->type_change },
+		{ "Type_member:    ", n->type_member }, { "Range_trans:    ", n->range_trans },
+		{ "Role allow:     ", n->role_allow }, { "Role_trans:     ", n->role_trans },
+		{ "Constraints:    ", n->constrain }, { "Validatetrans:  ", n->validatetrans },
+		{ "MLS Constrain:  ", n->mlsconstrain }, { "MLS Val. Tran:  ", n->mlsvalidatetrans },
+		{ "Permissives:    ", n->permissives }, { "Polcap:         ", n->polcaps },
+		{ "Defaults:       ", n->defaults }, { "Typebounds:     ", n->typebounds },
+		{ "Allowxperm:     ", n->allowxperm }, { "Neverallowxperm:", 0 },
+		{ "Auditallowxperm:", n->auditallowxperm }, { "Dontauditxperm: ", n->dontauditxperm },
+		{ "Ibendportcon:   ", n->ibendportcon }, { "Ibpkeycon:      ", n->ibpkeycon },
+		{ "Initial SIDs:   ", n->initial_sids }, { "Fs_use:         ", n->fs_use },
+		{ "Genfscon:       ", n->genfscon }, { "Portcon:        ", n->portcon },
+		{ "Netifcon:       ", n->netifcon }, { "Nodecon:        ", n->nodecon },
+	};
+	fprintf(out, "Statistics for policy file: %s\n", path);
+	fprintf(out, "Policy Version:             %u (MLS %s)\n", in->version,
+		in->mls ? "enabled" : "disabled");
+	fprintf(out, "Target Policy:              selinux\n");	/* XenFlask is refused */
+	fprintf(out, "Handle unknown classes:     %s\n", hu);
+	for (size_t i = 0; i + 1 < NELEM(rows); i += 2)
+		fprintf(out, "  %s %7u    %s %7u\n", rows[i].k, rows[i].v, rows[i + 1].k,
+			rows[i + 1].v);
+}
+
+/* seinfo's counts as a JSON object, setools' property names */
+static void json_seinfo(FILE *out, const struct sp_policy_counts *n)
+{
+	const struct { const char *k; uint32_t v; } rows[] = {
+		{ "class_count", n->classes }, { "permission_count", n->permissions },
+		{ "level_count", n->sensitivities }, { "category_count", n->categories },
+		{ "type_count", n->types }, { "type_attribute_count", n->attributes },
+		{ "user_count", n->users }, { "role_count", n->roles },
+		{ "boolean_count", n->booleans }, { "conditional_count", n->conditionals },
+		{ "allow_count", n->allow }, { "neverallow_count", 0 },
+		{ "auditallow_count", n->auditallow }, { "dontaudit_count", n->dontaudit },
+		{ "type_transition_count", n->type_trans }, { "type_change_count", n->type_change },
+		{ "type_member_count", n->type_member }, { "range_transition_count", n->range_trans },
+		{ "role_allow_count", n->role_allow }, { "role_transition_count", n->role_trans },
+		{ "constraint_count", n->constrain }, { "validatetrans_count", n->validatetrans },
+		{ "mlsconstraint_count", n->mlsconstrain },
+		{ "mlsvalidatetrans_count", n->mlsvalidatetrans },
+		{ "permissives_count", n->permissives }, { "polcap_count", n->polcaps },
+		{ "default_count", n->defaults }, { "typebounds_count", n->typebounds },
+		{ "allowxperm_count", n->allowxperm }, { "neverallowxperm_count", 0 },
+		{ "auditallowxperm_count", n->auditallowxperm },
+		{ "dontauditxperm_count", n->dontauditxperm },
+		{ "ibendportcon_count", n->ibendportcon }, { "ibpkeycon_count", n->ibpkeycon },
+		{ "initialsids_count", n->initial_sids }, { "fs_use_count", n->fs_use },
+		{ "genfscon_count", n->genfscon }, { "portcon_count", n->portcon },
+		{ "netifcon_count", n->netifcon }, { "nodecon_count", n->nodecon },
+	};
+	fprintf(out, ", \"seinfo\": {\"target_platform\": \"selinux\"");
+	for (size_t i = 0; i < NELEM(rows); i++)
+		fprintf(out, ", \"%s\": %u", rows[i].k, rows[i].v);
+	fputc('}', out);
 }
 
 /* The options info, decide and search share: --json and --layout.  1 consumed argv[*i] (and its value),
@@ -76,84 +153,226 @@ static int common_opt(int argc, char **argv, int *i, int *json, enum sp_avtab_la
 	return 0;
 }
 
-static int cmd_info(int argc, char **argv, struct sp_cli *cli)
+/* seinfo's component options, by enum sp_policy_component, with the titles it prints */
+static const struct {
+	const char *opt, *alt, *title;
+} comp_opts[SP_COMP_N] = {
+	[SP_COMP_BOOLS] = { "-b", "--bool", "Booleans" },
+	[SP_COMP_CATEGORIES] = { "--category", NULL, "Categories" },
+	[SP_COMP_CLASSES] = { "-c", "--class", "Classes" },
+	[SP_COMP_COMMONS] = { "--common", NULL, "Commons" },
+	[SP_COMP_FS_USE] = { "--fs_use", NULL, "Fs_use" },
+	[SP_COMP_GENFSCON] = { "--genfscon", NULL, "Genfscon" },
+	[SP_COMP_INITIALSIDS] = { "--initialsid", NULL, "Initial SIDs" },
+	[SP_COMP_NETIFCON] = { "--netifcon", NULL, "Netifcon" },
+	[SP_COMP_PORTCON] = { "--portcon", NULL, "Portcon" },
+	[SP_COMP_PERMISSIVE] = { "--permissive", NULL, "Permissive Types" },
+	[SP_COMP_POLCAPS] = { "--polcap", NULL, "Polcap" },
+	[SP_COMP_ROLES] = { "-r", "--role", "Roles" },
+	[SP_COMP_SENSITIVITIES] = { "--sensitivity", NULL, "Sensitivities" },
+	[SP_COMP_TYPES] = { "-t", "--type", "Types" },
+	[SP_COMP_ATTRIBUTES] = { "-a", "--attribute", "Type Attributes" },
+	[SP_COMP_USERS] = { "-u", "--user", "Users" },
+};
+
+struct info_opts {
+	int json, tables, expand;
+	unsigned comps;			/* bit c: component c asked for */
+	enum sp_avtab_layout layout;
+	const char *path;
+};
+
+/* 1: argv[*i] is a component option or -x (recorded), 0 not one. */
+static int comp_opt(const char *a, struct info_opts *o)
 {
-	int json = 0;
-	enum sp_avtab_layout layout = SP_AVTAB_FLAT;
-	const char *path = NULL;
+	if (!strcmp(a, "-x") || !strcmp(a, "--expand")) {
+		o->expand = 1;
+		return 1;
+	}
+	for (unsigned c = 0; c < SP_COMP_N; c++)
+		if (!strcmp(a, comp_opts[c].opt) || (comp_opts[c].alt && !strcmp(a, comp_opts[c].alt))) {
+			o->comps |= 1u << c;
+			return 1;
+		}
+	return 0;
+}
+
+/* The options of info; SP_EXIT_OK to run, -1 after --help, else the usage exit code. */
+static int info_parse(int argc, char **argv, struct info_opts *o, struct sp_cli *cli)
+{
+	*o = (struct info_opts){ .layout = SP_AVTAB_FLAT };
 	for (int i = 1; i < argc; i++) {
 		int c;
 		if (cli_is_help(argv[i])) {
 			info_usage(cli->out);
-			return SP_EXIT_OK;
-		} else if ((c = common_opt(argc, argv, &i, &json, &layout, cli))) {
+			return -1;
+		} else if (!strcmp(argv[i], "--tables")) {
+			o->tables = 1;
+		} else if (comp_opt(argv[i], o)) {
+			continue;
+		} else if ((c = common_opt(argc, argv, &i, &o->json, &o->layout, cli))) {
 			if (c < 0)
 				return SP_EXIT_USAGE;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(cli->err, "%s: unknown option '%s'\n", cli->prog, argv[i]);
+		} else if ((argv[i][0] == '-' && argv[i][1]) || o->path) {
+			if (argv[i][0] == '-')
+				fprintf(cli->err, "%s: unknown option '%s'\n", cli->prog, argv[i]);
 			info_usage(cli->err);
 			return SP_EXIT_USAGE;
-		} else if (!path) {
-			path = argv[i];
 		} else {
-			info_usage(cli->err);
-			return SP_EXIT_USAGE;
+			o->path = argv[i];
 		}
 	}
-	if (!path) {
+	if (!o->path || (o->json && o->comps)) {
+		if (o->path)
+			fprintf(cli->err, "%s: --json prints the statistics only\n", cli->prog);
 		info_usage(cli->err);
 		return SP_EXIT_USAGE;
 	}
+	return SP_EXIT_OK;
+}
+
+struct comp_item {
+	char *name, *stmt;
+	uint32_t value;
+};
+
+struct comp_list {
+	struct comp_item *v;
+	size_t n, cap;
+	int by_value;			/* MLS symbols: setools sorts them by value */
+};
+
+static int comp_collect(void *ud, const char *name, uint32_t value, const char *stmt)
+{
+	struct comp_list *l = ud;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 64;
+		struct comp_item *nv = realloc(l->v, cap * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		l->v = nv;
+		l->cap = cap;
+	}
+	struct comp_item *it = &l->v[l->n];
+	it->name = strdup(name);
+	it->stmt = strdup(stmt);
+	it->value = value;
+	if (!it->name || !it->stmt) {
+		free(it->name);
+		free(it->stmt);
+		return -ENOMEM;
+	}
+	l->n++;
+	return 0;
+}
+
+static int item_by_name(const void *a, const void *b)
+{
+	return strcmp(((const struct comp_item *)a)->name, ((const struct comp_item *)b)->name);
+}
+
+static int item_by_value(const void *a, const void *b)
+{
+	uint32_t x = ((const struct comp_item *)a)->value, y = ((const struct comp_item *)b)->value;
+	return (x > y) - (x < y);
+}
+
+/* One component as seinfo prints it: a blank line, "TITLE: N", then each item sorted. */
+static int print_component(struct sp_cli *cli, const struct sp_policy *p, unsigned c, int expand)
+{
+	struct comp_list l = { .by_value = c == SP_COMP_SENSITIVITIES || c == SP_COMP_CATEGORIES };
+	int rc = sp_policy_component_foreach(p, (enum sp_policy_component)c, expand, comp_collect,
+					     &l);
+	if (!rc) {
+		if (l.n)
+			qsort(l.v, l.n, sizeof(*l.v), l.by_value ? item_by_value : item_by_name);
+		fprintf(cli->out, "\n%s: %zu\n", comp_opts[c].title, l.n);
+		for (size_t i = 0; i < l.n; i++)
+			fprintf(cli->out, "   %s\n", expand ? l.v[i].stmt : l.v[i].name);
+	} else {
+		fprintf(cli->err, "%s: %s: %s\n", cli->prog, comp_opts[c].title,
+			strerror(-rc));
+	}
+	for (size_t i = 0; i < l.n; i++) {
+		free(l.v[i].name);
+		free(l.v[i].stmt);
+	}
+	free(l.v);
+	return rc;
+}
+
+/* secpath's own statistics (sp_policy_info): text under their own heading, or JSON members */
+static void print_tables(FILE *out, const struct sp_policy_info *in, int json)
+{
+	struct { const char *k; uint64_t v; } rows[] = {
+		{ "classes", in->classes }, { "permissions", in->perms },
+		{ "commons", in->commons }, { "sensitivities", in->sensitivities },
+		{ "categories", in->categories }, { "types", in->types },
+		{ "attributes", in->attributes }, { "aliases", in->aliases },
+		{ "users", in->users }, { "roles", in->roles },
+		{ "booleans", in->bools }, { "cond_expressions", in->cond_nodes },
+		{ "te_rules", in->te_rules }, { "cond_rules", in->cond_rules },
+		{ "cond_rules_enabled", in->cond_enabled }, { "allow", in->te_allow },
+		{ "auditallow", in->te_auditallow }, { "dontaudit", in->te_dontaudit },
+		{ "type_transition", in->te_type_trans }, { "type_change", in->te_type_change },
+		{ "type_member", in->te_type_member }, { "xperm_rules", in->te_xperms },
+		{ "filename_trans_keys", in->filename_keys }, { "filename_trans", in->filename_rules },
+		{ "role_transition", in->role_trans }, { "role_allow", in->role_allow },
+		{ "range_transition", in->range_trans }, { "constraints", in->constraints },
+		{ "validatetrans", in->validatetrans }, { "initial_sids", in->initial_sids },
+		{ "ocontexts", in->ocontexts }, { "genfs", in->genfs },
+		{ "permissive_types", in->permissive }, { "policy_capabilities", in->polcaps },
+		{ "te_avtab_bytes", in->te_bytes }, { "cond_bytes", in->cond_bytes },
+		{ "decide_bytes", in->decide_bytes }, { "total_bytes", in->total_bytes },
+	};
+	if (json) {
+		for (size_t i = 0; i < NELEM(rows); i++)
+			fprintf(out, ", \"%s\": %llu", rows[i].k, (unsigned long long)rows[i].v);
+		return;
+	}
+	fprintf(out, "\nsecpath tables (te_avtab entries by kind, not seinfo's counts):\n");
+	fprintf(out, "avtab layout:               %s\n", sp_avtab_layout_name(in->layout));
+	for (size_t i = 0; i < NELEM(rows); i++)
+		fprintf(out, "  %-22s %10llu%s", rows[i].k, (unsigned long long)rows[i].v,
+			i % 2 ? "\n" : "   ");
+	if (NELEM(rows) % 2)
+		fputc('\n', out);
+}
+
+static int cmd_info(int argc, char **argv, struct sp_cli *cli)
+{
+	struct info_opts o;
+	int rc = info_parse(argc, argv, &o, cli);
+	if (rc)
+		return rc < 0 ? SP_EXIT_OK : rc;
 	struct sp_policy *p;
-	if (load(cli, path, layout, &p))
+	if (load(cli, o.path, o.layout, &p))
 		return SP_EXIT_REJECTED;
 	struct sp_policy_info in;
 	sp_policy_get_info(p, &in);
+	struct sp_policy_counts n = { .sz = sizeof(n) };
+	sp_policy_get_counts(p, &n);
 	const char *hu = (in.config & 4) ? "allow" : (in.config & 2) ? "reject" : "deny";
-	struct { const char *k; uint64_t v; } rows[] = {
-		{ "classes", in.classes }, { "permissions", in.perms },
-		{ "commons", in.commons }, { "sensitivities", in.sensitivities },
-		{ "categories", in.categories }, { "types", in.types },
-		{ "attributes", in.attributes }, { "aliases", in.aliases },
-		{ "users", in.users }, { "roles", in.roles },
-		{ "booleans", in.bools }, { "cond_expressions", in.cond_nodes },
-		{ "te_rules", in.te_rules }, { "cond_rules", in.cond_rules },
-		{ "cond_rules_enabled", in.cond_enabled }, { "allow", in.te_allow },
-		{ "auditallow", in.te_auditallow }, { "dontaudit", in.te_dontaudit },
-		{ "type_transition", in.te_type_trans }, { "type_change", in.te_type_change },
-		{ "type_member", in.te_type_member }, { "xperm_rules", in.te_xperms },
-		{ "filename_trans_keys", in.filename_keys }, { "filename_trans", in.filename_rules },
-		{ "role_transition", in.role_trans }, { "role_allow", in.role_allow },
-		{ "range_transition", in.range_trans }, { "constraints", in.constraints },
-		{ "validatetrans", in.validatetrans }, { "initial_sids", in.initial_sids },
-		{ "ocontexts", in.ocontexts }, { "genfs", in.genfs },
-		{ "permissive_types", in.permissive }, { "policy_capabilities", in.polcaps },
-		{ "te_avtab_bytes", in.te_bytes }, { "cond_bytes", in.cond_bytes },
-		{ "decide_bytes", in.decide_bytes }, { "total_bytes", in.total_bytes },
-	};
-	if (json) {
+	if (o.json) {
 		fprintf(cli->out, "{\"schema\": \"secpath.policy-info/1\", \"file\": ");
-		cli_json_str(cli->out, path);
+		cli_json_str(cli->out, o.path);
 		fprintf(cli->out, ", \"version\": %u, \"mls\": %s, \"handle_unknown\": \"%s\", "
 				  "\"layout\": \"%s\"",
 			in.version, in.mls ? "true" : "false", hu, sp_avtab_layout_name(in.layout));
-		for (size_t i = 0; i < NELEM(rows); i++)
-			fprintf(cli->out, ", \"%s\": %llu", rows[i].k, (unsigned long long)rows[i].v);
+		print_tables(cli->out, &in, 1);
+		json_seinfo(cli->out, &n);
 		fprintf(cli->out, "}\n");
-	} else {
-		fprintf(cli->out, "Statistics for policy file: %s\n", path);
-		fprintf(cli->out, "Policy Version:             %u (MLS %s)\n", in.version,
-			in.mls ? "enabled" : "disabled");
-		fprintf(cli->out, "Handle unknown classes:     %s\n", hu);
-		fprintf(cli->out, "avtab layout:               %s\n", sp_avtab_layout_name(in.layout));
-		for (size_t i = 0; i < NELEM(rows); i++)
-			fprintf(cli->out, "  %-22s %10llu%s", rows[i].k,
-				(unsigned long long)rows[i].v, i % 2 ? "\n" : "   ");
-		if (NELEM(rows) % 2)
-			fputc('\n', cli->out);
+	} else if (!o.comps) {
+		print_seinfo(cli->out, o.path, &in, &n, hu);
 	}
+	if (!o.json && o.tables)
+		print_tables(cli->out, &in, 0);
+	int bad = 0;
+	for (unsigned c = 0; c < SP_COMP_N; c++)
+		if (o.comps >> c & 1)
+			bad |= print_component(cli, p, c, o.expand) != 0;
 	sp_policy_free(p);
-	return SP_EXIT_OK;
+	return bad ? SP_EXIT_REJECTED : SP_EXIT_OK;
 }
 
 /* ---- search ---- */

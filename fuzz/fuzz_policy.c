@@ -2,8 +2,8 @@
 /*
  * fuzz_policy.c - libFuzzer target for the binary policy reader: any byte string must be
  * rejected with a positioned diagnostic or accepted into a policy on which lookups, decisions
- * (incl. xperms), boolean changes and iteration are safe, and every iterated entry is found
- * again by a keyed search.  The layout is chosen by the input length so all three
+ * (incl. xperms), boolean changes, iteration and seinfo's counts and listings (every component,
+ * expanded) are safe, and every iterated entry is found again by a keyed search.  The layout is chosen by the input length so all three
  * table builders see fuzzed input.  Corpus: the tiny fixtures (every format revision).
  */
 #include <stddef.h>
@@ -22,6 +22,14 @@ struct visit {
 };
 
 /* every entry a table iterates is found again by a keyed search of its own kind */
+/* every listed item has a name and a statement (the statement's bytes are touched) */
+static int touch_item(void *ud, const char *name, uint32_t value, const char *stmt)
+{
+	(void)value;
+	*(size_t *)ud += strlen(name) + strlen(stmt);
+	return 0;
+}
+
 static int count_entry(void *ud, const struct sp_avtab_entry *e)
 {
 	struct visit *v = ud;
@@ -74,6 +82,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		sp_policy_cond_format(p, i, buf, sizeof(buf));
 		sp_policy_cond_bools(p, i, bv, 8);
 	}
+	struct sp_policy_counts n = { .sz = sizeof(n) };
+	sp_policy_get_counts(p, &n);
+	size_t bytes = 0;
+	for (unsigned c = 0; c < SP_COMP_N; c++)
+		sp_policy_component_foreach(p, (enum sp_policy_component)c, 1, touch_item, &bytes);
 	sp_policy_free(p);
 	return 0;
 }

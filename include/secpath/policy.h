@@ -100,6 +100,63 @@ struct sp_policy_info {
 };
 SP_API void sp_policy_get_info(const struct sp_policy *p, struct sp_policy_info *out);
 
+/*
+ * The counts seinfo (setools 4.4) prints for a binary policy, each as setools defines it (its
+ * SELinuxPolicy *_count properties over libsepol's policydb), which is not sp_policy_info's:
+ *   permissions    own permissions of every common and every class (inherited ones not again)
+ *   sensitivities, categories  declarations, aliases not counted
+ *   types          primary non-attribute types; attributes: attribute entries
+ *   users, roles, booleans, classes  the symbol table's entries (records, not values)
+ *   conditionals   conditional nodes (seinfo's "Cond. Expr.")
+ *   allow ... dontauditxperm   te_avtab entries of the kind plus conditional entries of it (both
+ *                  branches), type_trans also one per source type of each filename transition
+ *   constrain / mlsconstrain (validatetrans / mlsvalidatetrans): constraints of every class,
+ *                  the mls kind when an expression operand compares levels (l1, h2, ...)
+ *   permissives    permissive primary types; polcaps: capability bits set
+ *   defaults       default_user/role/type/range settings that are set, over every class
+ *   typebounds     non-attribute type entries with a bound
+ *   ocontexts      records of each kind; nodecon counts node and node6; genfscon every path
+ * Returns 0 or -EINVAL (sz too small).
+ */
+struct sp_policy_counts {
+	size_t sz;			/* sizeof(struct sp_policy_counts) */
+	uint32_t classes, permissions, sensitivities, categories, types, attributes, users, roles,
+		booleans, conditionals;
+	uint32_t allow, auditallow, dontaudit, type_trans, type_change, type_member, allowxperm,
+		auditallowxperm, dontauditxperm;
+	uint32_t range_trans, role_allow, role_trans;
+	uint32_t constrain, validatetrans, mlsconstrain, mlsvalidatetrans;
+	uint32_t permissives, polcaps, defaults, typebounds;
+	uint32_t initial_sids, fs_use, genfscon, portcon, netifcon, nodecon, ibpkeycon,
+		ibendportcon;
+};
+SP_API int sp_policy_get_counts(const struct sp_policy *p, struct sp_policy_counts *out);
+
+/*
+ * seinfo's component listings (setools 4.4): fn gets every item of component c with its name,
+ * its value (MLS symbols: setools sorts them by it; the rest by name) and, with expand, the
+ * statement `seinfo -x` prints for it (else ""), which may span lines.  Items come in value
+ * order; the caller sorts them as seinfo does.  Enumerators are in seinfo's output order.
+ * Types are primary non-attribute types, with their aliases and attributes; attributes list
+ * their member types; permissive: the permissive types; sensitivities and categories: not the
+ * aliases; users with their roles and, on MLS policies, their default level and range;
+ * fs_use, genfscon, netifcon and portcon records, each named by its statement (setools sorts
+ * them by it); initial SIDs named by setools' table of SID numbers.
+ * Returns 0, the first non-zero return of fn, -EINVAL (bad c, fn NULL) or -ENOMEM.
+ */
+enum sp_policy_component {
+	SP_COMP_BOOLS, SP_COMP_CATEGORIES, SP_COMP_CLASSES, SP_COMP_COMMONS, SP_COMP_FS_USE,
+	SP_COMP_GENFSCON, SP_COMP_INITIALSIDS, SP_COMP_NETIFCON, SP_COMP_PERMISSIVE,
+	SP_COMP_POLCAPS, SP_COMP_PORTCON, SP_COMP_ROLES, SP_COMP_SENSITIVITIES, SP_COMP_TYPES,
+	SP_COMP_ATTRIBUTES, SP_COMP_USERS,
+};
+#define SP_COMP_N 16
+SP_API int sp_policy_component_foreach(const struct sp_policy *p, enum sp_policy_component c,
+				       int expand,
+				       int (*fn)(void *ud, const char *name, uint32_t value,
+						 const char *statement),
+				       void *ud);
+
 /* Symbols.  *_name() returns NULL for values out of range or without a name. */
 SP_API uint32_t sp_policy_type_count(const struct sp_policy *p);	/* nprim */
 SP_API const char *sp_policy_type_name(const struct sp_policy *p, uint32_t type);

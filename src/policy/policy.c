@@ -232,6 +232,15 @@ SP_API void sp_policy_get_info(const struct sp_policy *p, struct sp_policy_info 
 			   (size_t)k->ntype_ix * sizeof(struct policy_name_ix) + sizeof(*k) + sizeof(*p);
 }
 
+SP_API int sp_policy_get_counts(const struct sp_policy *p, struct sp_policy_counts *out)
+{
+	if (!out || out->sz < sizeof(*out))
+		return -EINVAL;
+	*out = p->core->counts;
+	out->sz = sizeof(*out);
+	return 0;
+}
+
 static uint32_t ix_find(const struct policy_name_ix *ix, uint32_t n, const char *name)
 {
 	uint32_t lo = 0, hi = n;

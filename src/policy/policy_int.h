@@ -166,7 +166,39 @@ struct policy_class {
 	const char *name;
 	uint32_t common;		/* common index + 1, or 0 */
 	uint32_t nperms;		/* highest permission value incl. common */
+	uint32_t own;			/* the permissions the class itself declares (bit v-1) */
 	const char *perm[32];
+};
+
+/* A sensitivity or category record as the file has it (seinfo's listings): aliases carry the
+ * value of the symbol they name. */
+struct policy_mls_sym {
+	const char *name;
+	uint32_t value;
+	int alias;
+};
+
+/* A growable list of values (read.c's vectors). */
+struct u32vec {
+	uint32_t *v;
+	uint32_t n, cap;
+};
+
+/* An ocontext or genfs record for seinfo's listings: kind is the file's ocontext index (0 isid,
+ * 2 port, 3 netif, 5 fsuse) or POLICY_OCON_GENFS; ctx[] are offsets of contexts in core->ctxv
+ * (user, role, type, then on v19+ the range's low and high levels), UINT32_MAX for none. */
+#define POLICY_OCON_GENFS 100
+struct policy_ocon {
+	uint32_t kind, f[3];		/* isid: sid; port: protocol, low, high; fsuse: behavior;
+					 * genfs: class */
+	const char *name, *path;	/* netif, fsuse, genfs fstype; genfs path */
+	uint32_t ctx[2];
+};
+
+/* (owner value, member value) pairs in file order: a role's types, a user's roles. */
+struct policy_pairs {
+	uint32_t *v;			/* 2 * n values */
+	uint32_t n, cap;		/* pairs; cap counts values */
 };
 
 struct policy_cond_expr {
@@ -188,6 +220,7 @@ struct policy_core {
 	enum sp_avtab_layout layout;
 	uint32_t version, config;
 	struct sp_policy_info info;	/* counts filled by the reader */
+	struct sp_policy_counts counts;	/* setools' counts (seinfo), filled by the reader */
 
 	char *strings;			/* arena of NUL-terminated names */
 	size_t strings_len;		/* bytes of the arena's chunks */
@@ -245,6 +278,18 @@ struct policy_core {
 	uint32_t bloom_shift, bloom_words;
 	/* decision filters: the rows restricted to values that occur as AV source / target */
 	uint32_t *src_off, *src_v, *tgt_off, *tgt_v;
+
+	/* for seinfo's listings (symbols.c) only */
+	struct policy_pairs role_types, user_roles;
+	struct policy_mls_sym *sens, *cats;	/* records in file order */
+	uint32_t nsens, ncats;
+	uint32_t *caps;			/* policy capability bits set, ascending */
+	struct policy_ocon *ocon;	/* the listed kinds, file order */
+	uint32_t nocon, ocon_cap;
+	struct u32vec ctxv;		/* the contexts of ocon */
+	struct u32vec user_mls;		/* per user record (v19+): value, then its range's low and
+					 * high and its default level, each sens, ncats, cats */
+	uint32_t ncaps;
 
 };
 

@@ -29,6 +29,7 @@
  * validatetrans (u3, r3, t3) is CEXPR_XTARGET; H1L2 (0x80) and the other MLS operands compare
  * levels of the first two contexts and belong in any constraint */
 #define CEXPR_XTARGET 0x10u
+#define CEXPR_L1L2 0x20u	/* this and the higher operands compare levels: an mls constraint */
 
 struct cur {
 	const uint8_t *p;
@@ -41,10 +42,6 @@ struct cur {
 	struct policy_core *core;
 };
 
-struct u32vec {
-	uint32_t *v;
-	uint32_t n, cap;
-};
 
 __attribute__((format(printf, 3, 4))) static int bad(struct cur *c, size_t off, const char *fmt,
 						     ...)
@@ -240,14 +237,52 @@ static int ebitmap(struct cur *c, uint32_t limit, struct u32vec *bits)
 	return 0;
 }
 
-static int mls_level(struct cur *c)
+/* Append the values of an ebitmap (bit + 1) as (owner, value) pairs. */
+static int read_pairs(struct cur *c, uint32_t owner, struct policy_pairs *pp)
+{
+	struct u32vec bits = { 0 };
+	int rc = ebitmap(c, 0, &bits);
+	for (uint32_t i = 0; !rc && i < bits.n; i++) {
+		rc = grow(c->core->alloc, (void **)&pp->v, &pp->cap, 2 * (uint64_t)pp->n + 2,
+			  sizeof(uint32_t));
+		if (!rc) {
+			pp->v[2 * pp->n] = owner;
+			pp->v[2 * pp->n++ + 1] = bits.v[i] + 1;
+		}
+	}
+	vec_free(c->core->alloc, &bits);
+	return rc;
+}
+
+/* A level's category bitmap, and with `out` the level appended to it as sens, ncats, cats
+ * (category values, ascending). */
+static int level_cats(struct cur *c, uint32_t sens, struct u32vec *out)
+{
+	if (!out)
+		return ebitmap(c, 0, NULL);
+	uint32_t at = out->n;
+	int rc = vec_push(c->core->alloc, out, sens);
+	if (!rc)
+		rc = vec_push(c->core->alloc, out, 0);
+	uint32_t first = out->n;
+	if (!rc)
+		rc = ebitmap(c, 0, out);
+	for (uint32_t i = first; !rc && i < out->n; i++)
+		out->v[i] += 1;
+	if (!rc)
+		out->v[at + 1] = out->n - first;
+	return rc;
+}
+
+static int mls_level(struct cur *c, struct u32vec *out)
 {
 	uint32_t sens;
 	int rc = u32(c, &sens, "mls level");
-	return rc ? rc : ebitmap(c, 0, NULL);
+	return rc ? rc : level_cats(c, sens, out);
 }
 
-static int mls_range(struct cur *c)
+/* A range; with `out` its low and high levels appended (a one-level range: low twice). */
+static int mls_range(struct cur *c, struct u32vec *out)
 {
 	uint32_t n, s[2];
 	size_t at = c->off;
@@ -256,12 +291,18 @@ static int mls_range(struct cur *c)
 		return rc;
 	if (n < 1 || n > 2)
 		return bad(c, at, "mls range has %u levels", n);
-	if ((rc = u32s(c, s, n, "mls range")) || (rc = ebitmap(c, 0, NULL)))
+	uint32_t low = out ? out->n : 0;
+	if ((rc = u32s(c, s, n, "mls range")) || (rc = level_cats(c, s[0], out)))
 		return rc;
-	return n == 2 ? ebitmap(c, 0, NULL) : 0;
+	if (n == 2)
+		return level_cats(c, s[1], out);
+	for (uint32_t i = low, end = out ? out->n : 0; !rc && i < end; i++)
+		rc = vec_push(c->core->alloc, out, out->v[i]);
+	return rc;
 }
 
-static int context(struct cur *c)
+/* A context; with `keep`, stored in core->ctxv at *keep (see struct policy_ocon). */
+static int context_keep(struct cur *c, uint32_t *keep)
 {
 	uint32_t v[3];
 	int rc = u32s(c, v, 3, "context");
@@ -270,7 +311,30 @@ static int context(struct cur *c)
 	if (!v[0] || v[0] > c->core->nusers || !v[1] || v[1] > c->core->nroles || !v[2] ||
 	    v[2] > c->core->ntypes)
 		return bad(c, c->off - 12, "invalid context %u:%u:%u", v[0], v[1], v[2]);
-	return c->vers >= 19 ? mls_range(c) : 0;
+	struct u32vec *out = keep ? &c->core->ctxv : NULL;
+	if (keep) {
+		*keep = out->n;
+		for (int i = 0; i < 3 && !rc; i++)
+			rc = vec_push(c->core->alloc, out, v[i]);
+	}
+	return rc ? rc : c->vers >= 19 ? mls_range(c, out) : 0;
+}
+
+static int context(struct cur *c)
+{
+	return context_keep(c, NULL);
+}
+
+/* A new listed record (struct policy_ocon) of kind, its fields and contexts to be filled. */
+static struct policy_ocon *ocon_new(struct cur *c, uint32_t kind)
+{
+	struct policy_core *k = c->core;
+	if (grow(k->alloc, (void **)&k->ocon, &k->ocon_cap, (uint64_t)k->nocon + 1,
+		 sizeof(*k->ocon)))
+		return NULL;
+	struct policy_ocon *o = &k->ocon[k->nocon++];
+	*o = (struct policy_ocon){ .kind = kind, .ctx = { UINT32_MAX, UINT32_MAX } };
+	return o;
 }
 
 /* ---- symbol tables ---- */
@@ -288,13 +352,17 @@ static int perms(struct cur *c, struct policy_class *pc, uint32_t nel)
 		if (!h[1] || h[1] > 32)
 			return bad(c, at + 4, "permission value %u out of range", h[1]);
 		pc->perm[h[1] - 1] = name;
+		pc->own |= 1u << (h[1] - 1);
 		if (h[1] > pc->nperms)
 			pc->nperms = h[1];
 	}
+	c->core->counts.permissions += nel;
 	return 0;
 }
 
-static int constraints(struct cur *c, uint32_t n, int allow_third)
+/* n constraints (validatetrans: allow_third); each one that compares levels (an operand at or
+ * above CEXPR_L1L2, setools' test) counts in *mls, the others in *plain. */
+static int constraints(struct cur *c, uint32_t n, int allow_third, uint32_t *plain, uint32_t *mls)
 {
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t h[2];
@@ -303,7 +371,7 @@ static int constraints(struct cur *c, uint32_t n, int allow_third)
 			return rc;
 		if ((uint64_t)h[1] * 12 > left(c))
 			return bad(c, c->off - 4, "constraint expression count %u too large", h[1]);
-		int depth = 0;
+		int depth = 0, levels = 0;
 		for (uint32_t j = 0; j < h[1]; j++) {
 			uint32_t e[3];
 			size_t at = c->off;
@@ -339,9 +407,11 @@ static int constraints(struct cur *c, uint32_t n, int allow_third)
 			}
 			if (e[0] >= 4 && (e[1] & CEXPR_XTARGET) && !allow_third)
 				return bad(c, at + 4, "third context in a constraint");
+			levels |= e[0] >= 4 && e[1] >= CEXPR_L1L2;
 		}
 		if (depth != 1)
 			return bad(c, c->off, "constraint expression does not reduce to one value");
+		++*(levels ? mls : plain);
 	}
 	return 0;
 }
@@ -409,22 +479,27 @@ static int sym_class(struct cur *c, uint32_t nprim, uint32_t nel)
 		}
 		if ((rc = perms(c, pc, h[4])))
 			return rc;
-		if ((rc = constraints(c, h[5], 0)))
+		struct sp_policy_counts *n = &k->counts;
+		if ((rc = constraints(c, h[5], 0, &n->constrain, &n->mlsconstrain)))
 			return rc;
 		k->info.constraints += h[5];
 		if (c->vers >= 19) {
 			uint32_t nv;
-			if ((rc = count(c, &nv, 8, "validatetrans")) || (rc = constraints(c, nv, 1)))
+			if ((rc = count(c, &nv, 8, "validatetrans")) ||
+			    (rc = constraints(c, nv, 1, &n->validatetrans, &n->mlsvalidatetrans)))
 				return rc;
 			k->info.validatetrans += nv;
 		}
-		uint32_t def[4];
+		uint32_t def[4] = { 0 };	/* user, role, range (27), type (28) */
 		if (c->vers >= 27 && (rc = u32s(c, def, 3, "class defaults")))
 			return rc;
-		if (c->vers >= 28 && (rc = u32(c, def, "class default type")))
+		if (c->vers >= 28 && (rc = u32(c, def + 3, "class default type")))
 			return rc;
+		for (int j = 0; j < 4; j++)
+			n->defaults += def[j] != 0;
 		k->info.perms += pc->nperms;
 	}
+	k->counts.classes = nel;
 	return 0;
 }
 
@@ -445,9 +520,10 @@ static int sym_role(struct cur *c, uint32_t nprim, uint32_t nel)
 		if (!h[1] || h[1] > nprim)
 			return bad(c, at + 4, "role value %u out of range", h[1]);
 		k->role_name[h[1]] = name;
-		if ((rc = ebitmap(c, 0, NULL)) || (rc = ebitmap(c, 0, NULL)))
+		if ((rc = ebitmap(c, 0, NULL)) || (rc = read_pairs(c, h[1], &k->role_types)))
 			return rc;
 	}
+	k->counts.roles = nel;
 	return 0;
 }
 
@@ -474,6 +550,9 @@ static int sym_type(struct cur *c, uint32_t nprim, uint32_t nel)
 			return bad(c, at + 4, "type value %u out of range", h[1]);
 		int primary = c->vers >= 24 ? (h[2] & 1) : h[2] != 0;
 		int attr = c->vers >= 24 && (h[2] & 2);
+		k->counts.attributes += attr;	/* setools: every attribute entry; types: primary */
+		k->counts.types += primary && !attr;
+		k->counts.typebounds += c->vers >= 24 && !attr && h[3];
 		k->type_ix[k->ntype_ix++] = (struct policy_name_ix){ name, h[1] };
 		if (primary) {
 			if (k->type_name[h[1]])
@@ -508,11 +587,14 @@ static int sym_user(struct cur *c, uint32_t nprim, uint32_t nel)
 		if (!h[1] || h[1] > nprim)
 			return bad(c, at + 4, "user value %u out of range", h[1]);
 		k->user_name[h[1]] = name;
-		if ((rc = ebitmap(c, 0, NULL)))
+		if ((rc = read_pairs(c, h[1], &k->user_roles)))
 			return rc;
-		if (c->vers >= 19 && ((rc = mls_range(c)) || (rc = mls_level(c))))
+		if (c->vers >= 19 && ((rc = vec_push(k->alloc, &k->user_mls, h[1])) ||
+				      (rc = mls_range(c, &k->user_mls)) ||
+				      (rc = mls_level(c, &k->user_mls))))
 			return rc;
 	}
+	k->counts.users = nel;
 	return 0;
 }
 
@@ -538,31 +620,53 @@ static int sym_bool(struct cur *c, uint32_t nprim, uint32_t nel)
 		k->bool_name[h[0]] = name;
 		k->bool_default[h[0]] = (uint8_t)h[1];
 	}
+	k->counts.booleans = nel;
 	return 0;
+}
+
+/* Room for nel MLS symbol records (count() bounded nel by the bytes left). */
+static int mls_syms(struct cur *c, uint32_t nel, struct policy_mls_sym **out, uint32_t *n)
+{
+	*n = nel;
+	*out = sp_zalloc(c->core->alloc, ((size_t)nel + 1) * sizeof(**out), 0);
+	return *out ? 0 : -ENOMEM;
 }
 
 static int sym_sens(struct cur *c, uint32_t nprim, uint32_t nel)
 {
-	for (uint32_t i = 0; i < nel; i++) {
-		uint32_t h[2];
-		int rc = u32s(c, h, 2, "sensitivity");
-		if (rc || (rc = str(c, h[0], NULL, "sensitivity name")) || (rc = mls_level(c)))
+	int rc = mls_syms(c, nel, &c->core->sens, &c->core->nsens);
+	for (uint32_t i = 0; !rc && i < nel; i++) {
+		uint32_t h[2], sens;
+		struct policy_mls_sym *m = &c->core->sens[i];
+		if ((rc = u32s(c, h, 2, "sensitivity")) ||
+		    (rc = str(c, h[0], &m->name, "sensitivity name")) ||
+		    (rc = u32(c, &sens, "mls level")) || (rc = ebitmap(c, 0, NULL)))
 			return rc;
+		*m = (struct policy_mls_sym){ m->name, sens, h[1] != 0 };
+		c->core->counts.sensitivities += !h[1];	/* h[1]: an alias */
 	}
+	if (rc)
+		return rc;
 	c->core->info.sensitivities = nprim;
 	return 0;
 }
 
 static int sym_cat(struct cur *c, uint32_t nprim, uint32_t nel)
 {
-	for (uint32_t i = 0; i < nel; i++) {
+	int rc = mls_syms(c, nel, &c->core->cats, &c->core->ncats);
+	for (uint32_t i = 0; !rc && i < nel; i++) {
 		uint32_t h[3];
-		int rc = u32s(c, h, 3, "category");
-		if (rc || (rc = str(c, h[0], NULL, "category name")))
+		struct policy_mls_sym *m = &c->core->cats[i];
+		if ((rc = u32s(c, h, 3, "category")) ||
+		    (rc = str(c, h[0], &m->name, "category name")))
 			return rc;
 		if (!h[1] || h[1] > nprim)
 			return bad(c, c->off - h[0] - 8, "category value %u out of range", h[1]);
+		*m = (struct policy_mls_sym){ m->name, h[1], h[2] != 0 };
+		c->core->counts.categories += !h[2];	/* h[2]: an alias */
 	}
+	if (rc)
+		return rc;
 	c->core->info.categories = nprim;
 	return 0;
 }
@@ -697,6 +801,30 @@ static void count_te_kinds(struct policy_core *k)
 		default: in->te_xperms++; break;
 		}
 	}
+}
+
+/* setools' rule counts: te_avtab and conditional entries by kind, and a type_transition per
+ * source type of each filename transition (what libsepol's policydb holds). */
+static void count_rules(struct policy_core *k)
+{
+	struct sp_policy_counts *n = &k->counts;
+	for (uint32_t i = 0; i < k->nte + k->ncr; i++) {
+		switch (i < k->nte ? k->te[i].spec : k->cr[i - k->nte].spec) {
+		case SP_AVTAB_ALLOWED: n->allow++; break;
+		case SP_AVTAB_AUDITALLOW: n->auditallow++; break;
+		case SP_AVTAB_AUDITDENY: n->dontaudit++; break;
+		case SP_AVTAB_TRANSITION: n->type_trans++; break;
+		case SP_AVTAB_CHANGE: n->type_change++; break;
+		case SP_AVTAB_MEMBER: n->type_member++; break;
+		case SP_AVTAB_XPERMS_ALLOWED: n->allowxperm++; break;
+		case SP_AVTAB_XPERMS_AUDITALLOW: n->auditallowxperm++; break;
+		default: n->dontauditxperm++; break;
+		}
+	}
+	n->type_trans += k->nft;
+	n->conditionals = k->ncnode;
+	n->role_trans = k->nrtrans;
+	n->role_allow = k->nrallow;
 }
 
 static int read_te(struct cur *c)
@@ -884,6 +1012,16 @@ static int read_filename_trans(struct cur *c)
 	return rc;
 }
 
+/* n records of ocontext kind `kind` (OCON_ISID ... OCON_IBENDPORT) in setools' counts */
+static void ocon_count(struct sp_policy_counts *k, uint32_t kind, uint32_t n)
+{
+	uint32_t *const by_kind[9] = { &k->initial_sids, NULL, &k->portcon, &k->netifcon,
+				       &k->nodecon, &k->fs_use, &k->nodecon, &k->ibpkeycon,
+				       &k->ibendportcon };
+	if (kind < 9 && by_kind[kind])
+		*by_kind[kind] += n;
+}
+
 static int read_ocontexts(struct cur *c, uint32_t ocon_num)
 {
 	static const size_t minrec[9] = { 16, 28, 24, 28, 20, 20, 44, 28, 20 };	/* context >= 12 */
@@ -893,28 +1031,45 @@ static int read_ocontexts(struct cur *c, uint32_t ocon_num)
 	c->sec = "ocontext";
 	for (uint32_t kind = 0; kind < ocon_num; kind++) {
 		uint32_t n, v[8];
+		struct policy_ocon *o = NULL;
 		if ((rc = count(c, &n, minrec[kind], names[kind])))
 			return rc;
 		c->core->info.ocontexts += n;
+		ocon_count(&c->core->counts, kind, n);
 		if (kind == 0)
 			c->core->info.initial_sids = n;
 		for (uint32_t i = 0; i < n; i++) {
 			switch (kind) {
 			case 0:
 				rc = u32(c, v, "isid");
-				if (!rc)
-					rc = context(c);
+				if (!rc && !(o = ocon_new(c, kind)))
+					rc = -ENOMEM;
+				if (!rc) {
+					o->f[0] = v[0];
+					rc = context_keep(c, &o->ctx[0]);
+				}
 				break;
 			case 1: /* fs */
-			case 3: /* netif */
 				if (!(rc = u32(c, v, names[kind])) &&
 				    !(rc = str(c, v[0], NULL, names[kind])) && !(rc = context(c)))
 					rc = context(c);
 				break;
+			case 3: /* netif */
+				if (!(o = ocon_new(c, kind)))
+					rc = -ENOMEM;
+				else if (!(rc = u32(c, v, names[kind])) &&
+					 !(rc = str(c, v[0], &o->name, names[kind])) &&
+					 !(rc = context_keep(c, &o->ctx[0])))
+					rc = context_keep(c, &o->ctx[1]);
+				break;
 			case 2:
 				rc = u32s(c, v, 3, "port");
-				if (!rc)
-					rc = context(c);
+				if (!rc && !(o = ocon_new(c, kind)))
+					rc = -ENOMEM;
+				if (!rc) {
+					memcpy(o->f, v, sizeof(o->f));
+					rc = context_keep(c, &o->ctx[0]);
+				}
 				break;
 			case 4:
 				rc = u32s(c, v, 2, "node");
@@ -922,8 +1077,13 @@ static int read_ocontexts(struct cur *c, uint32_t ocon_num)
 					rc = context(c);
 				break;
 			case 5:
-				if (!(rc = u32s(c, v, 2, "fsuse")) && !(rc = str(c, v[1], NULL, "fsuse")))
-					rc = context(c);
+				if (!(o = ocon_new(c, kind)))
+					rc = -ENOMEM;
+				else if (!(rc = u32s(c, v, 2, "fsuse")) &&
+					 !(rc = str(c, v[1], &o->name, "fsuse"))) {
+					o->f[0] = v[0];
+					rc = context_keep(c, &o->ctx[0]);
+				}
 				break;
 			case 6:
 				rc = u32s(c, v, 8, "node6");
@@ -952,13 +1112,18 @@ static int read_ocontexts(struct cur *c, uint32_t ocon_num)
 	c->core->info.genfs = nfs;
 	for (uint32_t i = 0; i < nfs; i++) {
 		uint32_t len, np;
-		if ((rc = u32(c, &len, "genfs")) || (rc = str(c, len, NULL, "genfs name")) ||
+		const char *fs;
+		if ((rc = u32(c, &len, "genfs")) || (rc = str(c, len, &fs, "genfs name")) ||
 		    (rc = count(c, &np, 20, "genfs path")))
 			return rc;
+		c->core->counts.genfscon += np;
 		for (uint32_t j = 0; j < np; j++) {
-			uint32_t cls;
-			if ((rc = u32(c, &len, "genfs path")) || (rc = str(c, len, NULL, "genfs path")) ||
-			    (rc = u32(c, &cls, "genfs class")) || (rc = context(c)))
+			struct policy_ocon *o = ocon_new(c, POLICY_OCON_GENFS);
+			if (!o)
+				return -ENOMEM;
+			o->name = fs;
+			if ((rc = u32(c, &len, "genfs path")) || (rc = str(c, len, &o->path, "genfs path")) ||
+			    (rc = u32(c, &o->f[0], "genfs class")) || (rc = context_keep(c, &o->ctx[0])))
 				return rc;
 		}
 	}
@@ -974,9 +1139,10 @@ static int read_range_trans(struct cur *c)
 	if (rc)
 		return rc;
 	for (uint32_t i = 0; i < n; i++)
-		if ((rc = u32s(c, v, rec / 4, "range transition")) || (rc = mls_range(c)))
+		if ((rc = u32s(c, v, rec / 4, "range transition")) || (rc = mls_range(c, NULL)))
 			return rc;
 	c->core->info.range_trans = n;
+	c->core->counts.range_trans = n;
 	return 0;
 }
 
@@ -1101,7 +1267,13 @@ static int read_maps(struct cur *c, struct u32vec *perm)
 		c->sec = "policy capabilities";
 		struct u32vec caps = { 0 };
 		rc = ebitmap(c, 0, &caps);
-		k->info.polcaps = caps.n;
+		k->info.polcaps = k->counts.polcaps = caps.n;
+		if (!rc && caps.n && !(k->caps = sp_alloc(k->alloc, caps.n * sizeof(uint32_t), 0)))
+			rc = -ENOMEM;
+		if (k->caps) {
+			memcpy(k->caps, caps.v, caps.n * sizeof(uint32_t));
+			k->ncaps = caps.n;
+		}
 		vec_free(k->alloc, &caps);
 		if (rc)
 			return rc;
@@ -1165,6 +1337,8 @@ static int apply_permissive(struct cur *c, const struct u32vec *perm)
 		}
 		if (perm->v[i])
 			k->type_flags[perm->v[i]] |= 2;
+		/* setools counts permissive primary types (the map names no attribute or alias) */
+		k->counts.permissives += perm->v[i] && (k->type_flags[perm->v[i]] & 5) == 4;
 	}
 	k->info.permissive = perm->n;
 	return 0;
@@ -1182,6 +1356,7 @@ static int read_rules(struct cur *c, uint32_t want_ocon)
 		return rc;
 	if (c->vers >= 25 && (rc = read_filename_trans(c)))
 		return rc;
+	count_rules(c->core);
 	if ((rc = read_ocontexts(c, want_ocon)))
 		return rc;
 	if (c->vers >= 19 && (rc = read_range_trans(c)))
@@ -1266,6 +1441,14 @@ void policy_core_free_read(struct policy_core *k)
 	FREE_N(k->ft, k->ft_cap);
 	FREE_N(k->rtrans, k->nrtrans);
 	FREE_N(k->rallow, k->nrallow);
+	FREE_N(k->role_types.v, k->role_types.cap);
+	FREE_N(k->user_roles.v, k->user_roles.cap);
+	FREE_N(k->sens, k->nsens + 1);
+	FREE_N(k->cats, k->ncats + 1);
+	FREE_N(k->caps, k->ncaps);
+	FREE_N(k->user_mls.v, k->user_mls.cap);
+	FREE_N(k->ocon, k->ocon_cap);
+	FREE_N(k->ctxv.v, k->ctxv.cap);
 	if (k->attr_off) {
 		FREE_N(k->attr_v, k->attr_off[nt + 1] + 1);
 		FREE_N(k->attr_off, nt + 2);
