@@ -18,6 +18,8 @@ bin=$(cd "$out" && pwd)/secpath
 tools=${SECPATH_AUDIT_TOOLS:-/var/tmp/secpath-audit-tools}
 pass=0
 fail=0
+nq=0
+every=${SECPATH_ORACLE_EVERY:-1}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export TZ=UTC LC_ALL=C
@@ -125,6 +127,9 @@ aur_opt() {
 # compare one report: $1 log, $2 kind, $3 "--summary" or "", $4 "whole", "sel" or "rules",
 # the rest: the selection or the rules file
 check() {
+	# SECPATH_ORACLE_EVERY=N (CI's sanitizer runs): every Nth query only
+	nq=$((nq + 1))
+	[ $((nq % every)) -eq 0 ] || return 0
 	log=$1 kind=$2 sum=$3 how=$4; shift 4
 	opt=$(aur_opt "$kind")
 	case $how in

@@ -18,6 +18,8 @@ bin=$(cd "$out" && pwd)/secpath
 tools=${SECPATH_AUDIT_TOOLS:-/var/tmp/secpath-audit-tools}
 pass=0
 fail=0
+nq=0
+every=${SECPATH_ORACLE_EVERY:-1}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export TZ=UTC LC_ALL=C
@@ -102,6 +104,9 @@ vals() {
 
 # one query on one log
 check() {
+	# SECPATH_ORACLE_EVERY=N (CI's sanitizer runs): every Nth query only
+	nq=$((nq + 1))
+	[ $((nq % every)) -eq 0 ] || return 0
 	log=$1; shift
 	# ausearch --raw ends every record of an ENRICHED event with 0x1D, even one that had none
 	aus -if "$log" "$@" | sed 's/\x1d$//' | sort >"$tmp/a"
