@@ -217,12 +217,12 @@ static const struct sp_bench_case cases[] = {
 
 static const struct sp_bench_variant variants[] = {
 	{ "glibc", setup_glibc, run_libc, teardown },
-	{ "mimalloc", setup_mi, run_libc, teardown },
-	{ "jemalloc", setup_je, run_libc, teardown },
 	{ "init-off", setup_off, run_cache, teardown },
 	{ "alloc-init", setup_alloc, run_cache, teardown },
 	{ "free-init", setup_free, run_cache, teardown },
 	{ "both-optout", setup_optout, run_cache, teardown },
+	{ "mimalloc", setup_mi, run_libc, teardown },
+	{ "jemalloc", setup_je, run_libc, teardown },
 };
 
 /* The context's per-op figures (the zeroing cost depends on the size: prose only). */

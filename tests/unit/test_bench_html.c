@@ -102,19 +102,25 @@ static void add_case(struct sp_bench_results *res, size_t ci, int cg)
 }
 
 /*
- * A case of any suite s (its first nv <= 6 variants) with the given wall-time samples per
- * variant (CPU time the same), pinned; d1 (NULL: no --cachegrind) the D1 misses per op.
+ * A case of any suite s (of at most 8 variants) with the given wall-time samples for its first
+ * nv variants (CPU time the same; the others skipped, as a library that did not load), pinned;
+ * d1 (NULL: no --cachegrind) the D1 misses per op.
  */
 static void add_samples(struct sp_bench_results *res, const struct sp_bench_suite *s,
 			size_t ci, size_t nv, const double ns[][REPS], const double *d1)
 {
-	struct bench_var_res vr[6];
-	double x[6][BENCH_M_NR][REPS];
+	struct bench_var_res vr[8];
+	double x[8][BENCH_M_NR][REPS];
 	struct bench_case_res r = { .s = s, .c = &s->cases[ci], .reps = REPS, .vr = vr,
 				    .cg_geom = d1 ? "32768,8,64" : NULL };
 
-	assert_true(nv <= 6 && nv == s->nvariants);
+	assert_true(nv <= s->nvariants && s->nvariants <= 8);
 	memset(vr, 0, sizeof(vr));
+	for (size_t vi = nv; vi < s->nvariants; vi++) {
+		vr[vi].v = &s->variants[vi];
+		vr[vi].err = -ELIBACC;
+		vr[vi].cg_ir = vr[vi].cg_d1 = vr[vi].cg_ops = NAN;
+	}
 	for (size_t vi = 0; vi < nv; vi++) {
 		vr[vi].v = &s->variants[vi];
 		vr[vi].cg_d1 = d1 ? d1[vi] : NAN;
@@ -601,7 +607,7 @@ static void test_bench_html__bimodal_flagged(void **st)
 	const struct sp_bench_suite *spread = sp_bench_suite_find("slab-spread");
 	assert_non_null(slab);
 	assert_non_null(spread);
-	assert_int_equal(slab->nvariants, 5);
+	assert_true(slab->nvariants >= 5);	/* the first five: glibc and secpath's */
 	assert_string_equal(slab->variants[1].name, "init-off");
 	static const double modes[REPS] = { 20, 2900, 2916, 20, 2950 };
 	double ns[5][REPS];
