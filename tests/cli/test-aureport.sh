@@ -38,35 +38,9 @@ aur() {
 	LD_LIBRARY_PATH=$lib "$root/sbin/aureport" "$@" 2>/dev/null
 }
 
-# The edge log: 2025-11-28 .. 2025-12-01 UTC.
-cat >"$tmp/edge.log" <<'EOF'
-type=SYSCALL msg=audit(1764288000.100:1): arch=c000003e syscall=257 success=yes exit=3 a0=ffffff9c a1=7ffd a2=0 a3=0 items=1 ppid=1 pid=10 auid=1000 uid=0 gid=0 euid=0 suid=0 fsuid=0 egid=0 sgid=0 fsgid=0 tty=pts0 ses=1 comm="cat" exe="/usr/bin/cat" key="identity"
-type=PATH msg=audit(1764288000.100:1): item=0 name="/etc/passwd" inode=1 dev=08:01 mode=0100644 ouid=0 ogid=0 rdev=00:00 nametype=NORMAL
-type=SYSCALL msg=audit(1764288001.200:2): arch=40000003 syscall=5 success=no exit=-13 a0=1 a1=2 a2=0 a3=0 items=0 ppid=1 pid=11 auid=1000 uid=1000 gid=1000 euid=1000 suid=1000 fsuid=1000 egid=1000 sgid=1000 fsgid=1000 tty=pts0 ses=1 comm="cat" exe="/usr/bin/cat" key=6163636573730169646E74
-type=SYSCALL msg=audit(1764374400.300:3): arch=c000003e syscall=59 success=yes exit=0 a0=1 a1=2 a2=0 a3=0 items=2 ppid=1 pid=12 auid=4294967295 uid=0 gid=0 euid=0 suid=0 fsuid=0 egid=0 sgid=0 fsgid=0 tty=(none) ses=4294967295 comm="sh" exe="/bin/sh" key=(null)
-type=EXECVE msg=audit(1764374400.300:3): argc=1 a0="sh"
-type=SYSCALL msg=audit(1764374401.400:4): arch=c000003e syscall=2 success=yes exit=3 a0=1 items=0 ppid=1 pid=13 auid=0 uid=0 gid=0 euid=0 suid=0 fsuid=0 egid=0 sgid=0 fsgid=0 tty=(none) ses=2 comm="x" exe="/x" key="identity"
-type=CONFIG_CHANGE msg=audit(1764374402.500:5): auid=0 ses=2 op=add_rule key="audit_rules" list=4 res=1
-type=CONFIG_CHANGE msg=audit(1764460800.600:6): auid=0 ses=2 op=remove_rule key=61756469745F72756C6573 list=4 res=1
-type=SECCOMP msg=audit(1764460801.700:7): auid=0 uid=0 gid=0 ses=2 pid=14 comm="b" exe="/b" sig=31 arch=c000003e syscall=257 compat=0 ip=0x1 code=0x0
-type=AVC msg=audit(1764460802.800:8): avc:  denied  { read } for  pid=15 comm="cat" name="shadow" dev="sda1" ino=2 scontext=u:r:a_t:s0 tcontext=u:r:b_t:s0 tclass=file permissive=0
-type=AVC msg=audit(1764460803.900:9): avc:  received policyload notice (seqno=2)
-type=USER_LOGIN msg=audit(1764547200.000:10): pid=16 uid=0 auid=1000 ses=3 msg='op=login id=1000 exe="/usr/sbin/sshd" hostname=h addr=10.0.0.1 terminal=ssh res=success'
-type=SYSCALL msg=audit(1764547201.100:11): arch=c000003e syscall=0 success=yes exit=1 a0=3 a1=4 a2=1 a3=0 items=0 ppid=1 pid=17 auid=1000 uid=1000 gid=1000 euid=1000 suid=1000 fsuid=1000 egid=1000 sgid=1000 fsgid=1000 tty=pts1 ses=3 comm="r" exe="/r" key="access-read"
-type=DAEMON_START msg=audit(1764547202.200:12): op=start ver=3.0.9 format=enriched kernel=6.1.0 auid=4294967295 pid=1 uid=0 ses=4294967295 res=success
-type=SYSCALL msg=audit(1764547203.000:13): arch=c000003e syscall=42 success=yes exit=0 a0=3 a1=7ffd a2=6e a3=0 items=0 ppid=1 pid=18 auid=1000 uid=0 gid=0 euid=0 suid=0 fsuid=0 egid=0 sgid=0 fsgid=0 tty=(none) ses=3 comm="c" exe="/c" key=(null)
-type=SOCKADDR msg=audit(1764547203.000:13): saddr=01002F72756E2F7379737465
-type=SYSCALL msg=audit(1764547203.100:14): arch=c000003e syscall=42 success=yes exit=0 a0=3 a1=7ffd a2=6e a3=0 items=0 ppid=1 pid=19 auid=1000 uid=0 gid=0 euid=0 suid=0 fsuid=0 egid=0 sgid=0 fsgid=0 tty=(none) ses=3 comm="c" exe="/c" key=(null)
-type=SOCKADDR msg=audit(1764547203.100:14): saddr=0100006162737472616374
-type=SYSCALL msg=audit(1764547203.200:15): arch=c000003e syscall=257 success=yes exit=3 a0=ffffff9c a1=7ffd a2=0 a3=0 items=2 ppid=1 pid=20 auid=1000 uid=0 gid=0 euid=0 suid=0 fsuid=0 egid=0 sgid=0 fsgid=0 tty=(none) ses=3 comm="c" exe="/c" key=(null)
-type=CWD msg=audit(1764547203.200:15): cwd="/home/u"
-type=PATH msg=audit(1764547203.200:15): item=0 name="./notes.txt" inode=9 dev=08:01 mode=0100644 ouid=0 ogid=0 rdev=00:00 nametype=NORMAL
-type=PATH msg=audit(1764547203.200:15): item=1 name=2F746D702F6865782066696C65 inode=10 dev=08:01 mode=0100644 ouid=0 ogid=0 rdev=00:00 nametype=NORMAL
-type=AVC msg=audit(1764547203.300:16): avc:  denied  { write } for  pid=21 comm="c" path="/var/log/x" dev="sda1" ino=3 scontext=u:r:a_t:s0 tcontext=u:r:b_t:s0 tclass=file permissive=0
-type=SYSCALL msg=audit(1764547203.400:17): arch=c000003e syscall=2 success=yes exit=3 a0=1 a1=2 a2=0 a3=0 items=1 ppid=1 pid=22 auid=1000 uid=0 gid=0 euid=0 suid=0 fsuid=0 egid=0 sgid=0 fsgid=0 tty=(none) ses=3 comm="c" exe="/c" key=(null)
-type=CWD msg=audit(1764547203.400:17): cwd=2F6F7074
-type=PATH msg=audit(1764547203.400:17): item=0 name=(null) inode=9 dev=08:01 mode=0100644 ouid=0 ogid=0 rdev=00:00 nametype=UNKNOWN
-EOF
+# The edge log of test-ausearch.sh, its first 26 lines (tests/data/audit/logs/edge): 2025-11-28
+# .. 2025-12-01 UTC.
+head -n 26 tests/data/audit/logs/edge/ausearch-edge.log >"$tmp/edge.log"
 
 # A second edge log for aureport's own fields: user messages with acct=, hostname=?/addr=,
 # failures and their counts (USER_AUTH, USER_MGMT, GRP_AUTH, USER_LOGIN), account, crypto,
