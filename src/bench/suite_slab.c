@@ -102,9 +102,11 @@ static int setup_glibc(const void *p, void **st)
 }
 
 /* dlopen the library once; -ENOENT when it is missing, -ELIBACC (after dlerror's message once)
- * when it does not load. */
+ * when it does not load, -ENOTSUP under ASan. */
 static int ext_setup(struct ext_lib *l, const void *p, void **st)
 {
+	if (SP_HAVE_ASAN)
+		return -ENOTSUP;	/* the ASan runtime refuses RTLD_DEEPBIND, and owns malloc */
 	if (!l->tried) {
 		l->tried = 1;
 		l->h = dlopen(l->path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
