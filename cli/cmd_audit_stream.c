@@ -121,17 +121,14 @@ static int parse_args(int argc, char **argv, struct sp_cli *cli, struct stream_a
 			}
 			sa->laurel = !strcmp(argv[i], "laurel");
 		} else if ((!strcmp(a, "--idle-ms") || !strcmp(a, "--window")) && i + 1 < argc) {
-			if (cli_parse_u64(argv[++i], &v) || !v || v > 3600000) {
-				fprintf(cli->err, "%s: audit stream: bad %s '%s'\n", cli->prog, a,
-					argv[i]);
+			int win = !strcmp(a, "--window");
+			unsigned long long max = win ? 65536 : 3600000;
+			if (cli_parse_u64(argv[++i], &v) || !v || v > max) {
+				fprintf(cli->err, "%s: audit stream: bad %s '%s' (1 to %llu)\n",
+					cli->prog, a, argv[i], max);
 				return SP_EXIT_USAGE;
 			}
-			if (!strcmp(a, "--window") && v > 65536) {
-				fprintf(cli->err, "%s: audit stream: bad --window '%s' (1 to 65536)\n",
-					cli->prog, argv[i]);
-				return SP_EXIT_USAGE;
-			}
-			if (!strcmp(a, "--window"))
+			if (win)
 				sa->window = (size_t)v;
 			else
 				sa->idle_ms = (long)v;

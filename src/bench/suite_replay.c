@@ -671,7 +671,8 @@ static int pipe_pass(void)
 	}
 	/* a 1 MiB pipe (where allowed): reads of 256 KiB, not of the default 64 KiB capacity */
 	(void)fcntl(p[1], F_SETPIPE_SZ, 1 << 20);
-	if (pthread_create(&th, NULL, pipe_writer, &p[1])) {
+	int started = !pthread_create(&th, NULL, pipe_writer, &p[1]);
+	if (!started) {
 		close(p[1]);
 		err = -EAGAIN;
 	}
@@ -696,7 +697,7 @@ static int pipe_pass(void)
 		sp_audit_replay_get_stats(r, &st);
 	sp_audit_replay_free(r);
 	close(p[0]);	/* after an error a writer still writing gets SIGPIPE: the run aborts */
-	if (!(err == -EAGAIN) && (pthread_join(th, &werr) || werr))
+	if (started && (pthread_join(th, &werr) || werr))
 		err = err ? err : -EIO;
 	close(nul);
 	free(buf);

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "secpath/policy.h"
+#include "../support/command.h"
 #include "../support/files.h"
 #include "../unit/test_policy_util.h"
 
@@ -486,18 +487,15 @@ static void test_policy_search__debian_default(void **st)
 
 /* ---- the sesearch program itself ---- */
 
-/* The lines a command prints on stdout, in order; its exit status. */
+/* The lines a command prints on stdout, in order (tsupport_command_lines); its exit status. */
+static void add_line(void *ud, const char *line)
+{
+	lines_add(ud, line);
+}
+
 static int command_lines(const char *cmd, struct lines *out)
 {
-	FILE *f = popen(cmd, "r");
-	assert_non_null(f);
-	char buf[8192];
-	while (fgets(buf, sizeof(buf), f)) {
-		buf[strcspn(buf, "\n")] = 0;
-		lines_add(out, buf);
-	}
-	int st = pclose(f);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return tsupport_command_lines(cmd, add_line, out);
 }
 
 /* sesearch's and secpath's output for `kinds` on pol: the same lines in the same order, and

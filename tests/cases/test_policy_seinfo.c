@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../support/command.h"
 #include "../support/files.h"
 #include "../unit/test_policy_util.h"
 
@@ -77,19 +78,15 @@ static void lines_free(struct lines *l)
 	*l = (struct lines){ 0 };
 }
 
-/* The lines a command prints on stdout, in order; its exit status (-1: killed, as seinfo is
- * by SIGSEGV on the old versions). */
+/* The lines a command prints on stdout, in order (tsupport_command_lines); its exit status. */
+static void add_line(void *ud, const char *line)
+{
+	lines_add(ud, line);
+}
+
 static int command_lines(const char *cmd, struct lines *out)
 {
-	FILE *f = popen(cmd, "r");
-	assert_non_null(f);
-	char buf[16384];
-	while (fgets(buf, sizeof(buf), f)) {
-		buf[strcspn(buf, "\n")] = 0;
-		lines_add(out, buf);
-	}
-	int st = pclose(f);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return tsupport_command_lines(cmd, add_line, out);
 }
 
 static void assert_same_lines(const char *what, const struct lines *got, const struct lines *want)

@@ -83,11 +83,19 @@ static int unesc(const char *v, char *out, size_t cap)
 	return (int)strlen(out);	/* the string ends at a decoded NUL */
 }
 
+/* n bytes at v into dst (cap bytes), cut to cap - 1 and NUL-terminated: the bytes copied. */
+static size_t cut_copy(char *dst, size_t cap, const char *v, size_t n)
+{
+	n = n < cap ? n : cap - 1;
+	if (n)
+		memcpy(dst, v, n);
+	dst[n] = 0;
+	return n;
+}
+
 static void set_exe(struct search_items *it, const char *v, size_t n)
 {
-	n = n < sizeof(it->exe) ? n : sizeof(it->exe) - 1;
-	memcpy(it->exe, v, n);
-	it->exe[n] = 0;
+	cut_copy(it->exe, sizeof(it->exe), v, n);
 	it->has_exe = 1;
 }
 
@@ -101,9 +109,7 @@ static void key_one(struct search_items *it, const char *k, size_t n)
 	char one[SEARCH_STR_MAX];
 
 	it->has_key = 1;
-	n = n < sizeof(one) ? n : sizeof(one) - 1;
-	memcpy(one, k, n);
-	one[n] = 0;
+	cut_copy(one, sizeof(one), k, n);
 	it->key_hit |= search_strmatch(it->s, it->s->key, one);
 	if (it->sink && it->sink->key(it->sink->ud, one))
 		it->sink_err = 1;
@@ -140,10 +146,7 @@ static void str_value(struct search_items *it, int k, const char *v, size_t n)
 {
 	char one[SEARCH_STR_MAX];
 
-	n = n < sizeof(one) ? n : sizeof(one) - 1;
-	if (n)
-		memcpy(one, v, n);
-	one[n] = 0;
+	n = cut_copy(one, sizeof(one), v, n);
 	it->has[k] = 1;
 	it->hit[k] = it->s->str[k] && search_strmatch(it->s, it->s->str[k], one);
 	if (k < SEARCH_NVAL && it->keep[k])
@@ -182,9 +185,7 @@ static void context(struct search_items *it, int object, const char *v, size_t n
 	it->has_avc = 1;
 	if (!want)
 		return;
-	n = n < sizeof(one) ? n : sizeof(one) - 1;
-	memcpy(one, v, n);
-	one[n] = 0;
+	cut_copy(one, sizeof(one), v, n);
 	if (search_strmatch(it->s, want, one)) {
 		if (object)
 			it->obj_hit = 1;
@@ -258,10 +259,7 @@ static int path_value(struct search_items *it, const char *path)
 		const char *e = strchr(path + 1, '"');
 		if (!e)
 			return 2;
-		size_t n = (size_t)(e - path - 1);
-		n = n < sizeof(name) ? n : sizeof(name) - 1;
-		memcpy(name, path + 1, n);
-		name[n] = 0;
+		cut_copy(name, sizeof(name), path + 1, (size_t)(e - path - 1));
 	} else if (!strncmp(path, "(null)", 6)) {
 		strcpy(name, "(null)");
 		file_name(it, name);
@@ -287,9 +285,7 @@ static int path_value(struct search_items *it, const char *path)
 
 static void set_cwd(struct search_items *it, const char *v, size_t n)
 {
-	n = n < sizeof(it->cwd) ? n : sizeof(it->cwd) - 1;
-	memcpy(it->cwd, v, n);
-	it->cwd[n] = 0;
+	cut_copy(it->cwd, sizeof(it->cwd), v, n);
 	it->has_cwd = 1;
 }
 
@@ -755,15 +751,11 @@ static void user_acct(struct search_items *it, const char *p, const char **term)
 {
 	const char *t = *p ? p + 1 : p, *end = p;
 	int legacy = 0;
-	size_t n;
 
 	if (*p == '"') {
 		while (*t != '"' && *t)
 			t++;
-		n = (size_t)(t - p - 1);
-		n = n < sizeof(it->acct) ? n : sizeof(it->acct) - 1;
-		memcpy(it->acct, p + 1, n);
-		it->acct[n] = 0;
+		cut_copy(it->acct, sizeof(it->acct), p + 1, (size_t)(t - p - 1));
 		it->has_acct = 1;
 		*term = t;
 		return;
@@ -775,10 +767,7 @@ static void user_acct(struct search_items *it, const char *p, const char **term)
 		it->has_acct = unesc(p, it->acct, sizeof(it->acct)) >= 0;
 		return;
 	}
-	n = (size_t)(end - p);
-	n = n < sizeof(it->acct) ? n : sizeof(it->acct) - 1;
-	memcpy(it->acct, p, n);
-	it->acct[n] = 0;
+	cut_copy(it->acct, sizeof(it->acct), p, (size_t)(end - p));
 	it->has_acct = 1;
 }
 
