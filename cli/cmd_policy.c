@@ -13,6 +13,7 @@
  * --neverallow(xperm) lists nothing: a binary policy has no neverallow rules.
  */
 #include <errno.h>
+#include <regex.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -530,6 +531,7 @@ struct search_hit {
 	const struct sp_filename_trans *ft;
 	const struct sp_role_allow *ra;
 	const struct sp_role_trans *rt;
+	const struct sp_range_trans *mt;	/* a range_transition */
 };
 
 struct search_out {
@@ -622,6 +624,25 @@ static int search_collect_role(void *ud, const struct sp_role_allow *ra,
 	return hit_end(o, h, lf);
 }
 
+/* range_transition S T:C RANGE; as sesearch prints it */
+static int search_collect_range(void *ud, const struct sp_range_trans *mt)
+{
+	struct search_out *o = ud;
+	const struct sp_policy *p = o->p;
+	char b1[32], b2[32], r[4096];
+	size_t llen;
+	FILE *lf;
+	if (sp_policy_range_format(p, mt->low, mt->high, r, sizeof(r)) < 0)
+		return -ENOMEM;
+	struct search_hit *h = hit_begin(o, &lf, &llen);
+	if (!h)
+		return -ENOMEM;
+	h->mt = mt;
+	fprintf(lf, "range_transition %s %s:%s %s;", tname(p, mt->stype, b1, sizeof(b1)),
+		tname(p, mt->ttype, b2, sizeof(b2)), cname(p, mt->tclass), r);
+	return hit_end(o, h, lf);
+}
+
 static int hit_cmp(const void *a, const void *b)
 {
 	const struct search_hit *x = a, *y = b;
@@ -682,6 +703,17 @@ static void json_role_rule(FILE *f, const struct sp_policy *p, const struct sear
 	json_kv(f, "default", rname(p, h->rt->new_role));
 }
 
+static void json_range_rule(FILE *f, const struct sp_policy *p, const struct sp_range_trans *mt)
+{
+	char b1[32], b2[32], r[4096];
+	cli_json_str(f, "range_transition");
+	json_kv(f, "source", tname(p, mt->stype, b1, sizeof(b1)));
+	json_kv(f, "target", tname(p, mt->ttype, b2, sizeof(b2)));
+	json_kv(f, "class", cname(p, mt->tclass));
+	json_kv(f, "default", sp_policy_range_format(p, mt->low, mt->high, r, sizeof(r)) < 0 ? "?"
+										   : r);
+}
+
 static void json_rule(FILE *f, const struct sp_policy *p, const struct sp_avtab_entry *rule)
 {
 	char b1[32], b2[32], b3[32];
@@ -728,6 +760,8 @@ static void search_emit(FILE *f, struct search_out *o, int json, size_t *nobj)
 			json_filename_trans(f, o->p, h->ft);
 		else if (h->ra || h->rt)
 			json_role_rule(f, o->p, h);
+		else if (h->mt)
+			json_range_rule(f, o->p, h->mt);
 		else
 			json_rule(f, o->p, &h->rule);
 		json_kv(f, "text", h->line);
@@ -740,7 +774,8 @@ static void search_usage(FILE *f)
 	fprintf(f,
 		"usage: secpath policy search [RULE KINDS] [-s TYPE] [-t TYPE] [-c CLASS[,..]]\n"
 		"                             [-p PERM[,..]] [-ep] [-Sp] [-D TYPE] [-b BOOL[,..]]\n"
-		"                             [-eb] [-ds] [-dt] [--layout L] [--json] POLICY\n\n"
+		"                             [-eb] [-ds] [-dt] [-x XPERMS [-ex]] [-rs] [-rt] [-rc]\n"
+		"                             [-rd] [-rb] [--layout L] [--json] POLICY\n\n"
 		"List TE and role rules like sesearch (setools 4.4); --json prints one\n"
 		"object (schema secpath.policy-search/1): each rule's kind, source, target, class,\n"
 		"perms or default type, conditional expression, branch and state, and its line.\n"
@@ -749,7 +784,8 @@ static void search_usage(FILE *f)
 		"  filename transitions), --type_change, --type_member; --neverallow and\n"
 		"  --neverallowxperm list nothing (a binary policy holds no neverallow rules;\n"
 		"  a note on stderr says so); --role_allow, --role_trans: role rules (-s and -D\n"
-		"  name roles, -t a type or attribute, else a role).\n"
+		"  name roles, -t a type or attribute, else a role); --range_trans:\n"
+		"  range_transition rules (MLS policies; -s, -t and -c apply, -D not yet).\n"
 		"-s/-t match rules whose source/target shares a member type with TYPE (a type or\n"
 		"attribute); -ds/-dt match the name directly.  -p matches any listed permission\n"
 		"(-ep: the rule's set equals the list; -Sp: the list is a subset of the rule's;\n"
@@ -757,6 +793,12 @@ static void search_usage(FILE *f)
 		"rules whose default type is TYPE or a member of it.  -b matches conditional rules\n"
 		"whose expression uses any listed boolean (-eb: exactly the listed ones).\n"
 		"As in setools, an attribute without member types imposes no criterion.\n"
+		"-x 0x8900-0x89ff,0x5401 matches xperm rules whose ioctls intersect the ranges (-ex:\n"
+		"equal them; other rules never match).  -rs/-rt/-rd/-rc/-rb take -s/-t/-D/-c/-b as\n"
+		"a POSIX extended regular expression found in the name (sesearch: Python's re.search;\n"
+		"the same for anchors, classes, alternation and repetition): indirect -s/-t match a\n"
+		"member type's name, -ds/-dt the rule's own type or attribute; -rb overrides -eb.\n"
+		"-rs/-rt/-rd apply to TE and range rules, not yet to role rules.\n"
 		"Conditional rules are followed by their expression and branch.  Rules are\n"
 		"printed in sesearch's order: sorted by their line (byte order), TE rules, then\n"
 		"role rules.\n");
@@ -764,8 +806,10 @@ static void search_usage(FILE *f)
 
 /* The command line of `policy search`: names as given, resolved once the policy is read. */
 struct search_args {
-	const char *path, *source, *target, *classes, *perms, *dflt, *bools;
+	const char *path, *source, *target, *classes, *perms, *dflt, *bools, *xperms;
 	int json, neverallow;		/* neverallow: --neverallow or --neverallowxperm given */
+	int range;			/* --range_trans */
+	int rs, rt, rc, rd, rb;		/* -rs -rt -rc -rd -rb: that value is a regular expression */
 	enum sp_avtab_layout layout;
 	struct sp_policy_query q;	/* kinds and flags; the values are filled by resolve */
 	struct sp_policy_role_query rq;	/* likewise, for the role rule kinds */
@@ -784,6 +828,7 @@ static int search_value_opt(int argc, char **argv, int *i, struct search_args *a
 		{ "-p", "--perms", offsetof(struct search_args, perms) },
 		{ "-D", "--default", offsetof(struct search_args, dflt) },
 		{ "-b", "--bool", offsetof(struct search_args, bools) },
+		{ "-x", "--xperms", offsetof(struct search_args, xperms) },
 	};
 	for (size_t k = 0; k < NELEM(opts); k++)
 		if (!strcmp(argv[*i], opts[k].opt) || !strcmp(argv[*i], opts[k].alt)) {
@@ -805,6 +850,9 @@ static int search_flag_opt(const char *arg, struct search_args *a)
 	} flags[] = {
 		{ "-eb", &q->bools_equal }, { "-ep", &q->perms_equal }, { "-Sp", &q->perms_subset },
 		{ "-ds", &q->source_direct }, { "-dt", &q->target_direct },
+		{ "-ex", &q->xperms_equal }, { "-rs", &a->rs }, { "-rt", &a->rt },
+		{ "-rc", &a->rc }, { "-rd", &a->rd }, { "-rb", &a->rb },
+		{ "--range_trans", &a->range },
 	};
 	for (size_t k = 0; k < NELEM(kind_opts); k++)
 		if (!strcmp(arg, kind_opts[k].opt) || (kind_opts[k].alt && !strcmp(arg, kind_opts[k].alt))) {
@@ -855,7 +903,7 @@ static int parse_search(int argc, char **argv, struct sp_cli *cli, struct search
 			return -1;
 		}
 	}
-	if (!a->path || (!a->q.kinds && !a->rq.kinds && !a->neverallow)) {
+	if (!a->path || (!a->q.kinds && !a->rq.kinds && !a->neverallow && !a->range)) {
 		if (a->path)
 			fprintf(cli->err, "%s: give at least one rule kind (-A, -T, ...)\n", cli->prog);
 		search_usage(cli->err);
@@ -892,11 +940,125 @@ static int resolve_type(struct sp_cli *cli, const struct sp_policy *p, const cha
 	return 0;
 }
 
-/* The lists of a query: -c and -b resolved to values, -p as names. */
+/* The lists of a query: -c and -b resolved to values, -p as names; the values the -r* regular
+ * expressions match; the -x ranges. */
 struct search_lists {
 	char **cname, **pname, **bname;
-	uint32_t *cls, *bools;
+	uint32_t *cls, *bools, *srcs, *tgts, *dfls;
+	struct sp_xperm_range *xr;
 };
+
+/* sesearch's -r options: setools compiles the value as a Python regular expression and keeps a
+ * name when re.search finds it; here it is a POSIX extended one (regcomp), the same language
+ * for what policy names need (anchors, bracket classes, alternation, repetition).  0 or -1. */
+static int regex_compile(struct sp_cli *cli, const char *opt, const char *pat, regex_t *re)
+{
+	int rc = regcomp(re, pat, REG_EXTENDED | REG_NOSUB);
+	if (rc) {
+		char msg[256];
+		regerror(rc, re, msg, sizeof(msg));
+		fprintf(cli->err, "%s: %s '%s': not a regular expression: %s\n", cli->prog, opt, pat,
+			msg);
+	}
+	return rc ? -1 : 0;
+}
+
+enum { RX_TYPES, RX_TYPES_ATTRS, RX_CLASSES, RX_BOOLS };
+
+static const char *rx_name(const struct sp_policy *p, int what, uint32_t v, char *b, size_t len)
+{
+	switch (what) {
+	case RX_TYPES:
+		return sp_policy_type_is_attr(p, v) ? NULL : tname(p, v, b, len);
+	case RX_TYPES_ATTRS:
+		return tname(p, v, b, len);
+	case RX_CLASSES:
+		return sp_policy_class_name(p, v);
+	default:
+		return sp_policy_bool_name(p, v);
+	}
+}
+
+/* The values whose names the regular expression pat (of option opt) matches: types alone (an
+ * indirect criterion: setools matches the member types of the rule's type), types and
+ * attributes (a direct one: the rule's own type), classes or booleans.  *v is never NULL on
+ * success, so an expression matching nothing matches no rule.  0 or -1 (reported). */
+static int regex_values(struct sp_cli *cli, const struct sp_policy *p, const char *opt,
+			const char *pat, int what, uint32_t **v, size_t *n)
+{
+	uint32_t count = what == RX_CLASSES ? sp_policy_class_count(p)
+			 : what == RX_BOOLS ? sp_policy_bool_count(p) : sp_policy_type_count(p);
+	regex_t re;
+	if (regex_compile(cli, opt, pat, &re))
+		return -1;
+	*n = 0;
+	if ((*v = calloc((size_t)count + 1, sizeof(uint32_t))))
+		for (uint32_t i = 1; i <= count; i++) {
+			char b[32];
+			const char *name = rx_name(p, what, i, b, sizeof(b));
+			if (name && !regexec(&re, name, 0, NULL, 0))
+				(*v)[(*n)++] = i;
+		}
+	regfree(&re);
+	if (!*v)
+		fprintf(cli->err, "%s: %s\n", cli->prog, strerror(ENOMEM));
+	return *v ? 0 : -1;
+}
+
+/* One hexadecimal number of -x (an optional 0x, as Python's int(s, 16)) at *s; 0 or -1. */
+static int xperm_hex(const char **s, uint16_t *v)
+{
+	const char *c = *s;
+	unsigned long x = 0;
+	int digits = 0;
+	if (c[0] == '0' && (c[1] == 'x' || c[1] == 'X'))
+		c += 2;
+	for (; *c && *c != ',' && *c != '-'; c++, digits++) {
+		int d = *c >= '0' && *c <= '9' ? *c - '0' : *c >= 'a' && *c <= 'f' ? *c - 'a' + 10
+			: *c >= 'A' && *c <= 'F' ? *c - 'A' + 10 : -1;
+		if (d < 0 || (x = x * 16 + (unsigned)d) > 0xffff) {
+			*s = c;
+			return -1;
+		}
+	}
+	*s = c;
+	*v = (uint16_t)x;
+	return digits ? 0 : -1;
+}
+
+/* sesearch's -x list, "0x8900-0x8905,0x8910" (setools' xperm_str_to_tuple_ranges; a range given
+ * high first is swapped, as TERuleQuery does).  0, or -1 with the byte offset reported. */
+static int parse_xperms(struct sp_cli *cli, const char *list, struct sp_xperm_range **out,
+			size_t *n)
+{
+	size_t max = 1;
+	for (const char *c = list; *c; c++)
+		max += *c == ',';
+	if (!(*out = calloc(max, sizeof(**out))))
+		return -1;
+	const char *c = list;
+	for (*n = 0;;) {
+		struct sp_xperm_range *r = &(*out)[(*n)++];
+		int bad = xperm_hex(&c, &r->lo);
+		r->hi = r->lo;
+		if (!bad && *c == '-') {
+			c++;
+			bad = xperm_hex(&c, &r->hi);
+		}
+		if (bad || (*c && *c != ',')) {
+			fprintf(cli->err, "%s: -x '%s': offset %zu: expected a 16-bit hexadecimal "
+				"number or range (0x8900-0x89ff)\n", cli->prog, list, (size_t)(c - list));
+			return -1;
+		}
+		if (r->hi < r->lo) {
+			uint16_t t = r->lo;
+			r->lo = r->hi;
+			r->hi = t;
+		}
+		if (!*c++)
+			return 0;
+	}
+}
 
 /* A class or boolean list to values: 0, or -1 (an unknown name reported, or out of memory). */
 static int resolve_list(struct sp_cli *cli, const struct sp_policy *p, const char *list,
@@ -948,6 +1110,17 @@ static int resolve_roles(struct sp_cli *cli, const struct sp_policy *p, struct s
 	return resolve_role(cli, p, a->dflt, &rq->default_role);
 }
 
+/* -s, -t or -D of TE rules: a type or attribute, or with its -r option the values its
+ * expression matches (*list).  0 or -1 (reported). */
+static int resolve_type_opt(struct sp_cli *cli, const struct sp_policy *p, const char *opt,
+			    const char *name, int regex, int direct, uint32_t *v, uint32_t **list,
+			    size_t *n)
+{
+	if (!name || !regex)
+		return resolve_type(cli, p, name, v);
+	return regex_values(cli, p, opt, name, direct ? RX_TYPES_ATTRS : RX_TYPES, list, n);
+}
+
 /* Names to values, in the order the errors are reported; 0 or -1 (reported).  The classes are
  * resolved before the role criteria, which share them. */
 static int resolve_search(struct sp_cli *cli, const struct sp_policy *p, struct search_args *a,
@@ -955,24 +1128,52 @@ static int resolve_search(struct sp_cli *cli, const struct sp_policy *p, struct 
 {
 	struct sp_policy_query *q = &a->q;
 	size_t nb = 0;
-	int te = q->kinds || a->neverallow;	/* sesearch checks the names for neverallow too */
-	if (te && (resolve_type(cli, p, a->source, &q->source) ||
-		   resolve_type(cli, p, a->target, &q->target)))
+	/* sesearch checks the type names for neverallow too */
+	int te = q->kinds || a->neverallow || a->range;
+	if (te && (resolve_type_opt(cli, p, "-rs", a->source, a->rs, q->source_direct, &q->source,
+				    &l->srcs, &q->nsources) ||
+		   resolve_type_opt(cli, p, "-rt", a->target, a->rt, q->target_direct, &q->target,
+				    &l->tgts, &q->ntargets)))
 		return -1;
+	q->sources = l->srcs;
+	q->targets = l->tgts;
 	if (a->classes) {
-		if (resolve_list(cli, p, a->classes, 1, &l->cname, &l->cls, &q->nclasses))
+		if (a->rc ? regex_values(cli, p, "-rc", a->classes, RX_CLASSES, &l->cls, &q->nclasses)
+			  : resolve_list(cli, p, a->classes, 1, &l->cname, &l->cls, &q->nclasses))
 			return -1;
 		q->classes = l->cls;
 	}
-	if (te && resolve_type(cli, p, a->dflt, &q->default_type))
+	if (te && resolve_type_opt(cli, p, "-rd", a->dflt, a->rd, 0, &q->default_type, &l->dfls,
+				   &q->ndefaults))
 		return -1;
+	q->defaults = l->dfls;
+	if (a->range && a->dflt) {
+		fprintf(cli->err, "%s: -D with --range_trans (a default range) is not implemented "
+			"yet\n", cli->prog);
+		return -1;
+	}
+	if (a->rq.kinds && (a->rs || a->rt || a->rd)) {
+		fprintf(cli->err, "%s: -rs, -rt and -rd are not implemented for role rules yet "
+			"(they are for TE rules)\n", cli->prog);
+		return -1;
+	}
 	if (a->rq.kinds && resolve_roles(cli, p, a))
 		return -1;
-	if (a->bools) {
+	if (a->bools && a->rb) {	/* a regular expression overrides -eb (setools) */
+		if (regex_values(cli, p, "-rb", a->bools, RX_BOOLS, &l->bools, &q->nbools))
+			return -1;
+		q->bools = l->bools;
+		q->bools_equal = 0;
+	} else if (a->bools) {
 		if (resolve_list(cli, p, a->bools, 0, &l->bname, &l->bools, &nb))
 			return -1;
 		q->bools = nb ? l->bools : NULL;	/* an empty -b list imposes no criterion */
 		q->nbools = nb;
+	}
+	if (a->xperms) {
+		if (parse_xperms(cli, a->xperms, &l->xr, &q->nxperms))
+			return -1;
+		q->xperms = l->xr;
 	}
 	if (a->perms) {
 		if (!(l->pname = split_list(a->perms, &q->nperms)))
@@ -993,7 +1194,7 @@ static int cmd_search(int argc, char **argv, struct sp_cli *cli)
 	if (load(cli, a.path, a.layout, &p))
 		return SP_EXIT_REJECTED;
 	rc = SP_EXIT_REJECTED;
-	struct search_out o = { .p = p }, ro = { .p = p };
+	struct search_out o = { .p = p }, ro = { .p = p }, mo = { .p = p };
 	if (resolve_search(cli, p, &a, &l))
 		goto out;
 	if (a.neverallow)
@@ -1003,6 +1204,8 @@ static int cmd_search(int argc, char **argv, struct sp_cli *cli)
 	int err = a.q.kinds ? sp_policy_search(p, &a.q, search_collect, &o) : 0;
 	if (!err && a.rq.kinds)
 		err = sp_policy_role_search(p, &a.rq, search_collect_role, &ro);
+	if (!err && a.range)
+		err = sp_policy_range_search(p, &a.q, search_collect_range, &mo);
 	if (err) {
 		fprintf(cli->err, "%s: search: %s\n", cli->prog, strerror(-err));
 		goto out;
@@ -1015,17 +1218,23 @@ static int cmd_search(int argc, char **argv, struct sp_cli *cli)
 	}
 	search_emit(cli->out, &o, a.json, &nobj);
 	search_emit(cli->out, &ro, a.json, &nobj);
+	search_emit(cli->out, &mo, a.json, &nobj);
 	if (a.json)
 		fputs("]}\n", cli->out);
 	rc = SP_EXIT_OK;
 out:
 	search_out_release(&o);
 	search_out_release(&ro);
+	search_out_release(&mo);
 	free(l.cname);
 	free(l.cls);
 	free(l.pname);
 	free(l.bname);
 	free(l.bools);
+	free(l.srcs);
+	free(l.tgts);
+	free(l.dfls);
+	free(l.xr);
 	sp_policy_free(p);
 	return rc;
 }

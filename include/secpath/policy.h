@@ -251,6 +251,20 @@ SP_API const struct sp_role_trans *sp_policy_role_trans(const struct sp_policy *
 SP_API size_t sp_policy_role_allow_count(const struct sp_policy *p);
 SP_API const struct sp_role_allow *sp_policy_role_allow(const struct sp_policy *p, size_t i);
 
+/* Range transitions (MLS policies), file order: range_transition SOURCE TARGET:CLASS RANGE
+ * (before version 21 the file names no class: "process", 0 when the policy has none).  low and
+ * high are levels: a sensitivity value, a category count n, then n category values ascending.
+ * sp_policy_range_format writes a range as setools does ("s0 - s15:c0.c1023", one level when
+ * low equals high) with snprintf's contract (the length it needs) or returns -ENOMEM. */
+struct sp_range_trans {
+	uint32_t stype, ttype, tclass;
+	const uint32_t *low, *high;
+};
+SP_API size_t sp_policy_range_trans_count(const struct sp_policy *p);
+SP_API const struct sp_range_trans *sp_policy_range_trans(const struct sp_policy *p, size_t i);
+SP_API int sp_policy_range_format(const struct sp_policy *p, const uint32_t *low,
+				  const uint32_t *high, char *buf, size_t len);
+
 /*
  * Rule search with setools' semantics (setools 4.4 TERuleQuery: the rules sesearch prints).
  * Every criterion set must hold; 0 / NULL leaves one out.
@@ -271,6 +285,14 @@ SP_API const struct sp_role_allow *sp_policy_role_allow(const struct sp_policy *
  *                  (bools_equal: exactly those); unconditional rules never match.
  *   filename_trans with SP_AVTAB_TRANSITION in kinds and no perms or bools criterion, visit the
  *                  filename transitions too.
+ *   sources/targets/defaults  lists of type or attribute values (nsources... of them) used
+ *                  instead of source/target/default_type when not NULL: the rule's type is one
+ *                  listed (*_direct) or shares a member type with one listed; an empty list
+ *                  matches no rule, and no empty-attribute rule applies (sesearch -rs/-rt/-rd
+ *                  give the values whose names match a regular expression this way).
+ *   xperms         nxperms ranges of 16-bit extended permissions (lo <= hi): an xperm rule
+ *                  matches when its set intersects theirs (xperms_equal: equals it); every
+ *                  other rule and filename transition fails (setools' -x and -ex).
  * classes or bools given with no element match no rule; perms with no name is the empty set
  * (with perms_subset every AV rule matches, else none).  Rules are visited in
  * sp_policy_avtab_foreach order, te_avtab then the conditional rules, then filename
@@ -279,6 +301,9 @@ SP_API const struct sp_role_allow *sp_policy_role_allow(const struct sp_policy *
  * Returns 0, the first non-zero return of fn, -EINVAL (sz too small for the fields, no kind,
  * a value out of range, fn NULL) or -ENOMEM.
  */
+struct sp_xperm_range {
+	uint16_t lo, hi;
+};
 struct sp_policy_query {
 	size_t sz;			/* sizeof(struct sp_policy_query) */
 	uint16_t kinds;
@@ -294,6 +319,11 @@ struct sp_policy_query {
 	size_t nbools;
 	int bools_equal;
 	int filename_trans;
+	const uint32_t *sources, *targets, *defaults;
+	size_t nsources, ntargets, ndefaults;
+	const struct sp_xperm_range *xperms;
+	size_t nxperms;
+	int xperms_equal;
 };
 SP_API int sp_policy_search(const struct sp_policy *p, const struct sp_policy_query *q,
 			    int (*fn)(void *ud, const struct sp_avtab_entry *rule,
@@ -327,6 +357,15 @@ struct sp_policy_role_query {
 	size_t nclasses;
 	uint32_t default_role;
 };
+/*
+ * Range transition search (setools 4.4 MLSRuleQuery, sesearch --range_trans): q's source and
+ * target criteria (single values or lists, direct or not, the empty-attribute rule) and classes;
+ * its other criteria do not apply to these rules (sesearch gives MLSRuleQuery none of them).
+ * fn gets each match in file order.  Returns 0, fn's first non-zero return, -EINVAL or -ENOMEM.
+ */
+SP_API int sp_policy_range_search(const struct sp_policy *p, const struct sp_policy_query *q,
+				  int (*fn)(void *ud, const struct sp_range_trans *rt), void *ud);
+
 SP_API int sp_policy_role_search(const struct sp_policy *p, const struct sp_policy_role_query *q,
 				 int (*fn)(void *ud, const struct sp_role_allow *ra,
 					   const struct sp_role_trans *rt),

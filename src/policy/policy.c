@@ -460,3 +460,13 @@ SP_API const struct sp_role_allow *sp_policy_role_allow(const struct sp_policy *
 {
 	return i < p->core->nrallow ? &p->core->rallow[i] : NULL;
 }
+
+SP_API size_t sp_policy_range_trans_count(const struct sp_policy *p)
+{
+	return p->core->nrangetr;
+}
+
+SP_API const struct sp_range_trans *sp_policy_range_trans(const struct sp_policy *p, size_t i)
+{
+	return i < p->core->nrangetr ? &p->core->rangetr[i] : NULL;
+}

@@ -289,6 +289,9 @@ struct policy_core {
 	struct u32vec ctxv;		/* the contexts of ocon */
 	struct u32vec user_mls;		/* per user record (v19+): value, then its range's low and
 					 * high and its default level, each sens, ncats, cats */
+	struct sp_range_trans *rangetr;	/* [nrangetr], file order; levels point into rangetr_lv */
+	uint32_t nrangetr;
+	struct u32vec rangetr_lv;	/* each rule's low then high level: sens, ncats, cats */
 	uint32_t ncaps;
 
 };

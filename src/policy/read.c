@@ -1130,19 +1130,43 @@ static int read_ocontexts(struct cur *c, uint32_t ocon_num)
 	return 0;
 }
 
+/* range_trans, file order (before version 21 a record names no class: "process").  The
+ * levels are appended to rangetr_lv, two per rule in rule order; the rules point into it once
+ * it no longer grows. */
 static int read_range_trans(struct cur *c)
 {
-	uint32_t n, v[3];
+	struct policy_core *k = c->core;
+	uint32_t n;
 	c->sec = "range_trans";
 	size_t rec = c->vers >= 21 ? 12 : 8;
 	int rc = count(c, &n, rec + 16, "range transition");
 	if (rc)
 		return rc;
-	for (uint32_t i = 0; i < n; i++)
-		if ((rc = u32s(c, v, rec / 4, "range transition")) || (rc = mls_range(c, NULL)))
+	if (n && !(k->rangetr = sp_zalloc(k->alloc, (size_t)n * sizeof(*k->rangetr), 0)))
+		return -ENOMEM;
+	k->nrangetr = n;
+	uint32_t process = rec == 12 ? 0 : process_class(k);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t v[3] = { 0, 0, process };
+		size_t at = c->off;
+		if ((rc = u32s(c, v, rec / 4, "range transition")))
 			return rc;
-	c->core->info.range_trans = n;
-	c->core->counts.range_trans = n;
+		if (!v[0] || v[0] > k->ntypes || !v[1] || v[1] > k->ntypes ||
+		    (rec == 12 && (!v[2] || v[2] > k->nclasses)))
+			return bad(c, at, "invalid range transition");
+		if ((rc = mls_range(c, &k->rangetr_lv)))
+			return rc;
+		k->rangetr[i] = (struct sp_range_trans){ v[0], v[1], v[2], NULL, NULL };
+	}
+	const uint32_t *lv = k->rangetr_lv.v;
+	for (uint32_t i = 0; i < n; i++) {
+		k->rangetr[i].low = lv;
+		lv += 2 + lv[1];
+		k->rangetr[i].high = lv;
+		lv += 2 + lv[1];
+	}
+	k->info.range_trans = n;
+	k->counts.range_trans = n;
 	return 0;
 }
 
@@ -1447,6 +1471,8 @@ void policy_core_free_read(struct policy_core *k)
 	FREE_N(k->cats, k->ncats + 1);
 	FREE_N(k->caps, k->ncaps);
 	FREE_N(k->user_mls.v, k->user_mls.cap);
+	FREE_N(k->rangetr, k->nrangetr);
+	FREE_N(k->rangetr_lv.v, k->rangetr_lv.cap);
 	FREE_N(k->ocon, k->ocon_cap);
 	FREE_N(k->ctxv.v, k->ctxv.cap);
 	if (k->attr_off) {

@@ -9,7 +9,11 @@
  * a type or attribute criterion matches through member types (a type's members are itself; an
  * attribute without member types is falsy in setools, so it imposes no criterion); permission
  * sets compare within the rule's class; xperm rules match a permission criterion by their xperm
- * type's name; unconditional rules never match a boolean criterion.
+ * type's name; unconditional rules never match a boolean criterion.  A list criterion (the
+ * values whose names match sesearch's -rs/-rt/-rd) is a match table like a single value's, but
+ * direct lists use one too and no empty-attribute rule drops it.  An xperm criterion is a 64 Ki
+ * bit set with a per-driver summary; an xperm entry's set is one driver's functions or whole
+ * drivers, so intersection and equality are judged 256 bits or one summary byte at a time.
  *
  * Cost: the match tables are O(types + classes x 32 + booleans) to build; each rule is then
  * judged in O(1) but the boolean criterion (O(expression length)).
@@ -38,7 +42,12 @@ struct query {
 	int px_ioctl, px_nlmsg;		/* the names list the xperm types */
 	uint8_t *bset;			/* per boolean: listed */
 	uint32_t nbq;			/* distinct booleans */
+	uint32_t *xbits;		/* -x: 65536 bits, driver d's functions at words 8d..8d+7 */
+	uint8_t *xdrv;			/* per driver: XDRV_NONE, XDRV_SOME or XDRV_ALL of its 256 */
 };
+
+enum { XDRV_NONE, XDRV_SOME, XDRV_ALL };
+#define XBITS_WORDS (65536 / 32)
 
 /* An attribute without member types (setools: falsy, so its criterion is dropped). */
 static int empty_attr(const struct sp_policy *p, uint32_t v)
@@ -53,12 +62,9 @@ static int empty_attr(const struct sp_policy *p, uint32_t v)
 	return 1;
 }
 
-/* *out[v] = 1 for every value v whose member types intersect those of v0. */
-static int match_set(struct query *x, uint32_t v0, uint8_t **out)
+/* m[v] = 1 for every value v whose member types intersect those of v0. */
+static void match_add(struct query *x, uint32_t v0, uint8_t *m)
 {
-	uint8_t *m = sp_zalloc(x->a, (size_t)x->ntypes + 1, 0);
-	if (!m)
-		return -ENOMEM;
 	const uint32_t *mem, *row;
 	size_t nm = sp_policy_attr_types(x->p, v0, &mem);
 	for (size_t i = 0; i < nm; i++) {
@@ -68,17 +74,90 @@ static int match_set(struct query *x, uint32_t v0, uint8_t **out)
 		for (size_t j = 0; j < nr; j++)
 			m[row[j]] = 1;
 	}
-	*out = m;
-	return 0;
 }
 
-/* A type criterion: the value (0 when an empty attribute drops it) and, indirect, its table. */
-static int type_criterion(struct query *x, uint32_t v, int direct, uint32_t *keep, uint8_t **m)
+/* A type criterion: the value (0 when an empty attribute drops it) and, indirect, its table.
+ * A list (vals not NULL) always has a table, and *keep is 1 to say the criterion holds. */
+static int type_criterion(struct query *x, uint32_t v, const uint32_t *vals, size_t n, int direct,
+			  uint32_t *keep, uint8_t **m)
 {
 	if (v > x->ntypes)
 		return -EINVAL;
-	*keep = v && !empty_attr(x->p, v) ? v : 0;
-	return *keep && !direct ? match_set(x, *keep, m) : 0;
+	*keep = vals ? 1 : v && !empty_attr(x->p, v) ? v : 0;
+	if (!*keep || (direct && !vals))
+		return 0;
+	if (!(*m = sp_zalloc(x->a, (size_t)x->ntypes + 1, 0)))
+		return -ENOMEM;
+	if (!vals) {
+		match_add(x, v, *m);
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!vals[i] || vals[i] > x->ntypes)
+			return -EINVAL;
+		if (direct)
+			(*m)[vals[i]] = 1;
+		else
+			match_add(x, vals[i], *m);
+	}
+	return 0;
+}
+
+/* The -x criterion's bit set and per-driver summary. */
+static int xperm_criterion(struct query *x)
+{
+	const struct sp_policy_query *q = x->q;
+	x->xbits = sp_zalloc(x->a, XBITS_WORDS * sizeof(uint32_t), 0);
+	x->xdrv = sp_zalloc(x->a, 256, 0);
+	if (!x->xbits || !x->xdrv)
+		return -ENOMEM;
+	for (size_t i = 0; i < q->nxperms; i++) {
+		if (q->xperms[i].lo > q->xperms[i].hi)
+			return -EINVAL;
+		for (uint32_t b = q->xperms[i].lo; b <= q->xperms[i].hi; b++)
+			x->xbits[b / 32] |= 1u << (b % 32);
+	}
+	for (unsigned d = 0; d < 256; d++) {
+		uint32_t any = 0, all = ~0u;
+		for (unsigned w = 0; w < 8; w++) {
+			any |= x->xbits[d * 8 + w];
+			all &= x->xbits[d * 8 + w];
+		}
+		x->xdrv[d] = all == ~0u ? XDRV_ALL : any ? XDRV_SOME : XDRV_NONE;
+	}
+	return 0;
+}
+
+/* setools' -x (-ex): the entry's extended permission set against the criterion's.  A driver
+ * entry holds whole drivers; a function (or nlmsg) entry one driver's listed functions. */
+static int xperm_match(const struct query *x, const struct sp_avtab_xperms *e)
+{
+	int eq = x->q->xperms_equal;
+	if (!e)
+		return 0;
+	if (e->kind == 2) {
+		for (unsigned d = 0; d < 256; d++) {
+			int in = e->perms[d / 32] >> (d % 32) & 1;
+			if (!eq && in && x->xdrv[d] != XDRV_NONE)
+				return 1;
+			if (eq && x->xdrv[d] != (in ? XDRV_ALL : XDRV_NONE))
+				return 0;
+		}
+		return eq;
+	}
+	const uint32_t *blk = x->xbits + (size_t)e->driver * 8;
+	for (unsigned w = 0; w < 8; w++) {
+		if (!eq && (blk[w] & e->perms[w]))
+			return 1;
+		if (eq && blk[w] != e->perms[w])
+			return 0;
+	}
+	if (!eq)
+		return 0;
+	for (unsigned d = 0; d < 256; d++)	/* and nothing outside the entry's driver */
+		if (d != e->driver && x->xdrv[d] != XDRV_NONE)
+			return 0;
+	return 1;
 }
 
 /* A value list as a per-value table over 1..limit; *distinct counts the different values. */
@@ -171,10 +250,9 @@ static int bool_match(const struct query *x, uint32_t cond)
 /* The source, target and class criteria, shared by avtab rules and filename transitions. */
 static int key_match(const struct query *x, uint32_t s, uint32_t t, uint32_t c)
 {
-	const struct sp_policy_query *q = x->q;
-	if (x->s && (q->source_direct ? s != x->s : !x->smatch[s]))
+	if (x->s && (x->smatch ? !x->smatch[s] : s != x->s))
 		return 0;
-	if (x->t && (q->target_direct ? t != x->t : !x->tmatch[t]))
+	if (x->t && (x->tmatch ? !x->tmatch[t] : t != x->t))
 		return 0;
 	return !x->cls || x->cls[c];
 }
@@ -186,6 +264,8 @@ static int rule_match(const struct query *x, const struct sp_avtab_entry *e)
 		return 0;
 	uint32_t perms = kind == SP_AVTAB_AUDITDENY ? ~e->data : e->data;
 	if (x->perms && !perm_match(x, kind, e, perms))
+		return 0;
+	if (x->xbits && (!(kind & SP_AVTAB_XPERMS) || !xperm_match(x, e->xperms)))
 		return 0;
 	if (x->d && (!(kind & SP_AVTAB_TYPE) || e->data > x->ntypes || !x->dmatch[e->data]))
 		return 0;
@@ -233,6 +313,8 @@ static void query_release(struct query *x)
 	sp_free(x->a, x->pfound, nc * sizeof(uint32_t));
 	sp_free(x->a, x->valid, nc * sizeof(uint32_t));
 	sp_free(x->a, x->bset, (size_t)x->nbools + 1);
+	sp_free(x->a, x->xbits, XBITS_WORDS * sizeof(uint32_t));
+	sp_free(x->a, x->xdrv, 256);
 }
 
 SP_API int sp_policy_search(const struct sp_policy *p, const struct sp_policy_query *q,
@@ -244,11 +326,18 @@ SP_API int sp_policy_search(const struct sp_policy *p, const struct sp_policy_qu
 		return -EINVAL;
 	struct query x = { .p = p, .q = q, .a = p->core->alloc, .ntypes = p->core->ntypes,
 			   .nclasses = p->core->nclasses, .nbools = p->core->nbools };
-	int rc = type_criterion(&x, q->source, q->source_direct, &x.s, &x.smatch);
+	struct sp_policy_query none = { 0 };	/* the fields an older caller's query lacks */
+	const struct sp_policy_query *l = SP_OPTS_HAS(q, xperms_equal) ? q : &none;
+	int rc = type_criterion(&x, q->source, l->sources, l->nsources, q->source_direct, &x.s,
+				&x.smatch);
 	if (!rc)
-		rc = type_criterion(&x, q->target, q->target_direct, &x.t, &x.tmatch);
+		rc = type_criterion(&x, q->target, l->targets, l->ntargets, q->target_direct, &x.t,
+				    &x.tmatch);
 	if (!rc)
-		rc = type_criterion(&x, q->default_type, 0, &x.d, &x.dmatch);
+		rc = type_criterion(&x, q->default_type, l->defaults, l->ndefaults, 0, &x.d,
+				    &x.dmatch);
+	if (!rc && l->xperms)
+		rc = xperm_criterion(&x);
 	uint32_t ncls = 0;
 	if (!rc && q->classes)
 		rc = value_set(&x, q->classes, q->nclasses, x.nclasses, &x.cls, &ncls);
@@ -260,9 +349,36 @@ SP_API int sp_policy_search(const struct sp_policy *p, const struct sp_policy_qu
 		if (!rc)
 			rc = sp_policy_avtab_foreach(p, 1, visit_rule, &v);
 		if (!rc && q->filename_trans && (q->kinds & SP_AVTAB_TRANSITION) && !q->perms &&
-		    !q->bools)
+		    !q->bools && !x.xbits)
 			rc = visit_filename_trans(&v);
 	}
+	query_release(&x);
+	return rc;
+}
+
+/* ---- range transitions (setools MLSRuleQuery): source, target and class ---- */
+
+SP_API int sp_policy_range_search(const struct sp_policy *p, const struct sp_policy_query *q,
+				  int (*fn)(void *ud, const struct sp_range_trans *rt), void *ud)
+{
+	if (!SP_OPTS_HAS(q, xperms_equal) || !fn)
+		return -EINVAL;
+	const struct sp_policy_query cq = { .sz = sizeof(cq), .source_direct = q->source_direct,
+					    .target_direct = q->target_direct };
+	struct query x = { .p = p, .q = &cq, .a = p->core->alloc, .ntypes = p->core->ntypes,
+			   .nclasses = p->core->nclasses, .nbools = p->core->nbools };
+	uint32_t ncls = 0;
+	int rc = type_criterion(&x, q->source, q->sources, q->nsources, q->source_direct, &x.s,
+				&x.smatch);
+	if (!rc)
+		rc = type_criterion(&x, q->target, q->targets, q->ntargets, q->target_direct, &x.t,
+				    &x.tmatch);
+	if (!rc && q->classes)
+		rc = value_set(&x, q->classes, q->nclasses, x.nclasses, &x.cls, &ncls);
+	const struct policy_core *k = p->core;
+	for (uint32_t i = 0; !rc && i < k->nrangetr; i++)
+		if (key_match(&x, k->rangetr[i].stype, k->rangetr[i].ttype, k->rangetr[i].tclass))
+			rc = fn(ud, &k->rangetr[i]);
 	query_release(&x);
 	return rc;
 }
@@ -319,7 +435,7 @@ SP_API int sp_policy_role_search(const struct sp_policy *p, const struct sp_poli
 	const struct sp_policy_query tq = { .sz = sizeof(tq), .target_direct = q->target_direct };
 	struct query x = { .p = p, .q = &tq, .a = p->core->alloc, .ntypes = p->core->ntypes,
 			   .nclasses = p->core->nclasses, .nbools = p->core->nbools };
-	int rc = type_criterion(&x, q->target_type, q->target_direct, &x.t, &x.tmatch);
+	int rc = type_criterion(&x, q->target_type, NULL, 0, q->target_direct, &x.t, &x.tmatch);
 	if (!rc && q->classes)
 		rc = value_set(&x, q->classes, q->nclasses, x.nclasses, &x.cls, &ncls);
 	if (!rc)

@@ -586,3 +586,17 @@ SP_API int sp_policy_component_foreach(const struct sp_policy *p, enum sp_policy
 	sp_free(k->alloc, e.b.s, e.b.cap);
 	return rc;
 }
+
+SP_API int sp_policy_range_format(const struct sp_policy *p, const uint32_t *low,
+				  const uint32_t *high, char *buf, size_t len)
+{
+	struct emit e = { .k = p->core, .b = { .a = p->core->alloc } };
+	level_str(&e, low);
+	if (!same_level(low, high)) {
+		sb_put(&e.b, " - ");
+		level_str(&e, high);
+	}
+	int n = e.b.err ? e.b.err : snprintf(buf, len, "%s", e.b.s ? e.b.s : "");
+	sp_free(e.b.a, e.b.s, e.b.cap);
+	return n;
+}

@@ -24,6 +24,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <limits.h>
+#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -35,7 +36,7 @@
 #include "../unit/test_policy_util.h"
 
 static const char script[] =
-	"import random, sys, setools\n"
+	"import random, shlex, sys, setools\n"
 	"pol = setools.SELinuxPolicy(sys.argv[1])\n"
 	"n = int(sys.argv[2]); rnd = random.Random(int(sys.argv[3]))\n"
 	"kinds = [(['-A'], ['allow', 'allowxperm']), (['--allow'], ['allow']),\n"
@@ -64,6 +65,27 @@ static const char script[] =
 	"        return str(x)\n"
 	"    mem = sorted(str(t) for t in x.expand())\n"
 	"    return rnd.choice(mem) if mem else str(x)\n"
+	"def rx(n):\n"
+	"    n = str(n); k = rnd.randrange(len(n)) + 1; x = rnd.random()\n"
+	"    if x < 0.3: return '^' + n[:k]\n"
+	"    if x < 0.5: return n[-k:] + '$'\n"
+	"    if x < 0.7: return '^' + n + '$'\n"
+	"    if x < 0.85: i = rnd.randrange(len(n)); return n[i:i + 3]\n"
+	"    return rnd.choice(['_t$', 'exec', '^s', '(file|dir)', '^[a-m]', 'x{2}', 'a|b$'])\n"
+	"def ranges(v):\n"
+	"    out = []\n"
+	"    for x in sorted(set(v)):\n"
+	"        if out and out[-1][1] + 1 == x: out[-1][1] = x\n"
+	"        else: out.append([x, x])\n"
+	"    return [tuple(r) for r in out]\n"
+	"def xstr(r):\n"
+	"    f = rnd.choice(['0x%04x', '%x', '0X%X'])\n"
+	"    if r[0] == r[1] and rnd.random() < 0.8: return f % r[0]\n"
+	"    return f % r[1] + '-' + f % r[0] if rnd.random() < 0.1 else f % r[0] + '-' + f % r[1]\n"
+	"def regex(args, kw, opt, field, flag):\n"
+	"    if opt not in args or rnd.random() >= 0.15: return\n"
+	"    i = args.index(opt); pat = rx(args[i + 1].split(',')[0]); args[i + 1] = pat\n"
+	"    args.append(flag); kw[field] = pat; kw[field + '_regex'] = True\n"
 	"for i in range(n):\n"
 	"    args, rt = rnd.choice(kinds)\n"
 	"    r = rnd.choice(rules)\n"
@@ -90,14 +112,28 @@ static const char script[] =
 	"        args += ['-b', ','.join(bs)]; kw['boolean'] = bs\n"
 	"    if rnd.random() < 0.3 and r.ruletype.name in ('type_transition', 'type_change', 'type_member'):\n"
 	"        d = pick(r.default); args += ['-D', d]; kw['default'] = d\n"
+	"    if getattr(r, 'extended', False) and rnd.random() < 0.6:\n"
+	"        v = sorted(r.perms); x = rnd.random()\n"
+	"        if x < 0.3: xs = v[:40]\n"
+	"        elif x < 0.6: a = rnd.choice(v); xs = range(max(0, a - rnd.randrange(4)), min(0xffff, a + rnd.randrange(4)) + 1)\n"
+	"        else: a = rnd.randrange(0x10000); xs = range(a, min(0xffff, a + rnd.randrange(0x300)) + 1)\n"
+	"        rs = ranges(xs)\n"
+	"        if rnd.random() < 0.3: args.append('-ex'); kw['xperms_equal'] = True\n"
+	"        args += ['-x', ','.join(xstr(r) for r in rs)]; kw['xperms'] = rs\n"
+	"    elif rnd.random() < 0.03:\n"
+	"        a = rnd.randrange(0x10000); args += ['-x', '%x' % a]; kw['xperms'] = [(a, a)]\n"
+	"    regex(args, kw, '-s', 'source', '-rs'); regex(args, kw, '-t', 'target', '-rt')\n"
+	"    regex(args, kw, '-c', 'tclass', '-rc'); regex(args, kw, '-D', 'default', '-rd')\n"
+	"    regex(args, kw, '-b', 'boolean', '-rb')\n"
 	"    if '-s' not in args and '-t' not in args:\n"
 	"        s = str(r.source); args += ['-s', s, '-ds']; kw['source'] = s; kw['source_indirect'] = False\n"
 	"    q = setools.TERuleQuery(pol, **kw)\n"
 	"    res = list(q.results())\n"
-	"    print('Q\\t' + ' '.join(args))\n"
+	"    print('Q\\t' + ' '.join(shlex.quote(a) for a in args))\n"
 	"    for x in sorted(res):\n"
 	"        print('R\\t' + str(x))\n"
 	"    lst = lambda v: ','.join(sorted(v)) if isinstance(v, (set, list)) else str(v)\n"
+	"    if 'xperms' in kw: kw['xperms'] = {'%d-%d' % r for r in kw['xperms']}\n"
 	"    print('L\\t' + '\\t'.join(k + '=' + lst(v) for k, v in sorted(kw.items())))\n"
 	"    for r in res:\n"
 	"        print('K\\t' + key(r))\n";
@@ -240,8 +276,80 @@ struct qbuild {
 	struct sp_policy_query q;
 	uint32_t cls[64], bools[64];
 	const char *perms[64];
+	struct sp_xperm_range xr[64];
 	char text[8192];
+	const char *rx[5];		/* the patterns of the *_regex fields, by RXF_* */
+	uint32_t *rxv[5];		/* the values they match */
 };
+
+/* The criteria setools takes as a regular expression, and the names each is matched with. */
+enum { RXF_SOURCE, RXF_TARGET, RXF_DEFAULT, RXF_TCLASS, RXF_BOOLEAN };
+static const char *const rx_fields[5] = { "source", "target", "default", "tclass", "boolean" };
+
+/* The values of kind f whose names pattern pat finds (types alone for an indirect type
+ * criterion: setools matches the member types), as the command resolves -rs/-rt/-rd/-rc/-rb. */
+static uint32_t *regex_values(const struct sp_policy *p, int f, const char *pat, int direct,
+			      size_t *n)
+{
+	regex_t re;
+	assert_int_equal(regcomp(&re, pat, REG_EXTENDED | REG_NOSUB), 0);
+	uint32_t count = f == RXF_TCLASS ? sp_policy_class_count(p)
+			 : f == RXF_BOOLEAN ? sp_policy_bool_count(p) : sp_policy_type_count(p);
+	uint32_t *v = calloc((size_t)count + 1, sizeof(*v));
+	assert_non_null(v);
+	*n = 0;
+	for (uint32_t i = 1; i <= count; i++) {
+		char b[32];
+		const char *name;
+		if (f == RXF_TCLASS)
+			name = sp_policy_class_name(p, i);
+		else if (f == RXF_BOOLEAN)
+			name = sp_policy_bool_name(p, i);
+		else if (!direct && sp_policy_type_is_attr(p, i))
+			continue;
+		else
+			name = sp_policy_type_name(p, i) ? sp_policy_type_name(p, i)
+				: (snprintf(b, sizeof(b), "@ttr%04u", i), b);
+		if (name && !regexec(&re, name, 0, NULL, 0))
+			v[(*n)++] = i;
+	}
+	regfree(&re);
+	return v;
+}
+
+/* The regular expression criteria of b as value lists in its query. */
+static void build_regex(const struct sp_policy *p, struct qbuild *b)
+{
+	struct sp_policy_query *q = &b->q;
+	size_t n;
+	for (int f = 0; f < 5; f++) {
+		if (!b->rx[f])
+			continue;
+		int direct = f == RXF_SOURCE ? q->source_direct : f == RXF_TARGET && q->target_direct;
+		b->rxv[f] = regex_values(p, f, b->rx[f], direct, &n);
+		if (f == RXF_SOURCE)
+			q->sources = b->rxv[f], q->nsources = n;
+		else if (f == RXF_TARGET)
+			q->targets = b->rxv[f], q->ntargets = n;
+		else if (f == RXF_DEFAULT)
+			q->defaults = b->rxv[f], q->ndefaults = n;
+		else if (f == RXF_TCLASS)
+			q->classes = b->rxv[f], q->nclasses = n;
+		else
+			q->bools = b->rxv[f], q->nbools = n, q->bools_equal = 0;
+	}
+}
+
+/* Whether the L line has field=True. */
+static int l_flag(const char *l, const char *field)
+{
+	char key[64];
+	snprintf(key, sizeof(key), "%s=True", field);
+	for (const char *at = strstr(l, key); at; at = strstr(at + 1, key))
+		if ((at == l || at[-1] == '\t') && (at[strlen(key)] == '\t' || !at[strlen(key)]))
+			return 1;
+	return 0;
+}
 
 static uint32_t type_value(const struct sp_policy *p, const char *name)
 {
@@ -262,8 +370,21 @@ static void build_query(const struct sp_policy *p, const char *l, struct qbuild 
 		char *v = strchr(f, '=');
 		assert_non_null(v);
 		*v++ = 0;
-		int yes = !strcmp(v, "True");
-		if (!strcmp(f, "source") || !strcmp(f, "target") || !strcmp(f, "default")) {
+		int yes = !strcmp(v, "True"), rxf = -1;
+		for (int k = 0; k < 5; k++) {
+			char flag[32];
+			snprintf(flag, sizeof(flag), "%s_regex", rx_fields[k]);
+			rxf = !strcmp(f, rx_fields[k]) && l_flag(l, flag) ? k : rxf;
+			if (!strcmp(f, flag))
+				rxf = 5;	/* the flag itself: read by l_flag */
+		}
+		if (rxf == 5) {
+			continue;
+		} else if (rxf >= 0) {
+			b->rx[rxf] = v;
+		} else if (!strcmp(f, "xperms_equal")) {
+			b->q.xperms_equal = yes;
+		} else if (!strcmp(f, "source") || !strcmp(f, "target") || !strcmp(f, "default")) {
 			*(f[0] == 's' ? &b->q.source : f[0] == 't' ? &b->q.target : &b->q.default_type) =
 				type_value(p, v);
 		} else if (!strcmp(f, "source_indirect") || !strcmp(f, "target_indirect")) {
@@ -284,6 +405,11 @@ static void build_query(const struct sp_policy *p, const char *l, struct qbuild 
 				} else if (!strcmp(f, "boolean") && b->q.nbools < 64) {
 					b->bools[b->q.nbools] = sp_policy_bool_lookup(p, x);
 					assert_true(b->bools[b->q.nbools++] != 0);
+				} else if (!strcmp(f, "xperms") && b->q.nxperms < 64) {
+					unsigned lo, hi;
+					assert_int_equal(sscanf(x, "%u-%u", &lo, &hi), 2);
+					b->xr[b->q.nxperms++] = (struct sp_xperm_range){ (uint16_t)lo,
+											 (uint16_t)hi };
 				} else {
 					fail_msg("unknown query field '%s'", f);
 				}
@@ -293,6 +419,8 @@ static void build_query(const struct sp_policy *p, const char *l, struct qbuild 
 	b->q.classes = b->q.nclasses ? b->cls : NULL;
 	b->q.perms = b->q.nperms ? b->perms : NULL;
 	b->q.bools = b->q.nbools ? b->bools : NULL;
+	b->q.xperms = b->q.nxperms ? b->xr : NULL;
+	build_regex(p, b);
 }
 
 struct keys {
@@ -367,6 +495,8 @@ static void compare_library(const struct sp_policy *p, const char *lline, struct
 	struct keys k = { p, &got };
 	build_query(p, lline, &b);
 	assert_int_equal(sp_policy_search(p, &b.q, key_of, &k), 0);
+	for (int f = 0; f < 5; f++)
+		free(b.rxv[f]);
 	assert_same_set("library query", lline, &got, want);
 	lines_clear(&got);
 	free(got.v);
@@ -669,7 +799,7 @@ static void test_policy_search__sesearch_order(void **st)
 	/* the TE rules first: role_transition lines after type_transition ones */
 	assert_int_equal(compare_sesearch(bin, "tests/data/policy/tiny.33", "-T --role_trans"), 8);
 	policy_file("data/policy/debian-base-only.policy.33.xz", tmp);
-	size_t base = compare_sesearch(bin, tmp, all), up = 0, uproles = 0;
+	size_t base = compare_sesearch(bin, tmp, all), up = 0, uproles = 0, upranges = 0;
 	assert_true(base > 1000);
 	role_queries(bin, tmp);
 	unlink(tmp);
@@ -680,10 +810,19 @@ static void test_policy_search__sesearch_order(void **st)
 		up += k;
 		several += k > 1;	/* most of them are a rule or two */
 		uproles += compare_sesearch(bin, paths[i], roles);
+		upranges += compare_sesearch(bin, paths[i], "--range_trans");
 	}
 	tsupport_paths_free(paths);
 	assert_true(several >= n / 4);
 	assert_true(uproles > 50);
+	/* range transitions: Debian's MLS policy whole, and a type criterion of each kind */
+	policy_file("data/policy/debian-mls.policy.33.xz", tmp);
+	size_t mls = compare_sesearch(bin, tmp, "--range_trans");
+	assert_true(mls > 10);
+	assert_true(compare_sesearch(bin, tmp, "--range_trans -s init_t") > 0);
+	assert_true(compare_sesearch(bin, tmp, "--range_trans -t '_exec_t$' -rt -c process") > 0);
+	unlink(tmp);
+	print_message("range_transition: debian-mls %zu, upstream %zu\n", mls, upranges);
 	print_message("sesearch's order: tiny %zu, base-only %zu, %zu upstream policies %zu lines "
 		      "and %zu role rules\n", tiny, base, n, up, uproles);
 	assert_int_equal(compare_sesearch(bin, "tests/data/policy/tiny.33",
