@@ -148,6 +148,16 @@ if grep -q "no boolean 'nosuch_bool' in the policy" "$tmp/e"; then ok; else bad 
 expect 2 "$B" policy decide --bool oops "$P" passwd_t shadow_t file read
 expect 2 "$B" policy search -A "$P" -s
 if grep -q -- "-s needs a value" "$tmp/e"; then ok; else bad "search -s without a value: $(head -1 "$tmp/e")"; fi
+# sesearch's -x, -r* and --range_trans: what is refused says where and why
+expect 1 "$B" policy search --allowxperm -x 0x8900-0x89zz "$P"
+if grep -q -- "-x '0x8900-0x89zz': offset 11: expected a 16-bit hexadecimal" "$tmp/e"; then ok; else bad "search -x bad digit: $(head -1 "$tmp/e")"; fi
+expect 1 "$B" policy search --allowxperm -x 0x10000 "$P"
+expect 1 "$B" policy search -A -s '(' -rs "$P"
+if grep -q -- "-rs '(': not a regular expression" "$tmp/e"; then ok; else bad "search -rs '(': $(head -1 "$tmp/e")"; fi
+expect 1 "$B" policy search --range_trans -D s0 "$P"
+expect 1 "$B" policy search --role_allow -s '^sys' -rs "$P"
+expect 0 "$B" policy search -A -s '^passwd_t$' -rs -t shadow_t "$P"
+if grep -q '^allow passwd_t shadow_t:file' "$tmp/o"; then ok; else bad "search -rs: $(head -1 "$tmp/o")"; fi
 "$B" policy info - <"$P" >"$tmp/o" 2>"$tmp/e"; rc=$?
 if [ "$rc" -eq 0 ] && grep -q 'Policy Version' "$tmp/o"; then ok; else bad "policy info - (stdin): exit $rc $(head -1 "$tmp/e")"; fi
 # every supplementary group counts (the 100th of 100 matches gid=100)

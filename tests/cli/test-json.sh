@@ -74,6 +74,8 @@ valid policy-search 0 "$B" policy search --json --role_allow --role_trans -t sys
 has '"kind":"role_allow","source":"staff_r","target":"sysadm_r"' "policy search --json: a role allow rule"
 valid policy-search 0 "$B" policy search --json --role_trans -s sysadm_r -t acct_initrc_exec_t "$P"
 has '"kind":"role_transition","source":"sysadm_r","target":"acct_initrc_exec_t","class":"process","default":"system_r"' "policy search --json: a role_transition rule"
+valid policy-search 0 "$B" policy search --json --range_trans -s init_t data/policy/debian-mls.policy.33.xz
+has '"kind":"range_transition","source":"init_t","target":' "policy search --json: a range_transition rule"
 valid policy-info 0 "$B" policy info --json "$P"
 valid policy-decide 0 "$B" policy decide --json "$P" passwd_t shadow_t file read
 valid slab-stats 0 "$B" slab stats --json --size 408 --flags hwcache,colour
