@@ -13,6 +13,7 @@
  * --neverallow(xperm) lists nothing: a binary policy has no neverallow rules.
  */
 #include <errno.h>
+#include <limits.h>
 #include <regex.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -31,6 +32,22 @@ static int parse_layout(const char *s, enum sp_avtab_layout *l)
 			return 0;
 		}
 	return -EINVAL;
+}
+
+/* No POLICY argument: the running policy, found where setools finds it (*path then points
+ * into buf).  0, or -1 reported. */
+static int running_policy(struct sp_cli *cli, const char **path, char *buf, size_t len)
+{
+	int n = *path ? 0 : sp_policy_find_running(NULL, buf, len);
+	if (n < 0 || (size_t)n >= len) {
+		fprintf(cli->err, "%s: no POLICY given and no running policy found "
+			"(/sys/fs/selinux/policy, /etc/selinux/TYPE/policy/policy.33 to .15): %s\n",
+			cli->prog, strerror(n < 0 ? -n : ENAMETOOLONG));
+		return -1;
+	}
+	if (!*path)
+		*path = buf;
+	return 0;
 }
 
 static int load(struct sp_cli *cli, const char *path, enum sp_avtab_layout layout,
@@ -775,7 +792,9 @@ static void search_usage(FILE *f)
 		"usage: secpath policy search [RULE KINDS] [-s TYPE] [-t TYPE] [-c CLASS[,..]]\n"
 		"                             [-p PERM[,..]] [-ep] [-Sp] [-D TYPE] [-b BOOL[,..]]\n"
 		"                             [-eb] [-ds] [-dt] [-x XPERMS [-ex]] [-rs] [-rt] [-rc]\n"
-		"                             [-rd] [-rb] [--layout L] [--json] POLICY\n\n"
+		"                             [-rd] [-rb] [--layout L] [--json] [POLICY]\n\n"
+		"Without POLICY: the running policy, where setools looks (/sys/fs/selinux/policy,\n"
+		"then /etc/selinux/TYPE/policy/policy.33 down to .15, TYPE from its config).\n"
 		"List TE and role rules like sesearch (setools 4.4); --json prints one\n"
 		"object (schema secpath.policy-search/1): each rule's kind, source, target, class,\n"
 		"perms or default type, conditional expression, branch and state, and its line.\n"
@@ -785,7 +804,8 @@ static void search_usage(FILE *f)
 		"  --neverallowxperm list nothing (a binary policy holds no neverallow rules;\n"
 		"  a note on stderr says so); --role_allow, --role_trans: role rules (-s and -D\n"
 		"  name roles, -t a type or attribute, else a role); --range_trans:\n"
-		"  range_transition rules (MLS policies; -s, -t and -c apply, -D not yet).\n"
+		"  range_transition rules (MLS policies; -s, -t and -c apply, -D RANGE matches\n"
+		"  rules whose range equals RANGE, e.g. \"s0 - s15:c0.c1023\").\n"
 		"-s/-t match rules whose source/target shares a member type with TYPE (a type or\n"
 		"attribute); -ds/-dt match the name directly.  -p matches any listed permission\n"
 		"(-ep: the rule's set equals the list; -Sp: the list is a subset of the rule's;\n"
@@ -798,7 +818,8 @@ static void search_usage(FILE *f)
 		"a POSIX extended regular expression found in the name (sesearch: Python's re.search;\n"
 		"the same for anchors, classes, alternation and repetition): indirect -s/-t match a\n"
 		"member type's name, -ds/-dt the rule's own type or attribute; -rb overrides -eb.\n"
-		"-rs/-rt/-rd apply to TE and range rules, not yet to role rules.\n"
+		"On role rules -rs/-rd match role names and -rt the new role (allow) or the\n"
+		"type (role_transition; indirect: a member type's name).\n"
 		"Conditional rules are followed by their expression and branch.  Rules are\n"
 		"printed in sesearch's order: sorted by their line (byte order), TE rules, then\n"
 		"role rules.\n");
@@ -903,9 +924,8 @@ static int parse_search(int argc, char **argv, struct sp_cli *cli, struct search
 			return -1;
 		}
 	}
-	if (!a->path || (!a->q.kinds && !a->rq.kinds && !a->neverallow && !a->range)) {
-		if (a->path)
-			fprintf(cli->err, "%s: give at least one rule kind (-A, -T, ...)\n", cli->prog);
+	if (!a->q.kinds && !a->rq.kinds && !a->neverallow && !a->range) {
+		fprintf(cli->err, "%s: give at least one rule kind (-A, -T, ...)\n", cli->prog);
 		search_usage(cli->err);
 		return -1;
 	}
@@ -944,7 +964,7 @@ static int resolve_type(struct sp_cli *cli, const struct sp_policy *p, const cha
  * expressions match; the -x ranges. */
 struct search_lists {
 	char **cname, **pname, **bname;
-	uint32_t *cls, *bools, *srcs, *tgts, *dfls;
+	uint32_t *cls, *bools, *srcs, *tgts, *dfls, *drange, *rsrcs, *rtgts, *ttypes, *rdfls;
 	struct sp_xperm_range *xr;
 };
 
@@ -963,7 +983,7 @@ static int regex_compile(struct sp_cli *cli, const char *opt, const char *pat, r
 	return rc ? -1 : 0;
 }
 
-enum { RX_TYPES, RX_TYPES_ATTRS, RX_CLASSES, RX_BOOLS };
+enum { RX_TYPES, RX_TYPES_ATTRS, RX_CLASSES, RX_BOOLS, RX_ROLES };
 
 static const char *rx_name(const struct sp_policy *p, int what, uint32_t v, char *b, size_t len)
 {
@@ -974,6 +994,8 @@ static const char *rx_name(const struct sp_policy *p, int what, uint32_t v, char
 		return tname(p, v, b, len);
 	case RX_CLASSES:
 		return sp_policy_class_name(p, v);
+	case RX_ROLES:
+		return sp_policy_role_name(p, v);
 	default:
 		return sp_policy_bool_name(p, v);
 	}
@@ -987,7 +1009,8 @@ static int regex_values(struct sp_cli *cli, const struct sp_policy *p, const cha
 			const char *pat, int what, uint32_t **v, size_t *n)
 {
 	uint32_t count = what == RX_CLASSES ? sp_policy_class_count(p)
-			 : what == RX_BOOLS ? sp_policy_bool_count(p) : sp_policy_type_count(p);
+			 : what == RX_BOOLS ? sp_policy_bool_count(p)
+			 : what == RX_ROLES ? sp_policy_role_count(p) : sp_policy_type_count(p);
 	regex_t re;
 	if (regex_compile(cli, opt, pat, &re))
 		return -1;
@@ -1093,25 +1116,8 @@ static int resolve_role(struct sp_cli *cli, const struct sp_policy *p, const cha
 	return -1;
 }
 
-/* The role kinds' criteria as setools takes them: -s and -D name roles; -t a type or
- * attribute, else a role; -c and -dt as for TE rules.  0 or -1 (reported). */
-static int resolve_roles(struct sp_cli *cli, const struct sp_policy *p, struct search_args *a)
-{
-	struct sp_policy_role_query *rq = &a->rq;
-	rq->sz = sizeof(*rq);
-	rq->target_direct = a->q.target_direct;
-	if (resolve_role(cli, p, a->source, &rq->source))
-		return -1;
-	if (a->target && !(rq->target_type = sp_policy_type_lookup(p, a->target)) &&
-	    resolve_role(cli, p, a->target, &rq->target_role))
-		return -1;
-	rq->classes = a->q.classes;
-	rq->nclasses = a->q.nclasses;
-	return resolve_role(cli, p, a->dflt, &rq->default_role);
-}
-
-/* -s, -t or -D of TE rules: a type or attribute, or with its -r option the values its
- * expression matches (*list).  0 or -1 (reported). */
+/* -s, -t or -D of TE rules (and -rt of role_transition rules): a type or attribute, or with
+ * its -r option the values its expression matches (*list).  0 or -1 (reported). */
 static int resolve_type_opt(struct sp_cli *cli, const struct sp_policy *p, const char *opt,
 			    const char *name, int regex, int direct, uint32_t *v, uint32_t **list,
 			    size_t *n)
@@ -1119,6 +1125,59 @@ static int resolve_type_opt(struct sp_cli *cli, const struct sp_policy *p, const
 	if (!name || !regex)
 		return resolve_type(cli, p, name, v);
 	return regex_values(cli, p, opt, name, direct ? RX_TYPES_ATTRS : RX_TYPES, list, n);
+}
+
+/* The role kinds' criteria as setools takes them: -s and -D name roles; -t a type or
+ * attribute, else a role; -c and -dt as for TE rules.  0 or -1 (reported). */
+static int resolve_roles(struct sp_cli *cli, const struct sp_policy *p, struct search_args *a,
+			 struct search_lists *l)
+{
+	struct sp_policy_role_query *rq = &a->rq;
+	rq->sz = sizeof(*rq);
+	rq->target_direct = a->q.target_direct;
+	rq->classes = a->q.classes;
+	rq->nclasses = a->q.nclasses;
+	if (a->source && (a->rs ? regex_values(cli, p, "-rs", a->source, RX_ROLES, &l->rsrcs,
+					       &rq->nsources)
+				: resolve_role(cli, p, a->source, &rq->source)))
+		return -1;
+	rq->sources = l->rsrcs;
+	if (a->target && a->rt) {	/* the pattern meets roles (allow) and types (transition) */
+		if (regex_values(cli, p, "-rt", a->target, RX_ROLES, &l->rtgts, &rq->ntarget_roles) ||
+		    resolve_type_opt(cli, p, "-rt", a->target, 1, rq->target_direct, &rq->target_type,
+				     &l->ttypes, &rq->ntarget_types))
+			return -1;
+		rq->target_roles = l->rtgts;
+		rq->target_types = l->ttypes;
+	} else if (a->target && !(rq->target_type = sp_policy_type_lookup(p, a->target)) &&
+		   resolve_role(cli, p, a->target, &rq->target_role)) {
+		return -1;
+	}
+	if (a->dflt && a->rd) {
+		if (regex_values(cli, p, "-rd", a->dflt, RX_ROLES, &l->rdfls, &rq->ndefaults))
+			return -1;
+		rq->defaults = l->rdfls;
+		return 0;
+	}
+	return resolve_role(cli, p, a->dflt, &rq->default_role);
+}
+
+/* -D of range transitions: a range as setools reads it, into *lv (malloc'd); 0 or -1 (the
+ * error reported in setools' words). */
+static int parse_range(struct sp_cli *cli, const struct sp_policy *p, const char *text,
+		       uint32_t **lv)
+{
+	char why[1024];
+	int n = sp_policy_range_parse(p, text, NULL, 0, why, sizeof(why));
+	if (n > 0 && !(*lv = malloc((size_t)n * sizeof(**lv))))
+		n = -ENOMEM;
+	if (n > 0)
+		n = sp_policy_range_parse(p, text, *lv, (size_t)n, why, sizeof(why));
+	if (n == -ENOMEM)
+		snprintf(why, sizeof(why), "%s", strerror(ENOMEM));
+	if (n < 0)
+		fprintf(cli->err, "%s: -D: %s\n", cli->prog, why);
+	return n < 0 ? -1 : 0;
 }
 
 /* Names to values, in the order the errors are reported; 0 or -1 (reported).  The classes are
@@ -1143,21 +1202,15 @@ static int resolve_search(struct sp_cli *cli, const struct sp_policy *p, struct 
 			return -1;
 		q->classes = l->cls;
 	}
-	if (te && resolve_type_opt(cli, p, "-rd", a->dflt, a->rd, 0, &q->default_type, &l->dfls,
-				   &q->ndefaults))
+	if ((q->kinds || a->neverallow) &&
+	    resolve_type_opt(cli, p, "-rd", a->dflt, a->rd, 0, &q->default_type, &l->dfls,
+			     &q->ndefaults))
 		return -1;
 	q->defaults = l->dfls;
-	if (a->range && a->dflt) {
-		fprintf(cli->err, "%s: -D with --range_trans (a default range) is not implemented "
-			"yet\n", cli->prog);
+	if (a->range && a->dflt && *a->dflt && parse_range(cli, p, a->dflt, &l->drange))
 		return -1;
-	}
-	if (a->rq.kinds && (a->rs || a->rt || a->rd)) {
-		fprintf(cli->err, "%s: -rs, -rt and -rd are not implemented for role rules yet "
-			"(they are for TE rules)\n", cli->prog);
-		return -1;
-	}
-	if (a->rq.kinds && resolve_roles(cli, p, a))
+	q->default_range = l->drange;
+	if (a->rq.kinds && resolve_roles(cli, p, a, l))
 		return -1;
 	if (a->bools && a->rb) {	/* a regular expression overrides -eb (setools) */
 		if (regex_values(cli, p, "-rb", a->bools, RX_BOOLS, &l->bools, &q->nbools))
@@ -1191,7 +1244,9 @@ static int cmd_search(int argc, char **argv, struct sp_cli *cli)
 	if (rc)
 		return rc < 0 ? SP_EXIT_USAGE : SP_EXIT_OK;
 	struct sp_policy *p;
-	if (load(cli, a.path, a.layout, &p))
+	char running[PATH_MAX];
+	if (running_policy(cli, &a.path, running, sizeof(running)) ||
+	    load(cli, a.path, a.layout, &p))
 		return SP_EXIT_REJECTED;
 	rc = SP_EXIT_REJECTED;
 	struct search_out o = { .p = p }, ro = { .p = p }, mo = { .p = p };
@@ -1234,6 +1289,11 @@ out:
 	free(l.srcs);
 	free(l.tgts);
 	free(l.dfls);
+	free(l.drange);
+	free(l.rsrcs);
+	free(l.rtgts);
+	free(l.ttypes);
+	free(l.rdfls);
 	free(l.xr);
 	sp_policy_free(p);
 	return rc;

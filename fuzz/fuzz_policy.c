@@ -3,7 +3,8 @@
  * fuzz_policy.c - libFuzzer target for the binary policy reader: any byte string must be
  * rejected with a positioned diagnostic or accepted into a policy on which lookups, decisions
  * (incl. xperms), boolean changes, iteration and seinfo's counts and listings (every component,
- * expanded) are safe, and every iterated entry is found again by a keyed search.  The layout is chosen by the input length so all three
+ * expanded) are safe, every iterated entry is found again by a keyed search, and a range text
+ * (sesearch -D's) that parses formats back to one that parses to the same levels.  The layout is chosen by the input length so all three
  * table builders see fuzzed input.  Corpus: the tiny fixtures (every format revision).
  */
 #include <stddef.h>
@@ -39,6 +40,51 @@ static int count_entry(void *ud, const struct sp_avtab_entry *e)
 				    e->specified & (uint16_t)~SP_AVTAB_ENABLED, &data))
 		__builtin_trap();
 	return 0;
+}
+
+/* A sensitivity or category name the range syntax can carry (no separator, not empty). */
+static int plain_name(void *ud, const char *name, uint32_t value, const char *stmt)
+{
+	(void)value, (void)stmt;
+	if (!*name || name[strcspn(name, "-:,. \t\n\r\v\f?")])
+		*(int *)ud = 0;
+	return 0;
+}
+
+/* A range text parsed, when taken, formats back to a text that parses to the same levels:
+ * on policies whose names are plain and whose values all have a name (the formatter writes
+ * "?" for one without). */
+static void range_round_trip(const struct sp_policy *p, const char *text, int plain)
+{
+	uint32_t a[256], b[256];
+	char why[256], back[1024];
+	int n = sp_policy_range_parse(p, text, a, 256, why, sizeof(why));
+	if (n <= 0 || n > 256)
+		return;
+	const uint32_t *high = a + 2 + a[1];
+	if (sp_policy_range_format(p, a, high, back, sizeof(back)) >= (int)sizeof(back) || !plain ||
+	    strchr(back, '?'))
+		return;
+	if (sp_policy_range_parse(p, back, b, 256, why, sizeof(why)) != n ||
+	    memcmp(a, b, (size_t)n * sizeof(*a)))
+		__builtin_trap();
+}
+
+/* sesearch -D's range texts: fixed ones, and the input's last bytes as one */
+static void range_texts(const struct sp_policy *p, const uint8_t *data, size_t size)
+{
+	static const char *const fixed[] = { "s0", "s0 - s1:c0.c3", "s1:c2.c0,c4 - s0", "s0:c0.c1.c2",
+					     "s0:", "-", "s0-s0-s0", " s1 : c1 , c2 " };
+	int plain = 1;
+	sp_policy_component_foreach(p, SP_COMP_SENSITIVITIES, 0, plain_name, &plain);
+	sp_policy_component_foreach(p, SP_COMP_CATEGORIES, 0, plain_name, &plain);
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(*fixed); i++)
+		range_round_trip(p, fixed[i], plain);
+	char tail[49];
+	size_t k = size < 48 ? size : 48;
+	memcpy(tail, data + size - k, k);
+	tail[k] = 0;
+	range_round_trip(p, tail, plain);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -82,6 +128,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		sp_policy_cond_format(p, i, buf, sizeof(buf));
 		sp_policy_cond_bools(p, i, bv, 8);
 	}
+	range_texts(p, data, size);
 	struct sp_policy_counts n = { .sz = sizeof(n) };
 	sp_policy_get_counts(p, &n);
 	size_t bytes = 0;

@@ -81,6 +81,15 @@ SP_API int sp_policy_read(const void *buf, size_t len, const struct sp_policy_op
 SP_API int sp_policy_read_file(const char *path, const struct sp_policy_opts *o,
 			       struct sp_policy **out);
 SP_API void sp_policy_free(struct sp_policy *p);
+/*
+ * The running policy's file, where setools looks when it is given none (libselinux's current
+ * policy path, then its binary policy path by version): ROOT/sys/fs/selinux/policy when it
+ * exists, else ROOT/etc/selinux/TYPE/policy/policy.V for V = 33 down to 15, TYPE the
+ * SELINUXTYPE of ROOT/etc/selinux/config ("targeted" when unset).  root NULL or "" is "/".
+ * The path goes to buf with snprintf's contract; returns its length, -ENOENT when no candidate
+ * exists, -ENAMETOOLONG.
+ */
+SP_API int sp_policy_find_running(const char *root, char *buf, size_t len);
 
 struct sp_policy_info {
 	uint32_t version, config;	/* config: 1 MLS, 2 reject unknown, 4 allow unknown */
@@ -264,6 +273,15 @@ SP_API size_t sp_policy_range_trans_count(const struct sp_policy *p);
 SP_API const struct sp_range_trans *sp_policy_range_trans(const struct sp_policy *p, size_t i);
 SP_API int sp_policy_range_format(const struct sp_policy *p, const uint32_t *low,
 				  const uint32_t *high, char *buf, size_t len);
+/* A range as setools reads one (sesearch -D with --range_trans): "LOW[-HIGH]", levels
+ * "SENS[:CAT,FIRST.LAST...]" by names or aliases.  lv gets the low then the high level in the
+ * form above (a one-level range: that level twice); the return is the number of values the two
+ * take, written only when it is at most cap (call again with a bigger lv when it is larger: the
+ * dominance check waits for a whole result).  -EINVAL with setools' message in why (whylen
+ * bytes, may be 0) for a name the policy lacks, a category its sensitivity lacks, a high level
+ * that does not dominate the low one, or a policy without MLS; -ENOMEM. */
+SP_API int sp_policy_range_parse(const struct sp_policy *p, const char *text, uint32_t *lv,
+				 size_t cap, char *why, size_t whylen);
 
 /*
  * Rule search with setools' semantics (setools 4.4 TERuleQuery: the rules sesearch prints).
@@ -324,6 +342,7 @@ struct sp_policy_query {
 	const struct sp_xperm_range *xperms;
 	size_t nxperms;
 	int xperms_equal;
+	const uint32_t *default_range;	/* sp_policy_range_search only, may be NULL */
 };
 SP_API int sp_policy_search(const struct sp_policy *p, const struct sp_policy_query *q,
 			    int (*fn)(void *ud, const struct sp_avtab_entry *rule,
@@ -342,6 +361,12 @@ SP_API int sp_policy_search(const struct sp_policy *p, const struct sp_policy_qu
  *   classes       role_transition rules whose class is one of the nclasses listed; allow rules
  *                 never match (they have no class).
  *   default_role  role_transition rules whose new role is it; allow rules never match.
+ *   sources, target_roles, target_types, defaults  lists (n* values) used instead of source,
+ *                 target_role, target_type and default_role when not NULL: the rule's role is
+ *                 one listed, its type one listed or (indirect) a member of one listed; an
+ *                 empty list matches no rule (sesearch -rs/-rt/-rd give the values whose names
+ *                 match a regular expression this way).  With a role and a type target
+ *                 criterion both, each kind of rule is judged by its own.
  * fn gets each match as `ra` or `rt` (the other is NULL): allow rules, then role_transition
  * rules, each in file order (sesearch sorts the lines it prints).  Returns 0, the first non-zero
  * return of fn, -EINVAL (sz too small, no kind, a value out of range, fn NULL) or -ENOMEM.
@@ -356,11 +381,14 @@ struct sp_policy_role_query {
 	const uint32_t *classes;
 	size_t nclasses;
 	uint32_t default_role;
+	const uint32_t *sources, *target_roles, *target_types, *defaults;
+	size_t nsources, ntarget_roles, ntarget_types, ndefaults;
 };
 /*
  * Range transition search (setools 4.4 MLSRuleQuery, sesearch --range_trans): q's source and
- * target criteria (single values or lists, direct or not, the empty-attribute rule) and classes;
- * its other criteria do not apply to these rules (sesearch gives MLSRuleQuery none of them).
+ * target criteria (single values or lists, direct or not, the empty-attribute rule), classes,
+ * and default_range (two levels as sp_policy_range_parse writes them: the rule's range equals
+ * it); its other criteria do not apply to these rules (sesearch gives MLSRuleQuery none).
  * fn gets each match in file order.  Returns 0, fn's first non-zero return, -EINVAL or -ENOMEM.
  */
 SP_API int sp_policy_range_search(const struct sp_policy *p, const struct sp_policy_query *q,

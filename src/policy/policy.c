@@ -10,10 +10,13 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <sys/mman.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -111,6 +114,50 @@ SP_API void sp_policy_free(struct sp_policy *p)
 	policy_condstate_release(k, &p->cs);
 	sp_free(a, p, sizeof(*p));
 	policy_core_put(k);
+}
+
+/* SELINUXTYPE of root's /etc/selinux/config into type (libselinux: the last setting, its tag in
+ * any case; here the value ends at white space; "targeted" without one). */
+static void selinux_type(const char *root, char *type, size_t len)
+{
+	char path[PATH_MAX], line[512];
+	snprintf(type, len, "targeted");
+	if (snprintf(path, sizeof(path), "%s/etc/selinux/config", root) >= (int)sizeof(path))
+		return;
+	FILE *f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f)) {
+		const char *v = line + strspn(line, " \t");
+		if (strncasecmp(v, "SELINUXTYPE=", 12))
+			continue;
+		v += 12;
+		size_t n = strcspn(v, " \t\r\n");
+		if (n && n < len)
+			snprintf(type, len, "%.*s", (int)n, v);
+	}
+	if (f)
+		fclose(f);
+}
+
+SP_API int sp_policy_find_running(const char *root, char *buf, size_t len)
+{
+	char path[PATH_MAX], type[256];
+	root = root && *root && strcmp(root, "/") ? root : "";
+	if (snprintf(path, sizeof(path), "%s/sys/fs/selinux/policy", root) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	if (access(path, F_OK)) {
+		selinux_type(root, type, sizeof(type));
+		int v = 33;
+		for (; v >= 15; v--) {
+			if (snprintf(path, sizeof(path), "%s/etc/selinux/%s/policy/policy.%d", root,
+				     type, v) >= (int)sizeof(path))
+				return -ENAMETOOLONG;
+			if (!access(path, F_OK))
+				break;
+		}
+		if (v < 15)
+			return -ENOENT;
+	}
+	return snprintf(buf, len, "%s", path);
 }
 
 /* Decompress an .xz file through `xz -dc` (no shell). */

@@ -176,6 +176,7 @@ struct policy_mls_sym {
 	const char *name;
 	uint32_t value;
 	int alias;
+	uint32_t lv;			/* sensitivities: their declared level's offset in sens_lv */
 };
 
 /* A growable list of values (read.c's vectors). */
@@ -292,6 +293,7 @@ struct policy_core {
 	struct sp_range_trans *rangetr;	/* [nrangetr], file order; levels point into rangetr_lv */
 	uint32_t nrangetr;
 	struct u32vec rangetr_lv;	/* each rule's low then high level: sens, ncats, cats */
+	struct u32vec sens_lv;		/* each sensitivity record's level: sens, ncats, cats */
 	uint32_t ncaps;
 
 };

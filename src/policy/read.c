@@ -99,11 +99,9 @@ static int count(struct cur *c, uint32_t *n, size_t minrec, const char *what)
 	return 0;
 }
 
-static int grow(const struct sp_allocator *a, void **p, uint32_t *cap, uint64_t need_n,
-		size_t elsz)
+static int grow_slow(const struct sp_allocator *a, void **p, uint32_t *cap, uint64_t need_n,
+		     size_t elsz)
 {
-	if (need_n <= *cap)
-		return 0;
 	uint64_t ncap = *cap ? *cap : 16;
 	while (ncap < need_n)
 		ncap *= 2;
@@ -119,6 +117,13 @@ static int grow(const struct sp_allocator *a, void **p, uint32_t *cap, uint64_t 
 	*p = np;
 	*cap = (uint32_t)ncap;
 	return 0;
+}
+
+/* The per-rule call: room already there is the common case, decided inline. */
+static inline int grow(const struct sp_allocator *a, void **p, uint32_t *cap, uint64_t need_n,
+		       size_t elsz)
+{
+	return need_n <= *cap ? 0 : grow_slow(a, p, cap, need_n, elsz);
 }
 
 static int vec_push(const struct sp_allocator *a, struct u32vec *v, uint32_t x)
@@ -640,9 +645,12 @@ static int sym_sens(struct cur *c, uint32_t nprim, uint32_t nel)
 		struct policy_mls_sym *m = &c->core->sens[i];
 		if ((rc = u32s(c, h, 2, "sensitivity")) ||
 		    (rc = str(c, h[0], &m->name, "sensitivity name")) ||
-		    (rc = u32(c, &sens, "mls level")) || (rc = ebitmap(c, 0, NULL)))
+		    (rc = u32(c, &sens, "mls level")))
 			return rc;
-		*m = (struct policy_mls_sym){ m->name, sens, h[1] != 0 };
+		uint32_t lv = c->core->sens_lv.n;
+		if ((rc = level_cats(c, sens, &c->core->sens_lv)))
+			return rc;
+		*m = (struct policy_mls_sym){ m->name, sens, h[1] != 0, lv };
 		c->core->counts.sensitivities += !h[1];	/* h[1]: an alias */
 	}
 	if (rc)
@@ -662,7 +670,7 @@ static int sym_cat(struct cur *c, uint32_t nprim, uint32_t nel)
 			return rc;
 		if (!h[1] || h[1] > nprim)
 			return bad(c, c->off - h[0] - 8, "category value %u out of range", h[1]);
-		*m = (struct policy_mls_sym){ m->name, h[1], h[2] != 0 };
+		*m = (struct policy_mls_sym){ m->name, h[1], h[2] != 0, 0 };
 		c->core->counts.categories += !h[2];	/* h[2]: an alias */
 	}
 	if (rc)
@@ -754,7 +762,9 @@ static int avtab_item(struct cur *c, int cond, uint32_t node)
 	if ((rc = check_key(c, at, r.s, r.t, r.c)))
 		return rc;
 	r.spec = sp & (uint16_t)~SP_AVTAB_ENABLED;
-	if (__builtin_popcount(r.spec) != 1 || !(r.spec & (SP_AVTAB_AV | SP_AVTAB_TYPE | SP_AVTAB_XPERMS)))
+	/* one bit set (x & (x - 1) clears the lowest), of a known kind */
+	if (!r.spec || (r.spec & (r.spec - 1)) ||
+	    !(r.spec & (SP_AVTAB_AV | SP_AVTAB_TYPE | SP_AVTAB_XPERMS)))
 		return bad(c, at + 6, "specified 0x%04x is not exactly one kind", sp);
 	if (r.spec & SP_AVTAB_XPERMS) {
 		if (c->vers < 30 || (cond && c->vers < 34))
@@ -837,6 +847,10 @@ static int read_te(struct cur *c)
 		return rc;
 	if (!n)
 		return bad(c, c->off - 4, "table is empty");
+	/* n rules at least (a version < 20 entry may hold several), n bounded by the bytes left */
+	struct policy_core *k = c->core;
+	if ((rc = grow(k->alloc, (void **)&k->te, &k->te_cap, n, sizeof(*k->te))))
+		return rc;
 	for (uint32_t i = 0; i < n; i++)
 		if ((rc = avtab_item(c, 0, 0)))
 			return rc;
@@ -1473,6 +1487,7 @@ void policy_core_free_read(struct policy_core *k)
 	FREE_N(k->user_mls.v, k->user_mls.cap);
 	FREE_N(k->rangetr, k->nrangetr);
 	FREE_N(k->rangetr_lv.v, k->rangetr_lv.cap);
+	FREE_N(k->sens_lv.v, k->sens_lv.cap);
 	FREE_N(k->ocon, k->ocon_cap);
 	FREE_N(k->ctxv.v, k->ctxv.cap);
 	if (k->attr_off) {

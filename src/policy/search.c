@@ -358,6 +358,18 @@ SP_API int sp_policy_search(const struct sp_policy *p, const struct sp_policy_qu
 
 /* ---- range transitions (setools MLSRuleQuery): source, target and class ---- */
 
+/* Levels are arrays: sens, n, n category values ascending; equal ranges are equal arrays. */
+static int level_equal(const uint32_t *a, const uint32_t *b)
+{
+	return a[1] == b[1] && !memcmp(a, b, (2 + (size_t)a[1]) * sizeof(*a));
+}
+
+/* The rule's range is dr's (low then high level, sp_policy_range_parse's form). */
+static int range_equal(const struct sp_range_trans *rt, const uint32_t *dr)
+{
+	return level_equal(rt->low, dr) && level_equal(rt->high, dr + 2 + dr[1]);
+}
+
 SP_API int sp_policy_range_search(const struct sp_policy *p, const struct sp_policy_query *q,
 				  int (*fn)(void *ud, const struct sp_range_trans *rt), void *ud)
 {
@@ -376,8 +388,10 @@ SP_API int sp_policy_range_search(const struct sp_policy *p, const struct sp_pol
 	if (!rc && q->classes)
 		rc = value_set(&x, q->classes, q->nclasses, x.nclasses, &x.cls, &ncls);
 	const struct policy_core *k = p->core;
+	const uint32_t *dr = SP_OPTS_HAS(q, default_range) ? q->default_range : NULL;
 	for (uint32_t i = 0; !rc && i < k->nrangetr; i++)
-		if (key_match(&x, k->rangetr[i].stype, k->rangetr[i].ttype, k->rangetr[i].tclass))
+		if (key_match(&x, k->rangetr[i].stype, k->rangetr[i].ttype, k->rangetr[i].tclass) &&
+		    (!dr || range_equal(&k->rangetr[i], dr)))
 			rc = fn(ud, &k->rangetr[i]);
 	query_release(&x);
 	return rc;
@@ -385,22 +399,37 @@ SP_API int sp_policy_range_search(const struct sp_policy *p, const struct sp_pol
 
 /* ---- role rules (setools RBACRuleQuery): roles are their own members ---- */
 
+/* Role r meets a role criterion: the list when there is one, else the value (0: none). */
+static int role_in(uint32_t v, const uint32_t *list, size_t n, uint32_t r)
+{
+	if (!list)
+		return !v || r == v;
+	for (size_t i = 0; i < n; i++)
+		if (list[i] == r)
+			return 1;
+	return 0;
+}
+
 static int role_allow_match(const struct query *x, const struct sp_policy_role_query *q,
 			    const struct sp_role_allow *ra)
 {
-	if (q->source && ra->role != q->source)
+	int troles = q->target_role || q->target_roles;
+	if (!role_in(q->source, q->sources, q->nsources, ra->role) ||
+	    !role_in(q->target_role, q->target_roles, q->ntarget_roles, ra->new_role))
 		return 0;
-	if (q->target_role && ra->new_role != q->target_role)
+	if (x->t && !troles)	/* a type target only: role_transition's */
 		return 0;
-	return !x->t && !x->cls && !q->default_role;	/* no type, class or default role */
+	return !x->cls && !q->default_role && !q->defaults;	/* no class or default role */
 }
 
 static int role_trans_match(const struct query *x, const struct sp_policy_role_query *q,
 			    const struct sp_role_trans *rt)
 {
-	if (q->source && rt->role != q->source)
+	int ttypes = q->target_type || q->target_types;
+	if (!role_in(q->source, q->sources, q->nsources, rt->role) ||
+	    !role_in(q->default_role, q->defaults, q->ndefaults, rt->new_role))
 		return 0;
-	if (q->target_role || (q->default_role && rt->new_role != q->default_role))
+	if ((q->target_role || q->target_roles) && !ttypes)	/* a role target only */
 		return 0;
 	return key_match(x, 0, rt->type, rt->tclass);	/* x->s is 0: no source type */
 }
@@ -421,6 +450,15 @@ static int visit_roles(const struct query *x, const struct sp_policy_role_query 
 	return rc;
 }
 
+/* Every value of a role list (may be NULL) is a role. */
+static int roles_valid(const uint32_t *list, size_t n, uint32_t nroles)
+{
+	for (size_t i = 0; list && i < n; i++)
+		if (!list[i] || list[i] > nroles)
+			return 0;
+	return 1;
+}
+
 SP_API int sp_policy_role_search(const struct sp_policy *p, const struct sp_policy_role_query *q,
 				 int (*fn)(void *ud, const struct sp_role_allow *ra,
 					   const struct sp_role_trans *rt),
@@ -429,13 +467,17 @@ SP_API int sp_policy_role_search(const struct sp_policy *p, const struct sp_poli
 	if (!SP_OPTS_HAS(q, default_role) || !q->kinds || !fn)
 		return -EINVAL;
 	uint32_t nroles = p->core->nroles, ncls = 0;
-	if (q->source > nroles || q->target_role > nroles || q->default_role > nroles)
+	if (q->source > nroles || q->target_role > nroles || q->default_role > nroles ||
+	    !roles_valid(q->sources, q->nsources, nroles) ||
+	    !roles_valid(q->target_roles, q->ntarget_roles, nroles) ||
+	    !roles_valid(q->defaults, q->ndefaults, nroles))
 		return -EINVAL;
 	/* the type and class criteria are the TE search's, on a query with only target_direct */
 	const struct sp_policy_query tq = { .sz = sizeof(tq), .target_direct = q->target_direct };
 	struct query x = { .p = p, .q = &tq, .a = p->core->alloc, .ntypes = p->core->ntypes,
 			   .nclasses = p->core->nclasses, .nbools = p->core->nbools };
-	int rc = type_criterion(&x, q->target_type, NULL, 0, q->target_direct, &x.t, &x.tmatch);
+	int rc = type_criterion(&x, q->target_type, q->target_types, q->ntarget_types,
+				q->target_direct, &x.t, &x.tmatch);
 	if (!rc && q->classes)
 		rc = value_set(&x, q->classes, q->nclasses, x.nclasses, &x.cls, &ncls);
 	if (!rc)

@@ -656,6 +656,62 @@ static size_t compare_sesearch(const char *bin, const char *pol, const char *kin
 	return n;
 }
 
+/* The RANGE; of a line "range_transition SOURCE TARGET:CLASS RANGE;". */
+static const char *line_range(const char *line)
+{
+	const char *r = line;
+	for (int sp = 0; sp < 3 && r; sp++)
+		r = strchr(r, ' ') ? strchr(r, ' ') + 1 : NULL;
+	assert_non_null(r);
+	return r;
+}
+
+/* sesearch --range_trans -D: every range pol's rules use, as sesearch prints it and without
+ * its spaces, selects the same rules from both; each of the bad ranges gets setools' message
+ * (secpath's on stderr after "-D: ") and exit status 1 from both.  Returns the ranges tried. */
+static size_t range_defaults(const char *bin, const char *pol, const char *const *bad,
+			     size_t nbad)
+{
+	char cmd[3 * PATH_MAX + 512], q[600];
+	struct lines all = { 0 }, want = { 0 }, got = { 0 };
+	snprintf(cmd, sizeof(cmd), "sesearch --range_trans %s", pol);
+	assert_int_equal(command_lines(cmd, &all), 0);
+	size_t n = 0;
+	for (size_t i = 0; i < all.n; i++) {
+		const char *r = line_range(all.v[i]);
+		size_t len = strlen(r) - 1, seen = 0;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = !strcmp(line_range(all.v[j]), r);
+		if (seen)
+			continue;
+		snprintf(q, sizeof(q), "--range_trans -D '%.*s'", (int)len, r);
+		assert_true(compare_sesearch(bin, pol, q) > 0);
+		size_t k = strlen("--range_trans -D '");
+		for (size_t j = 0; j < len; j++)
+			if (r[j] != ' ')
+				q[k++] = r[j];
+		snprintf(q + k, sizeof(q) - k, "'");
+		assert_true(compare_sesearch(bin, pol, q) > 0);
+		n++;
+	}
+	for (size_t i = 0; i < nbad; i++) {
+		snprintf(cmd, sizeof(cmd), "sesearch --range_trans -D '%s' %s; echo $?", bad[i], pol);
+		assert_int_equal(command_lines(cmd, &want), 0);
+		snprintf(cmd, sizeof(cmd), "{ %s policy search --range_trans -D '%s' %s 2>&1; echo $?; } "
+			 "| sed 's/^secpath: -D: //'", bin, bad[i], pol);
+		assert_int_equal(command_lines(cmd, &got), 0);
+		assert_same_lines(pol, bad[i], &got, &want);
+		assert_string_equal(want.v[want.n - 1], "1");
+		lines_clear(&want);
+		lines_clear(&got);
+	}
+	lines_clear(&all);
+	free(all.v);
+	free(want.v);
+	free(got.v);
+	return n;
+}
+
 /* A policy file of tp_read's bytes (xz undone) for sesearch; the caller unlinks it. */
 static void policy_file(const char *path, char tmp[32])
 {
@@ -737,6 +793,18 @@ static void role_queries(const char *bin, const char *pol)
 		{ "--role_allow --role_trans -D system_r", 3 },
 		{ "--role_allow --role_trans -c process", 3 },
 		{ "--role_allow --role_trans -c file", 0 },
+		/* regular expressions: roles by name, a role_transition's type through members */
+		{ "--role_allow -rs -s ^sys", 4 },
+		{ "--role_allow --role_trans -rs -s _r$", 7 },
+		{ "--role_trans -rt -t _exec_t$", 3 },
+		{ "--role_trans -rt -dt -t exec", 3 },
+		{ "--role_allow --role_trans -rt -t ^s", 4 },
+		{ "--role_allow --role_trans -rt -t user", 1 },
+		{ "--role_trans -rt -t file_type", 0 },
+		{ "--role_trans -rd -D ^sys", 3 },
+		{ "--role_allow -rd -D .", 0 },
+		{ "--role_trans -rs -s zzz", 0 },
+		{ "--role_trans -rs -s . -c process -rd -D ^system", 3 },
 	};
 	for (size_t i = 0; i < SP_ARRAY_SIZE_T(qs); i++)
 		assert_int_equal(compare_sesearch(bin, pol, qs[i].args), qs[i].lines);
@@ -821,8 +889,18 @@ static void test_policy_search__sesearch_order(void **st)
 	assert_true(mls > 10);
 	assert_true(compare_sesearch(bin, tmp, "--range_trans -s init_t") > 0);
 	assert_true(compare_sesearch(bin, tmp, "--range_trans -t '_exec_t$' -rt -c process") > 0);
+	static const char *const bad[] = {
+		"bogus", "s0 - mls_systemhigh", "s15:c0.c1023 - s0", "s0:", "s0:c1.c2.c3", "s0:c1.x",
+		"s0:c9999", "s0:c0 - s0", "s0:c0,", "s0 -",
+	};
+	size_t ranges = range_defaults(bin, tmp, bad, sizeof(bad) / sizeof(*bad));
+	assert_true(ranges >= 2);
+	assert_int_equal(compare_sesearch(bin, tmp, "--range_trans -D 's0:c5.c2'"), 0);
 	unlink(tmp);
-	print_message("range_transition: debian-mls %zu, upstream %zu\n", mls, upranges);
+	ranges += range_defaults(bin, "tests/data/policy/upstream/setools/library_mlsrulequery.33",
+				 bad + 6, 1);
+	print_message("range_transition: debian-mls %zu, upstream %zu, -D with %zu ranges\n", mls,
+		      upranges, ranges);
 	print_message("sesearch's order: tiny %zu, base-only %zu, %zu upstream policies %zu lines "
 		      "and %zu role rules\n", tiny, base, n, up, uproles);
 	assert_int_equal(compare_sesearch(bin, "tests/data/policy/tiny.33",

@@ -148,16 +148,43 @@ if grep -q "no boolean 'nosuch_bool' in the policy" "$tmp/e"; then ok; else bad 
 expect 2 "$B" policy decide --bool oops "$P" passwd_t shadow_t file read
 expect 2 "$B" policy search -A "$P" -s
 if grep -q -- "-s needs a value" "$tmp/e"; then ok; else bad "search -s without a value: $(head -1 "$tmp/e")"; fi
-# sesearch's -x, -r* and --range_trans: what is refused says where and why
+# sesearch's -x, -r* and --range_trans: what is refused says where and why, what is taken works
 expect 1 "$B" policy search --allowxperm -x 0x8900-0x89zz "$P"
 if grep -q -- "-x '0x8900-0x89zz': offset 11: expected a 16-bit hexadecimal" "$tmp/e"; then ok; else bad "search -x bad digit: $(head -1 "$tmp/e")"; fi
 expect 1 "$B" policy search --allowxperm -x 0x10000 "$P"
 expect 1 "$B" policy search -A -s '(' -rs "$P"
 if grep -q -- "-rs '(': not a regular expression" "$tmp/e"; then ok; else bad "search -rs '(': $(head -1 "$tmp/e")"; fi
-expect 1 "$B" policy search --range_trans -D s0 "$P"
-expect 1 "$B" policy search --role_allow -s '^sys' -rs "$P"
+expect 0 "$B" policy search --range_trans -D s0 "$P"
+if grep -q '^range_transition init_t initrc_exec_t:process s0;$' "$tmp/o"; then ok; else bad "search --range_trans -D s0: $(head -1 "$tmp/o")"; fi
+expect 1 "$B" policy search --range_trans -D 's0 - s9' "$P"
+if grep -q -- "-D: s0 - s9 is not a valid range (s9 is not a valid level (s9 is not a valid sensitivity))." "$tmp/e"; then ok; else bad "search -D 's0 - s9': $(head -1 "$tmp/e")"; fi
+expect 0 "$B" policy search --role_allow -s '^sys' -rs "$P"
+if grep -q '^allow sysadm_r staff_r;$' "$tmp/o" && ! grep -qv '^allow sys' "$tmp/o"; then ok; else bad "search --role_allow -rs: $(head -1 "$tmp/o")"; fi
 expect 0 "$B" policy search -A -s '^passwd_t$' -rs -t shadow_t "$P"
 if grep -q '^allow passwd_t shadow_t:file' "$tmp/o"; then ok; else bad "search -rs: $(head -1 "$tmp/o")"; fi
+# no POLICY: the running policy where setools finds it; sesearch is the judge, in a mount
+# namespace whose /etc/selinux is a directory of this test's (skipped without unshare/sesearch)
+if command -v sesearch >/dev/null && [ -d /etc/selinux ] && unshare -m true 2>/dev/null; then
+	es=$tmp/etc-selinux
+	mkdir -p "$es/targeted/policy" "$es/mls/policy"
+	xz -dc data/policy/debian-base-only.policy.33.xz >"$es/targeted/policy/policy.31"
+	cp tests/data/policy/tiny.33 "$es/mls/policy/policy.33"
+	bin=$(cd "$(dirname "$B")" && pwd)/$(basename "$B")
+	for cfg in 'SELINUXTYPE=mls' '# none: targeted' 'selinuxtype=mls'; do
+		printf 'SELINUX=disabled\n%s\n' "$cfg" >"$es/config"
+		unshare -m sh -c 'mount --bind "$1" /etc/selinux && cd / && sesearch --role_allow --role_trans' \
+			sh "$es" >"$tmp/want" 2>&1
+		unshare -m sh -c 'mount --bind "$1" /etc/selinux && cd / && "$2" policy search --role_allow --role_trans' \
+			sh "$es" "$bin" >"$tmp/o" 2>"$tmp/e"
+		if [ -s "$tmp/want" ] && cmp -s "$tmp/want" "$tmp/o"; then ok; else bad "running policy ($cfg): $(head -1 "$tmp/o") vs sesearch $(head -1 "$tmp/want")"; fi
+	done
+	rm -rf "$es/targeted" "$es/mls"
+	unshare -m sh -c 'mount --bind "$1" /etc/selinux && cd / && "$2" policy search -A' sh "$es" "$bin" \
+		>"$tmp/o" 2>"$tmp/e"; rc=$?
+	if [ "$rc" -eq 1 ] && grep -q "no POLICY given and no running policy found" "$tmp/e"; then ok; else bad "no running policy: exit $rc $(head -1 "$tmp/e")"; fi
+else
+	echo "test-cli: no sesearch or unshare -m: the running-policy lookup is not compared"
+fi
 "$B" policy info - <"$P" >"$tmp/o" 2>"$tmp/e"; rc=$?
 if [ "$rc" -eq 0 ] && grep -q 'Policy Version' "$tmp/o"; then ok; else bad "policy info - (stdin): exit $rc $(head -1 "$tmp/e")"; fi
 # every supplementary group counts (the 100th of 100 matches gid=100)

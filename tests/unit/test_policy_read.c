@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "secpath/policy.h"
@@ -745,6 +747,33 @@ static void test_policy__avtab_is_valid(void **st)
 	free(r);
 }
 
+/* sp_policy_find_running under a root of the test's: the selinuxfs file first, then the
+ * configured type's files from version 33 down (the version order and the config reading are
+ * compared with sesearch itself by tests/cli/test-cli.sh). */
+static void test_policy__find_running(void **st)
+{
+	(void)st;
+	char root[] = "/tmp/secpath-root-XXXXXX", cmd[256], buf[512], want[512];
+	assert_non_null(mkdtemp(root));
+	assert_int_equal(sp_policy_find_running(root, buf, sizeof(buf)), -ENOENT);
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s/etc/selinux/targeted/policy %s/sys/fs/selinux && "
+		 "touch %s/etc/selinux/targeted/policy/policy.15 %s/etc/selinux/targeted/policy/policy.14",
+		 root, root, root, root);
+	assert_int_equal(system(cmd), 0);
+	int n = sp_policy_find_running(root, buf, sizeof(buf));
+	snprintf(want, sizeof(want), "%s/etc/selinux/targeted/policy/policy.15", root);
+	assert_int_equal(n, (int)strlen(want));
+	assert_string_equal(buf, want);
+	assert_int_equal(sp_policy_find_running(root, buf, 8), n);	/* snprintf's contract */
+	snprintf(cmd, sizeof(cmd), "touch %s/sys/fs/selinux/policy", root);
+	assert_int_equal(system(cmd), 0);
+	snprintf(want, sizeof(want), "%s/sys/fs/selinux/policy", root);
+	assert_int_equal(sp_policy_find_running(root, buf, sizeof(buf)), (int)strlen(want));
+	assert_string_equal(buf, want);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -761,6 +790,7 @@ int main(void)
 		cmocka_unit_test(test_policy__flat_forms_agree),
 		cmocka_unit_test(test_policy__flat_home_first),
 		cmocka_unit_test(test_policy__avtab_is_valid),
+		cmocka_unit_test(test_policy__find_running),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
