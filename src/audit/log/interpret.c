@@ -424,17 +424,19 @@ static char *print_dirfd(const char *val)
 	return v == 0xffffff9cu ? strdup("AT_FDCWD") : xs("0x%s", val);
 }
 
-static char *print_protocol(const char *val)
+/* getprotobynumber's name: auparse's print_protocol (base 10; "undefined protocol") and its
+ * socket() a2 (base 16; "unknown-proto(VAL)"). */
+static char *print_protocol(const char *val, int base)
 {
 	char buf[1024];
 	struct protoent p, *pp = NULL;
 	errno = 0;
-	int v = (int)strtoul(val, NULL, 10);
+	int v = (int)strtoul(val, NULL, base);
 	if (errno)
 		return conv_error(val);
 	if (!getprotobynumber_r(v, &p, buf, sizeof(buf), &pp) && pp)
 		return strdup(pp->p_name);
-	return strdup("undefined protocol");
+	return base == 16 ? xs("unknown-proto(%s)", val) : strdup("undefined protocol");
 }
 
 static int sys_is(const char *sys, const char *name)
@@ -505,6 +507,8 @@ static char *print_arg(int argn, const char *val, const struct idata *id)
 			return print_id(val, 16, 0);
 		if (sys_is(sys, "setresgid"))
 			return print_id(val, 16, 1);
+		if (sys_is(sys, "socket"))
+			return print_protocol(val, 16);
 		if (sys_is(sys, "sendmsg") || sys_is(sys, "recvmsg"))
 			return print_flags_of(val, 'r');
 		if (sys_is(sys, "readlinkat") || !strncmp(sys, "renameat", 8) ||
@@ -667,7 +671,7 @@ static char *interpret_value(enum ftype t, const struct idata *id)
 	case FT_NFPROTO:
 		return print_named(v, 10, nfproto_tab, SP_ARRAY_SIZE(nfproto_tab),
 				   "unknown-netfilter-protocol", ~0ul);
-	case FT_PROTOCOL: return print_protocol(v);
+	case FT_PROTOCOL: return print_protocol(v, 10);
 	case FT_SECCOMP:
 		return print_named(v, 16, seccomp_tab, SP_ARRAY_SIZE(seccomp_tab),
 				   "unknown-seccomp-code", 0x7fff0000ul);
