@@ -113,6 +113,8 @@ static char *xs(const char *fmt, ...)
 	return n < 0 ? NULL : s;
 }
 
+static int sys_is(const char *sys, const char *name);
+
 static const char *itab_name(const struct itab *t, size_t n, unsigned long v)
 {
 	for (size_t i = 0; i < n; i++)
@@ -236,8 +238,14 @@ static const char *host_machine(const char *m)
 
 static char *print_syscall(const struct idata *id)
 {
-	const char *sys = sp_audit_syscall_name(host_machine(id->machine), id->syscall);
-	return sys ? strdup(sys) : xs("unknown-syscall(%d)", id->syscall);
+	const char *sys = sp_audit_syscall_name(host_machine(id->machine), id->syscall), *fn = NULL;
+	if (!sys)
+		return xs("unknown-syscall(%d)", id->syscall);
+	if (id->a0 == (uint64_t)(int)id->a0 && sys_is(sys, "socketcall"))
+		fn = ITAB(socketcall_tab, (unsigned long)id->a0);
+	else if (id->a0 == (uint64_t)(int)id->a0 && sys_is(sys, "ipc"))
+		fn = ITAB(ipc_tab, (unsigned long)id->a0);
+	return fn ? xs("%s(%s)", sys, fn) : strdup(sys);
 }
 
 static char *print_exit(const char *val)
@@ -444,85 +452,231 @@ static int sys_is(const char *sys, const char *name)
 	return !strcmp(sys, name);
 }
 
-/* auparse's print_a0..print_a3 for the syscalls named here; others print 0xVAL. */
+/* A bit table's names joined by '|' (auparse's flag printers); "0xVAL" when none is named. */
+static char *print_bits(const char *val, const struct itab *t, size_t n)
+{
+	errno = 0;
+	unsigned v = (unsigned)strtoul(val, NULL, 16);
+	if (errno)
+		return conv_error(val);
+	return bits_text(t, n, v, NULL, val);
+}
+#define BITS(val, t) print_bits(val, t, SP_ARRAY_SIZE(t))
+
+static char *print_clone(const char *val)
+{
+	char buf[1024];
+	errno = 0;
+	unsigned v = (unsigned)strtoul(val, NULL, 16);
+	if (errno)
+		return conv_error(val);
+	char *names = bits_text(clone_tab, SP_ARRAY_SIZE(clone_tab), v, NULL, "");
+	if (!names)
+		return NULL;
+	/* the exit signal in the low byte */
+	const char *sig = (v & 0xff) && (v & 0xff) < 32 ? ITAB(sig_tab, v & 0xff) : NULL;
+	snprintf(buf, sizeof(buf), "%s%s%s", strcmp(names, "0x") ? names : "",
+		 sig && strcmp(names, "0x") ? "|" : "", sig ? sig : "");
+	free(names);
+	return buf[0] ? strdup(buf) : xs("0x%x", v);
+}
+
+static char *print_prot(const char *val, int is_mmap)
+{
+	errno = 0;
+	unsigned v = (unsigned)strtoul(val, NULL, 16);
+	if (errno)
+		return conv_error(val);
+	if ((v & 7) == 0)
+		return strdup("PROT_NONE");
+	return bits_text(prot_tab, is_mmap ? 4 : 3, v, NULL, val);
+}
+
+static char *print_mmap(const char *val)
+{
+	errno = 0;
+	unsigned v = (unsigned)strtoul(val, NULL, 16);
+	if (errno)
+		return conv_error(val);
+	return bits_text(mmap_tab, SP_ARRAY_SIZE(mmap_tab), v,
+			 (v & 0xf) == 0 ? "MAP_FILE" : NULL, val);
+}
+
+/* A value named from a table (base 16, auparse's "unknown-WHAT(...)" forms): below `limit`
+ * only (0: any); dec: the unknown value printed as the decimal number. */
+static char *print_hex_named(const char *val, const struct itab *t, size_t n, unsigned limit,
+			     const char *unknown, int dec)
+{
+	errno = 0;
+	unsigned long v = strtoul(val, NULL, 16);
+	if (errno)
+		return conv_error(val);
+	const char *s = !limit || v < limit ? itab_name(t, n, v) : NULL;
+	if (s)
+		return strdup(s);
+	return dec ? xs("%s(%d)", unknown, (int)v) : xs("%s(0x%s)", unknown, val);
+}
+#define HEXN(val, t, lim, what, dec) print_hex_named(val, t, SP_ARRAY_SIZE(t), lim, what, dec)
+
+static char *print_personality(const char *val)
+{
+	errno = 0;
+	unsigned long v = strtoul(val, NULL, 16);
+	if (errno)
+		return conv_error(val);
+	const char *s = ITAB(person_tab, v & PER_MASK);
+	if (!s)
+		return xs("unknown-personality(0x%s)", val);
+	return v & ADDR_NO_RANDOMIZE ? xs("%s|~ADDR_NO_RANDOMIZE", s) : strdup(s);
+}
+
+static int is_dirfd_call(const char *sys)
+{
+	static const char *const calls[] = { "readlinkat", "mkdirat", "mknodat", "fchownat",
+		"futimesat", "fchmodat", "futimensat", "unlinkat", "utimensat", "linkat",
+		"newfstatat", "name_to_handle_at" };
+	for (size_t i = 0; i < SP_ARRAY_SIZE(calls); i++)
+		if (sys_is(sys, calls[i]))
+			return 1;
+	return !strncmp(sys, "renameat", 8) || !strncmp(sys, "faccessat", 9) ||
+	       !strncmp(sys, "openat", 6);
+}
+
+static char *print_a0(const char *sys, const char *val)
+{
+	if (sys_is(sys, "rt_sigaction"))
+		return print_signal(val, 16);
+	if (is_dirfd_call(sys))
+		return print_dirfd(val);
+	if (sys_is(sys, "clock_settime"))
+		return HEXN(val, clock_tab, 7, "unknown-clk_id", 0);
+	if (sys_is(sys, "personality"))
+		return print_personality(val);
+	if (sys_is(sys, "ptrace"))
+		return HEXN(val, ptrace_tab, 0, "unknown-ptrace", 0);
+	if (sys_is(sys, "prctl"))
+		return HEXN(val, prctl_tab, 0, "unknown-prctl-option", 0);
+	if (sys_is(sys, "unshare"))
+		return print_clone(val);
+	if (!strcmp(sys + 1, "etrlimit"))
+		return HEXN(val, rlimit_tab, 17, "unknown-rlimit", 0);
+	if (sys_is(sys, "setuid") || sys_is(sys, "setreuid") || sys_is(sys, "setresuid") ||
+	    sys_is(sys, "setfsuid"))
+		return print_id(val, 16, 0);
+	if (sys_is(sys, "setgid") || sys_is(sys, "setregid") || sys_is(sys, "setresgid") ||
+	    sys_is(sys, "setfsgid"))
+		return print_id(val, 16, 1);
+	if (sys_is(sys, "socket"))
+		return print_named(val, 16, fam_tab, SP_ARRAY_SIZE(fam_tab), "unknown-family", ~0ul);
+	if (sys_is(sys, "socketcall"))
+		return print_named(val, 16, socketcall_tab, SP_ARRAY_SIZE(socketcall_tab),
+				   "unknown-socketcall", ~0ul);
+	if (!strncmp(sys, "exit", 4))
+		return strdup(sys_is(val, "0") ? "EXIT_SUCCESS" :
+			      sys_is(val, "1") ? "EXIT_FAILURE" : "UNKNOWN");
+	return xs("0x%s", val);
+}
+
+static char *print_a1(const char *sys, const char *val, const struct idata *id)
+{
+	if (sys_is(sys, "fchmod") || sys_is(sys, "chmod") || sys_is(sys, "creat") ||
+	    sys_is(sys, "mkdir"))
+		return print_mode(val, 16, 0);
+	if (!strncmp(sys, "fcntl", 5))
+		return HEXN(val, fcntl_tab, 0, "unknown-fcntl-command", 1);
+	if ((*sys == 'c' && strstr(sys, "chown")) || sys_is(sys, "setreuid") ||
+	    sys_is(sys, "setresuid"))
+		return print_id(val, 16, 0);
+	if (sys_is(sys, "setregid") || sys_is(sys, "setresgid"))
+		return print_id(val, 16, 1);
+	if (sys_is(sys, "socket"))
+		return print_named(val, 16, socktype_tab, SP_ARRAY_SIZE(socktype_tab),
+				   "unknown-type", 0xff);
+	if (sys_is(sys, "setns"))
+		return print_clone(val);
+	if (sys_is(sys, "mknod"))
+		return print_mode(val, 16, 1);
+	if (sys_is(sys, "open") || sys_is(sys, "mq_open"))
+		return print_flags_of(val, 'o');
+	if (sys_is(sys, "access"))
+		return print_flags_of(val, 'a');
+	if (sys_is(sys, "epoll_ctl"))
+		return HEXN(val, epoll_tab, 0, "unknown-epoll_ctl-operation", 1);
+	if (sys_is(sys, "kill") || sys_is(sys, "tkill"))
+		return print_signal(val, 16);
+	if (sys_is(sys, "prctl") && (id->a0 == 23 || id->a0 == 24))	/* PR_CAPBSET_READ/DROP */
+		return print_named(val, 16, cap_tab, SP_ARRAY_SIZE(cap_tab), "unknown-capability",
+				   ~0ul);
+	if (sys_is(sys, "prctl") && id->a0 == 1)			/* PR_SET_PDEATHSIG */
+		return print_signal(val, 16);
+	if (sys_is(sys, "umount2"))
+		return BITS(val, umount_tab);
+	return xs("0x%s", val);
+}
+
+static char *print_a2(const char *sys, const char *val, const struct idata *id)
+{
+	if (!strncmp(sys, "fcntl", 5)) {
+		if (id->a1 == 8)					/* F_SETOWN */
+			return print_id(val, 16, 0);
+		if (id->a1 == 2 && strtoul(val, NULL, 16) == 1)	/* F_SETFD */
+			return strdup("FD_CLOEXEC");
+	} else if (sys_is(sys, "openat") || sys_is(sys, "open_by_handle_at")) {
+		return print_flags_of(val, 'o');
+	} else if ((sys_is(sys, "open") || sys_is(sys, "mq_open")) && (id->a1 & 0100)) {
+		return print_mode(val, 16, 0);	/* O_CREAT: the mode */
+	} else if (sys_is(sys, "fchmodat") || sys_is(sys, "mkdirat") || sys_is(sys, "mknodat")) {
+		return print_mode(val, 16, 0);
+	} else if (!strncmp(sys, "faccessat", 9)) {
+		return print_flags_of(val, 'a');
+	} else if (sys_is(sys, "setresuid")) {
+		return print_id(val, 16, 0);
+	} else if (sys_is(sys, "setresgid")) {
+		return print_id(val, 16, 1);
+	} else if (sys_is(sys, "socket")) {
+		return print_protocol(val, 16);
+	} else if (sys_is(sys, "sendmsg") || sys_is(sys, "recvmsg")) {
+		return print_flags_of(val, 'r');
+	} else if (sys_is(sys, "mmap") || sys_is(sys, "mprotect")) {
+		return print_prot(val, sys_is(sys, "mmap"));
+	} else if (sys_is(sys, "readlinkat") || !strncmp(sys, "renameat", 8) ||
+		   sys_is(sys, "linkat")) {
+		return print_dirfd(val);
+	} else if (sys_is(sys, "lseek")) {
+		return print_named(val, 16, seek_tab, SP_ARRAY_SIZE(seek_tab), "unknown-whence", 0xff);
+	} else if (sys_is(sys, "clone") || sys_is(sys, "clone2")) {
+		return print_clone(val);
+	} else if (sys_is(sys, "tgkill")) {
+		/* (auparse's a2 chown test comes after its c, f and l branches: never reached) */
+		return print_signal(val, 16);
+	}
+	return xs("0x%s", val);
+}
+
+static char *print_a3(const char *sys, const char *val)
+{
+	if (sys_is(sys, "mmap"))
+		return print_mmap(val);
+	if (sys_is(sys, "mount"))
+		return BITS(val, mount_tab);
+	if (sys_is(sys, "recv") || sys_is(sys, "recvfrom") || sys_is(sys, "recvmmsg") ||
+	    sys_is(sys, "send") || sys_is(sys, "sendto") || sys_is(sys, "sendmmsg"))
+		return print_flags_of(val, 'r');
+	return xs("0x%s", val);
+}
+
+/* auparse's print_a0..print_a3: the syscalls it names an argument of; others print 0xVAL. */
 static char *print_arg(int argn, const char *val, const struct idata *id)
 {
 	const char *sys = sp_audit_syscall_name(host_machine(id->machine), id->syscall);
 	if (!sys)
 		return xs("0x%s", val);
-	if (argn == 0) {
-		if (sys_is(sys, "rt_sigaction"))
-			return print_signal(val, 16);
-		if (!strncmp(sys, "renameat", 8) || sys_is(sys, "readlinkat") ||
-		    sys_is(sys, "mkdirat") || sys_is(sys, "mknodat") || sys_is(sys, "fchownat") ||
-		    sys_is(sys, "futimesat") || sys_is(sys, "fchmodat") ||
-		    !strncmp(sys, "faccessat", 9) || sys_is(sys, "futimensat") ||
-		    sys_is(sys, "unlinkat") || sys_is(sys, "utimensat") || sys_is(sys, "linkat") ||
-		    sys_is(sys, "newfstatat") || !strncmp(sys, "openat", 6) ||
-		    sys_is(sys, "name_to_handle_at"))
-			return print_dirfd(val);
-		if (sys_is(sys, "setuid") || sys_is(sys, "setreuid") || sys_is(sys, "setresuid") ||
-		    sys_is(sys, "setfsuid"))
-			return print_id(val, 16, 0);
-		if (sys_is(sys, "setgid") || sys_is(sys, "setregid") || sys_is(sys, "setresgid") ||
-		    sys_is(sys, "setfsgid"))
-			return print_id(val, 16, 1);
-		if (sys_is(sys, "socket"))
-			return print_named(val, 16, fam_tab, SP_ARRAY_SIZE(fam_tab),
-					   "unknown-family", ~0ul);
-		if (!strncmp(sys, "exit", 4))
-			return strdup(sys_is(val, "0") ? "EXIT_SUCCESS" :
-				      sys_is(val, "1") ? "EXIT_FAILURE" : "UNKNOWN");
-	} else if (argn == 1) {
-		if (sys_is(sys, "fchmod") || sys_is(sys, "chmod") || sys_is(sys, "creat") ||
-		    sys_is(sys, "mkdir"))
-			return print_mode(val, 16, 0);
-		if (*sys == 'c' && strstr(sys, "chown"))
-			return print_id(val, 16, 0);
-		if (sys_is(sys, "setreuid") || sys_is(sys, "setresuid"))
-			return print_id(val, 16, 0);
-		if (sys_is(sys, "setregid") || sys_is(sys, "setresgid"))
-			return print_id(val, 16, 1);
-		if (sys_is(sys, "socket"))
-			return print_named(val, 16, socktype_tab, SP_ARRAY_SIZE(socktype_tab),
-					   "unknown-type", 0xff);
-		if (sys_is(sys, "mknod"))
-			return print_mode(val, 16, 1);
-		if (sys_is(sys, "open") || sys_is(sys, "mq_open"))
-			return print_flags_of(val, 'o');
-		if (sys_is(sys, "access"))
-			return print_flags_of(val, 'a');
-		if (sys_is(sys, "kill") || sys_is(sys, "tkill"))
-			return print_signal(val, 16);
-	} else if (argn == 2) {
-		if (sys_is(sys, "openat") || sys_is(sys, "open_by_handle_at"))
-			return print_flags_of(val, 'o');
-		if ((sys_is(sys, "open") || sys_is(sys, "mq_open")) && (id->a1 & 0100))
-			return print_mode(val, 16, 0);
-		if (sys_is(sys, "fchmodat") || sys_is(sys, "mkdirat") || sys_is(sys, "mknodat"))
-			return print_mode(val, 16, 0);
-		if (!strncmp(sys, "faccessat", 9))
-			return print_flags_of(val, 'a');
-		if (sys_is(sys, "setresuid"))
-			return print_id(val, 16, 0);
-		if (sys_is(sys, "setresgid"))
-			return print_id(val, 16, 1);
-		if (sys_is(sys, "socket"))
-			return print_protocol(val, 16);
-		if (sys_is(sys, "sendmsg") || sys_is(sys, "recvmsg"))
-			return print_flags_of(val, 'r');
-		if (sys_is(sys, "readlinkat") || !strncmp(sys, "renameat", 8) ||
-		    sys_is(sys, "linkat"))
-			return print_dirfd(val);
-		if (strstr(sys, "chown"))
-			return print_id(val, 16, 1);
-		if (sys_is(sys, "tgkill"))
-			return print_signal(val, 16);
-	} else if (sys_is(sys, "recv") || sys_is(sys, "recvfrom") || sys_is(sys, "recvmmsg") ||
-		   sys_is(sys, "send") || sys_is(sys, "sendto") || sys_is(sys, "sendmmsg")) {
-		return print_flags_of(val, 'r');
+	switch (argn) {
+	case 0: return print_a0(sys, val);
+	case 1: return print_a1(sys, val, id);
+	case 2: return print_a2(sys, val, id);
+	default: return print_a3(sys, val);
 	}
-	return xs("0x%s", val);
 }
 
 /* A TTY record's data: named keys as <name>, printable runs quoted, joined by commas. */
