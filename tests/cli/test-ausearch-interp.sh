@@ -14,13 +14,15 @@
 # then "ausearch-interp: N passed, N failed"; ausearch that cannot be fetched skips the group.
 #
 # Known differences: none on these logs.  The interpretations secpath does not implement
-# print the value as it is where ausearch would name it; the list (also in secpath-audit(1)):
-#   a0-a3 of clone, unshare, setns, mmap, mprotect, fcntl, ioctl, prctl, ptrace, personality,
-#     setsockopt/getsockopt, socketcall, ipc, bpf, mount/umount2, lseek, sched_setscheduler,
-#     shmget, clock_settime, epoll_ctl, *rlimit (auparse's flag and option tables not carried)
-#   fields hook, action, macproto, ioctlcmd, resp, nl-mcgrp, resolve, icmptype, per, flags
-#     (mmap), PATH flags (RHEL4), sockaddr families beyond local/inet/inet6/netlink
-# No carried or edge log has one of them; a log that does fails here, naming the field.
+# print the value as it is (an argument as 0xVAL) where ausearch would name it; the list (also
+# in secpath-audit(1)), each left out because no carried log has it and auparse's table for it
+# is not carried:
+#   setsockopt/getsockopt a1, a2  socket option levels and names (five option-name tables)
+#   sched_setscheduler a1, ioctl a1, shmget a2, bpf a0  scheduler, ioctl, shm and bpf tables
+#   hook, action, macproto (NETFILTER_PKT), ioctlcmd, resp (FANOTIFY), nl-mcgrp, resolve
+#     (OPENAT2), icmptype fields  their tables
+#   sockaddr of ax25, x25, atmpvc, ipx  "(unsupported)" here: their address layouts
+# A log with one of them fails here, naming the field.
 set -u
 out=${1:-out/release}
 bin=$(cd "$out" && pwd)/secpath

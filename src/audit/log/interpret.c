@@ -44,6 +44,7 @@ enum ftype {
 	FT_PERM, FT_MODE, FT_MODE_SHORT, FT_SOCKADDR, FT_PROMISC, FT_CAPABILITY, FT_SUCCESS,
 	FT_A0, FT_A1, FT_A2, FT_A3, FT_SIGNAL, FT_LIST, FT_TTY_DATA, FT_SESSION, FT_CAP_BITMAP,
 	FT_NFPROTO, FT_PROTOCOL, FT_ADDR, FT_SECCOMP, FT_OFLAG, FT_PROCTITLE, FT_MAC_LABEL,
+	FT_PATH_FLAGS, FT_PERSONALITY, FT_MMAP,
 };
 
 /* auparse's typetab.h: field name -> type (the names without an interpreter here are left
@@ -83,7 +84,8 @@ static const struct {
 	{ "scontext", FT_MAC_LABEL }, { "tcontext", FT_MAC_LABEL }, { "vm-ctx", FT_MAC_LABEL },
 	{ "img-ctx", FT_MAC_LABEL }, { "proctitle", FT_PROCTITLE }, { "grp", FT_ESCAPED },
 	{ "new_group", FT_ESCAPED }, { "invalid_context", FT_ESCAPED }, { "sw", FT_ESCAPED },
-	{ "root_dir", FT_ESCAPED },
+	{ "root_dir", FT_ESCAPED }, { "per", FT_PERSONALITY }, { "flags", FT_MMAP },
+	{ "sigev_signo", FT_SIGNAL },
 };
 
 /* Record types whose fields auparse_interp_adjust_type treats apart. */
@@ -114,6 +116,8 @@ static char *xs(const char *fmt, ...)
 }
 
 static int sys_is(const char *sys, const char *name);
+static char *print_personality(const char *val);
+static char *print_mmap(const char *val);
 
 static const char *itab_name(const struct itab *t, size_t n, unsigned long v)
 {
@@ -351,9 +355,10 @@ static char *print_sockaddr(const char *val)
 	return out;
 }
 
-/* Names of the bits of v in t joined by sep, or "0xVAL" when none is named. */
-static char *bits_text(const struct itab *t, size_t n, unsigned long v, const char *first,
-		       const char *val)
+/* Names of the bits of v in t joined by sep (first: a name before them), or "0xVAL" when
+ * none is named. */
+static char *bits_join(const struct itab *t, size_t n, unsigned long v, const char *first,
+		       const char *val, const char *sep)
 {
 	char buf[1024] = "";
 	if (first)
@@ -361,10 +366,27 @@ static char *bits_text(const struct itab *t, size_t n, unsigned long v, const ch
 	for (size_t i = 0; i < n; i++)
 		if (t[i].v & v) {
 			if (buf[0])
-				strcat(buf, "|");
+				strcat(buf, sep);
 			strcat(buf, t[i].s);
 		}
 	return buf[0] ? strdup(buf) : xs("0x%s", val);
+}
+
+static char *bits_text(const struct itab *t, size_t n, unsigned long v, const char *first,
+		       const char *val)
+{
+	return bits_join(t, n, v, first, val, "|");
+}
+
+/* A RHEL4 kernel's PATH flags= (auparse's print_flags). */
+static char *print_path_flags(const char *val)
+{
+	errno = 0;
+	unsigned long v = strtoul(val, NULL, 16);
+	if (errno)
+		return conv_error(val);
+	return v ? bits_join(pathflag_tab, SP_ARRAY_SIZE(pathflag_tab), v, NULL, val, ",") :
+		   strdup("none");
 }
 
 static char *print_flags_of(const char *val, int what)
@@ -774,7 +796,7 @@ static enum ftype field_type(uint32_t rtype, const char *name, const char *val)
 	if (!strcmp(name, "acct"))
 		return val[0] == '"' || all_of(val, isxdigit) ? FT_ESCAPED : FT_UNCLASSIFIED;
 	if (rtype == LT_PATH && !strcmp(name, "flags"))
-		return FT_UNCLASSIFIED;	/* a RHEL4 kernel's PATH flags: not interpreted here */
+		return FT_PATH_FLAGS;	/* a RHEL4 kernel's */
 	if (rtype == RT_MQ_OPEN && !strcmp(name, "mode"))
 		return FT_MODE_SHORT;
 	if (!strcmp(name, "id") &&
@@ -831,6 +853,9 @@ static char *interpret_value(enum ftype t, const struct idata *id)
 				   "unknown-seccomp-code", 0x7fff0000ul);
 	case FT_OFLAG: return print_flags_of(v, 'o');
 	case FT_PROCTITLE: return print_proctitle(v);
+	case FT_PATH_FLAGS: return print_path_flags(v);
+	case FT_PERSONALITY: return print_personality(v);
+	case FT_MMAP: return print_mmap(v);
 	default: return strdup(v);
 	}
 }

@@ -572,4 +572,11 @@ static const struct itab ipc_tab[] = {
 	{ SHMCTL, "shmctl" },
 };
 
+/* auparse's flagtab.h: a RHEL4 kernel's PATH flags */
+static const struct itab pathflag_tab[] = {
+	{ 0x0001, "follow" }, { 0x0002, "directory" }, { 0x0004, "continue" },
+	{ 0x0010, "parent" }, { 0x0020, "noalt" }, { 0x0040, "atomic" }, { 0x0100, "open" },
+	{ 0x0200, "create" }, { 0x0400, "access" },
+};
+
 #endif
