@@ -552,6 +552,82 @@ static char *print_personality(const char *val)
 	return v & ADDR_NO_RANDOMIZE ? xs("%s|~ADDR_NO_RANDOMIZE", s) : strdup(s);
 }
 
+static char *print_sched(const char *val)
+{
+	errno = 0;
+	unsigned long v = strtoul(val, NULL, 16);
+	if (errno)
+		return conv_error(val);
+	const char *s = ITAB(sched_tab, v & 0xf);
+	if (!s)
+		return xs("unknown-scheduler-policy(0x%s)", val);
+	return v & 0x40000000 ? xs("%s|SCHED_RESET_ON_FORK", s) : strdup(s);
+}
+
+/* setsockopt/getsockopt's level: SOL_SOCKET, a protocol's name, or auparse's level table. */
+static char *print_sock_level(const char *val)
+{
+	char buf[1024];
+	struct protoent p, *pp = NULL;
+	errno = 0;
+	int v = (int)strtoul(val, NULL, 16);
+	if (errno)
+		return conv_error(val);
+	if (v == 1)
+		return strdup("SOL_SOCKET");
+	if (!getprotobynumber_r(v, &p, buf, sizeof(buf), &pp) && pp)
+		return strdup(pp->p_name);
+	return HEXN(val, socklevel_tab, 0, "unknown-sockopt-level", 0);
+}
+
+/* setsockopt/getsockopt's option name, by its level (a1). */
+static char *print_sock_opt(const char *val, const struct idata *id)
+{
+	switch (id->a1) {
+	case 0: return HEXN(val, ipopt_tab, 0, "unknown-ipopt-name", 0);
+	case 1: {
+		/* PPC's socket options 16..21 are numbered apart: its table entries are +100 */
+		unsigned long v = strtoul(val, NULL, 16);
+		const char *m = host_machine(id->machine);
+		if (!strncmp(m, "ppc", 3) && v >= 16 && v <= 21) {
+			const char *s = ITAB(sockopt_tab, v + 100);
+			return s ? strdup(s) : xs("unknown-sockopt-name(0x%s)", val);
+		}
+		return HEXN(val, sockopt_tab, 0, "unknown-sockopt-name", 0);
+	}
+	case 6: return HEXN(val, tcpopt_tab, 0, "unknown-tcpopt-name", 0);
+	case 17: {
+		unsigned long v = strtoul(val, NULL, 16);
+		return v == 1 ? strdup("UDP_CORK") : v == 100 ? strdup("UDP_ENCAP") :
+		       xs("unknown-udpopt-name(0x%s)", val);
+	}
+	case 41: return HEXN(val, ip6opt_tab, 0, "unknown-ip6opt-name", 0);
+	case 263: return HEXN(val, pktopt_tab, 0, "unknown-pktopt-name", 0);
+	default: return xs("0x%s", val);
+	}
+}
+
+/* shmget's flags: IPC_ bits, SHM_ bits, then the mode. */
+static char *print_shmflags(const char *val)
+{
+	errno = 0;
+	unsigned v = (unsigned)strtoul(val, NULL, 16);
+	if (errno)
+		return conv_error(val);
+	char *a = bits_join(ipccmd_tab, SP_ARRAY_SIZE(ipccmd_tab), v & 03000, NULL, "", "|");
+	char *b = bits_join(shmmode_tab, SP_ARRAY_SIZE(shmmode_tab), v & 014000, NULL, "", "|");
+	char *m = mode_text(v & 0777, 0), *out = NULL;
+	if (a && b && m) {
+		int ha = strcmp(a, "0x") != 0, hb = strcmp(b, "0x") != 0;
+		out = xs("%s%s%s%s%s", ha ? a : "", ha && hb ? "|" : "", hb ? b : "",
+			 ha || hb ? "|" : "", m);
+	}
+	free(a);
+	free(b);
+	free(m);
+	return out;
+}
+
 static int is_dirfd_call(const char *sys)
 {
 	static const char *const calls[] = { "readlinkat", "mkdirat", "mknodat", "fchownat",
@@ -616,6 +692,10 @@ static char *print_a1(const char *sys, const char *val, const struct idata *id)
 				   "unknown-type", 0xff);
 	if (sys_is(sys, "setns"))
 		return print_clone(val);
+	if (!strcmp(sys + 1, "etsockopt"))
+		return print_sock_level(val);
+	if (sys_is(sys, "sched_setscheduler"))
+		return print_sched(val);
 	if (sys_is(sys, "mknod"))
 		return print_mode(val, 16, 1);
 	if (sys_is(sys, "open") || sys_is(sys, "mq_open"))
@@ -643,6 +723,10 @@ static char *print_a2(const char *sys, const char *val, const struct idata *id)
 			return print_id(val, 16, 0);
 		if (id->a1 == 2 && strtoul(val, NULL, 16) == 1)	/* F_SETFD */
 			return strdup("FD_CLOEXEC");
+	} else if (!strcmp(sys + 1, "etsockopt")) {
+		return print_sock_opt(val, id);
+	} else if (sys_is(sys, "shmget")) {
+		return print_shmflags(val);
 	} else if (sys_is(sys, "openat") || sys_is(sys, "open_by_handle_at")) {
 		return print_flags_of(val, 'o');
 	} else if ((sys_is(sys, "open") || sys_is(sys, "mq_open")) && (id->a1 & 0100)) {
