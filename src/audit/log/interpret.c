@@ -44,11 +44,13 @@ enum ftype {
 	FT_PERM, FT_MODE, FT_MODE_SHORT, FT_SOCKADDR, FT_PROMISC, FT_CAPABILITY, FT_SUCCESS,
 	FT_A0, FT_A1, FT_A2, FT_A3, FT_SIGNAL, FT_LIST, FT_TTY_DATA, FT_SESSION, FT_CAP_BITMAP,
 	FT_NFPROTO, FT_PROTOCOL, FT_ADDR, FT_SECCOMP, FT_OFLAG, FT_PROCTITLE, FT_MAC_LABEL,
-	FT_PATH_FLAGS, FT_PERSONALITY, FT_MMAP,
+	FT_PATH_FLAGS, FT_PERSONALITY, FT_MMAP, FT_ICMPTYPE, FT_HOOK, FT_NETACTION, FT_MACPROTO,
+	FT_IOCTL, FT_FANOTIFY, FT_NLMCGRP, FT_RESOLVE,
 };
 
-/* auparse's typetab.h: field name -> type (the names without an interpreter here are left
- * out: they print as they are, as auparse prints an unclassified field) */
+/* auparse's typetab.h: field name -> type.  Its AppArmor names (apparmor, operation, info,
+ * profile, denied_mask, requested_mask) are left out as Debian's build leaves them out (no
+ * WITH_APPARMOR): they print as they are, quotes and all. */
 static const struct {
 	const char *name;
 	uint8_t type;
@@ -85,7 +87,9 @@ static const struct {
 	{ "img-ctx", FT_MAC_LABEL }, { "proctitle", FT_PROCTITLE }, { "grp", FT_ESCAPED },
 	{ "new_group", FT_ESCAPED }, { "invalid_context", FT_ESCAPED }, { "sw", FT_ESCAPED },
 	{ "root_dir", FT_ESCAPED }, { "per", FT_PERSONALITY }, { "flags", FT_MMAP },
-	{ "sigev_signo", FT_SIGNAL },
+	{ "sigev_signo", FT_SIGNAL }, { "icmptype", FT_ICMPTYPE }, { "hook", FT_HOOK },
+	{ "action", FT_NETACTION }, { "macproto", FT_MACPROTO }, { "ioctlcmd", FT_IOCTL },
+	{ "resp", FT_FANOTIFY }, { "nl-mcgrp", FT_NLMCGRP }, { "resolve", FT_RESOLVE },
 };
 
 /* Record types whose fields auparse_interp_adjust_type treats apart. */
@@ -118,6 +122,10 @@ static char *xs(const char *fmt, ...)
 static int sys_is(const char *sys, const char *name);
 static char *print_personality(const char *val);
 static char *print_mmap(const char *val);
+static char *print_unknown_plain(const char *val, const struct itab *t, size_t n,
+				 const char *unknown);
+static char *print_ioctl(const char *val);
+static char *print_resolve(const char *val);
 
 static const char *itab_name(const struct itab *t, size_t n, unsigned long v)
 {
@@ -348,6 +356,15 @@ static char *print_sockaddr(const char *val)
 		memcpy(&pid, host + 4, sizeof(pid));
 		out = slen < 12 ? xs("{ saddr_fam=%s len too short }", str) :
 		      xs("{ saddr_fam=%s nlnk-fam=%u nlnk-pid=%u }", str, fam, pid);
+	} else if (fam == 3) {		/* AF_AX25: the 7-byte call sign */
+		out = xs("{ saddr_fam=%s call=%c%c%c%c%c%c%c }", str, host[2], host[3], host[4],
+			 host[5], host[6], host[7], host[8]);
+	} else if (fam == 8) {		/* AF_ATMPVC: itf, at 4 (sap_addr is aligned) */
+		int16_t itf;
+		memcpy(&itf, host + 4, sizeof(itf));
+		out = xs("{ saddr_fam=%s int=%d }", str, itf);
+	} else if (fam == 9) {		/* AF_X25: the address string */
+		out = xs("{ saddr_fam=%s laddr=%.15s }", str, host + 2);
 	} else {
 		out = xs("{ saddr_fam=%s (unsupported) }", str);
 	}
@@ -628,6 +645,37 @@ static char *print_shmflags(const char *val)
 	return out;
 }
 
+/* A base-16 value named from t, else "WHAT(VAL)" (auparse's hook, action, bpf printers). */
+static char *print_unknown_plain(const char *val, const struct itab *t, size_t n,
+				 const char *unknown)
+{
+	errno = 0;
+	unsigned v = (unsigned)strtoul(val, NULL, 16);
+	if (errno)
+		return conv_error(val);
+	const char *s = itab_name(t, n, v);
+	return s ? strdup(s) : xs("%s(%s)", unknown, val);
+}
+
+static char *print_ioctl(const char *val)
+{
+	errno = 0;
+	int v = (int)strtoul(val, NULL, 16);
+	if (errno)
+		return conv_error(val);
+	const char *s = ITAB(ioctl_tab, (unsigned)v);
+	return s ? strdup(s) : xs("0x%x", (unsigned)v);
+}
+
+static char *print_resolve(const char *val)
+{
+	errno = 0;
+	unsigned long long v = strtoull(val, NULL, 16);
+	if (errno)
+		return conv_error(val);
+	return bits_text(resolve_tab, SP_ARRAY_SIZE(resolve_tab), (unsigned long)v, NULL, val);
+}
+
 static int is_dirfd_call(const char *sys)
 {
 	static const char *const calls[] = { "readlinkat", "mkdirat", "mknodat", "fchownat",
@@ -672,6 +720,8 @@ static char *print_a0(const char *sys, const char *val)
 	if (!strncmp(sys, "exit", 4))
 		return strdup(sys_is(val, "0") ? "EXIT_SUCCESS" :
 			      sys_is(val, "1") ? "EXIT_FAILURE" : "UNKNOWN");
+	if (sys_is(sys, "bpf"))
+		return print_unknown_plain(val, bpf_tab, SP_ARRAY_SIZE(bpf_tab), "unknown-bpf-cmd");
 	return xs("0x%s", val);
 }
 
@@ -713,6 +763,8 @@ static char *print_a1(const char *sys, const char *val, const struct idata *id)
 		return print_signal(val, 16);
 	if (sys_is(sys, "umount2"))
 		return BITS(val, umount_tab);
+	if (sys_is(sys, "ioctl"))
+		return print_ioctl(val);
 	return xs("0x%s", val);
 }
 
@@ -940,6 +992,27 @@ static char *interpret_value(enum ftype t, const struct idata *id)
 	case FT_PATH_FLAGS: return print_path_flags(v);
 	case FT_PERSONALITY: return print_personality(v);
 	case FT_MMAP: return print_mmap(v);
+	case FT_ICMPTYPE:
+		return print_named(v, 10, icmptype_tab, SP_ARRAY_SIZE(icmptype_tab),
+				   "unknown-icmp-type", ~0ul);
+	case FT_HOOK:
+		return print_unknown_plain(v, hook_tab, SP_ARRAY_SIZE(hook_tab), "unknown-hook");
+	case FT_NETACTION:
+		return print_unknown_plain(v, netaction_tab, SP_ARRAY_SIZE(netaction_tab),
+					   "unknown-action");
+	case FT_MACPROTO: {
+		unsigned long m = strtoul(v, NULL, 16);
+		return strdup(m == 0x0800 ? "IP" : m == 0x0806 ? "ARP" : "UNKNOWN");
+	}
+	case FT_IOCTL: return print_ioctl(v);
+	case FT_FANOTIFY:
+		if (!isdigit((unsigned char)*v))
+			return strdup(v);
+		return strdup(strtoul(v, NULL, 10) == 1 ? "allow" : strtoul(v, NULL, 10) == 2 ?
+			      "deny" : "unknown");
+	case FT_NLMCGRP:
+		return strdup(strtoul(v, NULL, 16) == 1 ? "audit-netlink-multicast" : "audit-none");
+	case FT_RESOLVE: return print_resolve(v);
 	default: return strdup(v);
 	}
 }
@@ -1085,7 +1158,8 @@ static uint64_t syscall_arg(const char *text, const char *field)
 	return p ? strtoull(p + strlen(field), NULL, 16) : 0;
 }
 
-static int record_print(FILE *f, const struct audit_interp_ev *ev, const struct audit_interp_rec *rec)
+static int record_print(FILE *f, const struct audit_interp_ev *ev,
+			const struct audit_interp_rec *rec)
 {
 	char *line = strndup(rec->text, rec->len), *str, *ptr, *e;
 	const char *tn = sp_audit_msgtype_name(rec->type);

@@ -5,7 +5,8 @@
  * families and types, open(2) flags, send/recv flags, access(2) modes, seccomp actions, clone,
  * mmap, mprotect, mount and umount flags, fcntl, prctl, ptrace, personality, lseek, epoll_ctl,
  * clock and rlimit names, socketcall's and ipc's calls, scheduler policies, socket option
- * levels and names (socket, IP, IPv6, TCP, packet), shmget's flags.
+ * levels and names (socket, IP, IPv6, TCP, packet), shmget's flags, ICMP types, netfilter
+ * hooks and actions, ioctl requests, bpf commands, openat2's resolve flags.
  * Values are the Linux ones (x86_64 and i386 agree on all of them).
  * Invariant: within a table a value appears once, except where auparse's own table repeats
  * one (the first entry is the name then).  Bit tables are in auparse's order: the order of the
@@ -901,6 +902,108 @@ static const struct itab shmmode_tab[] = {
 	{ 00002000, "SHM_LOCKED" },
 	{ 00004000, "SHM_HUGETLB" },
 	{ 00010000, "SHM_NORESERVE" },
+};
+
+static const struct itab icmptype_tab[] = {
+	{ 0, "echo-reply" },
+	{ 3, "destination-unreachable" },
+	{ 4, "source-quench" },
+	{ 5, "redirect" },
+	{ 8, "echo" },
+	{ 11, "time-exceeded" },
+	{ 12, "parameter-problem" },
+	{ 13, "timestamp-request" },
+	{ 14, "timestamp-reply" },
+	{ 15, "info-request" },
+	{ 16, "info-reply" },
+	{ 17, "address-mask-request" },
+	{ 18, "address-mask-reply" },
+};
+
+static const struct itab hook_tab[] = {
+	{ 0, "PREROUTING" },
+	{ 1, "INPUT" },
+	{ 2, "FORWARD" },
+	{ 3, "OUTPUT" },
+	{ 4, "POSTROUTING" },
+	{ 5, "BROUTING" },
+};
+
+static const struct itab netaction_tab[] = {
+	{ 0, "ACCEPT" },
+	{ 1, "DROP" },
+	{ 2, "REJECT" },
+};
+
+static const struct itab ioctl_tab[] = {
+	{ 0x4B3A, "KDSETMODE" },
+	{ 0x4B3B, "KDGETMODE" },
+	{ 0x5309, "CDROMEJECT" },
+	{ 0x530F, "CDROMEJECT_SW" },
+	{ 0x5311, "CDROM_GET_UPC" },
+	{ 0x5316, "CDROMSEEK" },
+	{ 0x5401, "TCGETS" },
+	{ 0x5402, "TCSETS" },
+	{ 0x5403, "TCSETSW" },
+	{ 0x5404, "TCSETSF" },
+	{ 0x5409, "TCSBRK" },
+	{ 0x540B, "TCFLSH" },
+	{ 0x540E, "TIOCSCTTY" },
+	{ 0x540F, "TIOCGPGRP" },
+	{ 0x5410, "TIOCSPGRP" },
+	{ 0x5413, "TIOCGWINSZ" },
+	{ 0x5414, "TIOCSWINSZ" },
+	{ 0x541B, "TIOCINQ" },
+	{ 0x5421, "FIONBIO" },
+	{ 0x5422, "TIOCNOTTY" },
+	{ 0x8901, "FIOSETOWN" },
+	{ 0x8903, "FIOGETOWN" },
+	{ 0x8910, "SIOCGIFNAME" },
+	{ 0x8927, "SIOCGIFHWADDR" },
+	{ 0x8933, "SIOCGIFINDEX" },
+	{ 0x89a2, "SIOCBRADDIF" },
+	{ 0x40045431, "TIOCSPTLCK" },
+	{ 0x80045430, "TIOCGPTN" },
+	{ 0x80045431, "TIOCSPTLCK" },
+	{ 0xC01C64A3, "DRM_IOCTL_MODE_CURSOR" },
+	{ 0xC01864B0, "DRM_IOCTL_MODE_PAGE_FLIP" },
+	{ 0xC01864B1, "DRM_IOCTL_MODE_DIRTYFB" },
+};
+
+static const struct itab bpf_tab[] = {
+	{ 0, "BPF_MAP_CREATE" },
+	{ 1, "BPF_MAP_LOOKUP_ELEM" },
+	{ 2, "BPF_MAP_UPDATE_ELEM" },
+	{ 3, "BPF_MAP_DELETE_ELEM" },
+	{ 4, "BPF_MAP_GET_NEXT_KEY" },
+	{ 5, "BPF_PROG_LOAD" },
+	{ 6, "BPF_OBJ_PIN" },
+	{ 7, "BPF_OBJ_GET" },
+	{ 8, "BPF_PROG_ATTACH" },
+	{ 9, "BPF_PROG_DETACH" },
+	{ 10, "BPF_PROG_TEST_RUN" },
+	{ 11, "BPF_PROG_GET_NEXT_ID" },
+	{ 12, "BPF_MAP_GET_NEXT_ID" },
+	{ 13, "BPF_PROG_GET_FD_BY_ID" },
+	{ 14, "BPF_MAP_GET_FD_BY_ID" },
+	{ 15, "BPF_OBJ_GET_INFO_BY_FD" },
+	{ 16, "BPF_PROG_QUERY" },
+	{ 17, "BPF_RAW_TRACEPOINT_OPEN" },
+	{ 18, "BPF_BTF_LOAD" },
+	{ 19, "BPF_BTF_GET_FD_BY_ID" },
+	{ 20, "BPF_TASK_FD_QUERY" },
+	{ 21, "BPF_MAP_LOOKUP_AND_DELETE_ELEM" },
+	{ 22, "BPF_MAP_FREEZE" },
+	{ 23, "BPF_BTF_GET_NEXT_ID" },
+};
+
+static const struct itab resolve_tab[] = {
+	{ 0x01, "RESOLVE_NO_XDEV" },
+	{ 0x02, "RESOLVE_NO_MAGICLINKS" },
+	{ 0x04, "RESOLVE_NO_SYMLINKS" },
+	{ 0x08, "RESOLVE_BENEATH" },
+	{ 0x10, "RESOLVE_IN_ROOT" },
+	{ 0x20, "RESOLVE_CACHED" },
 };
 
 #endif
