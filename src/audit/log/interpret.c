@@ -1178,7 +1178,8 @@ static int record_print(FILE *f, const struct audit_interp_ev *ev,
 	str = line;
 	if (ev->node && (ptr = strchr(str, ' ')))
 		str = ptr + 1;
-	if (!(ptr = strchr(str, '('))) {	/* the reader parsed the stamp: not reached */
+	/* a line cut at a NUL byte may lose its stamp: ausearch prints no more of it either */
+	if (!(ptr = strchr(str, '('))) {
 		free(line);
 		return 0;
 	}
