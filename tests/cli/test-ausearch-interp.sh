@@ -89,10 +89,25 @@ for log in $logs; do
 	for p in $(vals '[ (]pid=[0-9]*' 4); do check "$log" -p "$p"; done
 	for x in $(vals ' exe="[^"]*"' 4); do check "$log" -x "$x"; done
 	for f in $(vals ' name="[^"]*"' 4); do check "$log" -f "$f"; done
+	for u in $(vals ' uid=[0-9]*' 3); do check "$log" -ua "$u"; done
+	for g in $(vals ' gid=[0-9]*' 3); do check "$log" -gi "$g"; check "$log" -ge "$g"; done
+	for x in $(vals ' exit=-*[0-9]*' 4); do check "$log" -e "$x"; done
+	for n in $(vals '^node=[^ ]*' 3); do check "$log" -n "$n"; done
+	for c in $(vals ' comm="[^"]*"' 3); do check "$log" --comm "$c"; done
+	for k in $(grep -o 'key="[^"]*"' "$log" | sed 's/key="\(.*\)"/\1/' | sort -u | head -3); do
+		check "$log" -k "$k" -w
+	done
 	check "$log" -sv yes
 	check "$log" -sv no
 	check "$log" --message ALL --success yes
 done
+# without a selection: every event; a directory: its audit.log and rotations, oldest first
+# (the split cuts event 15 in two: both tools join it again)
+check "$tmp/interpret-edge.log"
+mkdir "$tmp/logs"
+sed -n 1,20p "$tmp/ausearch-edge.log" >"$tmp/logs/audit.log.1"
+sed -n '21,$p' "$tmp/ausearch-edge.log" >"$tmp/logs/audit.log"
+check "$tmp/logs" -m ALL
 # time windows: the edge log spans 2025-11-28 .. 2025-12-01 UTC
 e=$tmp/ausearch-edge.log
 check "$e" -ts 11/29/25
