@@ -101,7 +101,7 @@ enum {
 
 /* What a field's interpretation may look at (ausearch's idata). */
 struct idata {
-	const char *machine;		/* syscall table's machine; NULL = unknown (host) */
+	const char *machine;		/* syscall table's machine; NULL = this host's (uname) */
 	int syscall;
 	uint64_t a0, a1;
 	const char *name, *val;
@@ -243,14 +243,9 @@ static char *print_arch(const char *val)
 	return n ? strdup(n) : xs("unknown-elf-type(%s)", val);
 }
 
-static const char *host_machine(const char *m)
-{
-	return m ? m : "x86_64";
-}
-
 static char *print_syscall(const struct idata *id)
 {
-	const char *sys = sp_audit_syscall_name(host_machine(id->machine), id->syscall), *fn = NULL;
+	const char *sys = sp_audit_syscall_name(id->machine, id->syscall), *fn = NULL;
 	if (!sys)
 		return xs("unknown-syscall(%d)", id->syscall);
 	if (id->a0 == (uint64_t)(int)id->a0 && sys_is(sys, "socketcall"))
@@ -605,8 +600,8 @@ static char *print_sock_opt(const char *val, const struct idata *id)
 	case 1: {
 		/* PPC's socket options 16..21 are numbered apart: its table entries are +100 */
 		unsigned long v = strtoul(val, NULL, 16);
-		const char *m = host_machine(id->machine);
-		if (!strncmp(m, "ppc", 3) && v >= 16 && v <= 21) {
+		const char *m = id->machine;
+		if (m && !strncmp(m, "ppc", 3) && v >= 16 && v <= 21) {
 			const char *s = ITAB(sockopt_tab, v + 100);
 			return s ? strdup(s) : xs("unknown-sockopt-name(0x%s)", val);
 		}
@@ -826,7 +821,7 @@ static char *print_a3(const char *sys, const char *val)
 /* auparse's print_a0..print_a3: the syscalls it names an argument of; others print 0xVAL. */
 static char *print_arg(int argn, const char *val, const struct idata *id)
 {
-	const char *sys = sp_audit_syscall_name(host_machine(id->machine), id->syscall);
+	const char *sys = sp_audit_syscall_name(id->machine, id->syscall);
 	if (!sys)
 		return xs("0x%s", val);
 	switch (argn) {
@@ -848,6 +843,8 @@ static char *print_tty_data(const char *raw)
 	size_t dn;
 	if (!all_of(raw, isxdigit))
 		return strdup(raw);
+	if (strlen(raw) < 2)	/* auparse's NULL, which ausearch's printf shows so */
+		return strdup("(null)");
 	char *data = unhex(raw, 0, &dn);
 	if (!data)
 		return NULL;
