@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <locale.h>
 #include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -728,6 +729,9 @@ int cmd_audit_replay(int argc, char **argv, struct sp_cli *cli)
 		return SP_EXIT_REJECTED;
 	}
 	rc = parse_args(argc, argv, cli, &ra);
+	/* ausearch and aureport print dates in the environment's %x (their setlocale) */
+	if (!rc && (ra.interpret || ra.report))
+		setlocale(LC_TIME, "");
 	if (!rc && expand_inputs(cli, &ra))
 		rc = SP_EXIT_REJECTED;
 	if (rc) {
