@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <locale.h>
 #include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +25,8 @@
 static void usage(FILE *f)
 {
 	fputs("usage: secpath audit replay [-R RULES] [ausearch options] [--json] [--output FILE]\n"
-	      "                            [--format raw|laurel] [--report KIND [--summary]]\n"
+	      "                            [--format raw|laurel|interpret] [-i]\n"
+	      "                            [--report KIND [--summary]]\n"
 	      "                            [--window N] [--input-logs]\n"
 	      "                            [host options] [-c] [LOG...]\n"
 	      "\n"
@@ -67,6 +69,13 @@ static void usage(FILE *f)
 	      "                 object per line (docs/JSON.md), to --output FILE or, without\n"
 	      "                 it, to standard output (the report then goes to standard error);\n"
 	      "                 without -R and ausearch options every event is written\n"
+	      "  -i, --interpret, --format interpret  write the kept events instead as\n"
+	      "                 ausearch -i 3.0.9 prints them (\"----\", records last to first,\n"
+	      "                 fields interpreted: uid/gid names from this host's passwd and\n"
+	      "                 group, syscall names, decoded strings, errnos...; TZ and locale\n"
+	      "                 as ausearch's), to --output FILE or standard output, as\n"
+	      "                 --format laurel; without -R and ausearch options every event\n"
+	      "                 is written\n"
 	      "  --window N     events kept open for grouping (default 64)\n"
 	      "  --input-logs   read auditd's log and its rotations (auditd.conf's log_file)\n"
 	      "A LOG that is a directory is its audit.log and rotations, oldest first (ausearch\n"
@@ -342,6 +351,7 @@ struct replay_args {
 	size_t ninputs, window;
 	int json;
 	int laurel;			/* --format laurel */
+	int interpret;			/* --format interpret, -i, --interpret */
 	struct sp_audit_search *search;	/* ausearch's options */
 	int input_logs;			/* --input-logs: auditd's logs, whatever stdin is */
 	char **owned;			/* the inputs a directory or auditd's logs expanded to */
@@ -476,12 +486,18 @@ static int parse_args(int argc, char **argv, struct sp_cli *cli, struct replay_a
 		} else if (!strcmp(a, "--output") && i + 1 < argc) {
 			ra->output = argv[++i];
 		} else if (!strcmp(a, "--format") && i + 1 < argc) {
-			if (strcmp(argv[++i], "laurel") && strcmp(argv[i], "raw")) {
-				fprintf(cli->err, "%s: audit replay: bad --format '%s' (raw, laurel)\n",
+			if (strcmp(argv[++i], "laurel") && strcmp(argv[i], "raw") &&
+			    strcmp(argv[i], "interpret")) {
+				fprintf(cli->err, "%s: audit replay: bad --format '%s' (raw, laurel, "
+					"interpret)\n",
 					cli->prog, argv[i]);
 				return SP_EXIT_USAGE;
 			}
 			ra->laurel = !strcmp(argv[i], "laurel");
+			ra->interpret = !strcmp(argv[i], "interpret");
+		} else if (!strcmp(a, "-i") || !strcmp(a, "--interpret")) {
+			ra->interpret = 1;
+			ra->laurel = 0;
 		} else if (!strcmp(a, "--window") && i + 1 < argc) {
 			char *e;
 			unsigned long v = strtoul(argv[++i], &e, 10);
@@ -501,14 +517,15 @@ static int parse_args(int argc, char **argv, struct sp_cli *cli, struct replay_a
 	}
 	if (cli_rules_args_check(cli, &ra->ra, "replay") || report_check(cli, ra))
 		return SP_EXIT_USAGE;
-	if (ra->report && (ra->output ? !strcmp(ra->output, "-") : ra->laurel)) {
+	if (ra->report && (ra->output ? !strcmp(ra->output, "-") : ra->laurel || ra->interpret)) {
 		fprintf(cli->err, "%s: audit replay: --report writes to standard output: the kept "
 			"events need an --output FILE\n", cli->prog);
 		return SP_EXIT_USAGE;
 	}
-	if (ra->laurel && !ra->output)
+	if ((ra->laurel || ra->interpret) && !ra->output)
 		ra->output = "-";
-	if (!ra->ra.rules && !sp_audit_search_active(ra->search) && !ra->laurel && !ra->report) {
+	if (!ra->ra.rules && !sp_audit_search_active(ra->search) && !ra->laurel &&
+	    !ra->interpret && !ra->report) {
 		usage(cli->err);
 		return SP_EXIT_USAGE;
 	}
@@ -561,7 +578,8 @@ static struct sp_audit_replay *replay_open(struct sp_cli *cli, const struct repl
 		.diags = d, .rules = rs,
 		.search = sp_audit_search_active(ra->search) ? ra->search : NULL,
 		.flags = (ra->ra.rules ? 0 : SP_AUDIT_REPLAY_NO_RULES) |
-			 (ra->laurel ? SP_AUDIT_REPLAY_LAUREL : 0),
+			 (ra->laurel ? SP_AUDIT_REPLAY_LAUREL : 0) |
+			 (ra->interpret ? SP_AUDIT_REPLAY_INTERPRET : 0),
 		.report = rep
 	};
 	int rc = sp_audit_replay_new(text ? text : "", text ? tlen : 0,
@@ -711,6 +729,9 @@ int cmd_audit_replay(int argc, char **argv, struct sp_cli *cli)
 		return SP_EXIT_REJECTED;
 	}
 	rc = parse_args(argc, argv, cli, &ra);
+	/* ausearch and aureport print dates in the environment's %x (their setlocale) */
+	if (!rc && (ra.interpret || ra.report))
+		setlocale(LC_TIME, "");
 	if (!rc && expand_inputs(cli, &ra))
 		rc = SP_EXIT_REJECTED;
 	if (rc) {

@@ -10,7 +10,8 @@
  * alone) is whole lines `{...}\n` with no control byte inside and only UTF-8 lead bytes that
  * start a sequence; aureport's report (its kind and --summary from the
  * first byte) over every event of a rules-less replay (some bytes: through the selection
- * above, as piped from ausearch) finishes with text that starts with aureport's blank line.
+ * above, as piped from ausearch) finishes with text that starts with aureport's blank line;
+ * ausearch -i's text of every event (sp_audit_log_event_interpret) starts "----\n", no NUL.
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -74,6 +75,16 @@ static int check_laurel(void *ud, const char *s, size_t n)
 	return 0;
 }
 
+/* sp_audit_log_event_interpret's text: "----\n" first, no NUL byte (a record cut short,
+ * at a NUL byte, ends without its newline, as ausearch's does). */
+static int check_interpret(void *ud, const char *s, size_t n)
+{
+	(void)ud;
+	if (n < 5 || memcmp(s, "----\n", 5) || memchr(s, '\0', n))
+		abort();
+	return 0;
+}
+
 static int check_event(void *ud, const struct sp_audit_log_event *ev)
 {
 	const struct ctx *c = ud;
@@ -110,7 +121,8 @@ static int check_event(void *ud, const struct sp_audit_log_event *ev)
 		mask[i] = (uint8_t)(i % 3 != 1);
 	if (sp_audit_log_event_laurel(ev, NULL, "k\001\377", NULL, check_laurel, NULL) ||
 	    (nrec <= sizeof(mask) &&
-	     sp_audit_log_event_laurel(ev, mask, NULL, NULL, check_laurel, NULL)))
+	     sp_audit_log_event_laurel(ev, mask, NULL, NULL, check_laurel, NULL)) ||
+	    sp_audit_log_event_interpret(ev, NULL, check_interpret, NULL))
 		abort();
 	for (size_t i = 0; i < sp_audit_log_event_nrec(ev); i++) {
 		const struct sp_audit_log_rec *r = sp_audit_log_event_rec(ev, i);
@@ -173,10 +185,10 @@ static void run_report(const uint8_t *data, size_t size)
 	char *text = NULL;
 	size_t tlen = 0;
 	FILE *f = open_memstream(&text, &tlen);
-	int b = size ? data[0] : 0, kind = b % 7;
+	int b = size ? data[0] : 0, kind = b % 8;
 	struct sp_audit_report_opts ro = { .sz = sizeof(ro), .kind = kind,
-					   .summary = kind != SP_AUDIT_REPORT_LOG && (b / 7) % 2,
-					   .out = f, .piped = (b / 14) % 2 };
+					   .summary = kind < SP_AUDIT_REPORT_LOG && (b / 8) % 2,
+					   .out = f, .piped = (b / 16) % 2 };
 	struct sp_audit_replay_opts o = { .sz = sizeof(o), .window = 4, .out_fd = -1,
 					  .flags = SP_AUDIT_REPLAY_NO_RULES };
 	struct sp_audit_report *rep;
@@ -193,7 +205,9 @@ static void run_report(const uint8_t *data, size_t size)
 		abort();
 	sp_audit_replay_free(r);
 	sp_audit_report_free(rep);
-	if (fclose(f) || tlen < 2 || text[0] != '\n')
+	/* aureport's text starts with its blank line; ausearch -i's (INTERPRET) with "----" */
+	if (fclose(f) || (kind == SP_AUDIT_REPORT_INTERPRET ?
+			  tlen && strncmp(text, "----\n", 5) : tlen < 2 || text[0] != '\n'))
 		abort();
 	free(text);
 }

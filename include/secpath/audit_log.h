@@ -98,6 +98,19 @@ SP_API int sp_audit_log_event_laurel(const struct sp_audit_log_event *ev, const 
 				     const char *key, struct sp_diags *d, sp_audit_log_put_fn put,
 				     void *ud);
 
+/*
+ * The event's records (those with mask[i] set; mask NULL = all) as `ausearch -i` 3.0.9
+ * prints them (its default tty escaping): "----", then the records last to first, each
+ * "type=NAME msg=audit(DATE TIME.MSEC:SERIAL) : " and its fields interpreted (uid/gid names
+ * from the process's passwd/group databases, syscall names by arch, hex strings decoded,
+ * exit/errno, modes, permissions, capabilities, sockaddr, the a0..a3 of the syscalls auparse
+ * names...; the ENRICHED part's names first, as ausearch).  DATE TIME are localtime and the
+ * locale's %x, as ausearch prints them.  The text goes to put in one call (nothing when no
+ * record is selected).  Returns 0, -ENOMEM, or put's non-zero return.
+ */
+SP_API int sp_audit_log_event_interpret(const struct sp_audit_log_event *ev, const uint8_t *mask,
+					sp_audit_log_put_fn put, void *ud);
+
 /* How an event's records relate to the kernel filters. */
 enum sp_audit_log_class {
 	SP_AUDIT_LOG_SYSCALL = 0, /* has a SYSCALL record: task/exit lists + companions */
@@ -167,6 +180,9 @@ enum sp_audit_report_kind {
 	SP_AUDIT_REPORT_AUTH = 4,	/* aureport -au/--auth */
 	SP_AUDIT_REPORT_LOGIN = 5,	/* aureport -l/--login */
 	SP_AUDIT_REPORT_LOG = 6,	/* aureport -t/--log: each input's time range */
+	/* not aureport's: the selected events as `ausearch -i` prints them, in the order it
+	 * hands them out (its reader reads every event given; piped is implied); no summary */
+	SP_AUDIT_REPORT_INTERPRET = 7,
 };
 
 struct sp_audit_report_opts {
@@ -224,6 +240,9 @@ struct sp_audit_replay_opts {
 /* out_fd receives each kept event as laurel's JSON lines (sp_audit_log_event_laurel, with the
  * deciding rule's key), in the order events close; audit.log inputs only. */
 #define SP_AUDIT_REPLAY_LAUREL 0x2u
+/* out_fd receives each kept event as `ausearch -i` prints it (sp_audit_log_event_interpret),
+ * in the order events close; audit.log inputs only; not with SP_AUDIT_REPLAY_LAUREL. */
+#define SP_AUDIT_REPLAY_INTERPRET 0x4u
 
 struct sp_audit_replay_stats {
 	uint64_t lines, records, malformed, bytes;

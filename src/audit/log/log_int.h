@@ -128,4 +128,28 @@ void audit_report_advance(struct sp_audit_report *r, uint64_t floor);
 int audit_report_event_sel(struct sp_audit_report *r, const struct sp_audit_log_event *ev,
 			   const uint8_t *mask, int selected);
 
+/* report.c, shared with interpret.c: ausearch's and aureport's localtime "%x %T" date (or
+ * "?"), and their safe_print_string in tty escape mode (bytes below 0x20 as \ooo; NULL as
+ * "(null)"; nl: then a newline, as with its ret argument). */
+#include <stdio.h>
+void audit_log_put_date(FILE *f, uint64_t sec);
+void audit_log_put_safe(FILE *f, const char *s, int nl);
+
+/* interpret.c: one event as `ausearch -i` prints it (sp_audit_log_event_interpret), from its
+ * records' lines (ENRICHED part included) and its stamp; report.c hands them out in
+ * ausearch's order. */
+struct audit_interp_rec {
+	uint32_t type;
+	const char *text;
+	size_t len;
+};
+struct audit_interp_ev {
+	uint64_t sec;
+	uint32_t msec, serial;
+	const char *node;		/* NULL: none */
+	const struct audit_interp_rec *rec;
+	size_t nrec;
+};
+int audit_log_interpret(FILE *f, const struct audit_interp_ev *ev);
+
 #endif

@@ -34,6 +34,8 @@
 
 /* --output holds one format: log lines (audit.log inputs) or a stream (recorded inputs). */
 enum { OUT_NONE, OUT_LOG, OUT_STREAM };
+/* the flags that write whole events as they close instead of the kept lines */
+#define EVENT_FORMATS (SP_AUDIT_REPLAY_LAUREL | SP_AUDIT_REPLAY_INTERPRET)
 #define SYNTH_DEV SP_AUDIT_MKDEV(4094, 1)
 
 struct rrule {
@@ -52,6 +54,10 @@ struct key_ent {
 
 struct sp_audit_replay {
 	struct sp_audit_replay_opts o;
+	/* SP_AUDIT_REPLAY_INTERPRET: a report of that kind keeps ausearch's event order; its
+	 * FILE writes into the output buffer */
+	struct sp_audit_report *interp;
+	FILE *interp_f;
 	const char *rules_file;
 	struct sp_audit_ruleset *rs;
 	struct sp_audit_fsview *fs;
@@ -369,7 +375,7 @@ static int oput(struct sp_audit_replay *r, const char *s, size_t n)
 	return 0;
 }
 
-/* SP_AUDIT_REPLAY_LAUREL: an event's JSON lines, written as the event closes. */
+/* SP_AUDIT_REPLAY_LAUREL, _INTERPRET: an event's text, written as the event closes. */
 static int laurel_put(void *ud, const char *s, size_t n)
 {
 	return oput(ud, s, n);
@@ -519,6 +525,33 @@ static int rules_keep(struct sp_audit_replay *r, const struct sp_audit_log_event
 	return 0;
 }
 
+static ssize_t interp_write(void *c, const char *s, size_t n)
+{
+	return oput(c, s, n) ? -1 : (ssize_t)n;
+}
+
+static int interp_open(struct sp_audit_replay *r)
+{
+	cookie_io_functions_t io = { .write = interp_write };
+	struct sp_audit_report_opts ro = { .sz = sizeof(ro), .kind = SP_AUDIT_REPORT_INTERPRET };
+	if (!(ro.out = r->interp_f = fopencookie(r, "w", io)))
+		return -ENOMEM;
+	return sp_audit_report_new(&ro, &r->interp);
+}
+
+/* The event to the reports: the caller's and the interpretation's (selected or only read). */
+static int reports_event(struct sp_audit_replay *r, const struct sp_audit_log_event *lev,
+			 int selected)
+{
+	struct sp_audit_report *v[2] = { r->o.report, r->interp };
+	for (int i = 0; i < 2; i++) {
+		int err = v[i] ? audit_report_event_sel(v[i], lev, r->keepv, selected) : 0;
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 static int on_event(void *ud, const struct sp_audit_log_event *lev)
 {
 	struct sp_audit_replay *r = ud;
@@ -541,7 +574,7 @@ static int on_event(void *ud, const struct sp_audit_log_event *lev)
 	if (r->o.search && !sp_audit_search_match(r->o.search, lev, r->keepv)) {
 		/* ausearch reads the records the rules kept, selected or not: their order is
 		 * the report's (piped: aureport reads ausearch's output) */
-		if (r->o.report && (err = audit_report_event_sel(r->o.report, lev, r->keepv, 0)))
+		if ((err = reports_event(r, lev, 0)))
 			return r->err = err;
 		memset(r->keepv, 0, n);
 	}
@@ -552,7 +585,7 @@ static int on_event(void *ud, const struct sp_audit_log_event *lev)
 		kept++;
 		if (t == LT_SYSCALL || t == LT_URINGOP)
 			syscall_kept = 1;
-		if (r->o.out_fd > 0 && !(r->o.flags & SP_AUDIT_REPLAY_LAUREL) &&
+		if (r->o.out_fd > 0 && !(r->o.flags & EVENT_FORMATS) &&
 		    (err = pend_push(r, &lev->rec[i])))
 			return r->err = err;
 	}
@@ -562,10 +595,10 @@ static int on_event(void *ud, const struct sp_audit_log_event *lev)
 		return r->err = err;
 	if (syscall_kept && d.record && (err = count_keys(r, &d)))
 		return r->err = err;
-	if (kept && r->o.report && (err = sp_audit_report_event(r->o.report, lev, r->keepv)))
+	if (kept && (err = reports_event(r, lev, 1)))
 		return r->err = err;
-	if (r->o.report)
-		audit_report_advance(r->o.report, audit_log_open_floor(r->log));
+	audit_report_advance(r->o.report, audit_log_open_floor(r->log));
+	audit_report_advance(r->interp, audit_log_open_floor(r->log));
 	r->st.records_kept += kept;
 	r->st.records_dropped += n - kept;
 	if (kept)
@@ -621,6 +654,8 @@ SP_API int sp_audit_replay_new(const char *text, size_t len, const char *file,
 		err = -ENOMEM;
 		goto fail;
 	}
+	if (r->o.out_fd > 0 && (r->o.flags & SP_AUDIT_REPLAY_INTERPRET) && (err = interp_open(r)))
+		goto fail;
 	struct sp_audit_log_opts lo = { .sz = sizeof(lo),
 					.window = r->o.window,
 					.on_event = on_event,
@@ -641,6 +676,9 @@ SP_API void sp_audit_replay_free(struct sp_audit_replay *r)
 {
 	if (!r)
 		return;
+	sp_audit_report_free(r->interp);
+	if (r->interp_f)
+		fclose(r->interp_f);	/* (finish flushed it: nothing is written now) */
 	if (r->ow)
 		sp_audit_record_writer_finish(r->ow);
 	sp_audit_log_free(r->log);
@@ -668,10 +706,12 @@ static int out_claim(struct sp_audit_replay *r, int kind, const char *file)
 {
 	if (r->o.out_fd <= 0 || r->out_kind == kind)
 		return 0;
-	if (kind == OUT_STREAM && (r->o.flags & SP_AUDIT_REPLAY_LAUREL)) {
+	if (kind == OUT_STREAM && (r->o.flags & EVENT_FORMATS)) {
 		if (r->o.diags)
 			sp_diags_add(r->o.diags, SP_SEV_ERROR, -EINVAL, file, 0, 0, 0,
-				     "output: laurel's JSON is written for audit.log inputs only");
+				     (r->o.flags & SP_AUDIT_REPLAY_LAUREL) ?
+				     "output: laurel's JSON is written for audit.log inputs only" :
+				     "output: ausearch -i's text is written for audit.log inputs only");
 		return -EINVAL;
 	}
 	if (r->out_kind == OUT_NONE) {
@@ -762,6 +802,8 @@ SP_API int sp_audit_replay_finish(struct sp_audit_replay *r)
 		r->ow = NULL;
 		return rc;
 	}
+	if (r->interp && (rc = sp_audit_report_finish(r->interp)))
+		return rc;
 	if (r->o.out_fd > 0 && (rc = pend_flush(r, UINT64_MAX)))
 		return rc;
 	return r->o.out_fd > 0 ? oflush(r) : 0;

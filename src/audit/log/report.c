@@ -282,14 +282,15 @@ SP_API int sp_audit_report_new(const struct sp_audit_report_opts *o, struct sp_a
 	struct sp_audit_report *r;
 
 	if (!o || !out || !o->out || o->kind < SP_AUDIT_REPORT_SUMMARY ||
-	    o->kind > SP_AUDIT_REPORT_LOG || (o->summary && o->kind == SP_AUDIT_REPORT_LOG))
+	    o->kind > SP_AUDIT_REPORT_INTERPRET ||
+	    (o->summary && o->kind >= SP_AUDIT_REPORT_LOG))
 		return -EINVAL;
 	if (!(r = calloc(1, sizeof(*r))))
 		return -ENOMEM;
 	r->kind = o->kind;
 	r->summary = o->summary || o->kind == SP_AUDIT_REPORT_SUMMARY;
 	r->out = o->out;
-	r->piped = o->piped;
+	r->piped = o->piped || o->kind == SP_AUDIT_REPORT_INTERPRET;
 	set_gates(r);
 	r->sink = (struct search_sink){ sink_file, sink_ftype, sink_key, r };
 	*out = r;
@@ -349,8 +350,8 @@ static void put_title(struct sp_audit_report *r)
 	fprintf(r->out, "\n%s", r->summary ? sum[r->kind] : det[r->kind]);
 }
 
-/* localtime() and "%x %T", or "?". */
-static void put_date(FILE *f, uint64_t sec)
+/* localtime() and "%x %T", or "?" (log_int.h). */
+void audit_log_put_date(FILE *f, uint64_t sec)
 {
 	time_t t = (time_t)sec;
 	struct tm tm;
@@ -368,8 +369,8 @@ static void put_date(FILE *f, uint64_t sec)
 }
 
 /* safe_print_string() in aureport's default escape mode (tty): bytes below 0x20 as \ooo;
- * NULL prints "(null)". */
-static void put_safe(FILE *f, const char *s, int nl)
+ * NULL prints "(null)" (log_int.h). */
+void audit_log_put_safe(FILE *f, const char *s, int nl)
 {
 	if (!s) {
 		fputs("(null)", f);
@@ -414,6 +415,7 @@ struct pev {
 	size_t n, next;			/* records; the next one not yet read by the simulation */
 	struct prec { uint64_t seq; uint32_t type; const char *file; size_t off; } *rec;
 	char *text;
+	char *node;			/* INTERPRET: the event's node, or NULL */
 	int segs;			/* lol events holding records of it */
 	int inheap;			/* records left to read: owned by the heap */
 	int selected;			/* 0: read by ausearch's reader, not selected (piped) */
@@ -477,7 +479,7 @@ static void line_start(struct sp_audit_report *r, const struct rep_ev *e)
 	put_title(r);
 	r->found = 1;
 	fprintf(r->out, "%lu. ", ++r->line_item);
-	put_date(r->out, e->sec);
+	audit_log_put_date(r->out, e->sec);
 	fputc(' ', r->out);
 }
 
@@ -504,7 +506,7 @@ static void list_line_user(struct sp_audit_report *r, const struct rep_ev *e)
 			return;
 		line_start(r, e);
 		if (it->has_acct)
-			put_safe(f, it->acct, 0);
+			audit_log_put_safe(f, it->acct, 0);
 		else
 			put_uid(f, it->uid);
 	} else {
@@ -512,7 +514,7 @@ static void list_line_user(struct sp_audit_report *r, const struct rep_ev *e)
 			return;
 		line_start(r, e);
 		if (it->success == 0 && it->has_acct)
-			put_safe(f, it->acct, 0);
+			audit_log_put_safe(f, it->acct, 0);
 		else
 			put_uid(f, it->loginuid);
 	}
@@ -533,21 +535,21 @@ static void list_line(struct sp_audit_report *r, const struct rep_ev *e)
 			return;
 		line_start(r, e);
 		fprintf(f, "%s %s ", list_at(&r->keys, 0), success_word(it->success));
-		put_safe(f, it->has_exe ? it->exe : "?", 0);
+		audit_log_put_safe(f, it->has_exe ? it->exe : "?", 0);
 		fputc(' ', f);
 	} else if (k == SP_AUDIT_REPORT_EXE) {
 		if (!it->has_exe)
 			return;
 		line_start(r, e);
-		put_safe(f, it->exe, 0);
+		audit_log_put_safe(f, it->exe, 0);
 		fprintf(f, " %s %s ", it->has[SS_TERMINAL] ? it->val[SS_TERMINAL] : "?", it->has[SS_HOST] ? it->val[SS_HOST] : "?");
 	} else if (k == SP_AUDIT_REPORT_FILE) {
 		if (!r->files.n)
 			return;
 		line_start(r, e);
-		put_safe(f, first_file(r), 0);
+		audit_log_put_safe(f, first_file(r), 0);
 		fprintf(f, " %d %s ", it->syscall, success_word(it->success));
-		put_safe(f, it->has_exe ? it->exe : "?", 0);
+		audit_log_put_safe(f, it->has_exe ? it->exe : "?", 0);
 		fputc(' ', f);
 	} else {
 		list_line_user(r, e);
@@ -682,9 +684,9 @@ static void log_line(struct sp_audit_report *r)
 		return;
 	}
 	fprintf(r->out, "%s: ", name);
-	put_date(r->out, r->first_sec);
+	audit_log_put_date(r->out, r->first_sec);
 	fprintf(r->out, ".%03u - ", r->first_ms);
-	put_date(r->out, r->last_sec);
+	audit_log_put_date(r->out, r->last_sec);
 	fprintf(r->out, ".%03u\n", r->last_ms);
 }
 
@@ -746,6 +748,7 @@ static void pev_free(struct pev *p)
 	if (p) {
 		free(p->rec);
 		free(p->text);
+		free(p->node);
 		free(p);
 	}
 }
@@ -762,12 +765,30 @@ static int pev_before(const struct pev *a, const struct pev *b)
 
 static int lol_add(struct sp_audit_report *r, int st, struct pev *p, size_t i);
 
-/* An event lol[st] hands out: to aureport's reader (lol[1]) when piped, else reported. */
+/* INTERPRET: the records [lo, hi) of p, as ausearch -i prints the event lol handed out. */
+static int interpret_out(struct sp_audit_report *r, const struct pev *p, size_t lo, size_t hi)
+{
+	struct audit_interp_rec *v = calloc(hi - lo, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = lo; i < hi; i++)
+		v[i - lo] = (struct audit_interp_rec){ p->rec[i].type, p->text + p->rec[i].off,
+						       strlen(p->text + p->rec[i].off) };
+	struct audit_interp_ev ev = { p->sec, p->ms, p->serial, p->node, v, hi - lo };
+	int rc = audit_log_interpret(r->out, &ev);
+	free(v);
+	return rc;
+}
+
+/* An event lol[st] hands out: to aureport's reader (lol[1]) when piped, else reported;
+ * INTERPRET: printed as ausearch -i, from ausearch's reader (lol[0]). */
 static int hand_out(struct sp_audit_report *r, int st, struct pev *p, size_t lo, size_t hi)
 {
 	struct rep_ev e = { p, lo, hi, p->sec, p->serial };
 	int rc = 0;
 
+	if (r->kind == SP_AUDIT_REPORT_INTERPRET)
+		return p->selected ? interpret_out(r, p, lo, hi) : 0;
 	if (st == 1 || !r->piped)
 		return process(r, &e);
 	if (!p->selected)
@@ -940,7 +961,8 @@ void audit_report_advance(struct sp_audit_report *r, uint64_t floor)
 }
 
 /* A copy of the kept records of ev. */
-static int pev_make(const struct sp_audit_log_event *ev, const uint8_t *mask, struct pev **out)
+static int pev_make(const struct sp_audit_log_event *ev, const uint8_t *mask, int whole,
+		    struct pev **out)
 {
 	size_t n = sp_audit_log_event_nrec(ev), k = 0, bytes = 0;
 	const char *node;
@@ -960,11 +982,20 @@ static int pev_make(const struct sp_audit_log_event *ev, const uint8_t *mask, st
 		return -ENOMEM;
 	}
 	sp_audit_log_event_stamp(ev, &p->sec, &p->ms, &p->serial, &node);
+	if (whole && node && !(p->node = strdup(node))) {
+		pev_free(p);
+		return -ENOMEM;
+	}
 	for (size_t i = 0, off = 0; i < n; i++) {
 		const struct sp_audit_log_rec *rec = sp_audit_log_event_rec(ev, i);
 		if (mask && !mask[i])
 			continue;
-		search_rec_text(rec, p->text + off, rec->len + 1);
+		if (whole) {	/* INTERPRET: the ENRICHED part too */
+			memcpy(p->text + off, rec->text, rec->len);
+			p->text[off + rec->len] = '\0';
+		} else {
+			search_rec_text(rec, p->text + off, rec->len + 1);
+		}
 		p->rec[p->n++] = (struct prec){ rec->seq, rec->type, rec->file, off };
 		off += strlen(p->text + off) + 1;
 	}
@@ -1000,7 +1031,7 @@ int audit_report_event_sel(struct sp_audit_report *r, const struct sp_audit_log_
 		return r->err;
 	if (!selected && !r->piped)
 		return 0;
-	if ((rc = pev_make(ev, mask, &p)) || !p)
+	if ((rc = pev_make(ev, mask, r->kind == SP_AUDIT_REPORT_INTERPRET, &p)) || !p)
 		return r->err = rc;
 	p->selected = selected;
 	if ((rc = heap_push(r, p))) {
@@ -1032,14 +1063,14 @@ static void put_counts(FILE *f, struct rep_set *st, int users)
 			put_uid(f, (uint32_t)strtol(s, NULL, 10));
 			fputc('\n', f);
 		} else {
-			put_safe(f, s, 1);
+			audit_log_put_safe(f, s, 1);
 		}
 	}
 }
 
 static void put_stamp(FILE *f, uint64_t sec, uint32_t ms)
 {
-	put_date(f, sec);
+	audit_log_put_date(f, sec);
 	fprintf(f, ".%03u", ms);
 }
 
@@ -1053,7 +1084,7 @@ static void put_summary(const struct sp_audit_report *r)
 	fputs(" - ", f);
 	put_stamp(f, r->last_sec, r->last_ms);
 	fputs("\nSelected time for report: ", f);
-	put_date(f, r->very_first_sec);
+	audit_log_put_date(f, r->very_first_sec);
 	fputs(" - ", f);
 	put_stamp(f, r->last_sec, r->last_ms);
 	fprintf(f, "\nNumber of changes in configuration: %llu\n"
@@ -1084,7 +1115,8 @@ SP_API int sp_audit_report_finish(struct sp_audit_report *r)
 		return -EINVAL;
 	if (r->err)
 		return r->err;
-	put_title(r);
+	if (r->kind != SP_AUDIT_REPORT_INTERPRET)
+		put_title(r);
 	/* aureport terminates the open events while it reads its last input, even an empty one */
 	if (!r->err && !advance(r, UINT64_MAX) && r->qhead < r->nq)
 		next_file(r, r->inq[r->nq - 1]);
@@ -1097,7 +1129,9 @@ SP_API int sp_audit_report_finish(struct sp_audit_report *r)
 	}
 	if (r->err)
 		return r->err;
-	if (r->kind == SP_AUDIT_REPORT_LOG) {
+	if (r->kind == SP_AUDIT_REPORT_INTERPRET) {
+		;
+	} else if (r->kind == SP_AUDIT_REPORT_LOG) {
 		if (r->started)
 			log_line(r);
 		for (; r->qhead < r->nq; r->qhead++)
