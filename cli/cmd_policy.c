@@ -33,8 +33,8 @@ static int parse_layout(const char *s, enum sp_avtab_layout *l)
 	return -EINVAL;
 }
 
-static int load(struct sp_cli *cli, const char *path, enum sp_avtab_layout layout,
-		struct sp_policy **p)
+int cli_policy_load(struct sp_cli *cli, const char *path, enum sp_avtab_layout layout,
+		    struct sp_policy **p)
 {
 	struct sp_diags d;
 	sp_diags_init(&d, NULL);
@@ -347,7 +347,7 @@ static int cmd_info(int argc, char **argv, struct sp_cli *cli)
 	if (rc)
 		return rc < 0 ? SP_EXIT_OK : rc;
 	struct sp_policy *p;
-	if (load(cli, o.path, o.layout, &p))
+	if (cli_policy_load(cli, o.path, o.layout, &p))
 		return SP_EXIT_REJECTED;
 	struct sp_policy_info in;
 	sp_policy_get_info(p, &in);
@@ -1191,7 +1191,7 @@ static int cmd_search(int argc, char **argv, struct sp_cli *cli)
 	if (rc)
 		return rc < 0 ? SP_EXIT_USAGE : SP_EXIT_OK;
 	struct sp_policy *p;
-	if (load(cli, a.path, a.layout, &p))
+	if (cli_policy_load(cli, a.path, a.layout, &p))
 		return SP_EXIT_REJECTED;
 	rc = SP_EXIT_REJECTED;
 	struct search_out o = { .p = p }, ro = { .p = p }, mo = { .p = p };
@@ -1311,7 +1311,7 @@ static int cmd_decide(int argc, char **argv, struct sp_cli *cli)
 		return SP_EXIT_USAGE;
 	}
 	struct sp_policy *p;
-	if (load(cli, pos[0], layout, &p))
+	if (cli_policy_load(cli, pos[0], layout, &p))
 		return SP_EXIT_REJECTED;
 	int rc = SP_EXIT_REJECTED;
 	for (int i = 0; i < nbools; i++) {
@@ -1400,7 +1400,8 @@ static void usage(FILE *f)
 	fprintf(f, "usage: secpath policy <command> [args]\n\ncommands:\n"
 		   "  info     version, MLS and counts of a kernel binary policy\n"
 		   "  search   list te rules like sesearch\n"
-		   "  decide   TE access decision for SOURCE TARGET CLASS\n\n"
+		   "  decide   TE access decision for SOURCE TARGET CLASS\n"
+		   "  diff     differences of two policies like sediff\n\n"
 		   "'secpath policy <command> --help' for details; see secpath-policy(1).\n");
 }
 
@@ -1420,6 +1421,8 @@ int cmd_policy(int argc, char **argv, struct sp_cli *cli)
 		return cmd_search(argc - 1, argv + 1, cli);
 	if (!strcmp(argv[1], "decide"))
 		return cmd_decide(argc - 1, argv + 1, cli);
+	if (!strcmp(argv[1], "diff"))
+		return cmd_policy_diff(argc - 1, argv + 1, cli);
 	fprintf(cli->err, "%s: '%s' is not a policy command\n", cli->prog, argv[1]);
 	usage(cli->err);
 	return SP_EXIT_USAGE;
