@@ -269,23 +269,27 @@ struct dgroup {
 
 struct dsec {
 	const char *opt, *title;
-	void (*collect)(struct dside *d);
+	void (*collect)(struct dside *d);	/* NULL: an AV rule section of av_kind */
+	uint16_t av_kind;
 	uint32_t ngroups;
 	struct dgroup g[3];
 };
 
 static const struct dsec sections[] = {
-	{ "common", "Commons", collect_commons, 1, { { G_COUNT, "permissions", NULL } } },
-	{ "class", "Classes", collect_classes, 1, { { G_COUNT, "permissions", NULL } } },
-	{ "bool", "Booleans", collect_bools, 1, { { G_CHANGE, "default state", NULL } } },
-	{ "role", "Roles", collect_roles, 1, { { G_COUNT, "types", NULL } } },
-	{ "type", "Types", collect_types, 3,
+	{ "common", "Commons", collect_commons, 0, 1, { { G_COUNT, "permissions", NULL } } },
+	{ "class", "Classes", collect_classes, 0, 1, { { G_COUNT, "permissions", NULL } } },
+	{ "bool", "Booleans", collect_bools, 0, 1, { { G_CHANGE, "default state", NULL } } },
+	{ "role", "Roles", collect_roles, 0, 1, { { G_COUNT, "types", NULL } } },
+	{ "type", "Types", collect_types, 0, 3,
 	  { { G_COUNT, "attributes", "Attributes:" }, { G_COUNT, "aliases", "Aliases:" },
 	    { G_FLAG, "permissive", NULL } } },
-	{ "attribute", "Type Attributes", collect_attributes, 1, { { G_COUNT, "types", NULL } } },
-	{ "user", "Users", collect_users, 3,
+	{ "attribute", "Type Attributes", collect_attributes, 0, 1, { { G_COUNT, "types", NULL } } },
+	{ "user", "Users", collect_users, 0, 3,
 	  { { G_COUNT, "roles", "Roles:" }, { G_CHANGE, "default level", "Default level:" },
 	    { G_CHANGE, "range", "Range:" } } },
+	{ "allow", "Allow", NULL, SP_AVTAB_ALLOWED, 0, { { 0 } } },
+	{ "auditallow", "Auditallow", NULL, SP_AVTAB_AUDITALLOW, 0, { { 0 } } },
+	{ "dontaudit", "Dontaudit", NULL, SP_AVTAB_AUDITDENY, 0, { { 0 } } },
 };
 #define NSECTIONS (sizeof(sections) / sizeof(sections[0]))
 
@@ -504,7 +508,9 @@ SP_API int sp_policy_diff_write(const struct sp_policy *a, const struct sp_polic
 	for (unsigned i = 0; i < NSECTIONS; i++) {
 		if (which && !(which >> i & 1))
 			continue;
-		int rc = diff_section(a, b, &sections[i], which != 0, out);
+		const struct dsec *s = &sections[i];
+		int rc = s->collect ? diff_section(a, b, s, which != 0, out)
+				    : policy_diff_av(a, b, s->av_kind, s->title, which != 0, out);
 		if (rc)
 			return rc;
 	}
