@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * cmd_policy_diff.c - `secpath policy diff [SECTION...] POLICY1 POLICY2`: sediff's (setools
- * 4.4) component differences of two binary policies (sp_policy_diff_write).  The section
- * options are sediff's (--common, -c/--class, -b/--bool, -r/--role, -t/--type,
- * -a/--attribute, -u/--user); none = every implemented section that has differences.
+ * 4.4) component and TE rule differences of two binary policies (sp_policy_diff_write).  The
+ * section options are sediff's (--common, -c/--class, -b/--bool, -r/--role, -t/--type,
+ * -a/--attribute, -u/--user, -A/--allow, --auditallow, --dontaudit, -T/--type_trans,
+ * --type_change, --type_member; -A without allowxperm, which is not implemented); none = every
+ * implemented section that has differences.
  * Both policies are read before anything is printed; nothing is written but standard output.
  */
 #include <errno.h>
@@ -15,14 +17,18 @@ static void diff_usage(FILE *f)
 {
 	fprintf(f, "usage: secpath policy diff [--common] [-c|--class] [-b|--bool] [-r|--role]\n"
 		   "                          [-t|--type] [-a|--attribute] [-u|--user]\n"
+		   "                          [-A|--allow] [--auditallow] [--dontaudit]\n"
+		   "                          [-T|--type_trans] [--type_change] [--type_member]\n"
 		   "                          POLICY1 POLICY2\n\n"
 		   "Print the differences from POLICY1 to POLICY2 as sediff (setools 4.4) does,\n"
 		   "section by section: commons, classes (permissions), booleans (default state),\n"
 		   "roles (types), types (attributes, aliases, permissive), type attributes\n"
-		   "(types), users (roles, default level, range).  A section option prints that\n"
-		   "section even without differences; with none, every section that has\n"
-		   "differences is printed.  Rule, labeling and MLS sections of sediff are not\n"
-		   "implemented.  The policies may be xz-compressed.\n");
+		   "(types), users (roles, default level, range), then the allow, auditallow,\n"
+		   "dontaudit, type_transition, type_change and type_member rules, expanded to\n"
+		   "type pairs as setools expands them.  A section option prints that section\n"
+		   "even without differences; with none, every section that has differences is\n"
+		   "printed.  sediff's xperm, role rule, MLS, labeling, constraint and property\n"
+		   "sections are not implemented.  The policies may be xz-compressed.\n");
 }
 
 /* sediff's short options, each for the section named after it */
@@ -30,7 +36,7 @@ static const char *short_section(const char *a)
 {
 	static const char *const map[][2] = {
 		{ "-c", "class" }, { "-b", "bool" }, { "-r", "role" }, { "-t", "type" },
-		{ "-a", "attribute" }, { "-u", "user" },
+		{ "-a", "attribute" }, { "-u", "user" }, { "-A", "allow" }, { "-T", "type_trans" },
 	};
 	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
 		if (!strcmp(a, map[i][0]))

@@ -290,6 +290,9 @@ static const struct dsec sections[] = {
 	{ "allow", "Allow", NULL, SP_AVTAB_ALLOWED, 0, { { 0 } } },
 	{ "auditallow", "Auditallow", NULL, SP_AVTAB_AUDITALLOW, 0, { { 0 } } },
 	{ "dontaudit", "Dontaudit", NULL, SP_AVTAB_AUDITDENY, 0, { { 0 } } },
+	{ "type_trans", "Type_transition", NULL, SP_AVTAB_TRANSITION, 0, { { 0 } } },
+	{ "type_change", "Type_change", NULL, SP_AVTAB_CHANGE, 0, { { 0 } } },
+	{ "type_member", "Type_member", NULL, SP_AVTAB_MEMBER, 0, { { 0 } } },
 };
 #define NSECTIONS (sizeof(sections) / sizeof(sections[0]))
 

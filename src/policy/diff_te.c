@@ -25,7 +25,8 @@
 
 struct avrec {
 	uint32_t cond;		/* rank of the expression text, 0 = unconditional */
-	uint32_t mask;
+	uint32_t mask;		/* AV kinds: permissions; type kinds: the default type's value */
+	const char *fname;	/* type_transition: the file name of a filename transition */
 	uint16_t s, t, c;	/* ranks of the names */
 	uint8_t block;		/* 1 True branch (and unconditional), 0 False */
 };
@@ -181,15 +182,18 @@ static int rec_push(struct avside *d, const struct avrec *r)
 	return 0;
 }
 
+static int expand_pairs(struct avside *d, struct avrec *r, uint32_t s, uint32_t t);
+
 /* One avtab entry of the side's kind, expanded to its (source type, target type) records. */
 static int expand_entry(void *ud, const struct sp_avtab_entry *e)
 {
 	struct avside *d = ud;
 	const struct policy_core *k = d->k;
-	if ((e->specified & SP_AVTAB_AV) != d->kind)
+	if ((e->specified & (SP_AVTAB_AV | SP_AVTAB_TYPE)) != d->kind)
 		return 0;
 	uint32_t mask = d->kind == SP_AVTAB_AUDITDENY ? ~e->data : e->data;
-	struct avrec r = { .mask = named_mask(k, e->tclass, mask), .block = 1 };
+	struct avrec r = { .mask = (d->kind & SP_AVTAB_AV) ? named_mask(k, e->tclass, mask) : mask,
+			   .block = 1 };
 	if (!r.mask || !d->crank[e->tclass])
 		return 0;
 	r.c = (uint16_t)d->crank[e->tclass];
@@ -197,23 +201,37 @@ static int expand_entry(void *ud, const struct sp_avtab_entry *e)
 		r.cond = d->nrank[e->cond];
 		r.block = e->cond_list ? 1 : 0;
 	}
+	return expand_pairs(d, &r, e->source, e->target);
+}
+
+/* r for every (source type, target type) of the members of s and t. */
+static int expand_pairs(struct avside *d, struct avrec *r, uint32_t s, uint32_t t)
+{
+	const struct policy_core *k = d->k;
 	const uint32_t *sv, *tv;
-	size_t ns = sp_policy_attr_types(d->p, e->source, &sv);
-	size_t nt = sp_policy_attr_types(d->p, e->target, &tv);
+	size_t ns = sp_policy_attr_types(d->p, s, &sv);
+	size_t nt = sp_policy_attr_types(d->p, t, &tv);
 	for (size_t i = 0; i < ns; i++) {
 		if ((k->type_flags[sv[i]] & 1) || !d->trank[sv[i]])
 			continue;
-		r.s = (uint16_t)d->trank[sv[i]];
+		r->s = (uint16_t)d->trank[sv[i]];
 		for (size_t j = 0; j < nt; j++) {
 			if ((k->type_flags[tv[j]] & 1) || !d->trank[tv[j]])
 				continue;
-			r.t = (uint16_t)d->trank[tv[j]];
-			int rc = rec_push(d, &r);
+			r->t = (uint16_t)d->trank[tv[j]];
+			int rc = rec_push(d, r);
 			if (rc)
 				return rc;
 		}
 	}
 	return 0;
+}
+
+static int fname_cmp(const char *a, const char *b)
+{
+	if (!a || !b)
+		return !!a - !!b;
+	return strcmp(a, b);
 }
 
 static int rec_key_cmp(const struct avrec *a, const struct avrec *b, int with_cond)
@@ -226,7 +244,9 @@ static int rec_key_cmp(const struct avrec *a, const struct avrec *b, int with_co
 		return a->s < b->s ? -1 : 1;
 	if (a->t != b->t)
 		return a->t < b->t ? -1 : 1;
-	return (a->c > b->c) - (a->c < b->c);
+	if (a->c != b->c)
+		return a->c < b->c ? -1 : 1;
+	return fname_cmp(a->fname, b->fname);
 }
 
 static int rec_cmp(const void *x, const void *y)
@@ -240,12 +260,16 @@ static void avside_settle(struct avside *d)
 {
 	qsort(d->r, d->n, sizeof(*d->r), rec_cmp);
 	size_t m = 0;
+	int av = d->kind & SP_AVTAB_AV;
 	for (size_t i = 0; i < d->n; i++) {
 		if (m && !rec_cmp(&d->r[m - 1], &d->r[i]))
-			d->r[m - 1].mask |= d->r[i].mask;
+			d->r[m - 1].mask |= av ? d->r[i].mask : 0;	/* type rules: one stays */
 		else
 			d->r[m++] = d->r[i];
 	}
+	d->n = m;
+	if (!av)
+		return;
 	size_t nu = 0;
 	while (nu < m && !d->r[nu].cond)
 		nu++;
@@ -276,6 +300,14 @@ static int avside_build(struct avside *d, const struct sp_policy *p, uint16_t ki
 		rc = sp_policy_avtab_foreach(p, 0, expand_entry, d);
 	if (!rc)
 		rc = sp_policy_avtab_foreach(p, 1, expand_entry, d);
+	size_t nft = kind == SP_AVTAB_TRANSITION ? sp_policy_filename_trans_count(p) : 0;
+	for (size_t i = 0; !rc && i < nft; i++) {
+		const struct sp_filename_trans *ft = sp_policy_filename_trans(p, i);
+		struct avrec r = { .mask = ft->otype, .fname = ft->name, .block = 1,
+				   .c = (uint16_t)(ft->tclass <= d->k->nclasses ?
+						   d->crank[ft->tclass] : 0) };
+		rc = r.c ? expand_pairs(d, &r, ft->stype, ft->ttype) : 0;
+	}
 	if (!rc)
 		avside_settle(d);
 	return rc;
@@ -305,7 +337,9 @@ static int xcmp(const struct avside *a, const struct avrec *x, const struct avsi
 		c = strcmp(tn(a, x->s), tn(b, y->s));
 	if (!c)
 		c = strcmp(tn(a, x->t), tn(b, y->t));
-	return c ? c : strcmp(cn(a, x->c), cn(b, y->c));
+	if (!c)
+		c = strcmp(cn(a, x->c), cn(b, y->c));
+	return c ? c : fname_cmp(x->fname, y->fname);
 }
 
 static int name_cmp(const void *x, const void *y)
@@ -348,13 +382,18 @@ struct rline {
 	const char *const *perm;	/* perm[i] with sign[i] ('\0', '+' or '-') */
 	const char *sign;
 	int n;
+	const char *def, *olddef, *fname;	/* type rules: the default (mod: new, old) */
 };
 
 static size_t rline_fmt(const struct rline *l, char *buf, size_t len)
 {
 	size_t pos = 0;
 	PUT(buf, len, pos, "%s %s %s:%s ", l->kind, l->s, l->t, l->c);
-	if (l->n == 1 && !l->mod)
+	if (l->def && l->mod)
+		PUT(buf, len, pos, "+%s -%s", l->def, l->olddef);
+	else if (l->def)
+		PUT(buf, len, pos, "%s", l->def);
+	else if (l->n == 1 && !l->mod)
 		PUT(buf, len, pos, "%s", l->perm[0]);
 	else {
 		PUT(buf, len, pos, "{");
@@ -363,6 +402,8 @@ static size_t rline_fmt(const struct rline *l, char *buf, size_t len)
 			    l->perm[i]);
 		PUT(buf, len, pos, " }");
 	}
+	if (l->fname)
+		PUT(buf, len, pos, " %s", l->fname);
 	PUT(buf, len, pos, ";");
 	if (l->cond && l->mod)
 		PUT(buf, len, pos, " %s", l->cond);
@@ -403,7 +444,9 @@ static int lines_push(struct dlines *o, char *key, char *text)
 }
 
 static const char *const kind_word[] = { [SP_AVTAB_ALLOWED] = "allow",
-	[SP_AVTAB_AUDITALLOW] = "auditallow", [SP_AVTAB_AUDITDENY] = "dontaudit" };
+	[SP_AVTAB_AUDITALLOW] = "auditallow", [SP_AVTAB_AUDITDENY] = "dontaudit",
+	[SP_AVTAB_TRANSITION] = "type_transition", [SP_AVTAB_MEMBER] = "type_member",
+	[SP_AVTAB_CHANGE] = "type_change" };
 
 /* A record of side d as a rule of its own (an added or removed rule). */
 static int push_rule(struct dlines *o, const struct avside *d, const struct avrec *r)
@@ -411,9 +454,40 @@ static int push_rule(struct dlines *o, const struct avside *d, const struct avre
 	const char *perm[32];
 	static const char nosign[32];
 	struct rline l = { kind_word[d->kind], tn(d, r->s), tn(d, r->t), cn(d, r->c),
-			   r->cond ? d->ctext[r->cond] : NULL, r->block, 0, perm, nosign, 0 };
-	l.n = rec_perms(d, r, perm);
+			   r->cond ? d->ctext[r->cond] : NULL, r->block, 0, perm, nosign, 0,
+			   NULL, NULL, r->fname };
+	if (d->kind & SP_AVTAB_AV)
+		l.n = rec_perms(d, r, perm);
+	else
+		l.def = d->k->type_name[r->mask];
 	return lines_push(o, NULL, rline_new(o->al, &l));
+}
+
+/* The line of a modified rule and its sort key (the rule of side a), both owned by o. */
+static int push_pair(struct dlines *o, const struct rline *line, const struct rline *key)
+{
+	char *text = rline_new(o->al, line), *k = rline_new(o->al, key);
+	if (!k || !text) {
+		sp_free(o->al, k, k ? strlen(k) + 1 : 0);
+		sp_free(o->al, text, text ? strlen(text) + 1 : 0);
+		return -ENOMEM;
+	}
+	return lines_push(o, k, text);
+}
+
+/* A type rule both sides have: modified when the default types' names differ. */
+static int push_modified_type(struct dlines *o, const struct avside *a, const struct avrec *x,
+			      const struct avside *b, const struct avrec *y)
+{
+	const char *old = a->k->type_name[x->mask], *new = b->k->type_name[y->mask];
+	if (!old || !new || !strcmp(old, new))
+		return 0;
+	struct rline l = { kind_word[a->kind], tn(a, x->s), tn(a, x->t), cn(a, x->c),
+			   x->cond ? a->ctext[x->cond] : NULL, x->block, 1, NULL, NULL, 0,
+			   new, old, x->fname };
+	struct rline k = l;
+	k.mod = 0, k.def = old;
+	return push_pair(o, &l, &k);
 }
 
 /* A record both sides have: a modified rule when the permission names differ (0 if not). */
@@ -450,18 +524,12 @@ static int push_modified(struct dlines *o, const struct avside *a, const struct 
 			perm[n] = pa[k], sign[n++] = '-';
 	}
 	struct rline l = { kind_word[a->kind], tn(a, x->s), tn(a, x->t), cn(a, x->c),
-			   x->cond ? a->ctext[x->cond] : NULL, x->block, 1, perm, sign, n };
-	char *text = rline_new(o->al, &l);
+			   x->cond ? a->ctext[x->cond] : NULL, x->block, 1, perm, sign, n,
+			   NULL, NULL, NULL };
 	static const char nosign[32];
 	struct rline k = l;
 	k.mod = 0, k.perm = pa, k.sign = nosign, k.n = na;
-	char *key = rline_new(o->al, &k);
-	if (!key || !text) {
-		sp_free(o->al, key, key ? strlen(key) + 1 : 0);
-		sp_free(o->al, text, text ? strlen(text) + 1 : 0);
-		return -ENOMEM;
-	}
-	return lines_push(o, key, text);
+	return push_pair(o, &l, &k);
 }
 
 static int line_cmp(const void *x, const void *y)
@@ -492,7 +560,8 @@ static int av_merge(const struct avside *a, const struct avside *b, struct dline
 		else if (c < 0)
 			rc = push_rule(&out[1], a, &a->r[i++]);
 		else
-			rc = push_modified(&out[2], a, &a->r[i++], b, &b->r[j++]);
+			rc = ((a->kind & SP_AVTAB_AV) ? push_modified : push_modified_type)(
+				&out[2], a, &a->r[i++], b, &b->r[j++]);
 	}
 	for (int k = 0; !rc && k < 3; k++)
 		qsort(out[k].v, out[k].n, sizeof(*out[k].v), line_cmp);
