@@ -412,11 +412,15 @@ static size_t rline_fmt(const struct rline *l, char *buf, size_t len)
 	return pos;
 }
 
+/* The line in a fresh string: formatted once on the stack, again only when longer. */
 static char *rline_new(const struct sp_allocator *al, const struct rline *l)
 {
-	size_t n = rline_fmt(l, NULL, 0);
+	char tmp[512];
+	size_t n = rline_fmt(l, tmp, sizeof(tmp));
 	char *s = sp_alloc(al, n + 1, 0);
-	if (s)
+	if (s && n < sizeof(tmp))
+		memcpy(s, tmp, n + 1);
+	else if (s)
 		rline_fmt(l, s, n + 1);
 	return s;
 }

@@ -3,9 +3,10 @@
 # test-sediff.sh [OUT] - `secpath policy diff` against sediff (setools 4.4) itself, section by
 # section.  For every pair: both tools run with every section option secpath implements
 # (--common --class --bool --role --type --attribute --user --allow --auditallow --dontaudit
-# --type_trans --type_change --type_member; the rule sections on one Debian pair only); each output is cut at sediff's
-# section headers ("Classes (N Added, N Removed, N Modified)") and each section must be the
-# same text after whitespace normalisation (runs of blanks as one space, none at line ends):
+# --type_trans --type_change --type_member; the rule sections on one Debian pair only); each
+# output is cut at sediff's section headers ("Classes (N Added, N Removed, N Modified)") and
+# each section must be the same text after whitespace normalisation (runs of blanks as one
+# space, none at line ends; a modified rule's permissions sorted within +, - and unsigned):
 # one PASS or FAIL line per pair and section.  For the small pairs the option-less output is
 # compared too: secpath's against sediff's sections that secpath implements, in sediff's order
 # (sediff's option-less run over Debian's policies takes minutes: not done for them).
