@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * diff.c - sediff's (setools 4.4) component differences of two policies: commons, classes,
- * booleans, roles, types, type attributes and users, written as sediff writes them.
+ * diff.c - sediff's (setools 4.4) differences of two policies, section by section in sediff's
+ * order and text: commons, classes, booleans, roles, types, type attributes and users here,
+ * the TE rule sections (allow ... type_member) in diff_te.c.
  *
  * Model: a section collects, for each policy, items (a name) each with members, a member being
  * a (group, text) pair: a class's permissions (inherited common ones too, as setools expands

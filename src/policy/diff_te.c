@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * diff_te.c - sediff's (setools 4.4) allow, auditallow and dontaudit rule differences.
+ * diff_te.c - sediff's (setools 4.4) allow, auditallow, dontaudit, type_transition,
+ * type_change and type_member rule differences.
  *
  * setools' model, kept: every AV rule of a kind is expanded to one record per (source type,
  * target type) of its source's and target's member types (a type is its own member, an
@@ -12,7 +13,9 @@
  * sorts rules by str()); a modified rule by the text of its first policy's expanded rule.
  * Names are compared, never values (two policies number them differently): each side ranks
  * its type, class and expression names once, so sorting a side by ranks is sorting by name.
- * A modified rule's common permissions are printed sorted (sediff prints them in the order of
+ * Type rules are expanded the same way, keyed also by a filename transition's name; of equal
+ * keys one record stays (setools' set keeps one); a rule is modified when the default types'
+ * names differ.  A modified rule's common permissions are printed sorted (sediff prints them in the order of
  * a Python set, which changes from run to run).
  * Memory O(expanded records + output text); time O(n log n) in the expanded records.
  */
