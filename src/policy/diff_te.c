@@ -15,8 +15,8 @@
  * its type, class and expression names once, so sorting a side by ranks is sorting by name.
  * Type rules are expanded the same way, keyed also by a filename transition's name; of equal
  * keys one record stays (setools' set keeps one); a rule is modified when the default types'
- * names differ.  A modified rule's common permissions are printed sorted (sediff prints them in the order of
- * a Python set, which changes from run to run).
+ * names differ.  A modified rule's common permissions are printed sorted (sediff prints them
+ * in the order of a Python set, which changes from run to run).
  * Memory O(expanded records + output text); time O(n log n) in the expanded records.
  */
 #include <errno.h>
