@@ -14,6 +14,7 @@
 #include <sys/types.h>
 #include "secpath/secpath.h"
 #include "secpath/audit.h"
+#include "secpath/policy.h"
 
 /* The one exit-status scheme of every command (secpath(1), EXIT STATUS): 0 ok; 1 the input was
  * rejected, a file could not be read or written; 2 usage; 3 the answer is no (policy decide: a
@@ -46,6 +47,11 @@ extern const struct cli_area cli_area_audit;
 extern const struct cli_area cli_area_slab;
 
 int cmd_policy(int argc, char **argv, struct sp_cli *cli);
+/* `secpath policy diff` (cli/cmd_policy_diff.c; argv[0] is "diff") */
+int cmd_policy_diff(int argc, char **argv, struct sp_cli *cli);
+/* Read a policy for a policy command; says why on cli->err when it cannot (0 or -errno). */
+int cli_policy_load(struct sp_cli *cli, const char *path, enum sp_avtab_layout layout,
+		    struct sp_policy **p);
 int cmd_bench(int argc, char **argv, struct sp_cli *cli);
 /* `secpath audit filter|replay|run|cost|optimize` (argv[0] is the command name). */
 int cmd_audit_filter(int argc, char **argv, struct sp_cli *cli);

@@ -50,8 +50,8 @@ static int running_policy(struct sp_cli *cli, const char **path, char *buf, size
 	return 0;
 }
 
-static int load(struct sp_cli *cli, const char *path, enum sp_avtab_layout layout,
-		struct sp_policy **p)
+int cli_policy_load(struct sp_cli *cli, const char *path, enum sp_avtab_layout layout,
+		    struct sp_policy **p)
 {
 	struct sp_diags d;
 	sp_diags_init(&d, NULL);
@@ -364,7 +364,7 @@ static int cmd_info(int argc, char **argv, struct sp_cli *cli)
 	if (rc)
 		return rc < 0 ? SP_EXIT_OK : rc;
 	struct sp_policy *p;
-	if (load(cli, o.path, o.layout, &p))
+	if (cli_policy_load(cli, o.path, o.layout, &p))
 		return SP_EXIT_REJECTED;
 	struct sp_policy_info in;
 	sp_policy_get_info(p, &in);
@@ -1246,7 +1246,7 @@ static int cmd_search(int argc, char **argv, struct sp_cli *cli)
 	struct sp_policy *p;
 	char running[PATH_MAX];
 	if (running_policy(cli, &a.path, running, sizeof(running)) ||
-	    load(cli, a.path, a.layout, &p))
+	    cli_policy_load(cli, a.path, a.layout, &p))
 		return SP_EXIT_REJECTED;
 	rc = SP_EXIT_REJECTED;
 	struct search_out o = { .p = p }, ro = { .p = p }, mo = { .p = p };
@@ -1371,7 +1371,7 @@ static int cmd_decide(int argc, char **argv, struct sp_cli *cli)
 		return SP_EXIT_USAGE;
 	}
 	struct sp_policy *p;
-	if (load(cli, pos[0], layout, &p))
+	if (cli_policy_load(cli, pos[0], layout, &p))
 		return SP_EXIT_REJECTED;
 	int rc = SP_EXIT_REJECTED;
 	for (int i = 0; i < nbools; i++) {
@@ -1460,7 +1460,8 @@ static void usage(FILE *f)
 	fprintf(f, "usage: secpath policy <command> [args]\n\ncommands:\n"
 		   "  info     version, MLS and counts of a kernel binary policy\n"
 		   "  search   list te rules like sesearch\n"
-		   "  decide   TE access decision for SOURCE TARGET CLASS\n\n"
+		   "  decide   TE access decision for SOURCE TARGET CLASS\n"
+		   "  diff     differences of two policies like sediff\n\n"
 		   "'secpath policy <command> --help' for details; see secpath-policy(1).\n");
 }
 
@@ -1480,6 +1481,8 @@ int cmd_policy(int argc, char **argv, struct sp_cli *cli)
 		return cmd_search(argc - 1, argv + 1, cli);
 	if (!strcmp(argv[1], "decide"))
 		return cmd_decide(argc - 1, argv + 1, cli);
+	if (!strcmp(argv[1], "diff"))
+		return cmd_policy_diff(argc - 1, argv + 1, cli);
 	fprintf(cli->err, "%s: '%s' is not a policy command\n", cli->prog, argv[1]);
 	usage(cli->err);
 	return SP_EXIT_USAGE;

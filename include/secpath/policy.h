@@ -13,6 +13,8 @@
 #ifndef SECPATH_POLICY_H
 #define SECPATH_POLICY_H
 
+#include <stdio.h>
+
 #include "secpath.h"
 
 #ifdef __cplusplus
@@ -398,6 +400,33 @@ SP_API int sp_policy_role_search(const struct sp_policy *p, const struct sp_poli
 				 int (*fn)(void *ud, const struct sp_role_allow *ra,
 					   const struct sp_role_trans *rt),
 				 void *ud);
+
+/*
+ * Policy differences as sediff (setools 4.4) prints them, section by section: commons, classes
+ * (permissions, a class's inherited common ones included), booleans (default state), roles
+ * (types), types (attributes, aliases, permissive), type attributes (member types) and users
+ * (roles, default level, range), then the allow, auditallow, dontaudit, type_transition (with
+ * filename transitions), type_change and type_member rules, each expanded as setools expands
+ * them: one rule per (source type, target type) of the members of the rule's source and
+ * target, permissions of one key united, a conditional rule less the permissions of the
+ * unconditional rule of its triple.  Items match by name; each section lists the items added
+ * in b, removed from a and modified, sorted as sediff sorts them (names; rules by their text),
+ * with sediff's headers and "+"/"-"/"*" lines (a modified rule's common permissions sorted:
+ * sediff's order of them is a Python set's).  Sections are numbered
+ * 0 .. sp_policy_diff_section_count() - 1 in sediff's order and named by sediff's option
+ * without dashes ("common", "class", "bool", "role", "type", "attribute", "user", "allow",
+ * "auditallow", "dontaudit", "type_trans", "type_change", "type_member"); _lookup returns the
+ * number or -ENOENT, _name NULL past the last.
+ * sp_policy_diff_write writes the sections whose bit is set in `which` to out, each even
+ * without differences (sediff with that option); which = 0 writes every section that has
+ * differences (sediff without options, less the sections secpath does not implement).
+ * Returns 0, -EINVAL (NULL argument, an unknown bit), -ENOMEM or -EIO (out failed).
+ */
+SP_API unsigned sp_policy_diff_section_count(void);
+SP_API const char *sp_policy_diff_section_name(unsigned i);
+SP_API int sp_policy_diff_section_lookup(const char *opt);
+SP_API int sp_policy_diff_write(const struct sp_policy *a, const struct sp_policy *b,
+				uint32_t which, FILE *out);
 
 /* Decisions. */
 #define SP_AVD_FLAGS_PERMISSIVE 0x0001

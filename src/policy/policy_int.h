@@ -339,6 +339,19 @@ int policy_core_read(const uint8_t *buf, size_t len, const struct sp_policy_opts
 		     struct policy_core **out);
 void policy_core_free_read(struct policy_core *c);
 
+/* symbols.c: the members of owner in a pair list as names (name_of[member], members above
+ * limit or unnamed left out) into a fresh array of pp->n + 1 entries (*out, NULL: -ENOMEM);
+ * the aliases of type v (its index entries that are not its name) in libsepol's hash order */
+size_t policy_pair_names(const struct policy_core *k, const struct policy_pairs *pp,
+			 uint32_t owner, const char *const *name_of, uint32_t limit,
+			 const char ***out);
+size_t policy_type_aliases(const struct policy_core *k, uint32_t v, const char **out, size_t max);
+/* symbols.c: user v's record levels (lv[0] range low, lv[1] high, lv[2] default), 0: none */
+int policy_user_levels(const struct policy_core *k, uint32_t v, const uint32_t *lv[3]);
+/* diff_te.c: sediff's section of AV rules of one kind (SP_AVTAB_ALLOWED, _AUDITALLOW,
+ * _AUDITDENY) titled "TITLE Rules", written when always or when it has differences */
+int policy_diff_av(const struct sp_policy *pa, const struct sp_policy *pb, uint16_t kind,
+		   const char *title, int always, FILE *f);
 /* index.c: indexes, filters and te_avtab for decisions; the last reference frees the core */
 int policy_core_finish(struct policy_core *c, enum sp_avtab_layout layout);
 void policy_core_put(struct policy_core *c);

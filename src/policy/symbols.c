@@ -82,7 +82,7 @@ static void sb_set(struct sbuf *b, const char **v, size_t n)
 }
 
 /* The members of owner in a pair list, as names (name_of), into a fresh array (*out). */
-static size_t pair_names(const struct policy_core *k, const struct policy_pairs *pp,
+size_t policy_pair_names(const struct policy_core *k, const struct policy_pairs *pp,
 			 uint32_t owner, const char *const *name_of, uint32_t limit, const char ***out)
 {
 	size_t n = 0;
@@ -122,7 +122,7 @@ static int hash_before(const char *a, const char *b, unsigned size)
 }
 
 /* The aliases of type v (entries of its value that are not its name), in hash table order. */
-static size_t type_aliases(const struct policy_core *k, uint32_t v, const char **out, size_t max)
+size_t policy_type_aliases(const struct policy_core *k, uint32_t v, const char **out, size_t max)
 {
 	unsigned size = table_size(512, k->ntype_ix);	/* libsepol's symtab_sizes[SYM_TYPES] */
 	size_t n = 0;
@@ -168,7 +168,7 @@ static int emit_one(struct emit *e, const char *name, uint32_t value)
 static void type_stmt(struct emit *e, uint32_t v)
 {
 	const struct policy_core *k = e->k;
-	size_t na = type_aliases(k, v, e->tmp, (size_t)k->ntype_ix + 1);
+	size_t na = policy_type_aliases(k, v, e->tmp, (size_t)k->ntype_ix + 1);
 	sb_put(&e->b, "type %s", k->type_name[v]);
 	if (na == 1)
 		sb_put(&e->b, " alias %s", e->tmp[0]);
@@ -231,7 +231,7 @@ static int emit_roles(struct emit *e, int expand)
 			continue;
 		if (expand) {
 			const char **names;
-			size_t n = pair_names(k, &k->role_types, v, k->type_name, k->ntypes, &names);
+			size_t n = policy_pair_names(k, &k->role_types, v, k->type_name, k->ntypes, &names);
 			if (!names)
 				return -ENOMEM;
 			sb_put(&e->b, "role %s types", k->role_name[v]);
@@ -275,7 +275,7 @@ static void level_str(struct emit *e, const uint32_t *lv)
 }
 
 /* The levels of user v's record (range low, high, default level), or 0 when it has none. */
-static int user_levels(const struct policy_core *k, uint32_t v, const uint32_t *lv[3])
+int policy_user_levels(const struct policy_core *k, uint32_t v, const uint32_t *lv[3])
 {
 	const struct u32vec *m = &k->user_mls;
 	for (uint32_t i = 0; i < m->n;) {
@@ -302,7 +302,7 @@ static int same_level(const uint32_t *a, const uint32_t *b)
 static void user_mls(struct emit *e, uint32_t v)
 {
 	const uint32_t *lv[3];
-	if (!(e->k->config & 1) || !user_levels(e->k, v, lv))
+	if (!(e->k->config & 1) || !policy_user_levels(e->k, v, lv))
 		return;
 	sb_put(&e->b, " level ");
 	level_str(e, lv[2]);
@@ -324,7 +324,7 @@ static int emit_users(struct emit *e, int expand)
 			continue;
 		if (expand) {
 			const char **names;
-			size_t n = pair_names(k, &k->user_roles, v, k->role_name, k->nroles, &names);
+			size_t n = policy_pair_names(k, &k->user_roles, v, k->role_name, k->nroles, &names);
 			if (!names)
 				return -ENOMEM;
 			sb_put(&e->b, "user %s roles", k->user_name[v]);

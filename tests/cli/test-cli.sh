@@ -38,7 +38,7 @@ LOG=tests/data/audit/logs/go-libaudit/audit-rhel7.log
 
 for c in "" "slab" "slab stats" "audit" "audit check" "audit compile" "audit list" "audit decode" \
 	"audit filter" "audit replay" "audit run" "audit cost" "audit optimize" "policy" \
-	"policy info" "policy search" "policy decide" "bench"; do
+	"policy info" "policy search" "policy decide" "policy diff" "bench"; do
 	# shellcheck disable=SC2086
 	expect 0 "$B" $c --help
 done
@@ -160,6 +160,14 @@ expect 1 "$B" policy search --range_trans -D 's0 - s9' "$P"
 if grep -q -- "-D: s0 - s9 is not a valid range (s9 is not a valid level (s9 is not a valid sensitivity))." "$tmp/e"; then ok; else bad "search -D 's0 - s9': $(head -1 "$tmp/e")"; fi
 expect 0 "$B" policy search --role_allow -s '^sys' -rs "$P"
 if grep -q '^allow sysadm_r staff_r;$' "$tmp/o" && ! grep -qv '^allow sys' "$tmp/o"; then ok; else bad "search --role_allow -rs: $(head -1 "$tmp/o")"; fi
+# policy diff: usage errors and a cut policy, positioned
+expect 2 "$B" policy diff "$P"
+expect 2 "$B" policy diff --nosuch "$P" "$P"
+if grep -q "unknown option '--nosuch'" "$tmp/e"; then ok; else bad "diff --nosuch: $(head -1 "$tmp/e")"; fi
+expect 1 "$B" policy diff "$P" "$tmp/cut.pol"
+if grep -q "+0x" "$tmp/e"; then ok; else bad "policy diff: no byte offset in '$(head -1 "$tmp/e")'"; fi
+expect 0 "$B" policy diff --bool "$P" "$P"
+if [ "$(cat "$tmp/o")" = "Booleans (0 Added, 0 Removed, 0 Modified)" ]; then ok; else bad "diff --bool P P: $(head -2 "$tmp/o")"; fi
 expect 0 "$B" policy search -A -s '^passwd_t$' -rs -t shadow_t "$P"
 if grep -q '^allow passwd_t shadow_t:file' "$tmp/o"; then ok; else bad "search -rs: $(head -1 "$tmp/o")"; fi
 # no POLICY: the running policy where setools finds it; sesearch is the judge, in a mount

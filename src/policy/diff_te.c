@@ -1,0 +1,611 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * diff_te.c - sediff's (setools 4.4) allow, auditallow, dontaudit, type_transition,
+ * type_change and type_member rule differences.
+ *
+ * setools' model, kept: every AV rule of a kind is expanded to one record per (source type,
+ * target type) of its source's and target's member types (a type is its own member, an
+ * attribute without members gives none), keyed by (conditional expression text, branch,
+ * source, target, class), the permissions of equal keys united; a conditional record loses
+ * the permissions the unconditional record of its triple (same policy) has, and vanishes when
+ * none remain.  Records only one policy has are added or removed rules; records both have
+ * with different permission names are modified.  Lines are sorted by their text (setools
+ * sorts rules by str()); a modified rule by the text of its first policy's expanded rule.
+ * Names are compared, never values (two policies number them differently): each side ranks
+ * its type, class and expression names once, so sorting a side by ranks is sorting by name.
+ * Type rules are expanded the same way, keyed also by a filename transition's name; of equal
+ * keys one record stays (setools' set keeps one); a rule is modified when the default types'
+ * names differ.  A modified rule's common permissions are printed sorted (sediff prints them
+ * in the order of a Python set, which changes from run to run).
+ * Memory O(expanded records + output text); time O(n log n) in the expanded records.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy/policy_int.h"
+
+struct avrec {
+	uint32_t cond;		/* rank of the expression text, 0 = unconditional */
+	uint32_t mask;		/* AV kinds: permissions; type kinds: the default type's value */
+	const char *fname;	/* type_transition: the file name of a filename transition */
+	uint16_t s, t, c;	/* ranks of the names */
+	uint8_t block;		/* 1 True branch (and unconditional), 0 False */
+};
+
+struct avside {
+	const struct sp_policy *p;
+	const struct policy_core *k;
+	uint16_t kind;
+	uint32_t *trank, *tval;		/* type value -> rank, rank -> value (ranks 1-based) */
+	uint32_t *crank, *cval;		/* classes likewise */
+	uint32_t *nrank;		/* cond node (0-based) -> rank of its text */
+	char **ctext;			/* rank -> "[ expr ]" */
+	uint32_t nctext;
+	struct avrec *r;
+	size_t n, cap;
+	int err;
+};
+
+struct rank_ent {
+	const char *name;
+	uint32_t value;
+};
+
+static int rank_cmp(const void *x, const void *y)
+{
+	const struct rank_ent *a = x, *b = y;
+	int c = strcmp(a->name, b->name);
+	return c ? c : (a->value > b->value) - (a->value < b->value);
+}
+
+/* rank[v] for names[1..n] (NULL names: rank 0), equal names one rank; val[rank] = a value of
+ * it.  Returns the number of ranks, or -ENOMEM. */
+static long rank_names(const struct sp_allocator *al, const char *const *names, uint32_t n,
+		       uint32_t *rank, uint32_t *val)
+{
+	struct rank_ent *e = sp_alloc(al, ((size_t)n + 1) * sizeof(*e), 0);
+	if (!e)
+		return -ENOMEM;
+	uint32_t m = 0;
+	for (uint32_t v = 1; v <= n; v++) {
+		rank[v] = 0;
+		if (names[v])
+			e[m++] = (struct rank_ent){ names[v], v };
+	}
+	qsort(e, m, sizeof(*e), rank_cmp);
+	uint32_t r = 0;
+	for (uint32_t i = 0; i < m; i++) {
+		if (!i || strcmp(e[i].name, e[i - 1].name))
+			val[++r] = e[i].value;
+		rank[e[i].value] = r;
+	}
+	sp_free(al, e, ((size_t)n + 1) * sizeof(*e));
+	return r;
+}
+
+static void avside_release(struct avside *d)
+{
+	const struct sp_allocator *al = d->k->alloc;
+	size_t nt = (size_t)d->k->ntypes + 1, nc = (size_t)d->k->nclasses + 1;
+	size_t nn = (size_t)d->k->ncnode + 1;
+	for (uint32_t i = 0; d->ctext && i < nn; i++)
+		if (d->ctext[i])
+			sp_free(al, d->ctext[i], strlen(d->ctext[i]) + 1);
+	sp_free(al, d->ctext, nn * sizeof(*d->ctext));
+	sp_free(al, d->nrank, nn * sizeof(*d->nrank));
+	sp_free(al, d->trank, nt * sizeof(uint32_t));
+	sp_free(al, d->tval, nt * sizeof(uint32_t));
+	sp_free(al, d->crank, nc * sizeof(uint32_t));
+	sp_free(al, d->cval, nc * sizeof(uint32_t));
+	sp_free(al, d->r, d->cap * sizeof(*d->r));
+}
+
+/* The text of every conditional node, ranked: equal expressions are one key (setools keys
+ * rules by the expression's text). */
+static int rank_conds(struct avside *d)
+{
+	const struct sp_allocator *al = d->k->alloc;
+	uint32_t nn = d->k->ncnode;
+	char **text = sp_zalloc(al, ((size_t)nn + 1) * sizeof(*text), 0);
+	uint32_t *val = sp_alloc(al, ((size_t)nn + 1) * sizeof(*val), 0);
+	d->ctext = sp_zalloc(al, ((size_t)nn + 1) * sizeof(*d->ctext), 0);
+	d->nrank = sp_alloc(al, ((size_t)nn + 1) * sizeof(*d->nrank), 0);
+	int rc = text && val && d->ctext && d->nrank ? 0 : -ENOMEM;
+	for (uint32_t i = 1; !rc && i <= nn; i++) {
+		int need = sp_policy_cond_format(d->p, i, NULL, 0);
+		text[i] = need < 0 ? NULL : sp_alloc(al, (size_t)need + 1, 0);
+		if (!text[i])
+			rc = need < 0 ? need : -ENOMEM;
+		else
+			sp_policy_cond_format(d->p, i, text[i], (size_t)need + 1);
+	}
+	long r = rc ? rc : rank_names(al, (const char *const *)text, nn, d->nrank, val);
+	rc = r < 0 ? (int)r : 0;
+	for (uint32_t i = 1; !rc && i <= (uint32_t)r; i++) {
+		d->ctext[i] = text[val[i]];	/* the rank's text moves to ctext */
+		text[val[i]] = NULL;
+	}
+	d->nctext = rc ? 0 : (uint32_t)r;
+	for (uint32_t i = 1; text && i <= nn; i++)
+		if (text[i])
+			sp_free(al, text[i], strlen(text[i]) + 1);
+	sp_free(al, text, ((size_t)nn + 1) * sizeof(*text));
+	sp_free(al, val, ((size_t)nn + 1) * sizeof(*val));
+	return rc;
+}
+
+static int avside_ranks(struct avside *d)
+{
+	const struct policy_core *k = d->k;
+	const struct sp_allocator *al = k->alloc;
+	size_t nt = (size_t)k->ntypes + 1, nc = (size_t)k->nclasses + 1;
+	d->trank = sp_alloc(al, nt * sizeof(uint32_t), 0);
+	d->tval = sp_alloc(al, nt * sizeof(uint32_t), 0);
+	d->crank = sp_alloc(al, nc * sizeof(uint32_t), 0);
+	d->cval = sp_alloc(al, nc * sizeof(uint32_t), 0);
+	const char **cn = sp_alloc(al, nc * sizeof(*cn), 0);
+	int rc = d->trank && d->tval && d->crank && d->cval && cn ? 0 : -ENOMEM;
+	for (uint32_t v = 1; !rc && v < nc; v++)
+		cn[v] = k->cls[v].name;
+	long r = rc ? rc : rank_names(al, k->type_name, k->ntypes, d->trank, d->tval);
+	if (r >= 0)
+		r = rank_names(al, cn, k->nclasses, d->crank, d->cval);
+	sp_free(al, cn, nc * sizeof(*cn));
+	if (r < 0)
+		return (int)r;
+	return rank_conds(d);
+}
+
+/* The permissions of a mask that the class names (dontaudit: auditdeny inverted). */
+static uint32_t named_mask(const struct policy_core *k, uint16_t c, uint32_t mask)
+{
+	uint32_t m = 0;
+	for (unsigned b = 0; b < 32; b++)
+		if ((mask >> b & 1) && c <= k->nclasses && k->cls[c].perm[b])
+			m |= 1u << b;
+	return m;
+}
+
+static int rec_push(struct avside *d, const struct avrec *r)
+{
+	if (d->n == d->cap) {
+		size_t nc = d->cap ? d->cap * 2 : 4096;
+		struct avrec *nv = sp_alloc(d->k->alloc, nc * sizeof(*nv), 0);
+		if (!nv)
+			return -ENOMEM;
+		if (d->r)
+			memcpy(nv, d->r, d->n * sizeof(*nv));
+		sp_free(d->k->alloc, d->r, d->cap * sizeof(*d->r));
+		d->r = nv;
+		d->cap = nc;
+	}
+	d->r[d->n++] = *r;
+	return 0;
+}
+
+static int expand_pairs(struct avside *d, struct avrec *r, uint32_t s, uint32_t t);
+
+/* One avtab entry of the side's kind, expanded to its (source type, target type) records. */
+static int expand_entry(void *ud, const struct sp_avtab_entry *e)
+{
+	struct avside *d = ud;
+	const struct policy_core *k = d->k;
+	if ((e->specified & (SP_AVTAB_AV | SP_AVTAB_TYPE)) != d->kind)
+		return 0;
+	uint32_t mask = d->kind == SP_AVTAB_AUDITDENY ? ~e->data : e->data;
+	struct avrec r = { .mask = (d->kind & SP_AVTAB_AV) ? named_mask(k, e->tclass, mask) : mask,
+			   .block = 1 };
+	if (!r.mask || !d->crank[e->tclass])
+		return 0;
+	r.c = (uint16_t)d->crank[e->tclass];
+	if (e->cond) {
+		r.cond = d->nrank[e->cond];
+		r.block = e->cond_list ? 1 : 0;
+	}
+	return expand_pairs(d, &r, e->source, e->target);
+}
+
+/* r for every (source type, target type) of the members of s and t. */
+static int expand_pairs(struct avside *d, struct avrec *r, uint32_t s, uint32_t t)
+{
+	const struct policy_core *k = d->k;
+	const uint32_t *sv, *tv;
+	size_t ns = sp_policy_attr_types(d->p, s, &sv);
+	size_t nt = sp_policy_attr_types(d->p, t, &tv);
+	for (size_t i = 0; i < ns; i++) {
+		if ((k->type_flags[sv[i]] & 1) || !d->trank[sv[i]])
+			continue;
+		r->s = (uint16_t)d->trank[sv[i]];
+		for (size_t j = 0; j < nt; j++) {
+			if ((k->type_flags[tv[j]] & 1) || !d->trank[tv[j]])
+				continue;
+			r->t = (uint16_t)d->trank[tv[j]];
+			int rc = rec_push(d, r);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+static int fname_cmp(const char *a, const char *b)
+{
+	if (!a || !b)
+		return !!a - !!b;
+	return strcmp(a, b);
+}
+
+static int rec_key_cmp(const struct avrec *a, const struct avrec *b, int with_cond)
+{
+	if (with_cond && a->cond != b->cond)
+		return a->cond < b->cond ? -1 : 1;
+	if (with_cond && a->block != b->block)
+		return a->block < b->block ? -1 : 1;
+	if (a->s != b->s)
+		return a->s < b->s ? -1 : 1;
+	if (a->t != b->t)
+		return a->t < b->t ? -1 : 1;
+	if (a->c != b->c)
+		return a->c < b->c ? -1 : 1;
+	return fname_cmp(a->fname, b->fname);
+}
+
+static int rec_cmp(const void *x, const void *y)
+{
+	return rec_key_cmp(x, y, 1);
+}
+
+/* Sort, unite equal keys, drop from conditional records what the unconditional one of their
+ * triple allows (unconditional records sort first: cond 0). */
+static void avside_settle(struct avside *d)
+{
+	qsort(d->r, d->n, sizeof(*d->r), rec_cmp);
+	size_t m = 0;
+	int av = d->kind & SP_AVTAB_AV;
+	for (size_t i = 0; i < d->n; i++) {
+		if (m && !rec_cmp(&d->r[m - 1], &d->r[i]))
+			d->r[m - 1].mask |= av ? d->r[i].mask : 0;	/* type rules: one stays */
+		else
+			d->r[m++] = d->r[i];
+	}
+	d->n = m;
+	if (!av)
+		return;
+	size_t nu = 0;
+	while (nu < m && !d->r[nu].cond)
+		nu++;
+	size_t o = nu;
+	for (size_t i = nu; i < m; i++) {
+		struct avrec r = d->r[i];
+		size_t lo = 0, hi = nu;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (rec_key_cmp(&d->r[mid], &r, 0) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < nu && !rec_key_cmp(&d->r[lo], &r, 0))
+			r.mask &= ~d->r[lo].mask;
+		if (r.mask)
+			d->r[o++] = r;
+	}
+	d->n = o;
+}
+
+static int avside_build(struct avside *d, const struct sp_policy *p, uint16_t kind)
+{
+	*d = (struct avside){ .p = p, .k = p->core, .kind = kind };
+	int rc = avside_ranks(d);
+	if (!rc)
+		rc = sp_policy_avtab_foreach(p, 0, expand_entry, d);
+	if (!rc)
+		rc = sp_policy_avtab_foreach(p, 1, expand_entry, d);
+	size_t nft = kind == SP_AVTAB_TRANSITION ? sp_policy_filename_trans_count(p) : 0;
+	for (size_t i = 0; !rc && i < nft; i++) {
+		const struct sp_filename_trans *ft = sp_policy_filename_trans(p, i);
+		struct avrec r = { .mask = ft->otype, .fname = ft->name, .block = 1,
+				   .c = (uint16_t)(ft->tclass <= d->k->nclasses ?
+						   d->crank[ft->tclass] : 0) };
+		rc = r.c ? expand_pairs(d, &r, ft->stype, ft->ttype) : 0;
+	}
+	if (!rc)
+		avside_settle(d);
+	return rc;
+}
+
+/* ---- the two sides merged, the lines ---- */
+
+static const char *tn(const struct avside *d, uint16_t rank)
+{
+	return d->k->type_name[d->tval[rank]];
+}
+
+static const char *cn(const struct avside *d, uint16_t rank)
+{
+	return d->k->cls[d->cval[rank]].name;
+}
+
+static int xcmp(const struct avside *a, const struct avrec *x, const struct avside *b,
+		const struct avrec *y)
+{
+	if (!x->cond != !y->cond)
+		return x->cond ? 1 : -1;
+	int c = x->cond ? strcmp(a->ctext[x->cond], b->ctext[y->cond]) : 0;
+	if (!c)
+		c = (int)x->block - (int)y->block;
+	if (!c)
+		c = strcmp(tn(a, x->s), tn(b, y->s));
+	if (!c)
+		c = strcmp(tn(a, x->t), tn(b, y->t));
+	if (!c)
+		c = strcmp(cn(a, x->c), cn(b, y->c));
+	return c ? c : fname_cmp(x->fname, y->fname);
+}
+
+static int name_cmp(const void *x, const void *y)
+{
+	return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+/* The permission names of a record, sorted; their count. */
+static int rec_perms(const struct avside *d, const struct avrec *r, const char *out[32])
+{
+	const struct policy_class *pc = &d->k->cls[d->cval[r->c]];
+	int n = 0;
+	for (unsigned b = 0; b < 32; b++)
+		if (r->mask >> b & 1)
+			out[n++] = pc->perm[b];
+	qsort(out, (size_t)n, sizeof(*out), name_cmp);
+	return n;
+}
+
+struct dline {
+	char *key, *text;	/* key: the sort key when it is not the text (modified rules) */
+};
+
+struct dlines {
+	const struct sp_allocator *al;
+	struct dline *v;
+	size_t n, cap;
+};
+
+/* pos += snprintf(...), clamped: the buffer-length contract of a two-pass format. */
+#define PUT(buf, len, pos, ...) \
+	((pos) += (size_t)snprintf((buf) ? (buf) + (pos) : NULL, \
+				   (buf) && (pos) < (len) ? (len) - (pos) : 0, __VA_ARGS__))
+
+/* "KIND S T:C PERMS;[ COND:BRANCH]" (mod: "{ common +added -removed };[ COND]"), into buf
+ * (NULL: measure); returns the length. */
+struct rline {
+	const char *kind, *s, *t, *c, *cond;
+	int block, mod;
+	const char *const *perm;	/* perm[i] with sign[i] ('\0', '+' or '-') */
+	const char *sign;
+	int n;
+	const char *def, *olddef, *fname;	/* type rules: the default (mod: new, old) */
+};
+
+static size_t rline_fmt(const struct rline *l, char *buf, size_t len)
+{
+	size_t pos = 0;
+	PUT(buf, len, pos, "%s %s %s:%s ", l->kind, l->s, l->t, l->c);
+	if (l->def && l->mod)
+		PUT(buf, len, pos, "+%s -%s", l->def, l->olddef);
+	else if (l->def)
+		PUT(buf, len, pos, "%s", l->def);
+	else if (l->n == 1 && !l->mod)
+		PUT(buf, len, pos, "%s", l->perm[0]);
+	else {
+		PUT(buf, len, pos, "{");
+		for (int i = 0; i < l->n; i++)
+			PUT(buf, len, pos, " %s%s", l->sign[i] ? (char[2]){ l->sign[i], 0 } : "",
+			    l->perm[i]);
+		PUT(buf, len, pos, " }");
+	}
+	if (l->fname)
+		PUT(buf, len, pos, " %s", l->fname);
+	PUT(buf, len, pos, ";");
+	if (l->cond && l->mod)
+		PUT(buf, len, pos, " %s", l->cond);
+	else if (l->cond)
+		PUT(buf, len, pos, " %s:%s", l->cond, l->block ? "True" : "False");
+	return pos;
+}
+
+/* The line in a fresh string: formatted once on the stack, again only when longer. */
+static char *rline_new(const struct sp_allocator *al, const struct rline *l)
+{
+	char tmp[512];
+	size_t n = rline_fmt(l, tmp, sizeof(tmp));
+	char *s = sp_alloc(al, n + 1, 0);
+	if (s && n < sizeof(tmp))
+		memcpy(s, tmp, n + 1);
+	else if (s)
+		rline_fmt(l, s, n + 1);
+	return s;
+}
+
+static int lines_push(struct dlines *o, char *key, char *text)
+{
+	if (!text)
+		return -ENOMEM;
+	if (o->n == o->cap) {
+		size_t nc = o->cap ? o->cap * 2 : 1024;
+		struct dline *nv = sp_alloc(o->al, nc * sizeof(*nv), 0);
+		if (!nv) {
+			sp_free(o->al, key, key ? strlen(key) + 1 : 0);
+			sp_free(o->al, text, strlen(text) + 1);
+			return -ENOMEM;
+		}
+		if (o->v)
+			memcpy(nv, o->v, o->n * sizeof(*nv));
+		sp_free(o->al, o->v, o->cap * sizeof(*o->v));
+		o->v = nv;
+		o->cap = nc;
+	}
+	o->v[o->n++] = (struct dline){ key, text };
+	return 0;
+}
+
+static const char *const kind_word[] = { [SP_AVTAB_ALLOWED] = "allow",
+	[SP_AVTAB_AUDITALLOW] = "auditallow", [SP_AVTAB_AUDITDENY] = "dontaudit",
+	[SP_AVTAB_TRANSITION] = "type_transition", [SP_AVTAB_MEMBER] = "type_member",
+	[SP_AVTAB_CHANGE] = "type_change" };
+
+/* A record of side d as a rule of its own (an added or removed rule). */
+static int push_rule(struct dlines *o, const struct avside *d, const struct avrec *r)
+{
+	const char *perm[32];
+	static const char nosign[32];
+	struct rline l = { kind_word[d->kind], tn(d, r->s), tn(d, r->t), cn(d, r->c),
+			   r->cond ? d->ctext[r->cond] : NULL, r->block, 0, perm, nosign, 0,
+			   NULL, NULL, r->fname };
+	if (d->kind & SP_AVTAB_AV)
+		l.n = rec_perms(d, r, perm);
+	else
+		l.def = d->k->type_name[r->mask];
+	return lines_push(o, NULL, rline_new(o->al, &l));
+}
+
+/* The line of a modified rule and its sort key (the rule of side a), both owned by o. */
+static int push_pair(struct dlines *o, const struct rline *line, const struct rline *key)
+{
+	char *text = rline_new(o->al, line), *k = rline_new(o->al, key);
+	if (!k || !text) {
+		sp_free(o->al, k, k ? strlen(k) + 1 : 0);
+		sp_free(o->al, text, text ? strlen(text) + 1 : 0);
+		return -ENOMEM;
+	}
+	return lines_push(o, k, text);
+}
+
+/* A type rule both sides have: modified when the default types' names differ. */
+static int push_modified_type(struct dlines *o, const struct avside *a, const struct avrec *x,
+			      const struct avside *b, const struct avrec *y)
+{
+	const char *old = a->k->type_name[x->mask], *new = b->k->type_name[y->mask];
+	if (!old || !new || !strcmp(old, new))
+		return 0;
+	struct rline l = { kind_word[a->kind], tn(a, x->s), tn(a, x->t), cn(a, x->c),
+			   x->cond ? a->ctext[x->cond] : NULL, x->block, 1, NULL, NULL, 0,
+			   new, old, x->fname };
+	struct rline k = l;
+	k.mod = 0, k.def = old;
+	return push_pair(o, &l, &k);
+}
+
+/* A record both sides have: a modified rule when the permission names differ (0 if not). */
+static int push_modified(struct dlines *o, const struct avside *a, const struct avrec *x,
+			 const struct avside *b, const struct avrec *y)
+{
+	const char *pa[32], *pb[32], *perm[64];
+	char sign[64];
+	int na = rec_perms(a, x, pa), nb = rec_perms(b, y, pb), n = 0, i = 0, j = 0;
+	while (i < na || j < nb) {
+		int c = i == na ? 1 : j == nb ? -1 : strcmp(pa[i], pb[j]);
+		if (!c) {
+			perm[n] = pa[i++], sign[n++] = 0, j++;
+		} else if (c < 0) {
+			i++;
+		} else {
+			j++;
+		}
+	}
+	int ncommon = n;
+	if (ncommon == na && ncommon == nb)
+		return 0;
+	/* the common names, then b's own (+), then a's own (-), each sorted */
+	for (int k = 0, m = 0; k < nb; k++) {
+		while (m < na && strcmp(pa[m], pb[k]) < 0)
+			m++;
+		if (m == na || strcmp(pa[m], pb[k]))
+			perm[n] = pb[k], sign[n++] = '+';
+	}
+	for (int k = 0, m = 0; k < na; k++) {
+		while (m < nb && strcmp(pb[m], pa[k]) < 0)
+			m++;
+		if (m == nb || strcmp(pb[m], pa[k]))
+			perm[n] = pa[k], sign[n++] = '-';
+	}
+	struct rline l = { kind_word[a->kind], tn(a, x->s), tn(a, x->t), cn(a, x->c),
+			   x->cond ? a->ctext[x->cond] : NULL, x->block, 1, perm, sign, n,
+			   NULL, NULL, NULL };
+	static const char nosign[32];
+	struct rline k = l;
+	k.mod = 0, k.perm = pa, k.sign = nosign, k.n = na;
+	return push_pair(o, &l, &k);
+}
+
+static int line_cmp(const void *x, const void *y)
+{
+	const struct dline *a = x, *b = y;
+	return strcmp(a->key ? a->key : a->text, b->key ? b->key : b->text);
+}
+
+static void lines_release(struct dlines *o)
+{
+	for (size_t i = 0; i < o->n; i++) {
+		if (o->v[i].key)
+			sp_free(o->al, o->v[i].key, strlen(o->v[i].key) + 1);
+		sp_free(o->al, o->v[i].text, strlen(o->v[i].text) + 1);
+	}
+	sp_free(o->al, o->v, o->cap * sizeof(*o->v));
+}
+
+/* out[0] added, out[1] removed, out[2] modified lines, each sorted as sediff sorts them. */
+static int av_merge(const struct avside *a, const struct avside *b, struct dlines out[3])
+{
+	size_t i = 0, j = 0;
+	int rc = 0;
+	while (!rc && (i < a->n || j < b->n)) {
+		int c = i == a->n ? 1 : j == b->n ? -1 : xcmp(a, &a->r[i], b, &b->r[j]);
+		if (c > 0)
+			rc = push_rule(&out[0], b, &b->r[j++]);
+		else if (c < 0)
+			rc = push_rule(&out[1], a, &a->r[i++]);
+		else
+			rc = ((a->kind & SP_AVTAB_AV) ? push_modified : push_modified_type)(
+				&out[2], a, &a->r[i++], b, &b->r[j++]);
+	}
+	for (int k = 0; !rc && k < 3; k++)
+		qsort(out[k].v, out[k].n, sizeof(*out[k].v), line_cmp);
+	return rc;
+}
+
+static void av_print(FILE *f, const char *title, struct dlines out[3])
+{
+	static const char *const what[3] = { "Added", "Removed", "Modified" };
+	static const char mark[3] = { '+', '-', '*' };
+	fprintf(f, "%s Rules (%zu Added, %zu Removed, %zu Modified)\n", title, out[0].n, out[1].n,
+		out[2].n);
+	for (int k = 0; k < 3; k++) {
+		if (out[k].n)
+			fprintf(f, "   %s %s Rules: %zu\n", what[k], title, out[k].n);
+		for (size_t i = 0; i < out[k].n; i++)
+			fprintf(f, "      %c %s\n", mark[k], out[k].v[i].text);
+	}
+	fprintf(f, "\n");
+}
+
+int policy_diff_av(const struct sp_policy *pa, const struct sp_policy *pb, uint16_t kind,
+		   const char *title, int always, FILE *f)
+{
+	struct avside a, b;
+	const struct sp_allocator *al = pa->core->alloc;
+	struct dlines out[3] = { { .al = al }, { .al = al }, { .al = al } };
+	int rc = avside_build(&a, pa, kind);
+	int rc2 = avside_build(&b, pb, kind);
+	rc = rc ? rc : rc2;
+	if (!rc)
+		rc = av_merge(&a, &b, out);
+	if (!rc && (always || out[0].n || out[1].n || out[2].n))
+		av_print(f, title, out);
+	for (int k = 0; k < 3; k++)
+		lines_release(&out[k]);
+	avside_release(&a);
+	avside_release(&b);
+	return rc;
+}

@@ -1,0 +1,169 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# test-sediff.sh [OUT] - `secpath policy diff` against sediff (setools 4.4) itself, section by
+# section.  For every pair: both tools run with every section option secpath implements
+# (--common --class --bool --role --type --attribute --user --allow --auditallow --dontaudit
+# --type_trans --type_change --type_member; the rule sections on one Debian pair only); each
+# output is cut at sediff's section headers ("Classes (N Added, N Removed, N Modified)") and
+# each section must be the same text after whitespace normalisation (runs of blanks as one
+# space, none at line ends; a modified rule's permissions sorted within +, - and unsigned):
+# one PASS or FAIL line per pair and section.  For the small pairs the option-less output is
+# compared too: secpath's against sediff's sections that secpath implements, in sediff's order
+# (sediff's option-less run over Debian's policies takes minutes: not done for them).
+# Pairs: Debian's default policy against its base-only and its MLS policy, both ways; the
+# setools diff test policies (left against right, right_rmisid, left_standard, and
+# left_standard against left_redundant); every upstream test policy against the next one;
+# tiny.30 .. tiny.33 and compat.15 .. compat.33 each against the next; tiny.conf against itself
+# with its booleans' defaults flipped (when checkpolicy is installed).  A pair sediff itself
+# cannot diff (setools crashes on some old policy versions) is skipped with a message.
+# Ends with "sediff: N passed, N failed"; without sediff the group is skipped (0 passed).
+set -u
+out=${1:-out/release}
+bin=$(cd "$out" && pwd)/secpath
+sediff=${SEDIFF:-$(command -v sediff)}
+pass=0
+fail=0
+skip=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export LC_ALL=C
+sym="--common --class --bool --role --type --attribute --user"
+te="--allow --auditallow --dontaudit --type_trans --type_change --type_member"
+opts="$sym $te"
+titles="Commons|Classes|Booleans|Roles|Types|Type Attributes|Users|Allow Rules|Auditallow Rules"
+titles="$titles|Dontaudit Rules|Type_transition Rules|Type_change Rules|Type_member Rules"
+
+if [ -z "$sediff" ] || [ ! -x "$sediff" ]; then
+	echo "sediff not found (apt-get install setools): skipped"
+	echo "sediff: 0 passed, 0 failed"
+	exit 0
+fi
+
+# norm FILE: blanks normalised; a modified rule's permissions sorted within their groups
+# (common, +added, -removed): sediff prints them in a Python set's order, which changes from
+# run to run
+norm() {
+	sed 's/[[:space:]][[:space:]]*/ /g; s/ $//' "$1" | awk '
+	function sortg(pre,   i, j, k, n, out, t) {
+		n = 0
+		for (i = 1; i <= nt; i++) {
+			t = tok[i]; k = substr(t, 1, 1)
+			if ((pre == "" && k != "+" && k != "-") || k == pre) g[++n] = t
+		}
+		for (i = 2; i <= n; i++)
+			for (j = i; j > 1 && g[j - 1] > g[j]; j--) { t = g[j]; g[j] = g[j - 1]; g[j - 1] = t }
+		out = ""
+		for (i = 1; i <= n; i++) out = out " " g[i]
+		return out
+	}
+	/^ \* [a-z]+ .*\{ .* \};/ {
+		a = index($0, "{ "); b = index($0, " };")
+		nt = split(substr($0, a + 2, b - a - 2), tok, " ")
+		$0 = substr($0, 1, a) sortg("") sortg("+") sortg("-") substr($0, b)
+	}
+	{ print }'
+}
+
+# split FILE DIR: one file per section of FILE, named by its title (DIR/list: the titles)
+split_sections() {
+	mkdir -p "$2"
+	norm "$1" | awk -v d="$2" '
+		/^[A-Z][A-Za-z_ ]* \([0-9]+ (Added|Modified)/ {
+			t = $0; sub(/ \(.*/, "", t); gsub(/ /, "_", t)
+			f = d "/" t; print t > (d "/list")
+		}
+		f != "" { print > f }'
+	touch "$2/list"
+}
+
+# pair NAME A B [OPTIONS]: the section options' outputs of both tools, section by section
+pair() {
+	name=$1 o=${4:-$opts}
+	if ! "$sediff" $o "$2" "$3" >"$tmp/s.txt" 2>"$tmp/s.err"; then
+		skip=$((skip + 1))
+		echo "SKIP $name: sediff fails on it ($(head -c 100 "$tmp/s.err" | head -1))"
+		return
+	fi
+	rm -rf "$tmp/s" "$tmp/p"
+	if ! "$bin" policy diff $o "$2" "$3" >"$tmp/p.txt" 2>"$tmp/p.err"; then
+		fail=$((fail + 1)); echo "FAIL $name: secpath: $(head -1 "$tmp/p.err")"
+		return
+	fi
+	split_sections "$tmp/s.txt" "$tmp/s"
+	split_sections "$tmp/p.txt" "$tmp/p"
+	for t in $(cat "$tmp/s/list"); do
+		if [ -f "$tmp/p/$t" ] && cmp -s "$tmp/s/$t" "$tmp/p/$t"; then
+			pass=$((pass + 1)); echo "PASS $name $t ($(wc -l <"$tmp/s/$t") lines)"
+		else
+			fail=$((fail + 1)); echo "FAIL $name $t"
+			[ -f "$tmp/p/$t" ] && diff "$tmp/s/$t" "$tmp/p/$t" | head -10
+		fi
+	done
+	if ! cmp -s "$tmp/s/list" "$tmp/p/list"; then
+		fail=$((fail + 1)); echo "FAIL $name: sections $(cat "$tmp/p/list" | tr '\n' ' ')"
+	fi
+}
+
+# whole NAME A B: the option-less outputs, sediff's reduced to the sections secpath has
+whole() {
+	name=$1
+	"$sediff" "$2" "$3" >"$tmp/w.txt" 2>/dev/null || return
+	"$bin" policy diff "$2" "$3" >"$tmp/wp.txt" 2>&1
+	norm "$tmp/w.txt" | awk -v re="^($titles) \\\\(" '
+		/^[A-Z][A-Za-z_ ]* \([0-9]+ (Added|Modified)/ { keep = ($0 ~ re) }
+		keep' >"$tmp/ws.txt"
+	if norm "$tmp/wp.txt" | cmp -s - "$tmp/ws.txt"; then
+		pass=$((pass + 1)); echo "PASS $name (no options, $(wc -l <"$tmp/ws.txt") lines)"
+	else
+		fail=$((fail + 1)); echo "FAIL $name (no options)"
+		norm "$tmp/wp.txt" | diff "$tmp/ws.txt" - | head -10
+	fi
+}
+
+for p in debian-default debian-base-only debian-mls; do
+	xz -dc "data/policy/$p.policy.33.xz" >"$tmp/$p.33"
+done
+# sediff takes minutes over the rules of Debian's policies: one pair compares them, and
+# under SECPATH_ORACLE_EVERY (CI's sanitizer and assertion runs) only their symbol sections
+if [ "${SECPATH_ORACLE_EVERY:-1}" -gt 1 ]; then
+	pair default-base "$tmp/debian-default.33" "$tmp/debian-base-only.33" "$sym"
+else
+	pair default-base "$tmp/debian-default.33" "$tmp/debian-base-only.33"
+fi
+pair base-default "$tmp/debian-base-only.33" "$tmp/debian-default.33" "$sym"
+pair default-mls "$tmp/debian-default.33" "$tmp/debian-mls.33" "$sym"
+pair mls-default "$tmp/debian-mls.33" "$tmp/debian-default.33" "$sym"
+
+u=tests/data/policy/upstream
+L=$u/setools/library_diff_left
+for r in diff_right diff_right_rmisid diff_left_standard; do
+	pair "left-$r" "$L.33" "$u/setools/library_$r.33"
+	whole "left-$r" "$L.33" "$u/setools/library_$r.33"
+	pair "$r-left" "$u/setools/library_$r.33" "$L.33"
+done
+pair standard-redundant "${L}_standard.33" "${L}_redundant.33"
+whole standard-redundant "${L}_standard.33" "${L}_redundant.33"
+
+# each policy against the next one: most pairs differ in every section
+prev=
+for f in $u/*/*.33 $u/libsepol/policy.bin tests/data/policy/tiny.3? tests/data/policy/compat.??; do
+	[ -n "$prev" ] && pair "$(basename "$prev")-$(basename "$f")" "$prev" "$f"
+	prev=$f
+done
+whole tiny-policy.bin tests/data/policy/tiny.33 $u/libsepol/policy.bin
+
+# booleans flipped: tiny.conf's defaults the other way
+if command -v checkpolicy >/dev/null; then
+	sed '/^bool /{s/ true;/ TRUE;/; s/ false;/ true;/; s/ TRUE;/ false;/}' \
+		tests/data/policy/tiny.conf >"$tmp/flip.conf"
+	if checkpolicy -c 33 -o "$tmp/flip.33" "$tmp/flip.conf" >/dev/null 2>&1; then
+		pair bools-flipped tests/data/policy/tiny.33 "$tmp/flip.33"
+		whole bools-flipped tests/data/policy/tiny.33 "$tmp/flip.33"
+	else
+		echo "SKIP bools-flipped: checkpolicy refused the flipped tiny.conf"
+	fi
+fi
+
+echo "sediff: skipped $skip pairs sediff cannot diff"
+echo "sediff: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
