@@ -5,11 +5,11 @@
  * Debian's four.  For each, seinfo's standard output and secpath's are the same lines, byte for
  * byte (seinfo's warnings go to stderr and are not compared), and the "seinfo" object of
  * `policy info --json` holds setools' own SELinuxPolicy *_count properties, read by an embedded
- * Python script; and seinfo's listings (-t -a -r -u -b -c --common --polcap --permissive
- * --sensitivity --category --fs_use --genfscon --initialsid --netifcon --portcon, with and
- * without -x) are secpath's, line for line.  seinfo crashes on policies before version 24 (setools rebuilds attributes from
- * a map those versions lack): such a policy is counted as skipped, and secpath must still print
- * its statistics.  Skipped with a message when there is no seinfo or setools.
+ * Python script; seinfo's listings (every component option, with and without -x; --all; the
+ * Xen options) are secpath's, line for line; and so are its listings of the items a NAME
+ * argument selects, with its exit status for the names it refuses (names_py).  seinfo crashes
+ * on policies before version 24 (setools rebuilds attributes from a map those versions lack):
+ * such a policy is counted as skipped, and secpath must still print its statistics.  Skipped with a message when there is no seinfo or setools.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -53,6 +53,95 @@ static const char props[] =
 	"            print('M', path, k, got.get(k), getattr(pol, k))\n"
 	"    if got.get('target_platform') != str(pol.target_platform):\n"
 	"        print('M', path, 'target_platform', got.get('target_platform'))\n"
+	"print('N', n)\n";
+
+/* argv: secpath binary, policies.  seinfo's NAME argument: for each policy, two runs naming an
+ * item of every component (drawn from setools' view of the policy, aliases among them; the
+ * second with -x), one naming none, seinfo's LOW-HIGH portcon form against setools'
+ * PortconQuery (seinfo 4.4.1 fails on it), and on the first policy the refusals (a class it
+ * lacks, a bad network, a bad port) with seinfo's exit status and message.  Prints "M ..." per
+ * difference and "N count" at the end. */
+static const char names_py[] =
+	"import subprocess, sys, setools\n"
+	"bin_, paths = sys.argv[1], sys.argv[2:]\n"
+	"def names(pol):\n"
+	"    types = list(pol.types())\n"
+	"    classes = [str(o) for o in pol.classes()][:1]\n"
+	"    sens, cats = (list(pol.sensitivities()), list(pol.categories())) if pol.mls else ([], [])\n"
+	"    ports = [str(x) for p in pol.portcons() for x in (p.ports.low, (p.ports.low + p.ports.high) // 2)]\n"
+	"    cons = list(pol.constraints())\n"
+	"    return {'-t': [t.name for t in types] + [a for t in types for a in t.aliases()],\n"
+	"        '-a': [str(a) for a in pol.typeattributes()], '-r': [str(r) for r in pol.roles()],\n"
+	"        '-u': [str(u) for u in pol.users()], '-b': [str(b) for b in pol.bools()],\n"
+	"        '-c': [str(o) for o in pol.classes()], '--common': [str(o) for o in pol.commons()],\n"
+	"        '--polcap': [str(o) for o in pol.polcaps()],\n"
+	"        '--permissive': [str(t) for t in types if t.ispermissive] + [str(t) for t in types[:1]],\n"
+	"        '--sensitivity': [str(x) for x in sens] + [a for x in sens for a in x.aliases()],\n"
+	"        '--category': [str(x) for x in cats] + [a for x in cats for a in x.aliases()],\n"
+	"        '--fs_use': [str(f.fs) for f in pol.fs_uses()],\n"
+	"        '--genfscon': [str(f.fs) for f in pol.genfscons()],\n"
+	"        '--initialsid': [str(i) for i in pol.initialsids()],\n"
+	"        '--netifcon': [str(n.netif) for n in pol.netifcons()], '--portcon': ports,\n"
+	"        '--nodecon': [str(n.network) for n in pol.nodecons()] +\n"
+	"                     [str(n.network.network_address) for n in pol.nodecons()],\n"
+	"        '--constrain': [str(x.tclass) for x in cons if 'constrain' in x.ruletype.name] + classes,\n"
+	"        '--validatetrans': [str(x.tclass) for x in cons if 'validatetrans' in x.ruletype.name] + classes,\n"
+	"        '--default': [str(d.tclass) for d in pol.defaults()] + classes,\n"
+	"        '--typebounds': [str(b.child) for b in pol.bounds()] + [str(t) for t in types[:1]],\n"
+	"        '--ibendportcon': [str(i.name) for i in pol.ibendportcons()]}\n"
+	"n = 0\n"
+	"def differ(what, want, got):\n"
+	"    print('M', what)\n"
+	"    w, g = want.splitlines(), got.splitlines()\n"
+	"    for i in range(max(len(w), len(g))):\n"
+	"        if (w[i:i + 1] or [None]) != (g[i:i + 1] or [None]):\n"
+	"            print('  want', w[i:i + 1], '\\n  got ', g[i:i + 1])\n"
+	"            break\n"
+	"def run(path, args, err=None):\n"
+	"    global n\n"
+	"    n += 1\n"
+	"    a = subprocess.run(['seinfo', path] + args, capture_output=True)\n"
+	"    b = subprocess.run([bin_, 'policy', 'info'] + args + [path], capture_output=True)\n"
+	"    what = 'seinfo %s %s: exit %d, secpath %d' % (path, ' '.join(args), a.returncode, b.returncode)\n"
+	"    if a.returncode != b.returncode or (a.returncode == 0 and a.stdout != b.stdout):\n"
+	"        differ(what, a.stdout.decode(), b.stdout.decode())\n"
+	"    elif err and (err not in (a.stdout + a.stderr).decode() or err not in b.stderr.decode()):\n"
+	"        print('M', what, 'no', repr(err))\n"
+	"def ranges(path, pol):\n"
+	"    \"\"\"portcon LOW-HIGH, which seinfo 4.4.1 fails on, against setools' PortconQuery\"\"\"\n"
+	"    global n\n"
+	"    for p in list(pol.portcons())[:8]:\n"
+	"        n += 1\n"
+	"        q = setools.PortconQuery(pol, ports_subset=True, ports=setools.PortconRange(p.ports.low, p.ports.high))\n"
+	"        want = ''.join('\\n%s: %d\\n' % ('Portcon', len(r)) + ''.join('   %s\\n' % x for x in r)\n"
+	"                       for r in [sorted(q.results())])\n"
+	"        arg = '%d-%d' % (p.ports.low, p.ports.high)\n"
+	"        got = subprocess.run([bin_, 'policy', 'info', '--portcon', arg, path],\n"
+	"                             capture_output=True, check=True).stdout.decode()\n"
+	"        if got != want:\n"
+	"            differ('portcon %s %s' % (arg, path), want, got)\n"
+	"for i, path in enumerate(paths):\n"
+	"    pol = setools.SELinuxPolicy(path)\n"
+	"    c = names(pol)\n"
+	"    for r in range(2):\n"
+	"        args = []\n"
+	"        for opt, v in c.items():\n"
+	"            v = sorted(set(v))\n"
+	"            if v and not v[(r * 7919) % len(v)].startswith('-'):\n"
+	"                args += [opt, v[(r * 7919) % len(v)]]\n"
+	"        run(path, args + ['-x'] * r)\n"
+	"    args = []\n"
+	"    for opt in c:\n"
+	"        if opt not in ('--constrain', '--validatetrans', '--default', '--portcon', '--nodecon'):\n"
+	"            args += [opt, 'secpath_no_such_name']\n"
+	"    run(path, args)\n"
+	"    ranges(path, pol)\n"
+	"    if i == 0:\n"
+	"        for opt in ('--constrain', '--validatetrans', '--default'):\n"
+	"            run(path, [opt, 'secpath_no_such_class', '-t'], 'secpath_no_such_class is not a valid class')\n"
+	"        run(path, ['--nodecon', 'zz'], 'does not appear to be an IPv4 or IPv6 network')\n"
+	"        run(path, ['--nodecon', '127.0.0.1/8'], 'has host bits set')\n"
+	"        run(path, ['--portcon', 'abc'])\n"
 	"print('N', n)\n";
 
 struct lines {
@@ -216,53 +305,118 @@ static int compare_seinfo(const char *bin, const char *args, const char *pol)
 	return st == 0;
 }
 
-/* The statistics seinfo prints with no option, on every carried policy. */
-static void test_policy_seinfo__statistics(void **st)
+/* Run each of forms (NULL-terminated) through compare_seinfo on every carried policy; returns
+ * the runs that agreed, *tried the runs made.  seinfo fails on compat.15..23 only. */
+static size_t compare_forms(const char *const *forms, size_t *tried)
 {
-	(void)st;
-	if (!have_seinfo()) {
-		print_message("no seinfo or setools (Debian package setools): skipping\n");
-		skip();
-	}
 	char bin[PATH_MAX + 32];
 	secpath_bin(bin, sizeof(bin));
 	struct corpus c;
 	corpus_load(&c);
-	size_t same = 0, tried = 0;
-	for (size_t i = 0; i < c.n; i += oracle_every(), tried++)
-		same += (size_t)compare_seinfo(bin, "", c.paths[i]);
-	print_message("seinfo statistics: %zu of %zu policies agree, %zu skipped (seinfo fails)\n",
-		      same, tried, tried - same);
-	assert_true(same + 9 >= tried);	/* seinfo fails on compat.15..23 only */
+	size_t same = 0, nforms = 0;
+	*tried = 0;
+	while (forms[nforms])
+		nforms++;
+	for (size_t i = 0; i < c.n; i += oracle_every())
+		for (size_t f = 0; f < nforms; f++, ++*tried)
+			same += (size_t)compare_seinfo(bin, forms[f], c.paths[i]);
+	assert_true(same + 9 * nforms >= *tried);
 	corpus_free(&c);
+	return same;
 }
 
-/* seinfo's listings, names and -x statements, every component secpath lists, on every carried
- * policy: one seinfo run per policy and form, its components in its order. */
-static void test_policy_seinfo__listings(void **st)
+/* The statistics seinfo prints with no option, on every carried policy. */
+static void test_policy_seinfo__statistics(void **st)
 {
 	(void)st;
-	static const char comps[] = "-t -a -r -u -b -c --common --polcap --permissive "
-				    "--sensitivity --category --fs_use --genfscon --initialsid "
-				    "--netifcon --portcon";
+	static const char *const forms[] = { "", NULL };
 	if (!have_seinfo()) {
 		print_message("no seinfo or setools (Debian package setools): skipping\n");
 		skip();
 	}
-	char bin[PATH_MAX + 32], args[256];
-	secpath_bin(bin, sizeof(bin));
-	struct corpus c;
-	corpus_load(&c);
-	size_t same = 0, tried = 0;
-	for (size_t i = 0; i < c.n; i += oracle_every(), tried += 2)
-		for (int x = 0; x < 2; x++) {
-			snprintf(args, sizeof(args), "%s%s", comps, x ? " -x" : "");
-			same += (size_t)compare_seinfo(bin, args, c.paths[i]);
-		}
+	size_t tried, same = compare_forms(forms, &tried);
+	print_message("seinfo statistics: %zu of %zu policies agree, %zu skipped (seinfo fails)\n",
+		      same, tried, tried - same);
+}
+
+/* seinfo's listings, names and -x statements, every component secpath lists, on every carried
+ * policy: one seinfo run per policy and form, its components in its order. */
+#define COMPS "-t -a -r -u -b -c --common --polcap --permissive --sensitivity --category " \
+	      "--fs_use --genfscon --initialsid --netifcon --portcon --nodecon --constrain " \
+	      "--validatetrans --default --typebounds --ibpkeycon --ibendportcon"
+static void test_policy_seinfo__listings(void **st)
+{
+	(void)st;
+	static const char *const forms[] = { COMPS, COMPS " -x", NULL };
+	if (!have_seinfo()) {
+		print_message("no seinfo or setools (Debian package setools): skipping\n");
+		skip();
+	}
+	size_t tried, same = compare_forms(forms, &tried);
 	print_message("seinfo listings: %zu of %zu runs agree, %zu skipped (seinfo fails)\n", same,
 		      tried, tried - same);
-	assert_true(same + 18 >= tried);	/* seinfo fails on compat.15..23 only */
+}
+
+/* seinfo --all (the statistics, then every component; with -x their statements) and the Xen
+ * options, which on an SELinux policy list nothing and so leave the statistics printed. */
+static void test_policy_seinfo__all(void **st)
+{
+	(void)st;
+	static const char *const forms[] = {
+		"--all", "--all -x",
+		"--ioportcon --iomemcon --pirqcon --pcidevicecon --devicetreecon",
+		"--ioportcon --iomemcon --pirqcon --pcidevicecon --devicetreecon --polcap", NULL,
+	};
+	if (!have_seinfo()) {
+		print_message("no seinfo or setools (Debian package setools): skipping\n");
+		skip();
+	}
+	size_t tried, same = compare_forms(forms, &tried);
+	print_message("seinfo --all and Xen options: %zu of %zu runs agree, %zu skipped (seinfo "
+		      "fails)\n", same, tried, tried - same);
+}
+
+/* Run an embedded Python script (with setools) on secpath's binary and every carried policy
+ * seinfo reads (version 24 and later); its "M ..." lines are differences, reported, and its
+ * last line "N count" how many comparisons it made (returned). */
+static size_t run_script(const char *script, size_t len)
+{
+	char bin[PATH_MAX + 32];
+	secpath_bin(bin, sizeof(bin));
+	char spath[] = "/tmp/secpath-seinfo-py-XXXXXX";
+	int fd = mkstemp(spath);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, script, len), (ssize_t)len);
+	close(fd);
+	struct corpus c;
+	corpus_load(&c);
+	size_t clen = strlen(bin) + strlen(spath) + 64;
+	for (size_t i = 0; i < c.n; i += oracle_every())
+		clen += strlen(c.paths[i]) + 1;
+	char *cmd = malloc(clen);
+	assert_non_null(cmd);
+	int o = snprintf(cmd, clen, "/usr/bin/python3 %s %s", spath, bin);
+	for (size_t i = 0; i < c.n; i += oracle_every())
+		if (!strstr(c.paths[i], "compat.") || atoi(strrchr(c.paths[i], '.') + 1) >= 24)
+			o += snprintf(cmd + o, clen - (size_t)o, " %s", c.paths[i]);
+	struct lines out = { 0 };
+	assert_int_equal(command_lines(cmd, &out), 0);
+	size_t compared = 0, diffs = 0;
+	for (size_t i = 0; i < out.n; i++) {
+		if (!strncmp(out.v[i], "N ", 2)) {
+			compared = strtoul(out.v[i] + 2, NULL, 10);
+		} else {
+			diffs += !strncmp(out.v[i], "M ", 2);
+			print_error("%s\n", out.v[i]);
+		}
+	}
+	assert_true(out.n >= 1 && !strncmp(out.v[out.n - 1], "N ", 2));
+	assert_int_equal(diffs, 0);
+	lines_free(&out);
+	free(cmd);
+	unlink(spath);
 	corpus_free(&c);
+	return compared;
 }
 
 /* The "seinfo" object of --json against setools' properties, on every carried policy seinfo
@@ -274,40 +428,22 @@ static void test_policy_seinfo__json_properties(void **st)
 		print_message("no seinfo or setools (Debian package setools): skipping\n");
 		skip();
 	}
-	char bin[PATH_MAX + 32];
-	secpath_bin(bin, sizeof(bin));
-	char spath[] = "/tmp/secpath-seinfo-py-XXXXXX";
-	int fd = mkstemp(spath);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, props, sizeof(props) - 1), (ssize_t)sizeof(props) - 1);
-	close(fd);
-	struct corpus c;
-	corpus_load(&c);
-	size_t len = strlen(bin) + strlen(spath) + 64;
-	for (size_t i = 0; i < c.n; i += oracle_every())
-		len += strlen(c.paths[i]) + 1;
-	char *cmd = malloc(len);
-	assert_non_null(cmd);
-	int o = snprintf(cmd, len, "/usr/bin/python3 %s %s", spath, bin);
-	for (size_t i = 0; i < c.n; i += oracle_every())
-		if (!strstr(c.paths[i], "compat.") || atoi(strrchr(c.paths[i], '.') + 1) >= 24)
-			o += snprintf(cmd + o, len - (size_t)o, " %s", c.paths[i]);
-	struct lines out = { 0 };
-	assert_int_equal(command_lines(cmd, &out), 0);
-	size_t compared = 0;
-	for (size_t i = 0; i < out.n; i++) {
-		if (!strncmp(out.v[i], "N ", 2))
-			compared = strtoul(out.v[i] + 2, NULL, 10);
-		else
-			print_error("%s\n", out.v[i]);
-	}
-	assert_int_equal(out.n, 1);	/* no difference line, the count */
+	size_t compared = run_script(props, sizeof(props) - 1);
 	print_message("setools properties: %zu compared\n", compared);
 	assert_true(compared >= 40 * 70 / oracle_every());
-	lines_free(&out);
-	free(cmd);
-	unlink(spath);
-	corpus_free(&c);
+}
+
+/* seinfo's NAME argument (names_py) on every carried policy seinfo reads. */
+static void test_policy_seinfo__names(void **st)
+{
+	(void)st;
+	if (!have_seinfo()) {
+		print_message("no seinfo or setools (Debian package setools): skipping\n");
+		skip();
+	}
+	size_t compared = run_script(names_py, sizeof(names_py) - 1);
+	print_message("seinfo NAME runs and portcon ranges: %zu compared, all agree\n", compared);
+	assert_true(compared >= 3 * 70 / oracle_every());
 }
 
 int main(void)
@@ -316,6 +452,8 @@ int main(void)
 		cmocka_unit_test(test_policy_seinfo__statistics),
 		cmocka_unit_test(test_policy_seinfo__json_properties),
 		cmocka_unit_test(test_policy_seinfo__listings),
+		cmocka_unit_test(test_policy_seinfo__all),
+		cmocka_unit_test(test_policy_seinfo__names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
