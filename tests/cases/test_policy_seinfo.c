@@ -9,7 +9,8 @@
  * Xen options) are secpath's, line for line; and so are its listings of the items a NAME
  * argument selects, with its exit status for the names it refuses (names_py).  seinfo crashes
  * on policies before version 24 (setools rebuilds attributes from a map those versions lack):
- * such a policy is counted as skipped, and secpath must still print its statistics.  Skipped with a message when there is no seinfo or setools.
+ * such a policy is counted as skipped, and secpath must still print its statistics.  Skipped
+ * with a message when there is no seinfo or setools.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -64,37 +65,43 @@ static const char props[] =
 static const char names_py[] =
 	"import subprocess, sys, setools\n"
 	"bin_, paths = sys.argv[1], sys.argv[2:]\n"
+	"def strs(v):\n"
+	"    return [str(x) for x in v]\n"
 	"def names(pol):\n"
 	"    types = list(pol.types())\n"
-	"    classes = [str(o) for o in pol.classes()][:1]\n"
-	"    sens, cats = (list(pol.sensitivities()), list(pol.categories())) if pol.mls else ([], [])\n"
-	"    ports = [str(x) for p in pol.portcons() for x in (p.ports.low, (p.ports.low + p.ports.high) // 2)]\n"
+	"    first = strs(pol.classes())[:1]\n"
+	"    sens = list(pol.sensitivities()) if pol.mls else []\n"
+	"    cats = list(pol.categories()) if pol.mls else []\n"
+	"    ports = [str(x) for p in pol.portcons()\n"
+	"             for x in (p.ports.low, (p.ports.low + p.ports.high) // 2)]\n"
 	"    cons = list(pol.constraints())\n"
-	"    return {'-t': [t.name for t in types] + [a for t in types for a in t.aliases()],\n"
-	"        '-a': [str(a) for a in pol.typeattributes()], '-r': [str(r) for r in pol.roles()],\n"
-	"        '-u': [str(u) for u in pol.users()], '-b': [str(b) for b in pol.bools()],\n"
-	"        '-c': [str(o) for o in pol.classes()], '--common': [str(o) for o in pol.commons()],\n"
-	"        '--polcap': [str(o) for o in pol.polcaps()],\n"
-	"        '--permissive': [str(t) for t in types if t.ispermissive] + [str(t) for t in types[:1]],\n"
-	"        '--sensitivity': [str(x) for x in sens] + [a for x in sens for a in x.aliases()],\n"
-	"        '--category': [str(x) for x in cats] + [a for x in cats for a in x.aliases()],\n"
-	"        '--fs_use': [str(f.fs) for f in pol.fs_uses()],\n"
-	"        '--genfscon': [str(f.fs) for f in pol.genfscons()],\n"
-	"        '--initialsid': [str(i) for i in pol.initialsids()],\n"
-	"        '--netifcon': [str(n.netif) for n in pol.netifcons()], '--portcon': ports,\n"
-	"        '--nodecon': [str(n.network) for n in pol.nodecons()] +\n"
-	"                     [str(n.network.network_address) for n in pol.nodecons()],\n"
-	"        '--constrain': [str(x.tclass) for x in cons if 'constrain' in x.ruletype.name] + classes,\n"
-	"        '--validatetrans': [str(x.tclass) for x in cons if 'validatetrans' in x.ruletype.name] + classes,\n"
-	"        '--default': [str(d.tclass) for d in pol.defaults()] + classes,\n"
-	"        '--typebounds': [str(b.child) for b in pol.bounds()] + [str(t) for t in types[:1]],\n"
-	"        '--ibendportcon': [str(i.name) for i in pol.ibendportcons()]}\n"
+	"    nodes = [n.network for n in pol.nodecons()]\n"
+	"    return {\n"
+	"        '-t': strs(types) + [a for t in types for a in t.aliases()],\n"
+	"        '-a': strs(pol.typeattributes()), '-r': strs(pol.roles()),\n"
+	"        '-u': strs(pol.users()), '-b': strs(pol.bools()), '-c': strs(pol.classes()),\n"
+	"        '--common': strs(pol.commons()), '--polcap': strs(pol.polcaps()),\n"
+	"        '--permissive': strs(t for t in types if t.ispermissive) + strs(types[:1]),\n"
+	"        '--sensitivity': strs(sens) + [a for x in sens for a in x.aliases()],\n"
+	"        '--category': strs(cats) + [a for x in cats for a in x.aliases()],\n"
+	"        '--fs_use': strs(f.fs for f in pol.fs_uses()),\n"
+	"        '--genfscon': strs(f.fs for f in pol.genfscons()),\n"
+	"        '--initialsid': strs(pol.initialsids()),\n"
+	"        '--netifcon': strs(n.netif for n in pol.netifcons()), '--portcon': ports,\n"
+	"        '--nodecon': strs(nodes) + strs(n.network_address for n in nodes),\n"
+	"        '--constrain': strs(x.tclass for x in cons\n"
+	"                            if 'constrain' in x.ruletype.name) + first,\n"
+	"        '--validatetrans': strs(x.tclass for x in cons\n"
+	"                                if 'validatetrans' in x.ruletype.name) + first,\n"
+	"        '--default': strs(d.tclass for d in pol.defaults()) + first,\n"
+	"        '--typebounds': strs(b.child for b in pol.bounds()) + strs(types[:1]),\n"
+	"        '--ibendportcon': strs(i.name for i in pol.ibendportcons())}\n"
 	"n = 0\n"
 	"def differ(what, want, got):\n"
 	"    print('M', what)\n"
 	"    w, g = want.splitlines(), got.splitlines()\n"
 	"    for i in range(max(len(w), len(g))):\n"
-	"        if (w[i:i + 1] or [None]) != (g[i:i + 1] or [None]):\n"
+	"        if w[i:i + 1] != g[i:i + 1]:\n"
 	"            print('  want', w[i:i + 1], '\\n  got ', g[i:i + 1])\n"
 	"            break\n"
 	"def run(path, args, err=None):\n"
@@ -102,24 +109,28 @@ static const char names_py[] =
 	"    n += 1\n"
 	"    a = subprocess.run(['seinfo', path] + args, capture_output=True)\n"
 	"    b = subprocess.run([bin_, 'policy', 'info'] + args + [path], capture_output=True)\n"
-	"    what = 'seinfo %s %s: exit %d, secpath %d' % (path, ' '.join(args), a.returncode, b.returncode)\n"
+	"    what = 'seinfo %s %s: exit %d, secpath %d' % (path, ' '.join(args), a.returncode,\n"
+	"                                                  b.returncode)\n"
 	"    if a.returncode != b.returncode or (a.returncode == 0 and a.stdout != b.stdout):\n"
 	"        differ(what, a.stdout.decode(), b.stdout.decode())\n"
-	"    elif err and (err not in (a.stdout + a.stderr).decode() or err not in b.stderr.decode()):\n"
+	"    elif err and (err not in (a.stdout + a.stderr).decode() or\n"
+	"                  err not in b.stderr.decode()):\n"
 	"        print('M', what, 'no', repr(err))\n"
 	"def ranges(path, pol):\n"
 	"    \"\"\"portcon LOW-HIGH, which seinfo 4.4.1 fails on, against setools' PortconQuery\"\"\"\n"
 	"    global n\n"
 	"    for p in list(pol.portcons())[:8]:\n"
 	"        n += 1\n"
-	"        q = setools.PortconQuery(pol, ports_subset=True, ports=setools.PortconRange(p.ports.low, p.ports.high))\n"
-	"        want = ''.join('\\n%s: %d\\n' % ('Portcon', len(r)) + ''.join('   %s\\n' % x for x in r)\n"
-	"                       for r in [sorted(q.results())])\n"
-	"        arg = '%d-%d' % (p.ports.low, p.ports.high)\n"
+	"        lo, hi = p.ports.low, p.ports.high\n"
+	"        q = setools.PortconQuery(pol, ports_subset=True, ports=setools.PortconRange(lo, hi))\n"
+	"        r = sorted(q.results())\n"
+	"        want = '\\nPortcon: %d\\n' % len(r) + ''.join('   %s\\n' % x for x in r)\n"
+	"        arg = '%d-%d' % (lo, hi)\n"
 	"        got = subprocess.run([bin_, 'policy', 'info', '--portcon', arg, path],\n"
 	"                             capture_output=True, check=True).stdout.decode()\n"
 	"        if got != want:\n"
 	"            differ('portcon %s %s' % (arg, path), want, got)\n"
+	"refused = ('--constrain', '--validatetrans', '--default', '--portcon', '--nodecon')\n"
 	"for i, path in enumerate(paths):\n"
 	"    pol = setools.SELinuxPolicy(path)\n"
 	"    c = names(pol)\n"
@@ -130,15 +141,11 @@ static const char names_py[] =
 	"            if v and not v[(r * 7919) % len(v)].startswith('-'):\n"
 	"                args += [opt, v[(r * 7919) % len(v)]]\n"
 	"        run(path, args + ['-x'] * r)\n"
-	"    args = []\n"
-	"    for opt in c:\n"
-	"        if opt not in ('--constrain', '--validatetrans', '--default', '--portcon', '--nodecon'):\n"
-	"            args += [opt, 'secpath_no_such_name']\n"
-	"    run(path, args)\n"
+	"    run(path, [x for opt in c if opt not in refused for x in (opt, 'secpath_no_such')])\n"
 	"    ranges(path, pol)\n"
 	"    if i == 0:\n"
-	"        for opt in ('--constrain', '--validatetrans', '--default'):\n"
-	"            run(path, [opt, 'secpath_no_such_class', '-t'], 'secpath_no_such_class is not a valid class')\n"
+	"        for opt in refused[:3]:\n"
+	"            run(path, [opt, 'secpath_no_such', '-t'], 'secpath_no_such is not a valid class')\n"
 	"        run(path, ['--nodecon', 'zz'], 'does not appear to be an IPv4 or IPv6 network')\n"
 	"        run(path, ['--nodecon', '127.0.0.1/8'], 'has host bits set')\n"
 	"        run(path, ['--portcon', 'abc'])\n"
@@ -218,6 +225,15 @@ static int have_seinfo(void)
 	return system("seinfo --version >/dev/null 2>&1") == 0 &&
 	       system("/usr/bin/python3 -c 'import setools' >/dev/null 2>&1") == 0;
 }
+
+/* In a test: skip it, saying why, without seinfo and setools (skip() leaves the test). */
+#define SKIP_WITHOUT_SEINFO()                                                                   \
+	do {                                                                                    \
+		if (!have_seinfo()) {                                                           \
+			print_message("no seinfo or setools (Debian package setools): skipping\n"); \
+			skip();                                                                 \
+		}                                                                               \
+	} while (0)
 
 /* Every carried policy as a plain file seinfo can read: the repository's own paths, and the
  * xz-compressed Debian policies written out to temporary files (tmp[i] = 1: unlink it). */
@@ -330,10 +346,7 @@ static void test_policy_seinfo__statistics(void **st)
 {
 	(void)st;
 	static const char *const forms[] = { "", NULL };
-	if (!have_seinfo()) {
-		print_message("no seinfo or setools (Debian package setools): skipping\n");
-		skip();
-	}
+	SKIP_WITHOUT_SEINFO();
 	size_t tried, same = compare_forms(forms, &tried);
 	print_message("seinfo statistics: %zu of %zu policies agree, %zu skipped (seinfo fails)\n",
 		      same, tried, tried - same);
@@ -348,10 +361,7 @@ static void test_policy_seinfo__listings(void **st)
 {
 	(void)st;
 	static const char *const forms[] = { COMPS, COMPS " -x", NULL };
-	if (!have_seinfo()) {
-		print_message("no seinfo or setools (Debian package setools): skipping\n");
-		skip();
-	}
+	SKIP_WITHOUT_SEINFO();
 	size_t tried, same = compare_forms(forms, &tried);
 	print_message("seinfo listings: %zu of %zu runs agree, %zu skipped (seinfo fails)\n", same,
 		      tried, tried - same);
@@ -367,10 +377,7 @@ static void test_policy_seinfo__all(void **st)
 		"--ioportcon --iomemcon --pirqcon --pcidevicecon --devicetreecon",
 		"--ioportcon --iomemcon --pirqcon --pcidevicecon --devicetreecon --polcap", NULL,
 	};
-	if (!have_seinfo()) {
-		print_message("no seinfo or setools (Debian package setools): skipping\n");
-		skip();
-	}
+	SKIP_WITHOUT_SEINFO();
 	size_t tried, same = compare_forms(forms, &tried);
 	print_message("seinfo --all and Xen options: %zu of %zu runs agree, %zu skipped (seinfo "
 		      "fails)\n", same, tried, tried - same);
@@ -424,10 +431,7 @@ static size_t run_script(const char *script, size_t len)
 static void test_policy_seinfo__json_properties(void **st)
 {
 	(void)st;
-	if (!have_seinfo()) {
-		print_message("no seinfo or setools (Debian package setools): skipping\n");
-		skip();
-	}
+	SKIP_WITHOUT_SEINFO();
 	size_t compared = run_script(props, sizeof(props) - 1);
 	print_message("setools properties: %zu compared\n", compared);
 	assert_true(compared >= 40 * 70 / oracle_every());
@@ -437,10 +441,7 @@ static void test_policy_seinfo__json_properties(void **st)
 static void test_policy_seinfo__names(void **st)
 {
 	(void)st;
-	if (!have_seinfo()) {
-		print_message("no seinfo or setools (Debian package setools): skipping\n");
-		skip();
-	}
+	SKIP_WITHOUT_SEINFO();
 	size_t compared = run_script(names_py, sizeof(names_py) - 1);
 	print_message("seinfo NAME runs and portcon ranges: %zu compared, all agree\n", compared);
 	assert_true(compared >= 3 * 70 / oracle_every());
