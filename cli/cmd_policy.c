@@ -55,13 +55,13 @@ static int load(struct sp_cli *cli, const char *path, enum sp_avtab_layout layou
 static void info_usage(FILE *f)
 {
 	fprintf(f, "usage: secpath policy info [--json] [--tables] [--layout chained|array|flat]\n"
-		   "                          [COMPONENT...] [-x] POLICY\n\n"
+		   "                          [COMPONENT [NAME]...] [--all] [-x] POLICY\n\n"
 		   "Print seinfo's statistics of the policy (setools 4.4: its lines, its counts).\n"
 		   "--tables adds secpath's own table statistics (avtab entries by kind, table\n"
 		   "sizes), which count other things.  POLICY may be xz-compressed.\n"
 		   "COMPONENT [NAME] lists items as seinfo does instead (-x/--expand: their\n"
-		   "statements), only the one NAME selects when given (NAME is the argument after\n"
-		   "the option when another follows it, POLICY being last):\n"
+		   "statements), only the items NAME selects when given (NAME: the argument\n"
+		   "after the option when another follows it, POLICY being last):\n"
 		   "  -t/--type -a/--attribute -r/--role -u/--user -b/--bool -c/--class --common\n"
 		   "  --polcap --permissive --sensitivity --category --initialsid (NAME: the name)\n"
 		   "  --fs_use --genfscon (the file system)  --netifcon (the interface)\n"
