@@ -374,8 +374,7 @@ static void test_policy_seinfo__all(void **st)
 	(void)st;
 	static const char *const forms[] = {
 		"--all", "--all -x",
-		"--ioportcon --iomemcon --pirqcon --pcidevicecon --devicetreecon",
-		"--ioportcon --iomemcon --pirqcon --pcidevicecon --devicetreecon --polcap", NULL,
+		"--ioportcon --iomemcon --pirqcon --pcidevicecon --devicetreecon", NULL,
 	};
 	SKIP_WITHOUT_SEINFO();
 	size_t tried, same = compare_forms(forms, &tried);
