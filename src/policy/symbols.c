@@ -13,8 +13,15 @@
  * Users' levels (MLS policies) are spelled as setools spells a level: the sensitivity, then the
  * categories by value with runs of consecutive values as FIRST.LAST; a range whose high level
  * equals its low is the low level alone.
+ * The statement-named listings (ocontexts, typebounds, defaults, constraints) are setools'
+ * statement() texts: a nodecon's network as Python's ipaddress writes it (the mask's set bits
+ * as the prefix, host bits cleared), a constraint's postfix expression in setools' infix form
+ * (cexpr_infix).  A NAME criterion (sp_policy_component_find) is checked per item before its
+ * statement is built; NAMEs that are not names (ports, networks) are parsed once, and a class
+ * NAME must name a class (setools looks it up).
  * Each statement is built in a buffer that grows with it: O(statement) memory, O(table) time
- * per item at most (aliases and pair lists are scanned once per item).
+ * per item at most (aliases and pair lists are scanned once per item; a constraint's stack holds
+ * two operands per node).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -149,7 +156,7 @@ static const char *const polcap_names[] = {
 struct emit {
 	const struct policy_core *k;
 	struct sbuf b;
-	const char **tmp;		/* scratch names, ntypes + nroles + ntype_ix + 1 */
+	const char **tmp;		/* scratch names: every type entry, role, user, MLS symbol */
 	int (*fn)(void *ud, const char *name, uint32_t value, const char *statement);
 	void *ud;
 	const char *match;		/* the NAME criterion (NULL: every item) */
@@ -216,15 +223,11 @@ static void attr_stmt(struct emit *e, uint32_t v)
 		sb_put(&e->b, "\n\t<empty attribute>");
 }
 
-/* Type v is named NAME or has it as an alias (setools' alias_deref). */
+/* Type v is named NAME or has it as an alias (setools' alias_deref): set_match resolved NAME
+ * to the value of its entry (e->lo, 0 for none). */
 static int type_wanted(const struct emit *e, uint32_t v)
 {
-	if (wanted(e, e->k->type_name[v]))
-		return 1;
-	for (uint32_t i = 0; i < e->k->ntype_ix; i++)
-		if (e->k->type_ix[i].value == v && !strcmp(e->k->type_ix[i].name, e->match))
-			return 1;
-	return 0;
+	return !e->match || e->lo == v;
 }
 
 static int emit_types(struct emit *e, int attrs, int permissive, int expand)
@@ -968,6 +971,12 @@ static int set_match(struct emit *e, enum sp_policy_component c, const char *nam
 	if (!name)
 		return 0;
 	switch (c) {
+	case SP_COMP_TYPES:
+		e->lo = 0;
+		for (uint32_t i = 0; i < e->k->ntype_ix; i++)
+			if (!strcmp(e->k->type_ix[i].name, name))
+				e->lo = e->k->type_ix[i].value;
+		return 0;
 	case SP_COMP_PORTCON: return parse_range(name, 10, &e->lo, &e->hi);
 	case SP_COMP_IBPKEYCON: return parse_range(name, 16, &e->lo, &e->hi);
 	case SP_COMP_NODECON: return parse_network(e, name);
