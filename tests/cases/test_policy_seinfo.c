@@ -7,7 +7,9 @@
  * `policy info --json` holds setools' own SELinuxPolicy *_count properties, read by an embedded
  * Python script; seinfo's listings (every component option, with and without -x; --all; the
  * Xen options) are secpath's, line for line; and so are its listings of the items a NAME
- * argument selects, with its exit status for the names it refuses (names_py).  seinfo crashes
+ * argument selects, with its exit status for the names it refuses (names_py); statements the
+ * carried policies lack are added to tiny.conf and compiled by checkpolicy (extra_*).  seinfo
+ * crashes
  * on policies before version 24 (setools rebuilds attributes from a map those versions lack):
  * such a policy is counted as skipped, and secpath must still print its statistics.  Skipped
  * with a message when there is no seinfo or setools.
@@ -303,9 +305,43 @@ static void corpus_free(struct corpus *c)
 	free(c->tmp);
 }
 
-/* seinfo ARGS POLICY and secpath policy info ARGS POLICY: the same lines.  Returns 1 compared,
- * 0 skipped (seinfo failed; secpath must still succeed). */
-static int compare_seinfo(const char *bin, const char *args, const char *pol)
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Each "{ A B ... }" group of each line with its names sorted, then the lines sorted: seinfo
+ * writes a constraint's name sets in its Python frozenset's order, which changes from run to
+ * run with Python's string hashing (and its sort of the constraints with it). */
+static void canon_sets(struct lines *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		char *open = l->v[i];
+		while ((open = strstr(open, "{ ")) != NULL) {
+			char *close = strstr(open, " }");
+			if (!close)
+				break;
+			size_t len = (size_t)(close - open - 2), n = 0;
+			char *copy = strndup(open + 2, len), *names[64], *save = NULL;
+			assert_non_null(copy);
+			for (char *t = strtok_r(copy, " ", &save); t && n < 64; t = strtok_r(NULL, " ", &save))
+				names[n++] = t;
+			qsort(names, n, sizeof(*names), str_cmp);
+			char *w = open + 2;
+			for (size_t j = 0; j < n; j++)
+				w += sprintf(w, "%s%s", j ? " " : "", names[j]);
+			*w = ' ';	/* the same length: names and single spaces */
+			free(copy);
+			open = close + 2;
+		}
+	}
+	qsort(l->v, l->n, sizeof(*l->v), str_cmp);
+}
+
+/* seinfo ARGS POLICY and secpath policy info ARGS POLICY: the same lines (canon: after
+ * canon_sets on both).  Returns 1 compared, 0 skipped (seinfo failed; secpath must still
+ * succeed). */
+static int compare_seinfo(const char *bin, const char *args, const char *pol, int canon)
 {
 	char cmd[2 * PATH_MAX + 256], what[PATH_MAX + 128];
 	struct lines want = { 0 }, got = { 0 };
@@ -314,6 +350,10 @@ static int compare_seinfo(const char *bin, const char *args, const char *pol)
 	snprintf(cmd, sizeof(cmd), "%s policy info %s %s", bin, args, pol);
 	assert_int_equal(command_lines(cmd, &got), 0);
 	snprintf(what, sizeof(what), "seinfo %s %s", args, pol);
+	if (canon) {
+		canon_sets(&want);
+		canon_sets(&got);
+	}
 	if (st == 0)
 		assert_same_lines(what, &got, &want);
 	lines_free(&want);
@@ -335,7 +375,7 @@ static size_t compare_forms(const char *const *forms, size_t *tried)
 		nforms++;
 	for (size_t i = 0; i < c.n; i += oracle_every())
 		for (size_t f = 0; f < nforms; f++, ++*tried)
-			same += (size_t)compare_seinfo(bin, forms[f], c.paths[i]);
+			same += (size_t)compare_seinfo(bin, forms[f], c.paths[i], 0);
 	assert_true(same + 9 * nforms >= *tried);
 	corpus_free(&c);
 	return same;
@@ -380,6 +420,89 @@ static void test_policy_seinfo__all(void **st)
 	size_t tried, same = compare_forms(forms, &tried);
 	print_message("seinfo --all and Xen options: %zu of %zu runs agree, %zu skipped (seinfo "
 		      "fails)\n", same, tried, tried - same);
+}
+
+/* Statements the carried policies lack, added to tiny.conf: constraints with not, nested
+ * and/or, user, role and type name sets; nodecons with host bits set, IPv6 zero runs and empty
+ * masks; ibpkeycon and ibendportcon records. */
+static const char extra_constraints[] =
+	"constrain dir { search rmdir } ( not ( u1 == u2 and r1 != r2 ) or ( t1 == { init_t "
+	"kernel_t } and t2 != { app_t init_t } ) or not ( r1 == { system_r user_r } ) );\n"
+	"constrain tcp_socket { connect } ( ( u1 == { system_u } or u2 == { system_u user_u } ) "
+	"and ( t1 == t2 or not ( r1 == r2 ) ) );\n"
+	"validatetrans dir ( ( u1 == u2 or u3 == { system_u } ) and not ( r3 == { system_r } ) );\n";
+static const char extra_contexts[] =
+	"nodecon 10.1.2.3 255.255.0.0 system_u:object_r:node_t\n"
+	"nodecon 2001:db8:0:0:1:0:0:1 ffff:ffff:ffff:ffff:: system_u:object_r:node_t\n"
+	"nodecon fe80:: ffff:ffff:ffff:ffff:ffff:ffff:ffff:fff0 system_u:object_r:node_t\n"
+	"nodecon 0.0.0.0 0.0.0.0 system_u:object_r:node_t\n"
+	"nodecon :: :: system_u:object_r:node_t\n"
+	"ibpkeycon fe80:: 0xFFFF system_u:object_r:node_t\n"
+	"ibpkeycon fe80:: 0x10-0x20 system_u:object_r:node_t\n"
+	"ibendportcon mlx4_0 1 system_u:object_r:node_t\n"
+	"ibendportcon mlx5_1 2 system_u:object_r:node_t\n";
+
+/* tiny.conf with the extra statements, compiled by checkpolicy into pol (a temporary file
+ * name, "/tmp/...XXXXXX" filled in): 0, or -1 without checkpolicy. */
+static int build_extra(char *pol)
+{
+	static const char after[] = "validatetrans file ( t1 == t2 or t3 == init_t );\n";
+	unsigned char *buf = NULL;
+	size_t len = 0;
+	assert_int_equal(tp_read("tests/data/policy/tiny.conf", &buf, &len), 0);
+	char *at = strstr((char *)buf, after);
+	assert_non_null(at);
+	size_t head = (size_t)(at - (char *)buf) + sizeof(after) - 1;
+	char conf[] = "/tmp/secpath-seinfo-conf-XXXXXX";
+	int fd = mkstemp(conf);
+	assert_true(fd >= 0);
+	FILE *f = fdopen(fd, "w");
+	assert_non_null(f);
+	fwrite(buf, 1, head, f);
+	fputs(extra_constraints, f);
+	fwrite(buf + head, 1, len - head, f);
+	fputs(extra_contexts, f);
+	assert_int_equal(fclose(f), 0);
+	free(buf);
+	int fd2 = mkstemp(pol);
+	assert_true(fd2 >= 0);
+	close(fd2);
+	char cmd[3 * PATH_MAX];
+	snprintf(cmd, sizeof(cmd), "checkpolicy -c 33 -o %s %s >/dev/null 2>&1", pol, conf);
+	int rc = system(cmd);
+	unlink(conf);
+	if (rc != 0)
+		unlink(pol);
+	return rc == 0 ? 0 : -1;
+}
+
+/* The extra statements against seinfo: byte for byte, but the constraints, whose name sets
+ * seinfo orders by Python's string hashing (canon_sets); every NAME form of them too. */
+static void test_policy_seinfo__statements(void **st)
+{
+	(void)st;
+	static const char *const exact[] = {
+		"--nodecon --ibpkeycon --ibendportcon --validatetrans -x", "--nodecon 10.1.0.0/16",
+		"--nodecon 2001:db8::/64", "--nodecon fe80::/124", "--nodecon 0.0.0.0/0",
+		"--nodecon ::/0", "--ibpkeycon 0xffff", "--ibendportcon mlx5_1",
+		"--validatetrans dir", NULL,
+	};
+	static const char *const canon[] = { "--all -x", "--constrain dir", NULL };
+	SKIP_WITHOUT_SEINFO();
+	char bin[PATH_MAX + 32], pol[] = "/tmp/secpath-seinfo-pol-XXXXXX";
+	secpath_bin(bin, sizeof(bin));
+	if (build_extra(pol)) {
+		print_message("no checkpolicy (Debian package checkpolicy): skipping\n");
+		skip();
+	}
+	size_t n = 0;
+	for (size_t i = 0; exact[i]; i++)
+		n += (size_t)compare_seinfo(bin, exact[i], pol, 0);
+	for (size_t i = 0; canon[i]; i++)
+		n += (size_t)compare_seinfo(bin, canon[i], pol, 1);
+	unlink(pol);
+	print_message("extra statements: %zu runs agree\n", n);
+	assert_int_equal(n, 11);
 }
 
 /* Run an embedded Python script (with setools) on secpath's binary and every carried policy
@@ -453,6 +576,7 @@ int main(void)
 		cmocka_unit_test(test_policy_seinfo__json_properties),
 		cmocka_unit_test(test_policy_seinfo__listings),
 		cmocka_unit_test(test_policy_seinfo__all),
+		cmocka_unit_test(test_policy_seinfo__statements),
 		cmocka_unit_test(test_policy_seinfo__names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
