@@ -9,10 +9,9 @@
  * Xen options) are secpath's, line for line; and so are its listings of the items a NAME
  * argument selects, with its exit status for the names it refuses (names_py); statements the
  * carried policies lack are added to tiny.conf and compiled by checkpolicy (extra_*).  seinfo
- * crashes
- * on policies before version 24 (setools rebuilds attributes from a map those versions lack):
- * such a policy is counted as skipped, and secpath must still print its statistics.  Skipped
- * with a message when there is no seinfo or setools.
+ * crashes on policies before version 24 (setools rebuilds attributes from a map those versions
+ * lack): such a policy is counted as skipped, and secpath must still print its statistics.
+ * Skipped with a message when there is no seinfo or setools (or, for extra_*, checkpolicy).
  */
 #include <stdarg.h>
 #include <stddef.h>
