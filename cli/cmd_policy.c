@@ -72,15 +72,21 @@ int cli_policy_load(struct sp_cli *cli, const char *path, enum sp_avtab_layout l
 static void info_usage(FILE *f)
 {
 	fprintf(f, "usage: secpath policy info [--json] [--tables] [--layout chained|array|flat]\n"
-		   "                          [COMPONENT...] [-x] POLICY\n\n"
+		   "                          [COMPONENT [NAME]...] [--all] [-x] POLICY\n\n"
 		   "Print seinfo's statistics of the policy (setools 4.4: its lines, its counts).\n"
 		   "--tables adds secpath's own table statistics (avtab entries by kind, table\n"
 		   "sizes), which count other things.  POLICY may be xz-compressed.\n"
-		   "COMPONENT lists items as seinfo does instead (-x/--expand: their statements):\n"
+		   "COMPONENT [NAME] lists items as seinfo does instead (-x/--expand: their\n"
+		   "statements), only the items NAME selects when given (NAME: the argument\n"
+		   "after the option when another follows it, POLICY being last):\n"
 		   "  -t/--type -a/--attribute -r/--role -u/--user -b/--bool -c/--class --common\n"
-		   "  --polcap --permissive --sensitivity --category --fs_use --genfscon\n"
-		   "  --initialsid --netifcon --portcon\n"
-		   "(seinfo's NAME argument to them is not taken: every item is listed).\n");
+		   "  --polcap --permissive --sensitivity --category --initialsid (NAME: the name)\n"
+		   "  --fs_use --genfscon (the file system)  --netifcon (the interface)\n"
+		   "  --portcon (PORT or LOW-HIGH within the record's ports)  --nodecon (ADDR[/LEN])\n"
+		   "  --constrain --validatetrans --default (the class)  --typebounds (the bounded\n"
+		   "  type)  --ibpkeycon (PKEY[-PKEY], hex)  --ibendportcon (the device)\n"
+		   "  --ioportcon --iomemcon --pirqcon --pcidevicecon --devicetreecon (Xen: none on\n"
+		   "  an SELinux policy)  --all (the statistics, then every component)\n");
 }
 
 /* seinfo's statistics, its lines and its definitions (struct sp_policy_counts) */
@@ -179,6 +185,13 @@ static const struct {
 	[SP_COMP_CATEGORIES] = { "--category", NULL, "Categories" },
 	[SP_COMP_CLASSES] = { "-c", "--class", "Classes" },
 	[SP_COMP_COMMONS] = { "--common", NULL, "Commons" },
+	[SP_COMP_CONSTRAINTS] = { "--constrain", NULL, "Constraints" },
+	[SP_COMP_DEFAULTS] = { "--default", NULL, "Default rules" },
+	[SP_COMP_IBENDPORTCON] = { "--ibendportcon", NULL, "Ibendportcon" },
+	[SP_COMP_IBPKEYCON] = { "--ibpkeycon", NULL, "Ibpkeycon" },
+	[SP_COMP_NODECON] = { "--nodecon", NULL, "Nodecon" },
+	[SP_COMP_TYPEBOUNDS] = { "--typebounds", NULL, "Typebounds" },
+	[SP_COMP_VALIDATETRANS] = { "--validatetrans", NULL, "Validatetrans" },
 	[SP_COMP_FS_USE] = { "--fs_use", NULL, "Fs_use" },
 	[SP_COMP_GENFSCON] = { "--genfscon", NULL, "Genfscon" },
 	[SP_COMP_INITIALSIDS] = { "--initialsid", NULL, "Initial SIDs" },
@@ -193,25 +206,48 @@ static const struct {
 	[SP_COMP_USERS] = { "-u", "--user", "Users" },
 };
 
+/* seinfo's Xen components: none on an SELinux policy (seinfo lists them on Xen only) */
+static const char *const xen_opts[] = { "--ioportcon", "--iomemcon", "--pirqcon",
+					"--pcidevicecon", "--devicetreecon" };
+
 struct info_opts {
-	int json, tables, expand;
+	int json, tables, expand, all;
 	unsigned comps;			/* bit c: component c asked for */
+	const char *names[SP_COMP_N];	/* component c's NAME, or NULL */
 	enum sp_avtab_layout layout;
 	const char *path;
 };
 
-/* 1: argv[*i] is a component option or -x (recorded), 0 not one. */
-static int comp_opt(const char *a, struct info_opts *o)
+/* argv[i] is an operand (not an option, not --layout's value). */
+static int is_operand(char **argv, int i)
 {
-	if (!strcmp(a, "-x") || !strcmp(a, "--expand")) {
-		o->expand = 1;
+	return (argv[i][0] != '-' || !argv[i][1]) && (i < 2 || strcmp(argv[i - 1], "--layout"));
+}
+
+/* 1: argv[*i] is a component option (with its NAME, consumed) or -x, --all or a Xen option
+ * (recorded), 0 not one.  The argument after a component option is its NAME when it is an
+ * operand and another operand (the policy) follows it, as seinfo's optional argument. */
+static int comp_opt(int argc, char **argv, int *i, struct info_opts *o)
+{
+	const char *a = argv[*i];
+	if (!strcmp(a, "-x") || !strcmp(a, "--expand") || !strcmp(a, "--all")) {
+		*(strcmp(a, "--all") ? &o->expand : &o->all) = 1;
 		return 1;
 	}
-	for (unsigned c = 0; c < SP_COMP_N; c++)
-		if (!strcmp(a, comp_opts[c].opt) || (comp_opts[c].alt && !strcmp(a, comp_opts[c].alt))) {
-			o->comps |= 1u << c;
+	for (size_t x = 0; x < NELEM(xen_opts); x++)
+		if (!strcmp(a, xen_opts[x]))
 			return 1;
-		}
+	for (unsigned c = 0; c < SP_COMP_N; c++) {
+		if (strcmp(a, comp_opts[c].opt) && (!comp_opts[c].alt || strcmp(a, comp_opts[c].alt)))
+			continue;
+		o->comps |= 1u << c;
+		int later = 0;
+		for (int j = *i + 2; j < argc && !later; j++)
+			later = is_operand(argv, j);
+		if (*i + 1 < argc && argv[*i + 1][0] != '-' && later)
+			o->names[c] = argv[++*i];
+		return 1;
+	}
 	return 0;
 }
 
@@ -226,7 +262,7 @@ static int info_parse(int argc, char **argv, struct info_opts *o, struct sp_cli 
 			return -1;
 		} else if (!strcmp(argv[i], "--tables")) {
 			o->tables = 1;
-		} else if (comp_opt(argv[i], o)) {
+		} else if (comp_opt(argc, argv, &i, o)) {
 			continue;
 		} else if ((c = common_opt(argc, argv, &i, &o->json, &o->layout, cli))) {
 			if (c < 0)
@@ -240,6 +276,8 @@ static int info_parse(int argc, char **argv, struct info_opts *o, struct sp_cli 
 			o->path = argv[i];
 		}
 	}
+	if (o->all)
+		o->comps = (1u << SP_COMP_N) - 1;
 	if (!o->path || (o->json && o->comps)) {
 		if (o->path)
 			fprintf(cli->err, "%s: --json prints the statistics only\n", cli->prog);
@@ -296,11 +334,12 @@ static int item_by_value(const void *a, const void *b)
 }
 
 /* One component as seinfo prints it: a blank line, "TITLE: N", then each item sorted. */
-static int print_component(struct sp_cli *cli, const struct sp_policy *p, unsigned c, int expand)
+static int print_component(struct sp_cli *cli, const struct sp_policy *p, unsigned c,
+			   const char *name, int expand)
 {
 	struct comp_list l = { .by_value = c == SP_COMP_SENSITIVITIES || c == SP_COMP_CATEGORIES };
-	int rc = sp_policy_component_foreach(p, (enum sp_policy_component)c, expand, comp_collect,
-					     &l);
+	int rc = sp_policy_component_find(p, (enum sp_policy_component)c, name, expand,
+					  comp_collect, &l);
 	if (!rc) {
 		if (l.n)
 			qsort(l.v, l.n, sizeof(*l.v), l.by_value ? item_by_value : item_by_name);
@@ -317,6 +356,41 @@ static int print_component(struct sp_cli *cli, const struct sp_policy *p, unsign
 	}
 	free(l.v);
 	return rc;
+}
+
+static int first_item(void *ud, const char *name, uint32_t value, const char *stmt)
+{
+	(void)ud, (void)name, (void)value, (void)stmt;
+	return 1;
+}
+
+/* The NAME arguments, checked before anything is printed (as seinfo builds its queries
+ * first), in seinfo's order: SP_EXIT_OK, or the first refusal reported with seinfo's message
+ * and its exit status (a malformed port range: usage, 2; the rest 1). */
+static int check_names(struct sp_cli *cli, const struct sp_policy *p, const struct info_opts *o)
+{
+	for (unsigned c = 0; c < SP_COMP_N; c++) {
+		if (!(o->comps >> c & 1) || !o->names[c])
+			continue;
+		const char *n = o->names[c];
+		int rc = sp_policy_component_find(p, (enum sp_policy_component)c, n, 0, first_item,
+						  NULL);
+		if (rc >= 0)
+			continue;
+		if (rc == -ENOENT)
+			fprintf(cli->err, "%s: %s is not a valid class\n", cli->prog, n);
+		else if (c == SP_COMP_NODECON && rc == -EDOM)
+			fprintf(cli->err, "%s: %s has host bits set\n", cli->prog, n);
+		else if (c == SP_COMP_NODECON)
+			fprintf(cli->err, "%s: '%s' does not appear to be an IPv4 or IPv6 network\n",
+				cli->prog, n);
+		else
+			fprintf(cli->err, "%s: %s: enter a %s number or range, e.g. %s\n", cli->prog, n,
+				c == SP_COMP_PORTCON ? "port" : "pkey",
+				c == SP_COMP_PORTCON ? "22 or 6000-6020" : "0x22 or 0x6000-0x6020");
+		return rc == -EINVAL && c != SP_COMP_NODECON ? SP_EXIT_USAGE : SP_EXIT_REJECTED;
+	}
+	return SP_EXIT_OK;
 }
 
 /* secpath's own statistics (sp_policy_info): text under their own heading, or JSON members */
@@ -371,6 +445,10 @@ static int cmd_info(int argc, char **argv, struct sp_cli *cli)
 	struct sp_policy_counts n = { .sz = sizeof(n) };
 	sp_policy_get_counts(p, &n);
 	const char *hu = (in.config & 4) ? "allow" : (in.config & 2) ? "reject" : "deny";
+	if ((rc = check_names(cli, p, &o))) {
+		sp_policy_free(p);
+		return rc;
+	}
 	if (o.json) {
 		fprintf(cli->out, "{\"schema\": \"secpath.policy-info/1\", \"file\": ");
 		cli_json_str(cli->out, o.path);
@@ -380,7 +458,7 @@ static int cmd_info(int argc, char **argv, struct sp_cli *cli)
 		print_tables(cli->out, &in, 1);
 		json_seinfo(cli->out, &n);
 		fprintf(cli->out, "}\n");
-	} else if (!o.comps) {
+	} else if (!o.comps || o.all) {
 		print_seinfo(cli->out, o.path, &in, &n, hu);
 	}
 	if (!o.json && o.tables)
@@ -388,7 +466,7 @@ static int cmd_info(int argc, char **argv, struct sp_cli *cli)
 	int bad = 0;
 	for (unsigned c = 0; c < SP_COMP_N; c++)
 		if (o.comps >> c & 1)
-			bad |= print_component(cli, p, c, o.expand) != 0;
+			bad |= print_component(cli, p, c, o.names[c], o.expand) != 0;
 	sp_policy_free(p);
 	return bad ? SP_EXIT_REJECTED : SP_EXIT_OK;
 }

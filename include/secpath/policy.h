@@ -147,26 +147,51 @@ SP_API int sp_policy_get_counts(const struct sp_policy *p, struct sp_policy_coun
  * seinfo's component listings (setools 4.4): fn gets every item of component c with its name,
  * its value (MLS symbols: setools sorts them by it; the rest by name) and, with expand, the
  * statement `seinfo -x` prints for it (else ""), which may span lines.  Items come in value
- * order; the caller sorts them as seinfo does.  Enumerators are in seinfo's output order.
+ * (or file) order; the caller sorts them as seinfo does.  Enumerators are in seinfo's output
+ * order (what `seinfo --all` prints, its Xen components aside).
  * Types are primary non-attribute types, with their aliases and attributes; attributes list
  * their member types; permissive: the permissive types; sensitivities and categories: not the
  * aliases; users with their roles and, on MLS policies, their default level and range;
- * fs_use, genfscon, netifcon and portcon records, each named by its statement (setools sorts
- * them by it); initial SIDs named by setools' table of SID numbers.
+ * fs_use, genfscon, netifcon, nodecon (node and node6), portcon, ibpkeycon, ibendportcon
+ * records, typebounds, default_* settings, constraints (constrain and mlsconstrain) and
+ * validatetrans (and mlsvalidatetrans), each named by its statement (setools sorts them by
+ * it; a constraint's expression in setools' infix form, its name sets sorted); initial SIDs
+ * named by setools' table of SID numbers.
  * Returns 0, the first non-zero return of fn, -EINVAL (bad c, fn NULL) or -ENOMEM.
  */
 enum sp_policy_component {
-	SP_COMP_BOOLS, SP_COMP_CATEGORIES, SP_COMP_CLASSES, SP_COMP_COMMONS, SP_COMP_FS_USE,
-	SP_COMP_GENFSCON, SP_COMP_INITIALSIDS, SP_COMP_NETIFCON, SP_COMP_PERMISSIVE,
-	SP_COMP_POLCAPS, SP_COMP_PORTCON, SP_COMP_ROLES, SP_COMP_SENSITIVITIES, SP_COMP_TYPES,
-	SP_COMP_ATTRIBUTES, SP_COMP_USERS,
+	SP_COMP_BOOLS, SP_COMP_CATEGORIES, SP_COMP_CLASSES, SP_COMP_COMMONS, SP_COMP_CONSTRAINTS,
+	SP_COMP_DEFAULTS, SP_COMP_FS_USE, SP_COMP_GENFSCON, SP_COMP_IBENDPORTCON,
+	SP_COMP_IBPKEYCON, SP_COMP_INITIALSIDS, SP_COMP_NETIFCON, SP_COMP_NODECON,
+	SP_COMP_PERMISSIVE, SP_COMP_POLCAPS, SP_COMP_PORTCON, SP_COMP_ROLES,
+	SP_COMP_SENSITIVITIES, SP_COMP_TYPEBOUNDS, SP_COMP_TYPES, SP_COMP_ATTRIBUTES,
+	SP_COMP_USERS, SP_COMP_VALIDATETRANS,
 };
-#define SP_COMP_N 16
+#define SP_COMP_N 23
 SP_API int sp_policy_component_foreach(const struct sp_policy *p, enum sp_policy_component c,
 				       int expand,
 				       int (*fn)(void *ud, const char *name, uint32_t value,
 						 const char *statement),
 				       void *ud);
+/*
+ * The items of component c that seinfo's NAME argument selects (name NULL: every item, as
+ * sp_policy_component_foreach), with setools' criterion for each component:
+ *   types, sensitivities, categories  the name or one of its aliases (setools' alias_deref);
+ *   attributes, permissive, roles, users, booleans, classes, commons, polcaps, initial SIDs,
+ *   netifcon (the interface), ibendportcon (the device)  the name;
+ *   fs_use, genfscon  the file system;  typebounds  the bounded (child) type;
+ *   constraints, validatetrans, defaults  the class (-ENOENT when the policy has none so named);
+ *   portcon  "PORT" or "LOW-HIGH": records whose range holds it (-EINVAL when malformed);
+ *   ibpkeycon  "PKEY" or "LOW-HIGH" in hexadecimal: records of that range (-EINVAL malformed);
+ *   nodecon  "ADDR[/PREFIX]": records of that network (-EINVAL not a network, -EDOM host bits
+ *   set).
+ * An unknown name selects nothing.  Returns as sp_policy_component_foreach, and the errors above.
+ */
+SP_API int sp_policy_component_find(const struct sp_policy *p, enum sp_policy_component c,
+				    const char *name, int expand,
+				    int (*fn)(void *ud, const char *name, uint32_t value,
+					      const char *statement),
+				    void *ud);
 
 /* Symbols.  *_name() returns NULL for values out of range or without a name. */
 SP_API uint32_t sp_policy_type_count(const struct sp_policy *p);	/* nprim */

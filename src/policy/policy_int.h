@@ -167,7 +167,24 @@ struct policy_class {
 	uint32_t common;		/* common index + 1, or 0 */
 	uint32_t nperms;		/* highest permission value incl. common */
 	uint32_t own;			/* the permissions the class itself declares (bit v-1) */
+	uint32_t defaults[4];		/* default_user, _role, _type, _range values (0: none) */
 	const char *perm[32];
+};
+
+/* One node of a kept constraint expression (postfix, file order): type 1 not, 2 and, 3 or,
+ * 4 attr, 5 names; attr and op as the file has them; names (5): nnames values at names_off of
+ * core->cnames (types: the type set's types on v29+, else the names bitmap; values, bit + 1). */
+struct policy_cexpr {
+	uint32_t type, attr, op;
+	uint32_t names_off, nnames;
+};
+
+/* A kept constraint or validatetrans of class cls: its permissions (validatetrans: 0) and
+ * its expression nodes expr_off .. expr_off + nexpr of core->cex; mls: an operand compares
+ * levels (setools' mlsconstrain / mlsvalidatetrans). */
+struct policy_constraint {
+	uint32_t cls, perms, expr_off, nexpr;
+	uint8_t validatetrans, mls;
 };
 
 /* A sensitivity or category record as the file has it (seinfo's listings): aliases carry the
@@ -190,9 +207,11 @@ struct u32vec {
  * (user, role, type, then on v19+ the range's low and high levels), UINT32_MAX for none. */
 #define POLICY_OCON_GENFS 100
 struct policy_ocon {
-	uint32_t kind, f[3];		/* isid: sid; port: protocol, low, high; fsuse: behavior;
-					 * genfs: class */
-	const char *name, *path;	/* netif, fsuse, genfs fstype; genfs path */
+	uint32_t kind, f[8];		/* isid: sid; port: protocol, low, high; fsuse: behavior;
+					 * genfs: class; node: addr, mask; node6: addr[4], mask[4];
+					 * ibpkey: subnet prefix[2], low, high; ibendport: port
+					 * (addresses and prefixes in network byte order) */
+	const char *name, *path;	/* netif, fsuse, ibendport, genfs fstype; genfs path */
 	uint32_t ctx[2];
 };
 
@@ -295,7 +314,12 @@ struct policy_core {
 	struct u32vec rangetr_lv;	/* each rule's low then high level: sens, ncats, cats */
 	struct u32vec sens_lv;		/* each sensitivity record's level: sens, ncats, cats */
 	uint32_t ncaps;
-
+	struct policy_pairs type_bounds;	/* (type entry's value, bound), non-attribute entries */
+	struct policy_constraint *cons;	/* constraints then validatetrans of each class, file order */
+	uint32_t ncons, cons_cap;
+	struct policy_cexpr *cex;
+	uint32_t ncex, cex_cap;
+	struct u32vec cnames;		/* the name values of cex nodes */
 };
 
 struct policy_condstate {

@@ -242,19 +242,25 @@ static int ebitmap(struct cur *c, uint32_t limit, struct u32vec *bits)
 	return 0;
 }
 
+/* Append one (owner, value) pair. */
+static int push_pair(struct cur *c, struct policy_pairs *pp, uint32_t owner, uint32_t value)
+{
+	int rc = grow(c->core->alloc, (void **)&pp->v, &pp->cap, 2 * (uint64_t)pp->n + 2,
+		      sizeof(uint32_t));
+	if (!rc) {
+		pp->v[2 * pp->n] = owner;
+		pp->v[2 * pp->n++ + 1] = value;
+	}
+	return rc;
+}
+
 /* Append the values of an ebitmap (bit + 1) as (owner, value) pairs. */
 static int read_pairs(struct cur *c, uint32_t owner, struct policy_pairs *pp)
 {
 	struct u32vec bits = { 0 };
 	int rc = ebitmap(c, 0, &bits);
-	for (uint32_t i = 0; !rc && i < bits.n; i++) {
-		rc = grow(c->core->alloc, (void **)&pp->v, &pp->cap, 2 * (uint64_t)pp->n + 2,
-			  sizeof(uint32_t));
-		if (!rc) {
-			pp->v[2 * pp->n] = owner;
-			pp->v[2 * pp->n++ + 1] = bits.v[i] + 1;
-		}
-	}
+	for (uint32_t i = 0; !rc && i < bits.n; i++)
+		rc = push_pair(c, pp, owner, bits.v[i] + 1);
 	vec_free(c->core->alloc, &bits);
 	return rc;
 }
@@ -365,58 +371,81 @@ static int perms(struct cur *c, struct policy_class *pc, uint32_t nel)
 	return 0;
 }
 
-/* n constraints (validatetrans: allow_third); each one that compares levels (an operand at or
- * above CEXPR_L1L2, setools' test) counts in *mls, the others in *plain. */
-static int constraints(struct cur *c, uint32_t n, int allow_third, uint32_t *plain, uint32_t *mls)
+/* A constraint's names node: the names bitmap and (v29+) the type set; the values that name
+ * it (the type set's types for a type operand on v29+, else the names) kept in core->cnames. */
+static int cexpr_names(struct cur *c, struct policy_cexpr *x)
 {
+	struct policy_core *k = c->core;
+	int set = c->vers >= 29 && (x->attr & 4);	/* CEXPR_TYPE: setools reads the set */
+	struct u32vec bits = { 0 };
+	uint32_t fl;
+	int rc = ebitmap(c, 0, set ? NULL : &bits);
+	if (!rc && c->vers >= 29)
+		if ((rc = ebitmap(c, 0, set ? &bits : NULL)) || (rc = ebitmap(c, 0, NULL)) ||
+		    (rc = u32(c, &fl, "constraint type set")))
+			goto out;
+	x->names_off = k->cnames.n;
+	x->nnames = bits.n;
+	for (uint32_t i = 0; !rc && i < bits.n; i++)
+		rc = vec_push(k->alloc, &k->cnames, bits.v[i] + 1);
+out:
+	vec_free(k->alloc, &bits);
+	return rc;
+}
+
+/* One expression node into core->cex; *depth is the postfix stack depth, checked. */
+static int cexpr_node(struct cur *c, int allow_third, int *depth, int *levels)
+{
+	struct policy_core *k = c->core;
+	uint32_t e[3];
+	size_t at = c->off;
+	int rc = u32s(c, e, 3, "constraint expression");
+	if (rc)
+		return rc;
+	if (e[0] < 1 || e[0] > 5)
+		return bad(c, at, "unknown constraint expression type %u", e[0]);
+	if (*depth < (e[0] == 1 ? 1 : e[0] <= 3 ? 2 : 0))
+		return bad(c, at, "constraint expression underflow");
+	*depth += e[0] == 1 ? 0 : e[0] <= 3 ? -1 : 1;
+	if (e[0] >= 4 && (e[1] & CEXPR_XTARGET) && !allow_third)
+		return bad(c, at + 4, "third context in a constraint");
+	*levels |= e[0] >= 4 && e[1] >= CEXPR_L1L2;
+	if ((rc = grow(k->alloc, (void **)&k->cex, &k->cex_cap, (uint64_t)k->ncex + 1,
+		       sizeof(*k->cex))))
+		return rc;
+	struct policy_cexpr *x = &k->cex[k->ncex++];
+	*x = (struct policy_cexpr){ .type = e[0], .attr = e[1], .op = e[2] };
+	return e[0] == 5 ? cexpr_names(c, x) : 0;
+}
+
+/* n constraints of class cls (validatetrans: allow_third), kept in core->cons; each one that
+ * compares levels (an operand at or above CEXPR_L1L2, setools' test) counts in *mls, the
+ * others in *plain. */
+static int constraints(struct cur *c, uint32_t n, int allow_third, uint32_t cls, uint32_t *plain,
+		       uint32_t *mls)
+{
+	struct policy_core *k = c->core;
 	for (uint32_t i = 0; i < n; i++) {
-		uint32_t h[2];
+		uint32_t h[2];	/* permissions (validatetrans: unused), expression nodes */
 		int rc = u32s(c, h, 2, "constraint");
 		if (rc)
 			return rc;
 		if ((uint64_t)h[1] * 12 > left(c))
 			return bad(c, c->off - 4, "constraint expression count %u too large", h[1]);
 		int depth = 0, levels = 0;
-		for (uint32_t j = 0; j < h[1]; j++) {
-			uint32_t e[3];
-			size_t at = c->off;
-			if ((rc = u32s(c, e, 3, "constraint expression")))
+		uint32_t off = k->ncex;
+		for (uint32_t j = 0; j < h[1]; j++)
+			if ((rc = cexpr_node(c, allow_third, &depth, &levels)))
 				return rc;
-			switch (e[0]) {
-			case 1: /* not */
-				if (depth < 1)
-					return bad(c, at, "constraint expression underflow");
-				break;
-			case 2: /* and */
-			case 3: /* or */
-				if (depth < 2)
-					return bad(c, at, "constraint expression underflow");
-				depth--;
-				break;
-			case 4: /* attr */
-				depth++;
-				break;
-			case 5: /* names */
-				depth++;
-				if ((rc = ebitmap(c, 0, NULL)))
-					return rc;
-				if (c->vers >= 29) {
-					uint32_t fl;
-					if ((rc = ebitmap(c, 0, NULL)) || (rc = ebitmap(c, 0, NULL)) ||
-					    (rc = u32(c, &fl, "constraint type set")))
-						return rc;
-				}
-				break;
-			default:
-				return bad(c, at, "unknown constraint expression type %u", e[0]);
-			}
-			if (e[0] >= 4 && (e[1] & CEXPR_XTARGET) && !allow_third)
-				return bad(c, at + 4, "third context in a constraint");
-			levels |= e[0] >= 4 && e[1] >= CEXPR_L1L2;
-		}
 		if (depth != 1)
 			return bad(c, c->off, "constraint expression does not reduce to one value");
 		++*(levels ? mls : plain);
+		if ((rc = grow(k->alloc, (void **)&k->cons, &k->cons_cap, (uint64_t)k->ncons + 1,
+			       sizeof(*k->cons))))
+			return rc;
+		k->cons[k->ncons++] = (struct policy_constraint){
+			.cls = cls, .perms = allow_third ? 0 : h[0], .expr_off = off, .nexpr = h[1],
+			.validatetrans = (uint8_t)allow_third, .mls = (uint8_t)levels };
 	}
 	return 0;
 }
@@ -485,13 +514,13 @@ static int sym_class(struct cur *c, uint32_t nprim, uint32_t nel)
 		if ((rc = perms(c, pc, h[4])))
 			return rc;
 		struct sp_policy_counts *n = &k->counts;
-		if ((rc = constraints(c, h[5], 0, &n->constrain, &n->mlsconstrain)))
+		if ((rc = constraints(c, h[5], 0, h[2], &n->constrain, &n->mlsconstrain)))
 			return rc;
 		k->info.constraints += h[5];
 		if (c->vers >= 19) {
 			uint32_t nv;
 			if ((rc = count(c, &nv, 8, "validatetrans")) ||
-			    (rc = constraints(c, nv, 1, &n->validatetrans, &n->mlsvalidatetrans)))
+			    (rc = constraints(c, nv, 1, h[2], &n->validatetrans, &n->mlsvalidatetrans)))
 				return rc;
 			k->info.validatetrans += nv;
 		}
@@ -502,6 +531,10 @@ static int sym_class(struct cur *c, uint32_t nprim, uint32_t nel)
 			return rc;
 		for (int j = 0; j < 4; j++)
 			n->defaults += def[j] != 0;
+		pc->defaults[0] = def[0];	/* as setools lists them: user, role, type, range */
+		pc->defaults[1] = def[1];
+		pc->defaults[2] = def[3];
+		pc->defaults[3] = def[2];
 		k->info.perms += pc->nperms;
 	}
 	k->counts.classes = nel;
@@ -558,6 +591,9 @@ static int sym_type(struct cur *c, uint32_t nprim, uint32_t nel)
 		k->counts.attributes += attr;	/* setools: every attribute entry; types: primary */
 		k->counts.types += primary && !attr;
 		k->counts.typebounds += c->vers >= 24 && !attr && h[3];
+		if (c->vers >= 24 && !attr && h[3] &&
+		    (rc = push_pair(c, &k->type_bounds, h[1], h[3])))
+			return rc;
 		k->type_ix[k->ntype_ix++] = (struct policy_name_ix){ name, h[1] };
 		if (primary) {
 			if (k->type_name[h[1]])
@@ -1081,14 +1117,20 @@ static int read_ocontexts(struct cur *c, uint32_t ocon_num)
 				if (!rc && !(o = ocon_new(c, kind)))
 					rc = -ENOMEM;
 				if (!rc) {
-					memcpy(o->f, v, sizeof(o->f));
+					memcpy(o->f, v, 3 * sizeof(*v));
 					rc = context_keep(c, &o->ctx[0]);
 				}
 				break;
 			case 4:
-				rc = u32s(c, v, 2, "node");
-				if (!rc)
-					rc = context(c);
+			case 6:
+			case 7:
+				rc = u32s(c, v, kind == 4 ? 2 : kind == 6 ? 8 : 4, names[kind]);
+				if (!rc && !(o = ocon_new(c, kind)))
+					rc = -ENOMEM;
+				if (!rc) {
+					memcpy(o->f, v, (kind == 4 ? 2 : kind == 6 ? 8 : 4) * sizeof(*v));
+					rc = context_keep(c, &o->ctx[0]);
+				}
 				break;
 			case 5:
 				if (!(o = ocon_new(c, kind)))
@@ -1099,20 +1141,14 @@ static int read_ocontexts(struct cur *c, uint32_t ocon_num)
 					rc = context_keep(c, &o->ctx[0]);
 				}
 				break;
-			case 6:
-				rc = u32s(c, v, 8, "node6");
-				if (!rc)
-					rc = context(c);
-				break;
-			case 7:
-				rc = u32s(c, v, 4, "ibpkey");
-				if (!rc)
-					rc = context(c);
-				break;
 			case 8:
-				if (!(rc = u32s(c, v, 2, "ibendport")) &&
-				    !(rc = str(c, v[0], NULL, "ibendport")))
-					rc = context(c);
+				if (!(o = ocon_new(c, kind)))
+					rc = -ENOMEM;
+				else if (!(rc = u32s(c, v, 2, "ibendport")) &&
+					 !(rc = str(c, v[0], &o->name, "ibendport"))) {
+					o->f[0] = v[1];
+					rc = context_keep(c, &o->ctx[0]);
+				}
 				break;
 			}
 			if (rc)
@@ -1490,6 +1526,10 @@ void policy_core_free_read(struct policy_core *k)
 	FREE_N(k->sens_lv.v, k->sens_lv.cap);
 	FREE_N(k->ocon, k->ocon_cap);
 	FREE_N(k->ctxv.v, k->ctxv.cap);
+	FREE_N(k->type_bounds.v, k->type_bounds.cap);
+	FREE_N(k->cons, k->cons_cap);
+	FREE_N(k->cex, k->cex_cap);
+	FREE_N(k->cnames.v, k->cnames.cap);
 	if (k->attr_off) {
 		FREE_N(k->attr_v, k->attr_off[nt + 1] + 1);
 		FREE_N(k->attr_off, nt + 2);
