@@ -72,7 +72,9 @@ int cli_policy_load(struct sp_cli *cli, const char *path, enum sp_avtab_layout l
 static void info_usage(FILE *f)
 {
 	fprintf(f, "usage: secpath policy info [--json] [--tables] [--layout chained|array|flat]\n"
-		   "                          [COMPONENT [NAME]...] [--all] [-x] POLICY\n\n"
+		   "                          [COMPONENT [NAME]...] [--all] [-x] [POLICY]\n\n"
+		   "Without POLICY: the running policy, as policy search finds it (a lone operand\n"
+		   "is POLICY; seinfo would read it as a NAME).\n"
 		   "Print seinfo's statistics of the policy (setools 4.4: its lines, its counts).\n"
 		   "--tables adds secpath's own table statistics (avtab entries by kind, table\n"
 		   "sizes), which count other things.  POLICY may be xz-compressed.\n"
@@ -278,9 +280,8 @@ static int info_parse(int argc, char **argv, struct info_opts *o, struct sp_cli 
 	}
 	if (o->all)
 		o->comps = (1u << SP_COMP_N) - 1;
-	if (!o->path || (o->json && o->comps)) {
-		if (o->path)
-			fprintf(cli->err, "%s: --json prints the statistics only\n", cli->prog);
+	if (o->json && o->comps) {
+		fprintf(cli->err, "%s: --json prints the statistics only\n", cli->prog);
 		info_usage(cli->err);
 		return SP_EXIT_USAGE;
 	}
@@ -438,7 +439,9 @@ static int cmd_info(int argc, char **argv, struct sp_cli *cli)
 	if (rc)
 		return rc < 0 ? SP_EXIT_OK : rc;
 	struct sp_policy *p;
-	if (cli_policy_load(cli, o.path, o.layout, &p))
+	char running[PATH_MAX];
+	if (running_policy(cli, &o.path, running, sizeof(running)) ||
+	    cli_policy_load(cli, o.path, o.layout, &p))
 		return SP_EXIT_REJECTED;
 	struct sp_policy_info in;
 	sp_policy_get_info(p, &in);

@@ -185,6 +185,11 @@ if command -v sesearch >/dev/null && [ -d /etc/selinux ] && unshare -m true 2>/d
 		unshare -m sh -c 'mount --bind "$1" /etc/selinux && cd / && "$2" policy search --role_allow --role_trans' \
 			sh "$es" "$bin" >"$tmp/o" 2>"$tmp/e"
 		if [ -s "$tmp/want" ] && cmp -s "$tmp/want" "$tmp/o"; then ok; else bad "running policy ($cfg): $(head -1 "$tmp/o") vs sesearch $(head -1 "$tmp/want")"; fi
+		unshare -m sh -c 'mount --bind "$1" /etc/selinux && cd / && seinfo -r' sh "$es" 2>/dev/null |
+			grep -v '^Statistics for policy file' >"$tmp/want"
+		unshare -m sh -c 'mount --bind "$1" /etc/selinux && cd / && "$2" policy info -r' \
+			sh "$es" "$bin" 2>"$tmp/e" | grep -v '^Statistics for policy file' >"$tmp/o"
+		if grep -q 'Roles:' "$tmp/want" && cmp -s "$tmp/want" "$tmp/o"; then ok; else bad "info, running policy ($cfg): $(grep Roles "$tmp/o") vs seinfo $(grep Roles "$tmp/want")"; fi
 	done
 	rm -rf "$es/targeted" "$es/mls"
 	unshare -m sh -c 'mount --bind "$1" /etc/selinux && cd / && "$2" policy search -A' sh "$es" "$bin" \
