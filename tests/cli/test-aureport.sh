@@ -79,16 +79,8 @@ type=DAEMON_CLOSE msg=audit(1764288009.900:130): addr=192.0.2.10:60 res=success
 EOF
 
 logs="$tmp/edge.log $tmp/edge2.log"
-# (05-malformed.log is secpath's own malformed-line test: its bad lines are refused, not read)
-for f in tests/data/audit/logs/go-libaudit/*.log $(ls tests/cases/replay/*.log | grep -v 05-malformed); do
-	# secpath does not read a last line without its newline (a warning); aureport reads it
-	if [ -n "$(tail -c 1 "$f")" ]; then
-		cp "$f" "$tmp/$(basename "$f")" && echo >>"$tmp/$(basename "$f")"
-		logs="$logs $tmp/$(basename "$f")"
-	else
-		logs="$logs $f"
-	fi
-done
+. tests/cli/carried-logs.sh
+carried_logs
 
 # aureport's option for a --report KIND
 aur_opt() {

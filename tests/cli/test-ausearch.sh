@@ -39,21 +39,9 @@ aus() {
 cp tests/data/audit/logs/edge/ausearch-edge.log "$tmp/edge.log"
 
 logs="$tmp/edge.log"
-# (05-malformed.log is secpath's own malformed-line test: its bad lines are refused, not read)
-for f in tests/data/audit/logs/go-libaudit/*.log $(ls tests/cases/replay/*.log | grep -v 05-malformed); do
-	# secpath does not read a last line without its newline (a warning); ausearch reads it
-	if [ -n "$(tail -c 1 "$f")" ]; then
-		cp "$f" "$tmp/$(basename "$f")" && echo >>"$tmp/$(basename "$f")"
-		logs="$logs $tmp/$(basename "$f")"
-	else
-		logs="$logs $f"
-	fi
-done
+. tests/cli/carried-logs.sh
+carried_logs
 
-# the distinct values of a field (the grep pattern, its name and quotes cut), at most N
-vals() {
-	grep -o "$1" "$log" | sed 's/^[ (]*[a-z_-]*=//; s/^"//; s/"$//' | sort -u | head -"${2:-6}"
-}
 
 # one query on one log
 check() {
