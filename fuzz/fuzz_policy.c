@@ -4,12 +4,14 @@
  * rejected with a positioned diagnostic or accepted into a policy on which lookups, decisions
  * (incl. xperms), boolean changes, iteration and seinfo's counts and listings (every component,
  * expanded) are safe, every iterated entry is found again by a keyed search, and a range text
- * (sesearch -D's) that parses formats back to one that parses to the same levels.  The layout is chosen by the input length so all three
+ * (sesearch -D's) that parses formats back to one that parses to the same levels, and policy diff
+ * of the policy against itself (another layout) succeeds.  The layout is chosen by the input length so all three
  * table builders see fuzzed input.  Corpus: the tiny fixtures (every format revision).
  */
 #include <stddef.h>
 #include <stdint.h>
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "secpath/policy.h"
@@ -87,6 +89,27 @@ static void range_texts(const struct sp_policy *p, const uint8_t *data, size_t s
 	range_round_trip(p, tail, plain);
 }
 
+/* policy diff of the policy against itself read in another layout: every section written,
+ * both ways, without an error but memory. */
+static void diff_self(const struct sp_policy *p, const uint8_t *data, size_t size)
+{
+	struct sp_policy_opts o = { .sz = sizeof(o), .layout = (enum sp_avtab_layout)((size + 1) % 3) };
+	struct sp_policy *q = NULL;
+	FILE *out = fopen("/dev/null", "w");
+	if (!out)
+		return;
+	if (!sp_policy_read(data, size, &o, &q)) {
+		uint32_t all = (1u << sp_policy_diff_section_count()) - 1;
+		int rc = sp_policy_diff_write(p, q, all, out);
+		if (!rc)
+			rc = sp_policy_diff_write(q, p, 0, out);
+		if (rc && rc != -ENOMEM)
+			__builtin_trap();
+		sp_policy_free(q);
+	}
+	fclose(out);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct sp_diags d;
@@ -129,6 +152,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		sp_policy_cond_bools(p, i, bv, 8);
 	}
 	range_texts(p, data, size);
+	diff_self(p, data, size);
 	struct sp_policy_counts n = { .sz = sizeof(n) };
 	sp_policy_get_counts(p, &n);
 	size_t bytes = 0;

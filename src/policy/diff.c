@@ -332,9 +332,12 @@ static int side_build(struct dside *d, const struct sp_policy *p, const struct d
 	s->collect(d);
 	if (d->err)
 		return d->err;
+	/* qsort wants an array even for no element: an empty side has none */
 	for (uint32_t i = 0; i < d->nit; i++)
-		qsort(d->m + d->it[i].off, d->it[i].n, sizeof(*d->m), mem_cmp);
-	qsort(d->it, d->nit, sizeof(*d->it), item_cmp);
+		if (d->it[i].n)
+			qsort(d->m + d->it[i].off, d->it[i].n, sizeof(*d->m), mem_cmp);
+	if (d->nit)
+		qsort(d->it, d->nit, sizeof(*d->it), item_cmp);
 	return 0;
 }
 

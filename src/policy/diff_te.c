@@ -113,13 +113,18 @@ static int rank_conds(struct avside *d)
 	d->ctext = sp_zalloc(al, ((size_t)nn + 1) * sizeof(*d->ctext), 0);
 	d->nrank = sp_alloc(al, ((size_t)nn + 1) * sizeof(*d->nrank), 0);
 	int rc = text && val && d->ctext && d->nrank ? 0 : -ENOMEM;
+	static const char bad[] = "?";	/* an expression the kernel would evaluate as false */
 	for (uint32_t i = 1; !rc && i <= nn; i++) {
 		int need = sp_policy_cond_format(d->p, i, NULL, 0);
+		int ok = need >= 0;
+		need = ok ? need : need == -EINVAL ? (int)strlen(bad) : need;
 		text[i] = need < 0 ? NULL : sp_alloc(al, (size_t)need + 1, 0);
 		if (!text[i])
 			rc = need < 0 ? need : -ENOMEM;
-		else
+		else if (ok)
 			sp_policy_cond_format(d->p, i, text[i], (size_t)need + 1);
+		else
+			memcpy(text[i], bad, sizeof(bad));
 	}
 	long r = rc ? rc : rank_names(al, (const char *const *)text, nn, d->nrank, val);
 	rc = r < 0 ? (int)r : 0;
@@ -261,7 +266,8 @@ static int rec_cmp(const void *x, const void *y)
  * triple allows (unconditional records sort first: cond 0). */
 static void avside_settle(struct avside *d)
 {
-	qsort(d->r, d->n, sizeof(*d->r), rec_cmp);
+	if (d->n)	/* no records: no array to sort (qsort wants one) */
+		qsort(d->r, d->n, sizeof(*d->r), rec_cmp);
 	size_t m = 0;
 	int av = d->kind & SP_AVTAB_AV;
 	for (size_t i = 0; i < d->n; i++) {
@@ -571,7 +577,8 @@ static int av_merge(const struct avside *a, const struct avside *b, struct dline
 				&out[2], a, &a->r[i++], b, &b->r[j++]);
 	}
 	for (int k = 0; !rc && k < 3; k++)
-		qsort(out[k].v, out[k].n, sizeof(*out[k].v), line_cmp);
+		if (out[k].n)
+			qsort(out[k].v, out[k].n, sizeof(*out[k].v), line_cmp);
 	return rc;
 }
 
