@@ -14,6 +14,7 @@
 #define SP_POLICY_INT_H
 
 #include <stdatomic.h>
+#include <string.h>
 #include "secpath/policy.h"
 #include "base/compiler.h"
 
@@ -341,6 +342,13 @@ struct sp_policy {
  * The triple Bloom filter of index.c: one u64 word per triple (the top bits of a multiply
  * hash), three bits in it.  A clear bit proves the triple has no AV entry in either table.
  */
+/* Levels (sens, n, then n category values ascending) are equal when their sensitivity and
+ * category lists are (setools' Level ==): equal arrays. */
+static inline int policy_level_equal(const uint32_t *a, const uint32_t *b)
+{
+	return a[1] == b[1] && !memcmp(a, b, (2 + (size_t)a[1]) * sizeof(*a));
+}
+
 static inline uint64_t policy_bloom_hash(uint32_t s, uint32_t t, uint32_t c)
 {
 	uint64_t k = (uint64_t)s | (uint64_t)t << 16 | (uint64_t)c << 32;

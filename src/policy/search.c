@@ -358,16 +358,10 @@ SP_API int sp_policy_search(const struct sp_policy *p, const struct sp_policy_qu
 
 /* ---- range transitions (setools MLSRuleQuery): source, target and class ---- */
 
-/* Levels are arrays: sens, n, n category values ascending; equal ranges are equal arrays. */
-static int level_equal(const uint32_t *a, const uint32_t *b)
-{
-	return a[1] == b[1] && !memcmp(a, b, (2 + (size_t)a[1]) * sizeof(*a));
-}
-
 /* The rule's range is dr's (low then high level, sp_policy_range_parse's form). */
 static int range_equal(const struct sp_range_trans *rt, const uint32_t *dr)
 {
-	return level_equal(rt->low, dr) && level_equal(rt->high, dr + 2 + dr[1]);
+	return policy_level_equal(rt->low, dr) && policy_level_equal(rt->high, dr + 2 + dr[1]);
 }
 
 SP_API int sp_policy_range_search(const struct sp_policy *p, const struct sp_policy_query *q,

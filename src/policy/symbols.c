@@ -318,11 +318,6 @@ int policy_user_levels(const struct policy_core *k, uint32_t v, const uint32_t *
 	return 0;
 }
 
-/* Levels are equal when their sensitivity and category lists are (setools' Level ==). */
-static int same_level(const uint32_t *a, const uint32_t *b)
-{
-	return a[1] == b[1] && !memcmp(a, b, (2 + (size_t)a[1]) * sizeof(*a));
-}
 
 /* " level L range LOW[ - HIGH]" (MLS policies) */
 static void user_mls(struct emit *e, uint32_t v)
@@ -334,7 +329,7 @@ static void user_mls(struct emit *e, uint32_t v)
 	level_str(e, lv[2]);
 	sb_put(&e->b, " range ");
 	level_str(e, lv[0]);
-	if (!same_level(lv[0], lv[1])) {
+	if (!policy_level_equal(lv[0], lv[1])) {
 		sb_put(&e->b, " - ");
 		level_str(e, lv[1]);
 	}
@@ -494,7 +489,7 @@ static void context_str(struct emit *e, uint32_t off)
 	const uint32_t *low = v + 3, *high = low + 2 + low[1];
 	sb_put(&e->b, ":");
 	level_str(e, low);
-	if (!same_level(low, high)) {
+	if (!policy_level_equal(low, high)) {
 		sb_put(&e->b, " - ");
 		level_str(e, high);
 	}
@@ -1030,7 +1025,7 @@ SP_API int sp_policy_range_format(const struct sp_policy *p, const uint32_t *low
 {
 	struct emit e = { .k = p->core, .b = { .a = p->core->alloc } };
 	level_str(&e, low);
-	if (!same_level(low, high)) {
+	if (!policy_level_equal(low, high)) {
 		sb_put(&e.b, " - ");
 		level_str(&e, high);
 	}
