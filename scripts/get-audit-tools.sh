@@ -7,12 +7,17 @@
 # with dpkg), then `dpkg -x` them into a cache directory outside the repository:
 #   $SECPATH_AUDIT_TOOLS (default /var/tmp/secpath-audit-tools)/root/sbin/{ausearch,aureport}
 # The bench suite looks there and runs the binaries with LD_LIBRARY_PATH set to the extracted
-# library directories.  Idempotent: does nothing when the binaries are already extracted.
+# library directories.  Idempotent, and safe to run concurrently (a lock in the cache
+# directory): does nothing when the binaries are already extracted.
 # Exit status: 0 ok, 1 the packages could not be downloaded (no network or apt source).
 set -eu
 
 dir=${SECPATH_AUDIT_TOOLS:-/var/tmp/secpath-audit-tools}
 root=$dir/root
+# One fetch at a time (the test groups run in parallel): the others wait, then find it done.
+mkdir -p "$dir"
+exec 9>"$dir/.lock"
+flock 9
 
 if [ -x "$root/sbin/ausearch" ] && [ -x "$root/sbin/aureport" ]; then
 	echo "get-audit-tools: $root/sbin/ausearch and aureport present"

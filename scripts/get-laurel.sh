@@ -7,12 +7,17 @@
 # `apt-get download laurel`, then `dpkg -x` it into a cache directory outside the repository:
 #   $SECPATH_LAUREL (default /var/tmp/secpath-laurel)/root/usr/sbin/laurel
 # laurel links libc, libm, libgcc_s and libacl (libacl1: a dependency of Debian's coreutils).
-# Idempotent: does nothing when the binary is already extracted.
+# Idempotent, and safe to run concurrently (a lock in the cache directory): does nothing when
+# the binary is already extracted.
 # Exit status: 0 ok, 1 the package could not be downloaded (no network or apt source).
 set -eu
 
 dir=${SECPATH_LAUREL:-/var/tmp/secpath-laurel}
 root=$dir/root
+# One fetch at a time (the test groups run in parallel): the others wait, then find it done.
+mkdir -p "$dir"
+exec 9>"$dir/.lock"
+flock 9
 
 if [ -x "$root/usr/sbin/laurel" ]; then
 	echo "get-laurel: $root/usr/sbin/laurel present"
