@@ -432,7 +432,7 @@ SP_API int sp_policy_role_search(const struct sp_policy *p, const struct sp_poli
  * (types), types (attributes, aliases, permissive), type attributes (member types) and users
  * (roles, default level, range), then the allow, auditallow, dontaudit, type_transition (with
  * filename transitions), type_change and type_member rules, each expanded as setools expands
- * them: one rule per (source type, target type) of the members of the rule's source and
+ * them (then the role allow and role_transition rules, by their roles, type and class): one rule per (source type, target type) of the members of the rule's source and
  * target, permissions of one key united, a conditional rule less the permissions of the
  * unconditional rule of its triple.  Items match by name; each section lists the items added
  * in b, removed from a and modified, sorted as sediff sorts them (names; rules by their text),
@@ -440,7 +440,8 @@ SP_API int sp_policy_role_search(const struct sp_policy *p, const struct sp_poli
  * sediff's order of them is a Python set's).  Sections are numbered
  * 0 .. sp_policy_diff_section_count() - 1 in sediff's order and named by sediff's option
  * without dashes ("common", "class", "bool", "role", "type", "attribute", "user", "allow",
- * "auditallow", "dontaudit", "type_trans", "type_change", "type_member"); _lookup returns the
+ * "auditallow", "dontaudit", "type_trans", "type_change", "type_member", "role_allow",
+ * "role_trans"); _lookup returns the
  * number or -ENOENT, _name NULL past the last.
  * sp_policy_diff_write writes the sections whose bit is set in `which` to out, each even
  * without differences (sediff with that option); which = 0 writes every section that has

@@ -270,30 +270,34 @@ struct dgroup {
 
 struct dsec {
 	const char *opt, *title;
-	void (*collect)(struct dside *d);	/* NULL: an AV rule section of av_kind */
+	void (*collect)(struct dside *d);	/* NULL: a rule section of av_kind, or rbac */
 	uint16_t av_kind;
 	uint32_t ngroups;
 	struct dgroup g[3];
+	uint8_t rbac;				/* 1 role allow, 2 role_transition */
 };
 
 static const struct dsec sections[] = {
-	{ "common", "Commons", collect_commons, 0, 1, { { G_COUNT, "permissions", NULL } } },
-	{ "class", "Classes", collect_classes, 0, 1, { { G_COUNT, "permissions", NULL } } },
-	{ "bool", "Booleans", collect_bools, 0, 1, { { G_CHANGE, "default state", NULL } } },
-	{ "role", "Roles", collect_roles, 0, 1, { { G_COUNT, "types", NULL } } },
+	{ "common", "Commons", collect_commons, 0, 1, { { G_COUNT, "permissions", NULL } }, 0 },
+	{ "class", "Classes", collect_classes, 0, 1, { { G_COUNT, "permissions", NULL } }, 0 },
+	{ "bool", "Booleans", collect_bools, 0, 1, { { G_CHANGE, "default state", NULL } }, 0 },
+	{ "role", "Roles", collect_roles, 0, 1, { { G_COUNT, "types", NULL } }, 0 },
 	{ "type", "Types", collect_types, 0, 3,
 	  { { G_COUNT, "attributes", "Attributes:" }, { G_COUNT, "aliases", "Aliases:" },
-	    { G_FLAG, "permissive", NULL } } },
-	{ "attribute", "Type Attributes", collect_attributes, 0, 1, { { G_COUNT, "types", NULL } } },
+	    { G_FLAG, "permissive", NULL } }, 0 },
+	{ "attribute", "Type Attributes", collect_attributes, 0, 1,
+	  { { G_COUNT, "types", NULL } }, 0 },
 	{ "user", "Users", collect_users, 0, 3,
 	  { { G_COUNT, "roles", "Roles:" }, { G_CHANGE, "default level", "Default level:" },
-	    { G_CHANGE, "range", "Range:" } } },
-	{ "allow", "Allow", NULL, SP_AVTAB_ALLOWED, 0, { { 0 } } },
-	{ "auditallow", "Auditallow", NULL, SP_AVTAB_AUDITALLOW, 0, { { 0 } } },
-	{ "dontaudit", "Dontaudit", NULL, SP_AVTAB_AUDITDENY, 0, { { 0 } } },
-	{ "type_trans", "Type_transition", NULL, SP_AVTAB_TRANSITION, 0, { { 0 } } },
-	{ "type_change", "Type_change", NULL, SP_AVTAB_CHANGE, 0, { { 0 } } },
-	{ "type_member", "Type_member", NULL, SP_AVTAB_MEMBER, 0, { { 0 } } },
+	    { G_CHANGE, "range", "Range:" } }, 0 },
+	{ "allow", "Allow", NULL, SP_AVTAB_ALLOWED, 0, { { 0 } }, 0 },
+	{ "auditallow", "Auditallow", NULL, SP_AVTAB_AUDITALLOW, 0, { { 0 } }, 0 },
+	{ "dontaudit", "Dontaudit", NULL, SP_AVTAB_AUDITDENY, 0, { { 0 } }, 0 },
+	{ "type_trans", "Type_transition", NULL, SP_AVTAB_TRANSITION, 0, { { 0 } }, 0 },
+	{ "type_change", "Type_change", NULL, SP_AVTAB_CHANGE, 0, { { 0 } }, 0 },
+	{ "type_member", "Type_member", NULL, SP_AVTAB_MEMBER, 0, { { 0 } }, 0 },
+	{ "role_allow", "Role allow", NULL, 0, 0, { { 0 } }, 1 },
+	{ "role_trans", "Role_transition", NULL, 0, 0, { { 0 } }, 2 },
 };
 #define NSECTIONS (sizeof(sections) / sizeof(sections[0]))
 
@@ -517,6 +521,7 @@ SP_API int sp_policy_diff_write(const struct sp_policy *a, const struct sp_polic
 			continue;
 		const struct dsec *s = &sections[i];
 		int rc = s->collect ? diff_section(a, b, s, which != 0, out)
+			 : s->rbac  ? policy_diff_rbac(a, b, s->rbac == 2, which != 0, out)
 				    : policy_diff_av(a, b, s->av_kind, s->title, which != 0, out);
 		if (rc)
 			return rc;

@@ -3,7 +3,7 @@
 # test-sediff.sh [OUT] - `secpath policy diff` against sediff (setools 4.4) itself, section by
 # section.  For every pair: both tools run with every section option secpath implements
 # (--common --class --bool --role --type --attribute --user --allow --auditallow --dontaudit
-# --type_trans --type_change --type_member; the rule sections on one Debian pair only); each
+# --type_trans --type_change --type_member --role_allow --role_trans; the TE rule sections on one Debian pair only); each
 # output is cut at sediff's section headers ("Classes (N Added, N Removed, N Modified)") and
 # each section must be the same text after whitespace normalisation (runs of blanks as one
 # space, none at line ends; a modified rule's permissions sorted within +, - and unsigned):
@@ -29,9 +29,11 @@ trap 'rm -rf "$tmp"' EXIT
 export LC_ALL=C
 sym="--common --class --bool --role --type --attribute --user"
 te="--allow --auditallow --dontaudit --type_trans --type_change --type_member"
-opts="$sym $te"
+rbac="--role_allow --role_trans"
+opts="$sym $te $rbac"
 titles="Commons|Classes|Booleans|Roles|Types|Type Attributes|Users|Allow Rules|Auditallow Rules"
 titles="$titles|Dontaudit Rules|Type_transition Rules|Type_change Rules|Type_member Rules"
+titles="$titles|Role allow Rules|Role_transition Rules"
 
 if [ -z "$sediff" ] || [ ! -x "$sediff" ]; then
 	echo "sediff not found (apt-get install setools): skipped"
@@ -126,13 +128,13 @@ done
 # sediff takes minutes over the rules of Debian's policies: one pair compares them, and
 # under SECPATH_ORACLE_EVERY (CI's sanitizer and assertion runs) only their symbol sections
 if [ "${SECPATH_ORACLE_EVERY:-1}" -gt 1 ]; then
-	pair default-base "$tmp/debian-default.33" "$tmp/debian-base-only.33" "$sym"
+	pair default-base "$tmp/debian-default.33" "$tmp/debian-base-only.33" "$sym $rbac"
 else
 	pair default-base "$tmp/debian-default.33" "$tmp/debian-base-only.33"
 fi
-pair base-default "$tmp/debian-base-only.33" "$tmp/debian-default.33" "$sym"
-pair default-mls "$tmp/debian-default.33" "$tmp/debian-mls.33" "$sym"
-pair mls-default "$tmp/debian-mls.33" "$tmp/debian-default.33" "$sym"
+pair base-default "$tmp/debian-base-only.33" "$tmp/debian-default.33" "$sym $rbac"
+pair default-mls "$tmp/debian-default.33" "$tmp/debian-mls.33" "$sym $rbac"
+pair mls-default "$tmp/debian-mls.33" "$tmp/debian-default.33" "$sym $rbac"
 
 u=tests/data/policy/upstream
 L=$u/setools/library_diff_left
