@@ -274,7 +274,7 @@ struct dsec {
 	uint16_t av_kind;
 	uint32_t ngroups;
 	struct dgroup g[3];
-	uint8_t rbac;				/* 1 role allow, 2 role_transition */
+	uint8_t rbac;		/* 1 role allow, 2 role_transition, 3 range_transition */
 };
 
 static const struct dsec sections[] = {
@@ -298,6 +298,7 @@ static const struct dsec sections[] = {
 	{ "type_member", "Type_member", NULL, SP_AVTAB_MEMBER, 0, { { 0 } }, 0 },
 	{ "role_allow", "Role allow", NULL, 0, 0, { { 0 } }, 1 },
 	{ "role_trans", "Role_transition", NULL, 0, 0, { { 0 } }, 2 },
+	{ "range_trans", "Range_transition", NULL, 0, 0, { { 0 } }, 3 },
 };
 #define NSECTIONS (sizeof(sections) / sizeof(sections[0]))
 
@@ -521,7 +522,7 @@ SP_API int sp_policy_diff_write(const struct sp_policy *a, const struct sp_polic
 			continue;
 		const struct dsec *s = &sections[i];
 		int rc = s->collect ? diff_section(a, b, s, which != 0, out)
-			 : s->rbac  ? policy_diff_rbac(a, b, s->rbac == 2, which != 0, out)
+			 : s->rbac  ? policy_diff_rbac(a, b, s->rbac - 1, which != 0, out)
 				    : policy_diff_av(a, b, s->av_kind, s->title, which != 0, out);
 		if (rc)
 			return rc;

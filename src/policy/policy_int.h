@@ -384,9 +384,9 @@ int policy_user_levels(const struct policy_core *k, uint32_t v, const uint32_t *
  * _AUDITDENY) titled "TITLE Rules", written when always or when it has differences */
 int policy_diff_av(const struct sp_policy *pa, const struct sp_policy *pb, uint16_t kind,
 		   const char *title, int always, FILE *f);
-/* diff_rbac.c: sediff's "Role allow" (trans 0) or "Role_transition" (trans 1) rule section,
- * written when always or when it has differences */
-int policy_diff_rbac(const struct sp_policy *pa, const struct sp_policy *pb, int trans,
+/* diff_rbac.c: sediff's "Role allow" (kind 0), "Role_transition" (1) or "Range_transition"
+ * (2) rule section, written when always or when it has differences */
+int policy_diff_rbac(const struct sp_policy *pa, const struct sp_policy *pb, int kind,
 		     int always, FILE *f);
 /* index.c: indexes, filters and te_avtab for decisions; the last reference frees the core */
 int policy_core_finish(struct policy_core *c, enum sp_avtab_layout layout);
