@@ -356,7 +356,8 @@ struct dchange {
 static size_t item_changes(const struct dside *a, const struct ditem *ia, const struct dside *b,
 			   const struct ditem *ib, struct dchange *out)
 {
-	const struct dmem *x = a->m + ia->off, *y = b->m + ib->off;
+	/* a side without members has no array: its items have n = 0 */
+	const struct dmem *x = a->m ? a->m + ia->off : NULL, *y = b->m ? b->m + ib->off : NULL;
 	uint32_t i = 0, j = 0;
 	size_t n = 0;
 	while (i < ia->n || j < ib->n) {
