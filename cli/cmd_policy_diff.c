@@ -4,7 +4,7 @@
  * 4.4) component and TE rule differences of two binary policies (sp_policy_diff_write).  The
  * section options are sediff's (--common, -c/--class, -b/--bool, -r/--role, -t/--type,
  * -a/--attribute, -u/--user, -A/--allow, --auditallow, --dontaudit, -T/--type_trans,
- * --type_change, --type_member, --role_allow, --role_trans, --range_trans; -A without
+ * --type_change, --type_member, --role_allow, --role_trans, --range_trans, --polcap; -A without
  * allowxperm, which is not implemented); none = every
  * implemented section that has differences.
  * Both policies are read before anything is printed; nothing is written but standard output.
@@ -21,17 +21,19 @@ static void diff_usage(FILE *f)
 		   "                          [-A|--allow] [--auditallow] [--dontaudit]\n"
 		   "                          [-T|--type_trans] [--type_change] [--type_member]\n"
 		   "                          [--role_allow] [--role_trans] [--range_trans]\n"
+		   "                          [--polcap]\n"
 		   "                          POLICY1 POLICY2\n\n"
 		   "Print the differences from POLICY1 to POLICY2 as sediff (setools 4.4) does,\n"
 		   "section by section: commons, classes (permissions), booleans (default state),\n"
 		   "roles (types), types (attributes, aliases, permissive), type attributes\n"
 		   "(types), users (roles, default level, range), then the allow, auditallow,\n"
 		   "dontaudit, type_transition, type_change and type_member rules, expanded to\n"
-		   "type pairs as setools expands them, and the role allow, role_transition and\n"
-		   "range_transition rules.  A section option prints that section even without\n"
-		   "differences; with none, every section that has differences is printed.\n"
-		   "sediff's xperm, MLS symbol, labeling, constraint and property sections are\n"
-		   "not implemented.  The policies may be xz-compressed.\n");
+		   "type pairs as setools expands them, the role allow, role_transition and\n"
+		   "range_transition rules, and the policy capabilities.  A section option prints\n"
+		   "that section even without differences; with none, every section that has\n"
+		   "differences is printed.  sediff's xperm, MLS symbol, labeling, constraint,\n"
+		   "default_*, typebounds and property sections are not implemented.  The\n"
+		   "policies may be xz-compressed.\n");
 }
 
 /* sediff's short options, each for the section named after it */

@@ -255,6 +255,17 @@ static void collect_users(struct dside *d)
 	pairs_of(d, &k->user_roles, k->user_name, k->nusers, k->role_name, k->nroles, 1);
 }
 
+/* capabilities are names without members; every bit libsepol does not name is one "None" */
+static void collect_polcaps(struct dside *d)
+{
+	int none = 0;
+	for (uint32_t i = 0; i < d->k->ncaps; i++) {
+		const char *n = policy_polcap_name(d->k->caps[i]);
+		if (strcmp(n, "None") || !none++)
+			item_add(d, n);
+	}
+}
+
 /* ---- sections ---- */
 
 enum gstyle {
@@ -299,6 +310,7 @@ static const struct dsec sections[] = {
 	{ "role_allow", "Role allow", NULL, 0, 0, { { 0 } }, 1 },
 	{ "role_trans", "Role_transition", NULL, 0, 0, { { 0 } }, 2 },
 	{ "range_trans", "Range_transition", NULL, 0, 0, { { 0 } }, 3 },
+	{ "polcap", "Policy Capabilities", collect_polcaps, 0, 0, { { 0 } }, 0 },
 };
 #define NSECTIONS (sizeof(sections) / sizeof(sections[0]))
 
@@ -467,8 +479,12 @@ static void print_members(FILE *f, const struct dsec *s, const struct dchange *c
 static void print_section(FILE *f, const struct dsec *s, const struct dside *a,
 			  const struct dside *b, const struct dmatch *r, struct dchange *scratch)
 {
-	fprintf(f, "%s (%u Added, %u Removed, %u Modified)\n", s->title, r->nadd, r->nrem,
-		r->nmod);
+	/* a section without member groups has no modified items, and says nothing of them */
+	if (s->ngroups)
+		fprintf(f, "%s (%u Added, %u Removed, %u Modified)\n", s->title, r->nadd, r->nrem,
+			r->nmod);
+	else
+		fprintf(f, "%s (%u Added, %u Removed)\n", s->title, r->nadd, r->nrem);
 	if (r->nadd)
 		fprintf(f, "   Added %s: %u\n", s->title, r->nadd);
 	for (uint32_t i = 0; i < r->nadd; i++)

@@ -384,6 +384,9 @@ int policy_user_levels(const struct policy_core *k, uint32_t v, const uint32_t *
  * _AUDITDENY) titled "TITLE Rules", written when always or when it has differences */
 int policy_diff_av(const struct sp_policy *pa, const struct sp_policy *pb, uint16_t kind,
 		   const char *title, int always, FILE *f);
+/* symbols.c: a policy capability's name as setools prints it (libsepol 3.4's, "None" for a
+ * bit it does not name) */
+const char *policy_polcap_name(uint32_t bit);
 /* diff_rbac.c: sediff's "Role allow" (kind 0), "Role_transition" (1) or "Range_transition"
  * (2) rule section, written when always or when it has differences */
 int policy_diff_rbac(const struct sp_policy *pa, const struct sp_policy *pb, int kind,

@@ -153,6 +153,11 @@ static const char *const polcap_names[] = {
 	"ioctl_skip_cloexec",
 };
 
+const char *policy_polcap_name(uint32_t bit)
+{
+	return bit < SP_ARRAY_SIZE(polcap_names) ? polcap_names[bit] : "None";
+}
+
 struct emit {
 	const struct policy_core *k;
 	struct sbuf b;
@@ -457,8 +462,7 @@ static int emit_polcaps(struct emit *e, int expand)
 	const struct policy_core *k = e->k;
 	int rc = 0;
 	for (uint32_t i = 0; !rc && i < k->ncaps; i++) {
-		const char *name = k->caps[i] < SP_ARRAY_SIZE(polcap_names) ? polcap_names[k->caps[i]]
-									    : "None";
+		const char *name = policy_polcap_name(k->caps[i]);
 		if (!wanted(e, name))
 			continue;
 		if (expand)
