@@ -4,8 +4,9 @@
  * 4.4) component and TE rule differences of two binary policies (sp_policy_diff_write).  The
  * section options are sediff's (--common, -c/--class, -b/--bool, -r/--role, -t/--type,
  * -a/--attribute, -u/--user, -A/--allow, --auditallow, --dontaudit, -T/--type_trans,
- * --type_change, --type_member, --role_allow, --role_trans, --range_trans, --polcap; -A without
- * allowxperm, which is not implemented); none = every
+ * --type_change, --type_member, --role_allow, --role_trans, --range_trans, --initialsid,
+ * --ibendportcon, --ibpkeycon, --fs_use, --genfscon, --netifcon, --nodecon, --portcon, --polcap,
+ * --default, --typebounds, --property; -A without allowxperm, which is not implemented); none = every
  * implemented section that has differences.
  * Both policies are read before anything is printed; nothing is written but standard output.
  */
@@ -21,19 +22,24 @@ static void diff_usage(FILE *f)
 		   "                          [-A|--allow] [--auditallow] [--dontaudit]\n"
 		   "                          [-T|--type_trans] [--type_change] [--type_member]\n"
 		   "                          [--role_allow] [--role_trans] [--range_trans]\n"
-		   "                          [--polcap]\n"
+		   "                          [--property] [--initialsid] [--ibendportcon]\n"
+		   "                          [--ibpkeycon] [--fs_use] [--genfscon] [--netifcon]\n"
+		   "                          [--nodecon] [--portcon] [--polcap] [--default]\n"
+		   "                          [--typebounds]\n"
 		   "                          POLICY1 POLICY2\n\n"
 		   "Print the differences from POLICY1 to POLICY2 as sediff (setools 4.4) does,\n"
-		   "section by section: commons, classes (permissions), booleans (default state),\n"
+		   "section by section: the policy properties (MLS, handle_unknown, version),\n"
+		   "commons, classes (permissions), booleans (default state),\n"
 		   "roles (types), types (attributes, aliases, permissive), type attributes\n"
 		   "(types), users (roles, default level, range), then the allow, auditallow,\n"
 		   "dontaudit, type_transition, type_change and type_member rules, expanded to\n"
 		   "type pairs as setools expands them, the role allow, role_transition and\n"
-		   "range_transition rules, and the policy capabilities.  A section option prints\n"
-		   "that section even without differences; with none, every section that has\n"
-		   "differences is printed.  sediff's xperm, MLS symbol, labeling, constraint,\n"
-		   "default_*, typebounds and property sections are not implemented.  The\n"
-		   "policies may be xz-compressed.\n");
+		   "range_transition rules, the labeling statements (initial SIDs, ibendportcon,\n"
+		   "ibpkeycon, fs_use_*, genfscon, netifcon, nodecon, portcon: their contexts),\n"
+		   "the policy capabilities, the default_* rules and the typebounds.  A section\n"
+		   "option prints that section even without differences; with none, every\n"
+		   "section that has differences is printed.  sediff's xperm, MLS symbol and\n"
+		   "constraint sections are not implemented.  The policies may be xz-compressed.\n");
 }
 
 /* sediff's short options, each for the section named after it */
@@ -49,7 +55,7 @@ static const char *short_section(const char *a)
 	return NULL;
 }
 
-static int diff_parse(int argc, char **argv, struct sp_cli *cli, uint32_t *which,
+static int diff_parse(int argc, char **argv, struct sp_cli *cli, uint64_t *which,
 		      const char *pos[2])
 {
 	int npos = 0;
@@ -64,7 +70,7 @@ static int diff_parse(int argc, char **argv, struct sp_cli *cli, uint32_t *which
 					cli->prog, a);
 				return SP_EXIT_USAGE;
 			}
-			*which |= 1u << s;
+			*which |= 1ull << s;
 		} else if (npos < 2 && (a[0] != '-' || !a[1])) {
 			pos[npos++] = a;
 		} else {
@@ -85,7 +91,7 @@ int cmd_policy_diff(int argc, char **argv, struct sp_cli *cli)
 		diff_usage(cli->out);
 		return SP_EXIT_OK;
 	}
-	uint32_t which = 0;
+	uint64_t which = 0;
 	const char *pos[2];
 	int rc = diff_parse(argc, argv, cli, &which, pos);
 	if (rc)

@@ -99,7 +99,7 @@ static void diff_self(const struct sp_policy *p, const uint8_t *data, size_t siz
 	if (!out)
 		return;
 	if (!sp_policy_read(data, size, &o, &q)) {
-		uint32_t all = (1u << sp_policy_diff_section_count()) - 1;
+		uint64_t all = (1ull << sp_policy_diff_section_count()) - 1;
 		int rc = sp_policy_diff_write(p, q, all, out);
 		if (!rc)
 			rc = sp_policy_diff_write(q, p, 0, out);

@@ -432,16 +432,21 @@ SP_API int sp_policy_role_search(const struct sp_policy *p, const struct sp_poli
  * (types), types (attributes, aliases, permissive), type attributes (member types) and users
  * (roles, default level, range), then the allow, auditallow, dontaudit, type_transition (with
  * filename transitions), type_change and type_member rules, each expanded as setools expands
- * them (then the role allow and role_transition rules, by their roles, type and class): one rule per (source type, target type) of the members of the rule's source and
+ * them: one rule per (source type, target type) of the members of the rule's source and
  * target, permissions of one key united, a conditional rule less the permissions of the
- * unconditional rule of its triple.  Items match by name; each section lists the items added
+ * unconditional rule of its triple; then the role allow, role_transition and range_transition
+ * rules (by their roles or types and class), the labeling statements (by what they label:
+ * a context that differs modifies one), policy capabilities, default_* rules (by rule and
+ * class) and typebounds (by the bounded type); the policy properties (MLS, handle_unknown,
+ * version) come first.  Items match by name; each section lists the items added
  * in b, removed from a and modified, sorted as sediff sorts them (names; rules by their text),
  * with sediff's headers and "+"/"-"/"*" lines (a modified rule's common permissions sorted:
  * sediff's order of them is a Python set's).  Sections are numbered
  * 0 .. sp_policy_diff_section_count() - 1 in sediff's order and named by sediff's option
- * without dashes ("common", "class", "bool", "role", "type", "attribute", "user", "allow",
- * "auditallow", "dontaudit", "type_trans", "type_change", "type_member", "role_allow",
- * "role_trans"); _lookup returns the
+ * without dashes ("property", "common", "class", "bool", "role", "type", "attribute", "user",
+ * "allow", "auditallow", "dontaudit", "type_trans", "type_change", "type_member", "role_allow",
+ * "role_trans", "range_trans", "initialsid", "ibendportcon", "ibpkeycon", "fs_use", "genfscon",
+ * "netifcon", "nodecon", "portcon", "polcap", "default", "typebounds"); _lookup returns the
  * number or -ENOENT, _name NULL past the last.
  * sp_policy_diff_write writes the sections whose bit is set in `which` to out, each even
  * without differences (sediff with that option); which = 0 writes every section that has
@@ -452,7 +457,7 @@ SP_API unsigned sp_policy_diff_section_count(void);
 SP_API const char *sp_policy_diff_section_name(unsigned i);
 SP_API int sp_policy_diff_section_lookup(const char *opt);
 SP_API int sp_policy_diff_write(const struct sp_policy *a, const struct sp_policy *b,
-				uint32_t which, FILE *out);
+				uint64_t which, FILE *out);
 
 /* Decisions. */
 #define SP_AVD_FLAGS_PERMISSIVE 0x0001

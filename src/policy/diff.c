@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * diff.c - sediff's (setools 4.4) differences of two policies, section by section in sediff's
- * order and text: commons, classes, booleans, roles, types, type attributes and users here,
- * the TE rule sections (allow ... type_member) in diff_te.c.
+ * order and text: the properties, commons, classes, booleans, roles, types, type attributes,
+ * users, the labeling statements, policy capabilities, default_* rules and typebounds here,
+ * the TE rule sections (allow ... type_member) in diff_te.c, the role and range rules in
+ * diff_rbac.c.
  *
  * Model: a section collects, for each policy, items (a name) each with members, a member being
  * a (group, text) pair: a class's permissions (inherited common ones too, as setools expands
@@ -10,6 +12,10 @@
  * user's roles, default level and range, a boolean's default state.  Items match by name;
  * an item is modified when its member lists differ.  Items and members are sorted by name
  * (strcmp: Python's order of the ASCII names setools sorts), members within their group.
+ * A statement section (labeling, default_*, typebounds) keys an item by what sediff matches
+ * it by and keeps its statement: added and removed items print it, every list is sorted by it
+ * (setools sorts its rule objects by their text), a modified item prints sediff's one line.
+ * Contexts and ranges are compared by their text, as setools compares them by names.
  * Invariants: a side's members of item i are m[it[i].off .. it[i].off + it[i].n), items and
  * members sorted before the merge; every string a side made itself is in its `own` list and
  * freed with the side; the rest point into the policy, which outlives the diff.
@@ -29,13 +35,14 @@ struct dmem {
 };
 
 struct ditem {
-	const char *name;
+	const char *name, *stmt;	/* stmt: a statement section's text of the item, else NULL */
 	uint32_t off, n;
 };
 
 struct dside {
 	const struct policy_core *k;
 	const struct sp_policy *p;
+	uint32_t arg;			/* the section's collector argument */
 	struct ditem *it;
 	uint32_t nit, capit;
 	struct dmem *m;
@@ -161,6 +168,20 @@ static const char *range_str(struct dside *d, const uint32_t *low, const uint32_
 	return s;
 }
 
+/* Part `part` of ocontext record i (policy_ocon_format), owned by the side. */
+static const char *ocon_str(struct dside *d, uint32_t i, int part)
+{
+	int need = policy_ocon_format(d->k, i, part, NULL, 0);
+	if (need < 0) {
+		d->err = need;
+		return NULL;
+	}
+	char *s = (char *)own_fmt(d, "%*s", need, "");
+	if (s)
+		policy_ocon_format(d->k, i, part, s, (size_t)need + 1);
+	return s;
+}
+
 /* A user's default level (group 1) and range (group 2); setools' text without MLS. */
 static void user_mls_members(struct dside *d, uint32_t v)
 {
@@ -266,6 +287,78 @@ static void collect_polcaps(struct dside *d)
 	}
 }
 
+/* The statement of the item added last. */
+static void item_stmt(struct dside *d, const char *stmt)
+{
+	if (!d->err)
+		d->it[d->nit - 1].stmt = stmt;
+}
+
+/* setools' policy properties: each a name with its value as Python prints it */
+static void collect_props(struct dside *d)
+{
+	static const char *const unknown[] = { "deny", "deny", "reject", "reject", "allow" };
+	item_add(d, "MLS");
+	mem_add(d, 0, d->k->config & 1 ? "True" : "False");
+	item_add(d, "handle_unknown");
+	mem_add(d, 0, unknown[d->k->config & 4 ? 4 : d->k->config & 2]);
+	item_add(d, "version");
+	mem_add(d, 0, own_fmt(d, "%u", d->k->version));
+}
+
+/* The ocontext records of kind d->arg (nodecon: IPv4 and IPv6), keyed as sediff matches
+ * them; members: the context (group 0) and netifcon's packet context (group 1). */
+static void collect_ocons(struct dside *d)
+{
+	for (uint32_t i = 0; !d->err && i < d->k->nocon; i++) {
+		uint32_t kind = d->k->ocon[i].kind;
+		if (kind != d->arg && !(d->arg == 4 && kind == 6))
+			continue;
+		item_add(d, ocon_str(d, i, POLICY_OCON_KEY));
+		item_stmt(d, ocon_str(d, i, POLICY_OCON_STMT));
+		mem_add(d, 0, ocon_str(d, i, POLICY_OCON_CTX));
+		if (kind == 3)
+			mem_add(d, 1, ocon_str(d, i, POLICY_OCON_CTX2));
+	}
+}
+
+/* default_* rules keyed by rule and class; members: the default (group 0) and, for
+ * default_range source|target, the range (group 1) */
+static void collect_defaults(struct dside *d)
+{
+	const struct policy_core *k = d->k;
+	for (uint32_t v = 1; !d->err && v <= k->nclasses; v++) {
+		const struct policy_class *pc = &k->cls[v];
+		for (unsigned j = 0; pc->name && j < 4; j++) {
+			if (!pc->defaults[j])
+				continue;
+			const char *t = policy_default_text(j, pc->defaults[j]), *sp = strchr(t, ' ');
+			const char *key = own_fmt(d, "default_%s %s", policy_default_kind(j), pc->name);
+			item_add(d, key);
+			item_stmt(d, own_fmt(d, "%s %s;", key, t));
+			mem_add(d, 0, sp ? own_fmt(d, "%.*s", (int)(sp - t), t) : t);
+			if (sp)
+				mem_add(d, 1, sp + 1);
+		}
+	}
+}
+
+/* typebounds keyed by the bounded (child) type; member: the bounding (parent) type */
+static void collect_bounds(struct dside *d)
+{
+	const struct policy_core *k = d->k;
+	for (uint32_t i = 0; !d->err && i < k->type_bounds.n; i++) {
+		uint32_t v = k->type_bounds.v[2 * i], b = k->type_bounds.v[2 * i + 1];
+		const char *child = v <= k->ntypes ? k->type_name[v] : NULL;
+		const char *parent = b <= k->ntypes ? k->type_name[b] : NULL;
+		if (!child || !parent)
+			continue;
+		item_add(d, child);
+		item_stmt(d, own_fmt(d, "typebounds %s %s;", parent, child));
+		mem_add(d, 0, parent);
+	}
+}
+
 /* ---- sections ---- */
 
 enum gstyle {
@@ -279,6 +372,17 @@ struct dgroup {
 	const char *word, *head;	/* head: NULL = no subheading line */
 };
 
+struct dchange;
+struct dsec;
+/* A statement section's line of a modified item (a's side), from its member changes */
+typedef void dmod_fn(FILE *f, const struct dsec *s, const struct dside *a,
+		     const struct ditem *ia, const struct dchange *c, size_t n);
+
+enum {
+	D_ADDREM = 1,	/* without options, shown only with added or removed items (sediff's) */
+	D_PROPS = 2,	/* "TITLE (N Modified)" and "* NAME +NEW -OLD" lines only */
+};
+
 struct dsec {
 	const char *opt, *title;
 	void (*collect)(struct dside *d);	/* NULL: a rule section of av_kind, or rbac */
@@ -286,33 +390,57 @@ struct dsec {
 	uint32_t ngroups;
 	struct dgroup g[3];
 	uint8_t rbac;		/* 1 role allow, 2 role_transition, 3 range_transition */
+	dmod_fn *mod;		/* a statement section (items printed by their statement) */
+	uint32_t arg;		/* the collector's argument: ocontext kind */
+	uint8_t flags;
 };
 
+static dmod_fn mod_ocon, mod_netif, mod_default, mod_bounds;
+#define G_CTX { { G_CHANGE, "context", NULL } }
+#define OCON(opt, title, kind) { opt, title, collect_ocons, 0, 1, G_CTX, 0, mod_ocon, kind, 0 }
+
 static const struct dsec sections[] = {
-	{ "common", "Commons", collect_commons, 0, 1, { { G_COUNT, "permissions", NULL } }, 0 },
-	{ "class", "Classes", collect_classes, 0, 1, { { G_COUNT, "permissions", NULL } }, 0 },
-	{ "bool", "Booleans", collect_bools, 0, 1, { { G_CHANGE, "default state", NULL } }, 0 },
-	{ "role", "Roles", collect_roles, 0, 1, { { G_COUNT, "types", NULL } }, 0 },
+	{ "property", "Policy Properties", collect_props, 0, 1, { { G_CHANGE, "value", NULL } }, 0,
+	  NULL, 0, D_PROPS },
+	{ "common", "Commons", collect_commons, 0, 1, { { G_COUNT, "permissions", NULL } }, 0, NULL, 0, 0 },
+	{ "class", "Classes", collect_classes, 0, 1, { { G_COUNT, "permissions", NULL } }, 0, NULL, 0, 0 },
+	{ "bool", "Booleans", collect_bools, 0, 1, { { G_CHANGE, "default state", NULL } }, 0, NULL, 0, 0 },
+	{ "role", "Roles", collect_roles, 0, 1, { { G_COUNT, "types", NULL } }, 0, NULL, 0, 0 },
 	{ "type", "Types", collect_types, 0, 3,
 	  { { G_COUNT, "attributes", "Attributes:" }, { G_COUNT, "aliases", "Aliases:" },
-	    { G_FLAG, "permissive", NULL } }, 0 },
+	    { G_FLAG, "permissive", NULL } }, 0, NULL, 0, 0 },
 	{ "attribute", "Type Attributes", collect_attributes, 0, 1,
-	  { { G_COUNT, "types", NULL } }, 0 },
+	  { { G_COUNT, "types", NULL } }, 0, NULL, 0, 0 },
 	{ "user", "Users", collect_users, 0, 3,
 	  { { G_COUNT, "roles", "Roles:" }, { G_CHANGE, "default level", "Default level:" },
-	    { G_CHANGE, "range", "Range:" } }, 0 },
-	{ "allow", "Allow", NULL, SP_AVTAB_ALLOWED, 0, { { 0 } }, 0 },
-	{ "auditallow", "Auditallow", NULL, SP_AVTAB_AUDITALLOW, 0, { { 0 } }, 0 },
-	{ "dontaudit", "Dontaudit", NULL, SP_AVTAB_AUDITDENY, 0, { { 0 } }, 0 },
-	{ "type_trans", "Type_transition", NULL, SP_AVTAB_TRANSITION, 0, { { 0 } }, 0 },
-	{ "type_change", "Type_change", NULL, SP_AVTAB_CHANGE, 0, { { 0 } }, 0 },
-	{ "type_member", "Type_member", NULL, SP_AVTAB_MEMBER, 0, { { 0 } }, 0 },
-	{ "role_allow", "Role allow", NULL, 0, 0, { { 0 } }, 1 },
-	{ "role_trans", "Role_transition", NULL, 0, 0, { { 0 } }, 2 },
-	{ "range_trans", "Range_transition", NULL, 0, 0, { { 0 } }, 3 },
-	{ "polcap", "Policy Capabilities", collect_polcaps, 0, 0, { { 0 } }, 0 },
+	    { G_CHANGE, "range", "Range:" } }, 0, NULL, 0, 0 },
+	{ "allow", "Allow", NULL, SP_AVTAB_ALLOWED, 0, { { 0 } }, 0, NULL, 0, 0 },
+	{ "auditallow", "Auditallow", NULL, SP_AVTAB_AUDITALLOW, 0, { { 0 } }, 0, NULL, 0, 0 },
+	{ "dontaudit", "Dontaudit", NULL, SP_AVTAB_AUDITDENY, 0, { { 0 } }, 0, NULL, 0, 0 },
+	{ "type_trans", "Type_transition", NULL, SP_AVTAB_TRANSITION, 0, { { 0 } }, 0, NULL, 0, 0 },
+	{ "type_change", "Type_change", NULL, SP_AVTAB_CHANGE, 0, { { 0 } }, 0, NULL, 0, 0 },
+	{ "type_member", "Type_member", NULL, SP_AVTAB_MEMBER, 0, { { 0 } }, 0, NULL, 0, 0 },
+	{ "role_allow", "Role allow", NULL, 0, 0, { { 0 } }, 1, NULL, 0, 0 },
+	{ "role_trans", "Role_transition", NULL, 0, 0, { { 0 } }, 2, NULL, 0, 0 },
+	{ "range_trans", "Range_transition", NULL, 0, 0, { { 0 } }, 3, NULL, 0, 0 },
+	OCON("initialsid", "Initial SIDs", 0),
+	OCON("ibendportcon", "Ibendportcons", 8),
+	OCON("ibpkeycon", "Ibpkeycons", 7),
+	OCON("fs_use", "Fs_use", 5),
+	OCON("genfscon", "Genfscons", POLICY_OCON_GENFS),
+	{ "netifcon", "Netifcons", collect_ocons, 0, 2,
+	  { { G_CHANGE, "context", NULL }, { G_CHANGE, "packet context", NULL } }, 0, mod_netif,
+	  3, 0 },
+	OCON("nodecon", "Nodecons", 4),
+	OCON("portcon", "Portcons", 2),
+	{ "polcap", "Policy Capabilities", collect_polcaps, 0, 0, { { 0 } }, 0, NULL, 0, 0 },
+	{ "default", "Defaults", collect_defaults, 0, 2,
+	  { { G_CHANGE, "default", NULL }, { G_CHANGE, "range", NULL } }, 0, mod_default, 0, 0 },
+	{ "typebounds", "Typebounds", collect_bounds, 0, 1, { { G_CHANGE, "bound", NULL } }, 0,
+	  mod_bounds, 0, D_ADDREM },
 };
 #define NSECTIONS (sizeof(sections) / sizeof(sections[0]))
+_Static_assert(NSECTIONS <= 64, "a section is a bit of sp_policy_diff_write's mask");
 
 SP_API unsigned sp_policy_diff_section_count(void)
 {
@@ -345,7 +473,7 @@ static int mem_cmp(const void *x, const void *y)
 
 static int side_build(struct dside *d, const struct sp_policy *p, const struct dsec *s)
 {
-	*d = (struct dside){ .k = p->core, .p = p };
+	*d = (struct dside){ .k = p->core, .p = p, .arg = s->arg };
 	s->collect(d);
 	if (d->err)
 		return d->err;
@@ -427,6 +555,118 @@ static void match_release(const struct sp_allocator *al, const struct dside *a,
 	sp_free(al, r->mb, sz);
 }
 
+/* Statement sections list items as setools sorts its rule objects: by their text (a modified
+ * item by a's).  The pairs (x[i], y[i]) (y NULL: x alone) sorted by side's statement of x[i]. */
+struct dord {
+	const char *s;
+	uint32_t x, y;
+};
+
+static int dord_cmp(const void *p, const void *q)
+{
+	return strcmp(((const struct dord *)p)->s, ((const struct dord *)q)->s);
+}
+
+static int sort_by_stmt(const struct dside *side, uint32_t *x, uint32_t *y, uint32_t n)
+{
+	const struct sp_allocator *al = side->k->alloc;
+	struct dord *o = n ? sp_alloc(al, (size_t)n * sizeof(*o), 0) : NULL;
+	if (n && !o)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++)
+		o[i] = (struct dord){ side->it[x[i]].stmt, x[i], y ? y[i] : 0 };
+	if (n)
+		qsort(o, n, sizeof(*o), dord_cmp);
+	for (uint32_t i = 0; i < n; i++) {
+		x[i] = o[i].x;
+		if (y)
+			y[i] = o[i].y;
+	}
+	sp_free(al, o, (size_t)n * sizeof(*o));
+	return 0;
+}
+
+/* An item's changed member of group g: the new one (sign 1) or the old (-1); NULL: none. */
+static const char *changed(const struct dchange *c, size_t n, uint32_t g, int sign)
+{
+	for (size_t i = 0; i < n; i++)
+		if (c[i].m->g == g && c[i].sign == sign)
+			return c[i].m->s;
+	return NULL;
+}
+
+/* Side d's member of group g of item it, NULL: none. */
+static const char *member(const struct dside *d, const struct ditem *it, uint32_t g)
+{
+	for (uint32_t i = 0; i < it->n; i++)
+		if (d->m[it->off + i].g == g)
+			return d->m[it->off + i].s;
+	return NULL;
+}
+
+/* "+NEW -OLD" of group g, a side without the member as Python's None */
+static void print_change(FILE *f, const struct dchange *c, size_t n, uint32_t g)
+{
+	const char *add = changed(c, n, g, 1), *rem = changed(c, n, g, -1);
+	fprintf(f, "+%s -%s", add ? add : "None", rem ? rem : "None");
+}
+
+/* "* KEY +[NEW] -[OLD];" (the ib* records without the ';') */
+static void mod_ocon(FILE *f, const struct dsec *s, const struct dside *a, const struct ditem *ia,
+		     const struct dchange *c, size_t n)
+{
+	(void)a;
+	const char *add = changed(c, n, 0, 1), *rem = changed(c, n, 0, -1);
+	fprintf(f, "      * %s +[%s] -[%s]%s\n", ia->name, add ? add : "None", rem ? rem : "None",
+		s->arg == 7 || s->arg == 8 ? "" : ";");
+}
+
+static void mod_netif(FILE *f, const struct dsec *s, const struct dside *a,
+		      const struct ditem *ia, const struct dchange *c, size_t n)
+{
+	(void)s, (void)a;
+	static const char *const what[2] = { "Context", "Packet Context" };
+	int ch[2] = { changed(c, n, 0, -1) || changed(c, n, 0, 1),
+		      changed(c, n, 1, -1) || changed(c, n, 1, 1) };
+	fprintf(f, "      * %s (%s%s%s)\n", ia->name, ch[0] ? "Modified Context" : "",
+		ch[0] && ch[1] ? ", " : "", ch[1] ? "Modified Packet Context" : "");
+	for (uint32_t g = 0; g < 2; g++) {
+		if (!ch[g])
+			continue;
+		const char *add = changed(c, n, g, 1), *rem = changed(c, n, g, -1);
+		fprintf(f, "          %s:\n             + %s\n             - %s\n", what[g],
+			add ? add : "None", rem ? rem : "None");
+	}
+}
+
+/* "* default_KIND CLASS DEFAULT[ RANGE];", each changed one as "+NEW -OLD" */
+static void mod_default(FILE *f, const struct dsec *s, const struct dside *a,
+			const struct ditem *ia, const struct dchange *c, size_t n)
+{
+	(void)s;
+	fprintf(f, "      * %s ", ia->name);
+	if (changed(c, n, 0, 1) || changed(c, n, 0, -1))
+		print_change(f, c, n, 0);
+	else
+		fputs(member(a, ia, 0), f);
+	if (changed(c, n, 1, 1) || changed(c, n, 1, -1)) {
+		fputc(' ', f);
+		print_change(f, c, n, 1);
+	} else if (member(a, ia, 1)) {
+		fprintf(f, " %s", member(a, ia, 1));
+	}
+	fputs(";\n", f);
+}
+
+static void mod_bounds(FILE *f, const struct dsec *s, const struct dside *a,
+		       const struct ditem *ia, const struct dchange *c, size_t n)
+{
+	(void)s, (void)a;
+	fputs("      * typebounds ", f);
+	print_change(f, c, n, 0);
+	fprintf(f, " %s;\n", ia->name);
+}
+
 /* "      * NAME (summary)" of a modified item: its groups' changes in group order. */
 static void print_summary(FILE *f, const struct dsec *s, const char *name,
 			  const struct dchange *c, size_t n)
@@ -476,9 +716,28 @@ static void print_members(FILE *f, const struct dsec *s, const struct dchange *c
 	}
 }
 
+/* "TITLE (N Modified)", then "* NAME +NEW -OLD" per modified item (sediff's properties) */
+static void print_props(FILE *f, const struct dsec *s, const struct dside *a,
+			const struct dside *b, const struct dmatch *r, struct dchange *scratch)
+{
+	fprintf(f, "%s (%u Modified)\n", s->title, r->nmod);
+	for (uint32_t i = 0; i < r->nmod; i++) {
+		const struct ditem *ia = &a->it[r->ma[i]];
+		size_t n = item_changes(a, ia, b, &b->it[r->mb[i]], scratch);
+		fprintf(f, "      * %s ", ia->name);
+		print_change(f, scratch, n, 0);
+		fputc('\n', f);
+	}
+	fprintf(f, "\n");
+}
+
 static void print_section(FILE *f, const struct dsec *s, const struct dside *a,
 			  const struct dside *b, const struct dmatch *r, struct dchange *scratch)
 {
+	if (s->flags & D_PROPS) {
+		print_props(f, s, a, b, r, scratch);
+		return;
+	}
 	/* a section without member groups has no modified items, and says nothing of them */
 	if (s->ngroups)
 		fprintf(f, "%s (%u Added, %u Removed, %u Modified)\n", s->title, r->nadd, r->nrem,
@@ -488,16 +747,22 @@ static void print_section(FILE *f, const struct dsec *s, const struct dside *a,
 	if (r->nadd)
 		fprintf(f, "   Added %s: %u\n", s->title, r->nadd);
 	for (uint32_t i = 0; i < r->nadd; i++)
-		fprintf(f, "      + %s\n", b->it[r->add[i]].name);
+		fprintf(f, "      + %s\n", b->it[r->add[i]].stmt ? b->it[r->add[i]].stmt
+							    : b->it[r->add[i]].name);
 	if (r->nrem)
 		fprintf(f, "   Removed %s: %u\n", s->title, r->nrem);
 	for (uint32_t i = 0; i < r->nrem; i++)
-		fprintf(f, "      - %s\n", a->it[r->rem[i]].name);
+		fprintf(f, "      - %s\n", a->it[r->rem[i]].stmt ? a->it[r->rem[i]].stmt
+							    : a->it[r->rem[i]].name);
 	if (r->nmod)
 		fprintf(f, "   Modified %s: %u\n", s->title, r->nmod);
 	for (uint32_t i = 0; i < r->nmod; i++) {
 		const struct ditem *ia = &a->it[r->ma[i]], *ib = &b->it[r->mb[i]];
 		size_t n = item_changes(a, ia, b, ib, scratch);
+		if (s->mod) {
+			s->mod(f, s, a, ia, scratch, n);
+			continue;
+		}
 		print_summary(f, s, ia->name, scratch, n);
 		print_members(f, s, scratch, n);
 	}
@@ -520,7 +785,11 @@ static int diff_section(const struct sp_policy *pa, const struct sp_policy *pb,
 		scratch = sp_alloc(al, ssz, 0);
 		rc = scratch ? match_items(&a, &b, scratch, &r) : -ENOMEM;
 	}
-	if (!rc && (always || r.nadd || r.nrem || r.nmod))
+	if (!rc && s->mod && !(rc = sort_by_stmt(&b, r.add, NULL, r.nadd)) &&
+	    !(rc = sort_by_stmt(&a, r.rem, NULL, r.nrem)))
+		rc = sort_by_stmt(&a, r.ma, r.mb, r.nmod);
+	int show = always || r.nadd || r.nrem || (r.nmod && !(s->flags & D_ADDREM));
+	if (!rc && show)
 		print_section(f, s, &a, &b, &r, scratch);
 	match_release(al, &a, &b, &r);
 	sp_free(al, scratch, ssz);
@@ -530,7 +799,7 @@ static int diff_section(const struct sp_policy *pa, const struct sp_policy *pb,
 }
 
 SP_API int sp_policy_diff_write(const struct sp_policy *a, const struct sp_policy *b,
-				uint32_t which, FILE *out)
+				uint64_t which, FILE *out)
 {
 	if (!a || !b || !out || (which >> NSECTIONS))
 		return -EINVAL;

@@ -387,6 +387,16 @@ int policy_diff_av(const struct sp_policy *pa, const struct sp_policy *pb, uint1
 /* symbols.c: a policy capability's name as setools prints it (libsepol 3.4's, "None" for a
  * bit it does not name) */
 const char *policy_polcap_name(uint32_t bit);
+/* symbols.c: a part of ocontext record i as sediff writes it (snprintf's contract) */
+enum { POLICY_OCON_KEY, POLICY_OCON_CTX, POLICY_OCON_CTX2, POLICY_OCON_STMT };
+int policy_ocon_format(const struct policy_core *k, uint32_t i, int part, char *buf, size_t len);
+/* symbols.c: a class's default_* rule j (policy_class.defaults[j]) as setools writes what
+ * follows the class ("source", "target low", "glblub"), and the rule names' suffixes */
+const char *policy_default_text(unsigned j, uint32_t d);
+static inline const char *policy_default_kind(unsigned j)
+{
+	return j == 0 ? "user" : j == 1 ? "role" : j == 2 ? "type" : "range";
+}
 /* diff_rbac.c: sediff's "Role allow" (kind 0), "Role_transition" (1) or "Range_transition"
  * (2) rule section, written when always or when it has differences */
 int policy_diff_rbac(const struct sp_policy *pa, const struct sp_policy *pb, int kind,

@@ -645,6 +645,33 @@ static void ocon_stmt(struct emit *e, const struct policy_ocon *o)
 		sb_put(&e->b, ";");
 }
 
+/* Part `part` of ocontext record i, as sediff writes it, into buf (snprintf's contract):
+ * POLICY_OCON_KEY what sediff matches records by and names a modified one by (an initial SID's
+ * or a netifcon's name, else the statement's head without its last blank), _CTX and _CTX2 its
+ * contexts (the second: netifcon's packet context, "" for the others), _STMT its statement.
+ * Returns the text's length, or -ENOMEM. */
+int policy_ocon_format(const struct policy_core *k, uint32_t i, int part, char *buf, size_t len)
+{
+	const struct policy_ocon *o = &k->ocon[i];
+	struct emit e = { .k = k, .b = { .a = k->alloc } };
+	if (part == POLICY_OCON_CTX || (part == POLICY_OCON_CTX2 && o->ctx[1] != UINT32_MAX))
+		context_str(&e, o->ctx[part == POLICY_OCON_CTX ? 0 : 1]);
+	else if (part == POLICY_OCON_STMT)
+		ocon_stmt(&e, o);
+	else if (part == POLICY_OCON_KEY && o->kind == 0)
+		sb_put(&e.b, "%s", o->f[0] < SP_ARRAY_SIZE(sid_names) ? sid_names[o->f[0]] : "?");
+	else if (part == POLICY_OCON_KEY && o->kind == 3)
+		sb_put(&e.b, "%s", o->name);
+	else if (part == POLICY_OCON_KEY) {
+		ocon_head(&e, o);
+		if (e.b.n)
+			e.b.s[--e.b.n] = 0;	/* every head ends with one blank */
+	}
+	int n = e.b.err ? e.b.err : snprintf(buf, len, "%s", e.b.s ? e.b.s : "");
+	sp_free(e.b.a, e.b.s, e.b.cap);
+	return n;
+}
+
 /* The record passes the NAME criterion of its kind: setools' fs (fs_use, genfscon), name
  * (isid, netifcon, ibendportcon), ports (portcon: the range NAME gives lies within the
  * record's), pkeys (ibpkeycon: equal) or network (nodecon: equal). */
@@ -719,27 +746,31 @@ static int emit_bounds(struct emit *e)
 	return rc;
 }
 
+const char *policy_default_text(unsigned j, uint32_t d)
+{
+	static const char *const range[] = { "", "source low", "source high", "source low_high",
+					     "target low", "target high", "target low_high",
+					     "glblub" };
+	if (j == 3)
+		return d < SP_ARRAY_SIZE(range) ? range[d] : "?";
+	return d == 1 ? "source" : d == 2 ? "target" : d == 7 ? "glblub" : "?";
+}
+
 /* default_user/_role/_type CLASS source|target; default_range CLASS source|target
  * low|high|low_high; or default_range CLASS glblub; (NAME: the class) */
 static int emit_defaults(struct emit *e)
 {
-	static const char *const kind[] = { "user", "role", "type", "range" };
-	static const char *const range[] = { "", "source low", "source high", "source low_high",
-					     "target low", "target high", "target low_high",
-					     "glblub" };
 	const struct policy_core *k = e->k;
 	int rc = 0;
 	for (uint32_t v = 1; !rc && v <= k->nclasses; v++) {
 		const struct policy_class *pc = &k->cls[v];
 		if (!pc->name || !wanted(e, pc->name))
 			continue;
-		for (int j = 0; !rc && j < 4; j++) {
-			uint32_t d = pc->defaults[j];
-			if (!d)
+		for (unsigned j = 0; !rc && j < 4; j++) {
+			if (!pc->defaults[j])
 				continue;
-			const char *how = j == 3 ? (d < SP_ARRAY_SIZE(range) ? range[d] : "?")
-					: d == 1 ? "source" : d == 2 ? "target" : d == 7 ? "glblub" : "?";
-			sb_put(&e->b, "default_%s %s %s;", kind[j], pc->name, how);
+			sb_put(&e->b, "default_%s %s %s;", policy_default_kind(j), pc->name,
+			       policy_default_text(j, pc->defaults[j]));
 			rc = emit_stmt(e, v);
 		}
 	}

@@ -3,7 +3,9 @@
 # test-sediff.sh [OUT] - `secpath policy diff` against sediff (setools 4.4) itself, section by
 # section.  For every pair: both tools run with every section option secpath implements
 # (--common --class --bool --role --type --attribute --user --allow --auditallow --dontaudit
-# --type_trans --type_change --type_member --role_allow --role_trans --range_trans --polcap; the TE rule sections on one Debian pair only); each
+# --type_trans --type_change --type_member --role_allow --role_trans --range_trans --polcap
+# --property --initialsid --ibendportcon --ibpkeycon --fs_use --genfscon --netifcon --nodecon
+# --portcon --default --typebounds; the TE rule sections on one Debian pair only); each
 # output is cut at sediff's section headers ("Classes (N Added, N Removed, N Modified)") and
 # each section must be the same text after whitespace normalisation (runs of blanks as one
 # space, none at line ends; a modified rule's permissions sorted within +, - and unsigned):
@@ -29,12 +31,14 @@ trap 'rm -rf "$tmp"' EXIT
 export LC_ALL=C
 sym="--common --class --bool --role --type --attribute --user"
 te="--allow --auditallow --dontaudit --type_trans --type_change --type_member"
-rbac="--role_allow --role_trans --range_trans --polcap"
+rbac="--role_allow --role_trans --range_trans --polcap --property --initialsid --ibendportcon"
+rbac="$rbac --ibpkeycon --fs_use --genfscon --netifcon --nodecon --portcon --default --typebounds"
 opts="$sym $te $rbac"
 titles="Commons|Classes|Booleans|Roles|Types|Type Attributes|Users|Allow Rules|Auditallow Rules"
 titles="$titles|Dontaudit Rules|Type_transition Rules|Type_change Rules|Type_member Rules"
 titles="$titles|Role allow Rules|Role_transition Rules|Range_transition Rules"
-titles="$titles|Policy Capabilities"
+titles="$titles|Policy Capabilities|Policy Properties|Initial SIDs|Ibendportcons|Ibpkeycons"
+titles="$titles|Fs_use|Genfscons|Netifcons|Nodecons|Portcons|Defaults|Typebounds"
 
 if [ -z "$sediff" ] || [ ! -x "$sediff" ]; then
 	echo "sediff not found (apt-get install setools): skipped"
