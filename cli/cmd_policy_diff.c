@@ -6,7 +6,9 @@
  * -a/--attribute, -u/--user, -A/--allow, --auditallow, --dontaudit, -T/--type_trans,
  * --type_change, --type_member, --role_allow, --role_trans, --range_trans, --initialsid,
  * --ibendportcon, --ibpkeycon, --fs_use, --genfscon, --netifcon, --nodecon, --portcon, --polcap,
- * --default, --typebounds, --property; -A without allowxperm, which is not implemented); none = every
+ * --default, --typebounds, --property, --category, --sensitivity, --level, --constrain,
+ * --mlsconstrain, --validatetrans, --mlsvalidatetrans, --allowxperm, --auditallowxperm,
+ * --dontauditxperm, --neverallow, --neverallowxperm; -A is --allow --allowxperm); none = every
  * implemented section that has differences.
  * Both policies are read before anything is printed; nothing is written but standard output.
  */
@@ -19,27 +21,36 @@ static void diff_usage(FILE *f)
 {
 	fprintf(f, "usage: secpath policy diff [--common] [-c|--class] [-b|--bool] [-r|--role]\n"
 		   "                          [-t|--type] [-a|--attribute] [-u|--user]\n"
-		   "                          [-A|--allow] [--auditallow] [--dontaudit]\n"
+		   "                          [-A|--allow] [--allowxperm] [--neverallow]\n"
+		   "                          [--neverallowxperm] [--auditallow]\n"
+		   "                          [--auditallowxperm] [--dontaudit]\n"
+		   "                          [--dontauditxperm]\n"
 		   "                          [-T|--type_trans] [--type_change] [--type_member]\n"
 		   "                          [--role_allow] [--role_trans] [--range_trans]\n"
 		   "                          [--property] [--initialsid] [--ibendportcon]\n"
 		   "                          [--ibpkeycon] [--fs_use] [--genfscon] [--netifcon]\n"
 		   "                          [--nodecon] [--portcon] [--polcap] [--default]\n"
-		   "                          [--typebounds]\n"
+		   "                          [--typebounds] [--category] [--sensitivity]\n"
+		   "                          [--level] [--constrain] [--mlsconstrain]\n"
+		   "                          [--validatetrans] [--mlsvalidatetrans]\n"
 		   "                          POLICY1 POLICY2\n\n"
 		   "Print the differences from POLICY1 to POLICY2 as sediff (setools 4.4) does,\n"
 		   "section by section: the policy properties (MLS, handle_unknown, version),\n"
 		   "commons, classes (permissions), booleans (default state),\n"
 		   "roles (types), types (attributes, aliases, permissive), type attributes\n"
-		   "(types), users (roles, default level, range), then the allow, auditallow,\n"
+		   "(types), users (roles, default level, range), categories, sensitivities\n"
+		   "(aliases) and levels (categories), then the allow, auditallow,\n"
 		   "dontaudit, type_transition, type_change and type_member rules, expanded to\n"
-		   "type pairs as setools expands them, the role allow, role_transition and\n"
-		   "range_transition rules, the labeling statements (initial SIDs, ibendportcon,\n"
+		   "type pairs as setools expands them (and the allowxperm, auditallowxperm and\n"
+		   "dontauditxperm rules; neverallow rules a binary policy has none of), the\n"
+		   "role allow, role_transition and\n"
+		   "range_transition rules, the constraints and validatetrans (MLS or not), the\n"
+		   "labeling statements (initial SIDs, ibendportcon,\n"
 		   "ibpkeycon, fs_use_*, genfscon, netifcon, nodecon, portcon: their contexts),\n"
 		   "the policy capabilities, the default_* rules and the typebounds.  A section\n"
 		   "option prints that section even without differences; with none, every\n"
-		   "section that has differences is printed.  sediff's xperm, MLS symbol and\n"
-		   "constraint sections are not implemented.  The policies may be xz-compressed.\n");
+		   "section that has differences is printed; -A is --allow --allowxperm.  The\n"
+		   "policies may be xz-compressed.\n");
 }
 
 /* sediff's short options, each for the section named after it */
@@ -71,6 +82,8 @@ static int diff_parse(int argc, char **argv, struct sp_cli *cli, uint64_t *which
 				return SP_EXIT_USAGE;
 			}
 			*which |= 1ull << s;
+			if (!strcmp(a, "-A"))	/* sediff's -A: allow and allowxperm */
+				*which |= 1ull << sp_policy_diff_section_lookup("allowxperm");
 		} else if (npos < 2 && (a[0] != '-' || !a[1])) {
 			pos[npos++] = a;
 		} else {

@@ -429,13 +429,16 @@ SP_API int sp_policy_role_search(const struct sp_policy *p, const struct sp_poli
 /*
  * Policy differences as sediff (setools 4.4) prints them, section by section: commons, classes
  * (permissions, a class's inherited common ones included), booleans (default state), roles
- * (types), types (attributes, aliases, permissive), type attributes (member types) and users
- * (roles, default level, range), then the allow, auditallow, dontaudit, type_transition (with
+ * (types), types (attributes, aliases, permissive), type attributes (member types), users
+ * (roles, default level, range), categories and sensitivities (aliases) and levels
+ * (categories), then the allow, auditallow, dontaudit, type_transition (with
  * filename transitions), type_change and type_member rules, each expanded as setools expands
  * them: one rule per (source type, target type) of the members of the rule's source and
  * target, permissions of one key united, a conditional rule less the permissions of the
- * unconditional rule of its triple; then the role allow, role_transition and range_transition
- * rules (by their roles or types and class), the labeling statements (by what they label:
+ * unconditional rule of its triple (xperm rules likewise, their commands united, the
+ * neverallow sections always empty: a binary policy has none); then the role allow, role_transition and range_transition
+ * rules (by their roles or types and class), constraints and validatetrans (added and
+ * removed statements), the labeling statements (by what they label:
  * a context that differs modifies one), policy capabilities, default_* rules (by rule and
  * class) and typebounds (by the bounded type); the policy properties (MLS, handle_unknown,
  * version) come first.  Items match by name; each section lists the items added
@@ -444,13 +447,16 @@ SP_API int sp_policy_role_search(const struct sp_policy *p, const struct sp_poli
  * sediff's order of them is a Python set's).  Sections are numbered
  * 0 .. sp_policy_diff_section_count() - 1 in sediff's order and named by sediff's option
  * without dashes ("property", "common", "class", "bool", "role", "type", "attribute", "user",
- * "allow", "auditallow", "dontaudit", "type_trans", "type_change", "type_member", "role_allow",
- * "role_trans", "range_trans", "initialsid", "ibendportcon", "ibpkeycon", "fs_use", "genfscon",
- * "netifcon", "nodecon", "portcon", "polcap", "default", "typebounds"); _lookup returns the
+ * "category", "sensitivity", "level", "allow", "allowxperm", "neverallow", "neverallowxperm",
+ * "auditallow", "auditallowxperm", "dontaudit", "dontauditxperm", "type_trans",
+ * "type_change", "type_member", "role_allow", "role_trans", "range_trans", "constrain",
+ * "mlsconstrain", "validatetrans", "mlsvalidatetrans", "initialsid", "ibendportcon",
+ * "ibpkeycon", "fs_use", "genfscon", "netifcon", "nodecon", "portcon", "polcap", "default",
+ * "typebounds"); _lookup returns the
  * number or -ENOENT, _name NULL past the last.
  * sp_policy_diff_write writes the sections whose bit is set in `which` to out, each even
  * without differences (sediff with that option); which = 0 writes every section that has
- * differences (sediff without options, less the sections secpath does not implement).
+ * differences (sediff without options).
  * Returns 0, -EINVAL (NULL argument, an unknown bit), -ENOMEM or -EIO (out failed).
  */
 SP_API unsigned sp_policy_diff_section_count(void);

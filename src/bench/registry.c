@@ -21,9 +21,11 @@ static const struct sp_bench_suite *const suites[] = {
 	&bench_suite_hackbench,
 	&bench_suite_slab_spread,
 	&bench_suite_slab,
-	/* measurements beside them: the rule parser, log replay; whole programs (named only) */
+	/* measurements beside them: the rule parser, log replay, setools; whole programs (named
+	 * only) */
 	&bench_suite_audit_parse,
 	&bench_suite_replay,
+	&bench_suite_setools,
 	&bench_suite_malloc,
 	NULL,
 };
@@ -73,6 +75,7 @@ static const struct {
 	{ &bench_suite_audit_parse, "neo23x0", "secpath" },
 	{ &bench_suite_policy, "hit", "flat" },
 	{ &bench_suite_replay, "100k-events", "ausearch -k" },
+	{ &bench_suite_setools, "search-A", "secpath" },
 };
 
 void bench_registry_headline(const struct sp_bench_suite *s, const char **case_name,

@@ -13,6 +13,7 @@ extern const struct sp_bench_suite bench_suite_audit;
 extern const struct sp_bench_suite bench_suite_audit_parse;
 extern const struct sp_bench_suite bench_suite_policy;
 extern const struct sp_bench_suite bench_suite_replay;
+extern const struct sp_bench_suite bench_suite_setools;
 extern const struct sp_bench_suite bench_suite_malloc;
 
 /*

@@ -2,7 +2,7 @@
 /*
  * diff.c - sediff's (setools 4.4) differences of two policies, section by section in sediff's
  * order and text: the properties, commons, classes, booleans, roles, types, type attributes,
- * users, the labeling statements, policy capabilities, default_* rules and typebounds here,
+ * users, MLS symbols, constraints, the labeling statements, policy capabilities, default_* rules and typebounds here,
  * the TE rule sections (allow ... type_member) in diff_te.c, the role and range rules in
  * diff_rbac.c.
  *
@@ -12,10 +12,11 @@
  * user's roles, default level and range, a boolean's default state.  Items match by name;
  * an item is modified when its member lists differ.  Items and members are sorted by name
  * (strcmp: Python's order of the ASCII names setools sorts), members within their group.
- * A statement section (labeling, default_*, typebounds) keys an item by what sediff matches
+ * A statement section (constraints, labeling, default_*, typebounds) keys an item by what sediff matches
  * it by and keeps its statement: added and removed items print it, every list is sorted by it
  * (setools sorts its rule objects by their text), a modified item prints sediff's one line.
- * Contexts and ranges are compared by their text, as setools compares them by names.
+ * MLS symbols are listed by value, as setools sorts them; their members (aliases, a level's
+ * categories) too.  Contexts and ranges are compared by their text, as setools compares them by names.
  * Invariants: a side's members of item i are m[it[i].off .. it[i].off + it[i].n), items and
  * members sorted before the merge; every string a side made itself is in its `own` list and
  * freed with the side; the rest point into the policy, which outlives the diff.
@@ -31,12 +32,12 @@
 
 struct dmem {
 	const char *s;
-	uint32_t g;
+	uint32_t g, ord;		/* ord: its value (D_VALUE sections' listing order) */
 };
 
 struct ditem {
 	const char *name, *stmt;	/* stmt: a statement section's text of the item, else NULL */
-	uint32_t off, n;
+	uint32_t off, n, ord;
 };
 
 struct dside {
@@ -78,14 +79,19 @@ static void item_add(struct dside *d, const char *name)
 	d->it[d->nit++] = (struct ditem){ .name = name, .off = d->nm };
 }
 
-/* A member of the last item added. */
-static void mem_add(struct dside *d, uint32_t g, const char *s)
+/* A member of the last item added, listed at ord in a D_VALUE section. */
+static void mem_add_ord(struct dside *d, uint32_t g, const char *s, uint32_t ord)
 {
 	if (d->err || !s || (d->err = grow(d->k->alloc, (void **)&d->m, d->nm, &d->capm,
 					   sizeof(*d->m))))
 		return;
-	d->m[d->nm++] = (struct dmem){ .s = s, .g = g };
+	d->m[d->nm++] = (struct dmem){ .s = s, .g = g, .ord = ord };
 	d->it[d->nit - 1].n++;
+}
+
+static void mem_add(struct dside *d, uint32_t g, const char *s)
+{
+	mem_add_ord(d, g, s, 0);
 }
 
 /* A string the side owns (freed with it), or NULL (d->err set). */
@@ -359,6 +365,80 @@ static void collect_bounds(struct dside *d)
 	}
 }
 
+/* Sensitivities (d->arg 0) or categories (1), each with its aliases, listed by value */
+static void collect_mls(struct dside *d)
+{
+	const struct policy_mls_sym *m = d->arg ? d->k->cats : d->k->sens;
+	uint32_t n = d->arg ? d->k->ncats : d->k->nsens;
+	for (uint32_t i = 0; i < n; i++) {
+		if (m[i].alias)
+			continue;
+		item_add(d, m[i].name);
+		if (!d->err)
+			d->it[d->nit - 1].ord = m[i].value;
+		for (uint32_t j = 0; j < n; j++)
+			if (m[j].alias && m[j].value == m[i].value)
+				mem_add(d, 0, m[j].name);
+	}
+}
+
+/* Each sensitivity's level declaration (its statement: the level) with its categories */
+static void collect_levels(struct dside *d)
+{
+	const struct policy_core *k = d->k;
+	const char **cat = sp_zalloc(k->alloc, ((size_t)k->ncats + 1) * sizeof(*cat), 0);
+	if (!cat) {
+		d->err = -ENOMEM;
+		return;
+	}
+	for (uint32_t i = 0; i < k->ncats; i++)
+		if (!k->cats[i].alias && k->cats[i].value <= k->ncats)
+			cat[k->cats[i].value] = k->cats[i].name;
+	for (uint32_t i = 0; !d->err && i < k->nsens; i++) {
+		const struct policy_mls_sym *m = &k->sens[i];
+		if (m->alias)
+			continue;
+		const uint32_t *lv = &k->sens_lv.v[m->lv];
+		item_add(d, m->name);
+		item_stmt(d, range_str(d, lv, lv));
+		if (!d->err)
+			d->it[d->nit - 1].ord = m->value;
+		for (uint32_t j = 0; j < lv[1]; j++)
+			if (lv[2 + j] <= k->ncats)
+				mem_add_ord(d, 0, cat[lv[2 + j]], lv[2 + j]);
+	}
+	sp_free(k->alloc, cat, ((size_t)k->ncats + 1) * sizeof(*cat));
+}
+
+/* A constraint's statement when it is of the side's kind (d->arg: bit 0 MLS, bit 1
+ * validatetrans) */
+static int cons_one(void *ud, const char *name, uint32_t value, const char *stmt)
+{
+	struct dside *d = ud;
+	(void)name, (void)value;
+	int mls = !strncmp(stmt, "mls", 3);
+	if (mls != (int)(d->arg & 1))
+		return 0;
+	const char *t = own_fmt(d, "%s", stmt);
+	item_add(d, t);
+	item_stmt(d, t);
+	return d->err;
+}
+
+static void collect_cons(struct dside *d)
+{
+	int rc = sp_policy_component_foreach(d->p, d->arg & 2 ? SP_COMP_VALIDATETRANS
+							      : SP_COMP_CONSTRAINTS, 1, cons_one, d);
+	if (rc && !d->err)
+		d->err = rc;
+}
+
+/* neverallow rules: checkpolicy checks them and a binary policy keeps none */
+static void collect_none(struct dside *d)
+{
+	(void)d;
+}
+
 /* ---- sections ---- */
 
 enum gstyle {
@@ -381,10 +461,13 @@ typedef void dmod_fn(FILE *f, const struct dsec *s, const struct dside *a,
 enum {
 	D_ADDREM = 1,	/* without options, shown only with added or removed items (sediff's) */
 	D_PROPS = 2,	/* "TITLE (N Modified)" and "* NAME +NEW -OLD" lines only */
+	D_STMT = 4,	/* items print their statement; lists sorted by it; duplicates are one */
+	D_VALUE = 8,	/* items and members listed by value (setools' order of MLS symbols) */
 };
 
 struct dsec {
 	const char *opt, *title;
+	const char *added;	/* "Added ADDED: N" (NULL: the title; sediff misspells one) */
 	void (*collect)(struct dside *d);	/* NULL: a rule section of av_kind, or rbac */
 	uint16_t av_kind;
 	uint32_t ngroups;
@@ -396,48 +479,72 @@ struct dsec {
 };
 
 static dmod_fn mod_ocon, mod_netif, mod_default, mod_bounds;
-#define G_CTX { { G_CHANGE, "context", NULL } }
-#define OCON(opt, title, kind) { opt, title, collect_ocons, 0, 1, G_CTX, 0, mod_ocon, kind, 0 }
+
+/* a symbol section: items by name, each group of members as g0, g1, g2 */
+#define SYM(o, t, fn, ng, ...) \
+	{ .opt = o, .title = t, .collect = fn, .ngroups = ng, .g = { __VA_ARGS__ } }
+#define G(style, word, head) { G_##style, word, head }
+#define AV(o, t, kind) { .opt = o, .title = t, .av_kind = kind }
+#define RBAC(o, t, kind) { .opt = o, .title = t, .rbac = kind }
+#define OCON(o, t, kind) \
+	{ .opt = o, .title = t, .collect = collect_ocons, .ngroups = 1, \
+	  .g = { G(CHANGE, "context", NULL) }, .mod = mod_ocon, .arg = kind, .flags = D_STMT }
+#define CONS(o, t, kind) \
+	{ .opt = o, .title = t, .collect = collect_cons, .arg = kind, .flags = D_STMT }
 
 static const struct dsec sections[] = {
-	{ "property", "Policy Properties", collect_props, 0, 1, { { G_CHANGE, "value", NULL } }, 0,
-	  NULL, 0, D_PROPS },
-	{ "common", "Commons", collect_commons, 0, 1, { { G_COUNT, "permissions", NULL } }, 0, NULL, 0, 0 },
-	{ "class", "Classes", collect_classes, 0, 1, { { G_COUNT, "permissions", NULL } }, 0, NULL, 0, 0 },
-	{ "bool", "Booleans", collect_bools, 0, 1, { { G_CHANGE, "default state", NULL } }, 0, NULL, 0, 0 },
-	{ "role", "Roles", collect_roles, 0, 1, { { G_COUNT, "types", NULL } }, 0, NULL, 0, 0 },
-	{ "type", "Types", collect_types, 0, 3,
-	  { { G_COUNT, "attributes", "Attributes:" }, { G_COUNT, "aliases", "Aliases:" },
-	    { G_FLAG, "permissive", NULL } }, 0, NULL, 0, 0 },
-	{ "attribute", "Type Attributes", collect_attributes, 0, 1,
-	  { { G_COUNT, "types", NULL } }, 0, NULL, 0, 0 },
-	{ "user", "Users", collect_users, 0, 3,
-	  { { G_COUNT, "roles", "Roles:" }, { G_CHANGE, "default level", "Default level:" },
-	    { G_CHANGE, "range", "Range:" } }, 0, NULL, 0, 0 },
-	{ "allow", "Allow", NULL, SP_AVTAB_ALLOWED, 0, { { 0 } }, 0, NULL, 0, 0 },
-	{ "auditallow", "Auditallow", NULL, SP_AVTAB_AUDITALLOW, 0, { { 0 } }, 0, NULL, 0, 0 },
-	{ "dontaudit", "Dontaudit", NULL, SP_AVTAB_AUDITDENY, 0, { { 0 } }, 0, NULL, 0, 0 },
-	{ "type_trans", "Type_transition", NULL, SP_AVTAB_TRANSITION, 0, { { 0 } }, 0, NULL, 0, 0 },
-	{ "type_change", "Type_change", NULL, SP_AVTAB_CHANGE, 0, { { 0 } }, 0, NULL, 0, 0 },
-	{ "type_member", "Type_member", NULL, SP_AVTAB_MEMBER, 0, { { 0 } }, 0, NULL, 0, 0 },
-	{ "role_allow", "Role allow", NULL, 0, 0, { { 0 } }, 1, NULL, 0, 0 },
-	{ "role_trans", "Role_transition", NULL, 0, 0, { { 0 } }, 2, NULL, 0, 0 },
-	{ "range_trans", "Range_transition", NULL, 0, 0, { { 0 } }, 3, NULL, 0, 0 },
+	{ .opt = "property", .title = "Policy Properties", .collect = collect_props, .ngroups = 1,
+	  .g = { G(CHANGE, "value", NULL) }, .flags = D_PROPS },
+	SYM("common", "Commons", collect_commons, 1, G(COUNT, "permissions", NULL)),
+	SYM("class", "Classes", collect_classes, 1, G(COUNT, "permissions", NULL)),
+	SYM("bool", "Booleans", collect_bools, 1, G(CHANGE, "default state", NULL)),
+	SYM("role", "Roles", collect_roles, 1, G(COUNT, "types", NULL)),
+	SYM("type", "Types", collect_types, 3, G(COUNT, "attributes", "Attributes:"),
+	    G(COUNT, "aliases", "Aliases:"), G(FLAG, "permissive", NULL)),
+	SYM("attribute", "Type Attributes", collect_attributes, 1, G(COUNT, "types", NULL)),
+	SYM("user", "Users", collect_users, 3, G(COUNT, "roles", "Roles:"),
+	    G(CHANGE, "default level", "Default level:"), G(CHANGE, "range", "Range:")),
+	{ .opt = "category", .title = "Categories", .collect = collect_mls, .ngroups = 1,
+	  .g = { G(COUNT, "Aliases", "Aliases:") }, .arg = 1, .flags = D_VALUE },
+	{ .opt = "sensitivity", .title = "Sensitivities", .added = "Sensitivites",
+	  .collect = collect_mls, .ngroups = 1, .g = { G(COUNT, "Aliases", "Aliases:") },
+	  .flags = D_VALUE },
+	{ .opt = "level", .title = "Levels", .collect = collect_levels, .ngroups = 1,
+	  .g = { G(COUNT, "Categories", NULL) }, .flags = D_VALUE },
+	AV("allow", "Allow", SP_AVTAB_ALLOWED),
+	AV("allowxperm", "Allowxperm", SP_AVTAB_XPERMS_ALLOWED),
+	SYM("neverallow", "Neverallow Rules", collect_none, 1, G(CHANGE, "", NULL)),
+	SYM("neverallowxperm", "Neverallowxperm Rules", collect_none, 1, G(CHANGE, "", NULL)),
+	AV("auditallow", "Auditallow", SP_AVTAB_AUDITALLOW),
+	AV("auditallowxperm", "Auditallowxperm", SP_AVTAB_XPERMS_AUDITALLOW),
+	AV("dontaudit", "Dontaudit", SP_AVTAB_AUDITDENY),
+	AV("dontauditxperm", "Dontauditxperm", SP_AVTAB_XPERMS_DONTAUDIT),
+	AV("type_trans", "Type_transition", SP_AVTAB_TRANSITION),
+	AV("type_change", "Type_change", SP_AVTAB_CHANGE),
+	AV("type_member", "Type_member", SP_AVTAB_MEMBER),
+	RBAC("role_allow", "Role allow", 1),
+	RBAC("role_trans", "Role_transition", 2),
+	RBAC("range_trans", "Range_transition", 3),
+	CONS("constrain", "Constraints", 0),
+	CONS("mlsconstrain", "MLS Constraints", 1),
+	CONS("validatetrans", "Validatetrans", 2),
+	CONS("mlsvalidatetrans", "MLS Validatetrans", 3),
 	OCON("initialsid", "Initial SIDs", 0),
 	OCON("ibendportcon", "Ibendportcons", 8),
 	OCON("ibpkeycon", "Ibpkeycons", 7),
 	OCON("fs_use", "Fs_use", 5),
 	OCON("genfscon", "Genfscons", POLICY_OCON_GENFS),
-	{ "netifcon", "Netifcons", collect_ocons, 0, 2,
-	  { { G_CHANGE, "context", NULL }, { G_CHANGE, "packet context", NULL } }, 0, mod_netif,
-	  3, 0 },
+	{ .opt = "netifcon", .title = "Netifcons", .collect = collect_ocons, .ngroups = 2,
+	  .g = { G(CHANGE, "context", NULL), G(CHANGE, "packet context", NULL) },
+	  .mod = mod_netif, .arg = 3, .flags = D_STMT },
 	OCON("nodecon", "Nodecons", 4),
 	OCON("portcon", "Portcons", 2),
-	{ "polcap", "Policy Capabilities", collect_polcaps, 0, 0, { { 0 } }, 0, NULL, 0, 0 },
-	{ "default", "Defaults", collect_defaults, 0, 2,
-	  { { G_CHANGE, "default", NULL }, { G_CHANGE, "range", NULL } }, 0, mod_default, 0, 0 },
-	{ "typebounds", "Typebounds", collect_bounds, 0, 1, { { G_CHANGE, "bound", NULL } }, 0,
-	  mod_bounds, 0, D_ADDREM },
+	{ .opt = "polcap", .title = "Policy Capabilities", .collect = collect_polcaps },
+	{ .opt = "default", .title = "Defaults", .collect = collect_defaults, .ngroups = 2,
+	  .g = { G(CHANGE, "default", NULL), G(CHANGE, "range", NULL) }, .mod = mod_default,
+	  .flags = D_STMT },
+	{ .opt = "typebounds", .title = "Typebounds", .collect = collect_bounds, .ngroups = 1,
+	  .g = { G(CHANGE, "bound", NULL) }, .mod = mod_bounds, .flags = D_STMT | D_ADDREM },
 };
 #define NSECTIONS (sizeof(sections) / sizeof(sections[0]))
 _Static_assert(NSECTIONS <= 64, "a section is a bit of sp_policy_diff_write's mask");
@@ -483,6 +590,13 @@ static int side_build(struct dside *d, const struct sp_policy *p, const struct d
 			qsort(d->m + d->it[i].off, d->it[i].n, sizeof(*d->m), mem_cmp);
 	if (d->nit)
 		qsort(d->it, d->nit, sizeof(*d->it), item_cmp);
+	/* setools' statement lists are sets: one of each key */
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < d->nit && (s->flags & D_STMT); i++)
+		if (!n || strcmp(d->it[n - 1].name, d->it[i].name))
+			d->it[n++] = d->it[i];
+	if (s->flags & D_STMT)
+		d->nit = n;
 	return 0;
 }
 
@@ -555,26 +669,32 @@ static void match_release(const struct sp_allocator *al, const struct dside *a,
 	sp_free(al, r->mb, sz);
 }
 
-/* Statement sections list items as setools sorts its rule objects: by their text (a modified
- * item by a's).  The pairs (x[i], y[i]) (y NULL: x alone) sorted by side's statement of x[i]. */
+/* Statement sections list items as setools sorts its rule objects, by their text, MLS symbol
+ * sections by value (a modified item by a's).  The pairs (x[i], y[i]) (y NULL: x alone) sorted
+ * by side's item x[i]: its statement, or (by_value) its value. */
 struct dord {
 	const char *s;
-	uint32_t x, y;
+	uint32_t x, y, ord;
 };
 
 static int dord_cmp(const void *p, const void *q)
 {
-	return strcmp(((const struct dord *)p)->s, ((const struct dord *)q)->s);
+	const struct dord *a = p, *b = q;
+	if (!a->s)
+		return a->ord != b->ord ? (a->ord < b->ord ? -1 : 1) : 0;
+	return strcmp(a->s, b->s);
 }
 
-static int sort_by_stmt(const struct dside *side, uint32_t *x, uint32_t *y, uint32_t n)
+static int sort_listing(const struct dside *side, uint32_t *x, uint32_t *y, uint32_t n,
+			int by_value)
 {
 	const struct sp_allocator *al = side->k->alloc;
 	struct dord *o = n ? sp_alloc(al, (size_t)n * sizeof(*o), 0) : NULL;
 	if (n && !o)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < n; i++)
-		o[i] = (struct dord){ side->it[x[i]].stmt, x[i], y ? y[i] : 0 };
+		o[i] = (struct dord){ by_value ? NULL : side->it[x[i]].stmt, x[i], y ? y[i] : 0,
+				      side->it[x[i]].ord };
 	if (n)
 		qsort(o, n, sizeof(*o), dord_cmp);
 	for (uint32_t i = 0; i < n; i++) {
@@ -584,6 +704,17 @@ static int sort_by_stmt(const struct dside *side, uint32_t *x, uint32_t *y, uint
 	}
 	sp_free(al, o, (size_t)n * sizeof(*o));
 	return 0;
+}
+
+/* D_VALUE: changes by group, then value, then name (aliases have no value) */
+static int change_ord_cmp(const void *p, const void *q)
+{
+	const struct dmem *a = ((const struct dchange *)p)->m, *b = ((const struct dchange *)q)->m;
+	if (a->g != b->g)
+		return a->g < b->g ? -1 : 1;
+	if (a->ord != b->ord)
+		return a->ord < b->ord ? -1 : 1;
+	return strcmp(a->s, b->s);
 }
 
 /* An item's changed member of group g: the new one (sign 1) or the old (-1); NULL: none. */
@@ -745,7 +876,7 @@ static void print_section(FILE *f, const struct dsec *s, const struct dside *a,
 	else
 		fprintf(f, "%s (%u Added, %u Removed)\n", s->title, r->nadd, r->nrem);
 	if (r->nadd)
-		fprintf(f, "   Added %s: %u\n", s->title, r->nadd);
+		fprintf(f, "   Added %s: %u\n", s->added ? s->added : s->title, r->nadd);
 	for (uint32_t i = 0; i < r->nadd; i++)
 		fprintf(f, "      + %s\n", b->it[r->add[i]].stmt ? b->it[r->add[i]].stmt
 							    : b->it[r->add[i]].name);
@@ -759,6 +890,8 @@ static void print_section(FILE *f, const struct dsec *s, const struct dside *a,
 	for (uint32_t i = 0; i < r->nmod; i++) {
 		const struct ditem *ia = &a->it[r->ma[i]], *ib = &b->it[r->mb[i]];
 		size_t n = item_changes(a, ia, b, ib, scratch);
+		if (n && (s->flags & D_VALUE))
+			qsort(scratch, n, sizeof(*scratch), change_ord_cmp);
 		if (s->mod) {
 			s->mod(f, s, a, ia, scratch, n);
 			continue;
@@ -785,9 +918,10 @@ static int diff_section(const struct sp_policy *pa, const struct sp_policy *pb,
 		scratch = sp_alloc(al, ssz, 0);
 		rc = scratch ? match_items(&a, &b, scratch, &r) : -ENOMEM;
 	}
-	if (!rc && s->mod && !(rc = sort_by_stmt(&b, r.add, NULL, r.nadd)) &&
-	    !(rc = sort_by_stmt(&a, r.rem, NULL, r.nrem)))
-		rc = sort_by_stmt(&a, r.ma, r.mb, r.nmod);
+	int v = !!(s->flags & D_VALUE);
+	if (!rc && (s->flags & (D_STMT | D_VALUE)) && !(rc = sort_listing(&b, r.add, NULL, r.nadd, v)) &&
+	    !(rc = sort_listing(&a, r.rem, NULL, r.nrem, v)))
+		rc = sort_listing(&a, r.ma, r.mb, r.nmod, v);
 	int show = always || r.nadd || r.nrem || (r.nmod && !(s->flags & D_ADDREM));
 	if (!rc && show)
 		print_section(f, s, &a, &b, &r, scratch);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * diff_te.c - sediff's (setools 4.4) allow, auditallow, dontaudit, type_transition,
- * type_change and type_member rule differences.
+ * type_change, type_member and xperm rule differences.
  *
  * setools' model, kept: every AV rule of a kind is expanded to one record per (source type,
  * target type) of its source's and target's member types (a type is its own member, an
@@ -17,7 +17,19 @@
  * keys one record stays (setools' set keeps one); a rule is modified when the default types'
  * names differ.  A modified rule's common permissions are printed sorted (sediff prints them
  * in the order of a Python set, which changes from run to run).
- * Memory O(expanded records + output text); time O(n log n) in the expanded records.
+ * Extended permission rules (allowxperm, auditallowxperm, dontauditxperm) are expanded the
+ * same way, keyed by (source, target, class, xperm type), never conditional and never reduced
+ * by other rules; a key's records are united into a 64 Ki-bit set of command numbers, and a
+ * rule is modified when the sets differ: "{ COMMON +ADDED -REMOVED }", each set as setools
+ * writes one (runs of commands as ranges, "+[LO-HI]" for an added or removed range).  An
+ * added or removed rule lists, as sediff does, only the commands of the first avtab entry
+ * behind it in setools' order (setools keeps the first expanded rule of a key), which is
+ * libsepol's te_avtab order: by hash slot (the kernel's hash; libsepol sizes the table by
+ * its entry count), then by (source, target, class), and of one key's entries (one per
+ * driver) the last in the file first, as libsepol inserts an xperm entry before the equal
+ * keys it holds.  The table's visit keeps one key's entries in file order.
+ * Memory O(expanded records + output text); time O(n log n) in the expanded records, plus
+ * 8 KiB per xperm key and side.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -30,8 +42,12 @@ struct avrec {
 	uint32_t cond;		/* rank of the expression text, 0 = unconditional */
 	uint32_t mask;		/* AV kinds: permissions; type kinds: the default type's value */
 	const char *fname;	/* type_transition: the file name of a filename transition */
+	const struct sp_avtab_xperms *x;	/* xperm kinds: the entry's commands */
+	uint64_t pos;		/* xperm kinds: the entry's key's place in libsepol's table */
+	uint16_t within;	/* and the entry's place among that key's entries (file order) */
 	uint16_t s, t, c;	/* ranks of the names */
 	uint8_t block;		/* 1 True branch (and unconditional), 0 False */
+	uint8_t xtype;		/* xperm kinds: 1 ioctl, 3 nlmsg (part of the key); else 0 */
 };
 
 struct avside {
@@ -45,6 +61,9 @@ struct avside {
 	uint32_t nctext;
 	struct avrec *r;
 	size_t n, cap;
+	uint32_t nent;		/* xperm kinds: entries seen */
+	uint16_t within;
+	struct sp_avtab_entry last;	/* the previous xperm entry */
 	int err;
 };
 
@@ -192,16 +211,39 @@ static int rec_push(struct avside *d, const struct avrec *r)
 
 static int expand_pairs(struct avside *d, struct avrec *r, uint32_t s, uint32_t t);
 
+/* libsepol's avtab_alloc: 2^(bit length - 2) slots (2^bit length below 4 rules), <= 2^16 */
+static uint32_t libsepol_nslot(uint32_t nrules)
+{
+	unsigned shift = nrules ? 32 - (unsigned)__builtin_clz(nrules) : 0;
+	shift = shift > 2 ? shift - 2 : shift;
+	return shift > 16 ? 1u << 16 : 1u << shift;
+}
+
 /* One avtab entry of the side's kind, expanded to its (source type, target type) records. */
 static int expand_entry(void *ud, const struct sp_avtab_entry *e)
 {
 	struct avside *d = ud;
 	const struct policy_core *k = d->k;
-	if ((e->specified & (SP_AVTAB_AV | SP_AVTAB_TYPE)) != d->kind)
+	if ((e->specified & (SP_AVTAB_AV | SP_AVTAB_TYPE | SP_AVTAB_XPERMS)) != d->kind)
+		return 0;
+	if ((d->kind & SP_AVTAB_XPERMS) && !e->xperms)
 		return 0;
 	uint32_t mask = d->kind == SP_AVTAB_AUDITDENY ? ~e->data : e->data;
 	struct avrec r = { .mask = (d->kind & SP_AVTAB_AV) ? named_mask(k, e->tclass, mask) : mask,
 			   .block = 1 };
+	if (d->kind & SP_AVTAB_XPERMS) {
+		int same = d->nent && e->source == d->last.source && e->target == d->last.target &&
+			   e->tclass == d->last.tclass && e->specified == d->last.specified;
+		d->within = same ? d->within + 1 : 0;
+		d->nent++;
+		d->last = *e;
+		uint64_t slot = sp_avtab_hash(e->source, e->target, e->tclass) &
+				(libsepol_nslot(k->te_tab.nel) - 1);
+		r = (struct avrec){ .mask = 1, .x = e->xperms, .xtype = e->xperms->kind == 3 ? 3 : 1,
+				    .pos = slot << 48 | (uint64_t)e->source << 32 |
+					   (uint32_t)e->target << 16 | e->tclass,
+				    .within = d->within, .block = 1 };
+	}
 	if (!r.mask || !d->crank[e->tclass])
 		return 0;
 	r.c = (uint16_t)d->crank[e->tclass];
@@ -254,6 +296,8 @@ static int rec_key_cmp(const struct avrec *a, const struct avrec *b, int with_co
 		return a->t < b->t ? -1 : 1;
 	if (a->c != b->c)
 		return a->c < b->c ? -1 : 1;
+	if (a->xtype != b->xtype)
+		return a->xtype < b->xtype ? -1 : 1;
 	return fname_cmp(a->fname, b->fname);
 }
 
@@ -268,6 +312,8 @@ static void avside_settle(struct avside *d)
 {
 	if (d->n)	/* no records: no array to sort (qsort wants one) */
 		qsort(d->r, d->n, sizeof(*d->r), rec_cmp);
+	if (d->kind & SP_AVTAB_XPERMS)
+		return;	/* a key's records stay: their commands are united when printed */
 	size_t m = 0;
 	int av = d->kind & SP_AVTAB_AV;
 	for (size_t i = 0; i < d->n; i++) {
@@ -348,6 +394,8 @@ static int xcmp(const struct avside *a, const struct avrec *x, const struct avsi
 		c = strcmp(tn(a, x->t), tn(b, y->t));
 	if (!c)
 		c = strcmp(cn(a, x->c), cn(b, y->c));
+	if (!c)
+		c = (int)x->xtype - (int)y->xtype;
 	return c ? c : fname_cmp(x->fname, y->fname);
 }
 
@@ -582,6 +630,179 @@ static int av_merge(const struct avside *a, const struct avside *b, struct dline
 	return rc;
 }
 
+/* ---- extended permission rules ---- */
+
+#define XWORDS 2048	/* 64 Ki command numbers */
+
+/* The commands of records r[0 .. n) united into set (XWORDS words). */
+static void xset_fill(uint32_t *set, const struct avrec *r, size_t n)
+{
+	memset(set, 0, XWORDS * sizeof(*set));
+	for (size_t i = 0; i < n; i++) {
+		const struct sp_avtab_xperms *x = r[i].x;
+		for (unsigned b = 0; b < 256; b++) {
+			if (!(x->perms[b / 32] >> (b % 32) & 1))
+				continue;
+			if (x->kind == 2)	/* a whole driver: its 256 functions */
+				memset(&set[b * 8], 0xff, 8 * sizeof(*set));
+			else
+				set[(x->driver * 256u + b) / 32] |= 1u << (b % 32);
+		}
+	}
+}
+
+static int xbit(const uint32_t *set, unsigned i)
+{
+	return set[i / 32] >> (i % 32) & 1;
+}
+
+/* The ranges of set, as setools writes an IoctlSet, each preceded by " " and sign ("+", "-"
+ * or ""), a signed range in brackets; into buf (NULL: measure); *nr gets the count. */
+static size_t xset_fmt(const uint32_t *set, const char *sign, char *buf, size_t len, size_t pos,
+		       unsigned *nr)
+{
+	*nr = 0;
+	for (unsigned w = 0; w < XWORDS; w++) {
+		if (!set[w])
+			continue;
+		for (unsigned i = w * 32; i < (w + 1) * 32; i++) {
+			if (!xbit(set, i))
+				continue;
+			unsigned j = i;
+			while (j + 1 < XWORDS * 32 && xbit(set, j + 1))
+				j++;
+			if (i == j)
+				PUT(buf, len, pos, " %s0x%04x", sign, i);
+			else
+				PUT(buf, len, pos, *sign ? " %s[0x%04x-0x%04x]" : " %s0x%04x-0x%04x",
+				    sign, i, j);
+			++*nr;
+			i = j;
+			w = j / 32;
+		}
+	}
+	return pos;
+}
+
+static const char *xkind_word(uint16_t kind)
+{
+	return kind == SP_AVTAB_XPERMS_ALLOWED ? "allowxperm"
+	       : kind == SP_AVTAB_XPERMS_AUDITALLOW ? "auditallowxperm" : "dontauditxperm";
+}
+
+/* "KIND S T:C TYPE SET;" for a rule of one side (set[0]: braces around two or more ranges),
+ * or, modified, "KIND S T:C TYPE { COMMON +ADDED -REMOVED };" (set[0..2]); into buf (NULL:
+ * measure); returns the length. */
+static size_t xline_fmt(const struct avside *d, const struct avrec *r, uint32_t *const set[3],
+			int mod, char *buf, size_t len)
+{
+	size_t pos = 0;
+	unsigned nr = 2, n2;
+	PUT(buf, len, pos, "%s %s %s:%s %s", xkind_word(d->kind), tn(d, r->s), tn(d, r->t),
+	    cn(d, r->c), r->xtype == 3 ? "nlmsg" : "ioctl");
+	if (!mod)
+		xset_fmt(set[0], "", NULL, 0, 0, &nr);
+	if (nr > 1)
+		PUT(buf, len, pos, " {");
+	pos = xset_fmt(set[0], "", buf, len, pos, &n2);
+	if (mod) {
+		pos = xset_fmt(set[1], "+", buf, len, pos, &n2);
+		pos = xset_fmt(set[2], "-", buf, len, pos, &n2);
+	}
+	PUT(buf, len, pos, "%s;", nr > 1 ? " }" : "");
+	return pos;
+}
+
+static char *xline_new(const struct sp_allocator *al, const struct avside *d,
+		       const struct avrec *r, uint32_t *const set[3], int mod)
+{
+	size_t n = xline_fmt(d, r, set, mod, NULL, 0);
+	char *s = sp_alloc(al, n + 1, 0);
+	if (s)
+		xline_fmt(d, r, set, mod, s, n + 1);
+	return s;
+}
+
+/* The end of the key group starting at r[i]. */
+static size_t xgroup_end(const struct avside *d, size_t i)
+{
+	size_t j = i + 1;
+	while (j < d->n && !rec_cmp(&d->r[i], &d->r[j]))
+		j++;
+	return j;
+}
+
+/* The record of r[i .. i2) whose entry setools meets first (see the top of the file). */
+static size_t xp_origin(const struct avrec *r, size_t i, size_t i2)
+{
+	size_t o = i;
+	for (size_t k = i + 1; k < i2; k++)
+		if (r[k].pos < r[o].pos || (r[k].pos == r[o].pos && r[k].within > r[o].within))
+			o = k;
+	return o;
+}
+
+/* One key of one side (o: added or removed) or of both (modified when the sets differ). */
+static int xp_push(struct dlines *o, const struct avside *a, size_t i, size_t i2,
+		   const struct avside *b, size_t j, size_t j2, uint32_t *set[5])
+{
+	const struct sp_allocator *al = o->al;
+	if (!b || !a) {
+		const struct avside *d = a ? a : b;
+		size_t k = a ? xp_origin(d->r, i, i2) : xp_origin(d->r, j, j2);
+		xset_fill(set[0], &d->r[k], 1);
+		return lines_push(o, NULL, xline_new(al, d, &d->r[k], set, 0));
+	}
+	xset_fill(set[3], &a->r[i], i2 - i);
+	xset_fill(set[4], &b->r[j], j2 - j);
+	int differ = 0;
+	for (unsigned w = 0; w < XWORDS; w++) {
+		set[0][w] = set[3][w] & set[4][w];
+		set[1][w] = set[4][w] & ~set[3][w];
+		set[2][w] = set[3][w] & ~set[4][w];
+		differ |= (set[1][w] | set[2][w]) != 0;
+	}
+	if (!differ)
+		return 0;
+	char *text = xline_new(al, a, &a->r[i], set, 1);
+	uint32_t *own[3] = { set[3], NULL, NULL };
+	char *key = xline_new(al, a, &a->r[i], own, 0);	/* the sort key: a's rule */
+	if (!key || !text) {
+		sp_free(al, key, key ? strlen(key) + 1 : 0);
+		sp_free(al, text, text ? strlen(text) + 1 : 0);
+		return -ENOMEM;
+	}
+	return lines_push(o, key, text);
+}
+
+/* out[0] added, out[1] removed, out[2] modified xperm rules, each sorted. */
+static int xp_merge(const struct avside *a, const struct avside *b, struct dlines out[3])
+{
+	const struct sp_allocator *al = a->k->alloc;
+	uint32_t *mem = sp_alloc(al, 5 * XWORDS * sizeof(*mem), 0), *set[5];
+	if (!mem)
+		return -ENOMEM;
+	for (int k = 0; k < 5; k++)
+		set[k] = mem + k * XWORDS;
+	size_t i = 0, j = 0;
+	int rc = 0;
+	while (!rc && (i < a->n || j < b->n)) {
+		size_t i2 = i < a->n ? xgroup_end(a, i) : i, j2 = j < b->n ? xgroup_end(b, j) : j;
+		int c = i == a->n ? 1 : j == b->n ? -1 : xcmp(a, &a->r[i], b, &b->r[j]);
+		if (c > 0)
+			rc = xp_push(&out[0], NULL, 0, 0, b, j, j2, set), j = j2;
+		else if (c < 0)
+			rc = xp_push(&out[1], a, i, i2, NULL, 0, 0, set), i = i2;
+		else
+			rc = xp_push(&out[2], a, i, i2, b, j, j2, set), i = i2, j = j2;
+	}
+	sp_free(al, mem, 5 * XWORDS * sizeof(*mem));
+	for (int k = 0; !rc && k < 3; k++)
+		if (out[k].n)
+			qsort(out[k].v, out[k].n, sizeof(*out[k].v), line_cmp);
+	return rc;
+}
+
 static void av_print(FILE *f, const char *title, struct dlines out[3])
 {
 	static const char *const what[3] = { "Added", "Removed", "Modified" };
@@ -607,7 +828,7 @@ int policy_diff_av(const struct sp_policy *pa, const struct sp_policy *pb, uint1
 	int rc2 = avside_build(&b, pb, kind);
 	rc = rc ? rc : rc2;
 	if (!rc)
-		rc = av_merge(&a, &b, out);
+		rc = (kind & SP_AVTAB_XPERMS ? xp_merge : av_merge)(&a, &b, out);
 	if (!rc && (always || out[0].n || out[1].n || out[2].n))
 		av_print(f, title, out);
 	for (int k = 0; k < 3; k++)

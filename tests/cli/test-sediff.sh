@@ -2,13 +2,16 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # test-sediff.sh [OUT] - `secpath policy diff` against sediff (setools 4.4) itself, section by
 # section.  For every pair: both tools run with every section option secpath implements
-# (--common --class --bool --role --type --attribute --user --allow --auditallow --dontaudit
+# (--common --class --bool --role --type --attribute --user --allow --allowxperm --neverallow
+# --neverallowxperm --auditallow --auditallowxperm --dontaudit --dontauditxperm
 # --type_trans --type_change --type_member --role_allow --role_trans --range_trans --polcap
 # --property --initialsid --ibendportcon --ibpkeycon --fs_use --genfscon --netifcon --nodecon
-# --portcon --default --typebounds; the TE rule sections on one Debian pair only); each
+# --portcon --default --typebounds --category --sensitivity --level --constrain --mlsconstrain
+# --validatetrans --mlsvalidatetrans; the TE rule sections on one Debian pair only); each
 # output is cut at sediff's section headers ("Classes (N Added, N Removed, N Modified)") and
 # each section must be the same text after whitespace normalisation (runs of blanks as one
-# space, none at line ends; a modified rule's permissions sorted within +, - and unsigned):
+# space, none at line ends; a modified rule's permissions sorted within +, - and unsigned; a
+# constraint's name sets sorted, and the constraint lines of a list sorted):
 # one PASS or FAIL line per pair and section.  For the small pairs the option-less output is
 # compared too: secpath's against sediff's sections that secpath implements, in sediff's order
 # (sediff's option-less run over Debian's policies takes minutes: not done for them).
@@ -30,15 +33,22 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export LC_ALL=C
 sym="--common --class --bool --role --type --attribute --user"
-te="--allow --auditallow --dontaudit --type_trans --type_change --type_member"
+te="--allow --allowxperm --neverallow --neverallowxperm --auditallow --auditallowxperm"
+te="$te --dontaudit --dontauditxperm --type_trans --type_change --type_member"
 rbac="--role_allow --role_trans --range_trans --polcap --property --initialsid --ibendportcon"
 rbac="$rbac --ibpkeycon --fs_use --genfscon --netifcon --nodecon --portcon --default --typebounds"
+rbac="$rbac --category --sensitivity --level --constrain --mlsconstrain --validatetrans"
+rbac="$rbac --mlsvalidatetrans"
 opts="$sym $te $rbac"
 titles="Commons|Classes|Booleans|Roles|Types|Type Attributes|Users|Allow Rules|Auditallow Rules"
 titles="$titles|Dontaudit Rules|Type_transition Rules|Type_change Rules|Type_member Rules"
+titles="$titles|Allowxperm Rules|Auditallowxperm Rules|Dontauditxperm Rules|Neverallow Rules"
+titles="$titles|Neverallowxperm Rules"
 titles="$titles|Role allow Rules|Role_transition Rules|Range_transition Rules"
 titles="$titles|Policy Capabilities|Policy Properties|Initial SIDs|Ibendportcons|Ibpkeycons"
 titles="$titles|Fs_use|Genfscons|Netifcons|Nodecons|Portcons|Defaults|Typebounds"
+titles="$titles|Categories|Sensitivities|Levels|Constraints|MLS Constraints|Validatetrans"
+titles="$titles|MLS Validatetrans"
 
 if [ -z "$sediff" ] || [ ! -x "$sediff" ]; then
 	echo "sediff not found (apt-get install setools): skipped"
@@ -48,9 +58,34 @@ fi
 
 # norm FILE: blanks normalised; a modified rule's permissions sorted within their groups
 # (common, +added, -removed): sediff prints them in a Python set's order, which changes from
-# run to run
+# run to run; so it prints a constraint's name sets (and sorts the constraints by that text):
+# each "{ ... }" of a constraint line sorted, and each run of constraint lines sorted
 norm() {
 	sed 's/[[:space:]][[:space:]]*/ /g; s/ $//' "$1" | awk '
+	function isort(v, n,   i, j, t) {
+		for (i = 2; i <= n; i++)
+			for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+	}
+	function sets(line,   out, a, b, inner, nt, tok, i) {
+		out = ""
+		while ((a = index(line, "{ ")) > 0 && (b = index(substr(line, a), " }")) > 0) {
+			inner = substr(line, a + 2, b - 3)
+			nt = split(inner, tok, " ")
+			isort(tok, nt)
+			out = out substr(line, 1, a + 1)
+			for (i = 1; i <= nt; i++) out = out (i > 1 ? " " : "") tok[i]
+			line = substr(line, a + b - 1)
+		}
+		return out line
+	}
+	function flush(   i) {
+		isort(run, nrun)
+		for (i = 1; i <= nrun; i++) print run[i]
+		nrun = 0
+	}
+	/^ [+-] (mls)?(constrain|validatetrans) / { run[++nrun] = sets($0); next }
+	nrun { flush() }
+	END { flush() }
 	function sortg(pre,   i, j, k, n, out, t) {
 		n = 0
 		for (i = 1; i <= nt; i++) {
@@ -170,6 +205,41 @@ if command -v checkpolicy >/dev/null; then
 		echo "SKIP bools-flipped: checkpolicy refused the flipped tiny.conf"
 	fi
 fi
+
+# xperm rules changed: ranges, several drivers in one rule (sediff prints one avtab entry of
+# an added rule), a rule on an attribute meeting one on its member, a whole-driver rule
+if command -v checkpolicy >/dev/null; then
+	sed 's/^\(allowxperm app_t tty_t:chr_file ioctl\) .*/\1 { 0x5400-0x5410 0x5420 0x5430-0x5433 };/
+	     s/^\(allowxperm app_t dev_type:chr_file ioctl\) .*/\1 { 0x8927 0x8929-0x892b 0x1234 };\
+allowxperm init_t dev_type:chr_file ioctl { 0x8800-0x88ff };\
+allowxperm init_t tty_t:chr_file ioctl { 0x1 0x3 0x5-0x7 };/
+	     s/^dontauditxperm .*/dontauditxperm untrusted_t dev_type:chr_file ioctl { 0x5401-0x5402 0x7000-0x7fff };/' \
+		tests/data/policy/tiny.conf >"$tmp/xp.conf"
+	sed 's/^dontauditxperm .*/dontauditxperm untrusted_t dev_type:chr_file ioctl { 0x5401 0x7001 0x8001 0x3001 };/' \
+		tests/data/policy/tiny.conf >"$tmp/xp3.conf"
+	if checkpolicy -c 33 -o "$tmp/xp.33" "$tmp/xp.conf" >/dev/null 2>&1 &&
+	   checkpolicy -c 33 -o "$tmp/xp3.33" "$tmp/xp3.conf" >/dev/null 2>&1; then
+		pair xperm-changed tests/data/policy/tiny.33 "$tmp/xp.33"
+		pair xperm-changed-back "$tmp/xp.33" tests/data/policy/tiny.33
+		pair xperm-drivers tests/data/policy/tiny.33 "$tmp/xp3.33"
+		pair xperm-drivers-xp "$tmp/xp3.33" "$tmp/xp.33"
+		whole xperm-changed tests/data/policy/tiny.33 "$tmp/xp.33"
+		pair xperm-A tests/data/policy/tiny.33 "$tmp/xp.33" -A
+	else
+		echo "SKIP xperm-changed: checkpolicy refused the changed tiny.conf"
+	fi
+fi
+
+# `secpath bench setools`: both tools ran, after printing the same number of lines
+for c in info diff-symbols search-A-init_t-file; do
+	if "$bin" bench setools --case "$c" --reps 1 --json >"$tmp/b.json" 2>"$tmp/b.err" &&
+	   grep -q '"variant":"setools".*"metric":"ns/op"' "$tmp/b.json" &&
+	   grep -q '"variant":"secpath".*"metric":"ns/op"' "$tmp/b.json"; then
+		pass=$((pass + 1)); echo "PASS bench setools $c"
+	else
+		fail=$((fail + 1)); echo "FAIL bench setools $c: $(grep -v '^bench setools \[' "$tmp/b.err" | head -2)"
+	fi
+done
 
 echo "sediff: skipped $skip pairs sediff cannot diff"
 echo "sediff: $pass passed, $fail failed"
