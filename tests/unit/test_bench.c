@@ -482,7 +482,7 @@ static void test_bench__only_case_and_registry(void **st)
 
 	/* The registry lists every suite of suites.h by name, exactly once. */
 	const char *names[] = { "slab", "slab-spread", "hackbench", "audit",
-				"audit-parse", "replay", "policy", "malloc" };
+				"audit-parse", "replay", "setools", "policy", "malloc" };
 	size_t n = 0;
 	for (const struct sp_bench_suite *const *s = sp_bench_suites(); *s; s++)
 		n++;
@@ -496,6 +496,7 @@ static void test_bench__only_case_and_registry(void **st)
 	/* The default set: suites with variants, minus whole-program and opted-out ones. */
 	assert_true(sp_bench_suite_is_default(sp_bench_suite_find("slab")));
 	assert_false(sp_bench_suite_is_default(sp_bench_suite_find("malloc")));
+	assert_false(sp_bench_suite_is_default(sp_bench_suite_find("setools")));
 	struct sp_bench_suite hidden = t_suite;
 	assert_true(sp_bench_suite_is_default(&hidden));
 	hidden.flags = SP_BENCH_NOT_DEFAULT;
