@@ -1244,20 +1244,21 @@ static int resolve_roles(struct sp_cli *cli, const struct sp_policy *p, struct s
 }
 
 /* -D of range transitions: a range as setools reads it, into *lv (malloc'd); 0 or -1 (the
- * error reported in setools' words). */
+ * error reported in setools' words after the column in the argument it names: "-D:4: "). */
 static int parse_range(struct sp_cli *cli, const struct sp_policy *p, const char *text,
 		       uint32_t **lv)
 {
 	char why[1024];
-	int n = sp_policy_range_parse(p, text, NULL, 0, why, sizeof(why));
+	size_t at = 0;
+	int n = sp_policy_range_parse_at(p, text, NULL, 0, why, sizeof(why), &at);
 	if (n > 0 && !(*lv = malloc((size_t)n * sizeof(**lv))))
 		n = -ENOMEM;
 	if (n > 0)
-		n = sp_policy_range_parse(p, text, *lv, (size_t)n, why, sizeof(why));
+		n = sp_policy_range_parse_at(p, text, *lv, (size_t)n, why, sizeof(why), &at);
 	if (n == -ENOMEM)
 		snprintf(why, sizeof(why), "%s", strerror(ENOMEM));
 	if (n < 0)
-		fprintf(cli->err, "%s: -D: %s\n", cli->prog, why);
+		fprintf(cli->err, "%s: -D:%zu: %s\n", cli->prog, at + 1, why);
 	return n < 0 ? -1 : 0;
 }
 

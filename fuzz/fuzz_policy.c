@@ -60,7 +60,10 @@ static void range_round_trip(const struct sp_policy *p, const char *text, int pl
 {
 	uint32_t a[256], b[256];
 	char why[256], back[1024];
-	int n = sp_policy_range_parse(p, text, a, 256, why, sizeof(why));
+	size_t at = 0;
+	int n = sp_policy_range_parse_at(p, text, a, 256, why, sizeof(why), &at);
+	if (n == -EINVAL && at > strlen(text))
+		__builtin_trap();	/* an error's position lies in the text */
 	if (n <= 0 || n > 256)
 		return;
 	const uint32_t *high = a + 2 + a[1];

@@ -309,6 +309,10 @@ SP_API int sp_policy_range_format(const struct sp_policy *p, const uint32_t *low
  * that does not dominate the low one, or a policy without MLS; -ENOMEM. */
 SP_API int sp_policy_range_parse(const struct sp_policy *p, const char *text, uint32_t *lv,
 				 size_t cap, char *why, size_t whylen);
+/* The same, and on -EINVAL *errpos gets the byte offset in text of what the message names (a
+ * sensitivity, a category, a level, the high level; 0: the policy has no MLS). */
+SP_API int sp_policy_range_parse_at(const struct sp_policy *p, const char *text, uint32_t *lv,
+				    size_t cap, char *why, size_t whylen, size_t *errpos);
 
 /*
  * Rule search with setools' semantics (setools 4.4 TERuleQuery: the rules sesearch prints).

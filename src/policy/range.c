@@ -26,6 +26,8 @@ struct range_parse {
 	uint8_t *set;			/* [ncats + 1] the categories of the level being read */
 	char *why;
 	size_t whylen;
+	const char *text;		/* the whole range: errors are positioned in it */
+	size_t off;			/* the byte offset of the piece an error names */
 };
 
 /* The record of name among syms (aliases included), or NULL. */
@@ -54,6 +56,7 @@ static int cat_group(struct range_parse *r, const char *lv, int lvlen, const cha
 	const struct policy_core *k = r->k;
 	const char *dot = memchr(g, '.', n);
 	if (dot && memchr(dot + 1, '.', n - (size_t)(dot + 1 - g))) {
+		r->off = (size_t)(g - r->text);
 		snprintf(r->why, r->whylen, "%.*s is not a valid level (level parsing error)", lvlen,
 			 lv);
 		return -EINVAL;
@@ -62,6 +65,7 @@ static int cat_group(struct range_parse *r, const char *lv, int lvlen, const cha
 	const struct policy_mls_sym *a = mls_lookup(k->cats, k->ncats, g, n1);
 	const struct policy_mls_sym *b = dot ? mls_lookup(k->cats, k->ncats, dot + 1, n - n1 - 1) : a;
 	if (!a || !b) {
+		r->off = (size_t)((!a ? g : dot + 1) - r->text);
 		snprintf(r->why, r->whylen, "%.*s is not a valid level (%.*s is not a valid category%s)",
 			 lvlen, lv, (int)n, g, dot ? " range" : "");
 		return -EINVAL;
@@ -82,6 +86,7 @@ static int level_parse(struct range_parse *r, const char *s, size_t len, uint32_
 	size_t slen = colon ? (size_t)(colon - s) : len;
 	const struct policy_mls_sym *sens = mls_lookup(k->sens, k->nsens, s, slen);
 	if (!sens) {
+		r->off = (size_t)(s - r->text);
 		snprintf(r->why, r->whylen, "%.*s is not a valid level (%.*s is not a valid "
 			 "sensitivity)", (int)len, s, (int)slen, s);
 		return -EINVAL;
@@ -108,6 +113,7 @@ static int level_parse(struct range_parse *r, const char *s, size_t len, uint32_
 			while (j < decl[1] && decl[2 + j] != v)
 				j++;
 			if (j == decl[1]) {
+				r->off = (size_t)(s - r->text);
 				snprintf(r->why, r->whylen, "%.*s is not a valid level (one or more "
 					 "categories are not associated with the sensitivity)", (int)len, s);
 				return -EINVAL;
@@ -142,13 +148,16 @@ static const uint32_t *second_level(const uint32_t *lv)
 	return lv + 2 + lv[1];
 }
 
-SP_API int sp_policy_range_parse(const struct sp_policy *p, const char *text, uint32_t *lv,
-				 size_t cap, char *why, size_t whylen)
+SP_API int sp_policy_range_parse_at(const struct sp_policy *p, const char *text, uint32_t *lv,
+				    size_t cap, char *why, size_t whylen, size_t *errpos)
 {
 	const struct policy_core *k = p->core;
 	char none[1];
+	size_t pos;
 	struct range_parse r = { .k = k, .why = why && whylen ? why : none,
-				 .whylen = why && whylen ? whylen : sizeof(none) };
+				 .whylen = why && whylen ? whylen : sizeof(none), .text = text };
+	errpos = errpos ? errpos : &pos;
+	*errpos = 0;
 	if (!(k->config & 1) || !k->nsens) {
 		snprintf(r.why, r.whylen, "the policy has no MLS");
 		return -EINVAL;
@@ -169,10 +178,13 @@ SP_API int sp_policy_range_parse(const struct sp_policy *p, const char *text, ui
 		rc = level_parse(&lr, text, len, lv, cap, &at);	/* one level: low twice */
 	sp_free(k->alloc, r.set, (size_t)k->info.categories + 1);
 	if (rc) {
+		*errpos = lr.off;
 		snprintf(r.why, r.whylen, "%s is not a valid range (%s).", text, inner);
 		return rc;
 	}
 	if (at <= cap && !dominates(second_level(lv), lv)) {
+		size_t hl = len - (size_t)(hi - text);
+		*errpos = (size_t)(strip(hi, &hl) - text);	/* the high level */
 		char a[256], b[256];
 		const uint32_t *h = second_level(lv);
 		sp_policy_range_format(p, lv, lv, a, sizeof(a));
@@ -182,4 +194,10 @@ SP_API int sp_policy_range_parse(const struct sp_policy *p, const char *text, ui
 		return -EINVAL;
 	}
 	return (int)at;
+}
+
+SP_API int sp_policy_range_parse(const struct sp_policy *p, const char *text, uint32_t *lv,
+				 size_t cap, char *why, size_t whylen)
+{
+	return sp_policy_range_parse_at(p, text, lv, cap, why, whylen, NULL);
 }

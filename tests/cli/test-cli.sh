@@ -157,7 +157,7 @@ if grep -q -- "-rs '(': not a regular expression" "$tmp/e"; then ok; else bad "s
 expect 0 "$B" policy search --range_trans -D s0 "$P"
 if grep -q '^range_transition init_t initrc_exec_t:process s0;$' "$tmp/o"; then ok; else bad "search --range_trans -D s0: $(head -1 "$tmp/o")"; fi
 expect 1 "$B" policy search --range_trans -D 's0 - s9' "$P"
-if grep -q -- "-D: s0 - s9 is not a valid range (s9 is not a valid level (s9 is not a valid sensitivity))." "$tmp/e"; then ok; else bad "search -D 's0 - s9': $(head -1 "$tmp/e")"; fi
+if grep -q -- "-D:6: s0 - s9 is not a valid range (s9 is not a valid level (s9 is not a valid sensitivity))." "$tmp/e"; then ok; else bad "search -D 's0 - s9': $(head -1 "$tmp/e")"; fi
 expect 0 "$B" policy search --role_allow -s '^sys' -rs "$P"
 if grep -q '^allow sysadm_r staff_r;$' "$tmp/o" && ! grep -qv '^allow sys' "$tmp/o"; then ok; else bad "search --role_allow -rs: $(head -1 "$tmp/o")"; fi
 # policy diff: usage errors and a cut policy, positioned
