@@ -160,15 +160,22 @@ static void collect_bools(struct dside *d)
 	}
 }
 
-/* A range (or, low == high, a level) as setools writes it, owned by the side. */
-static const char *range_str(struct dside *d, const uint32_t *low, const uint32_t *high)
+/* need + 1 bytes the side owns, for a formatter with snprintf's contract (need < 0: its
+ * error, set in d->err), or NULL. */
+static char *own_buf(struct dside *d, int need)
 {
-	int need = sp_policy_range_format(d->p, low, high, NULL, 0);
 	if (need < 0) {
 		d->err = need;
 		return NULL;
 	}
-	char *s = (char *)own_fmt(d, "%*s", need, "");
+	return (char *)own_fmt(d, "%*s", need, "");
+}
+
+/* A range (or, low == high, a level) as setools writes it, owned by the side. */
+static const char *range_str(struct dside *d, const uint32_t *low, const uint32_t *high)
+{
+	int need = sp_policy_range_format(d->p, low, high, NULL, 0);
+	char *s = own_buf(d, need);
 	if (s)
 		sp_policy_range_format(d->p, low, high, s, (size_t)need + 1);
 	return s;
@@ -178,11 +185,7 @@ static const char *range_str(struct dside *d, const uint32_t *low, const uint32_
 static const char *ocon_str(struct dside *d, uint32_t i, int part)
 {
 	int need = policy_ocon_format(d->k, i, part, NULL, 0);
-	if (need < 0) {
-		d->err = need;
-		return NULL;
-	}
-	char *s = (char *)own_fmt(d, "%*s", need, "");
+	char *s = own_buf(d, need);
 	if (s)
 		policy_ocon_format(d->k, i, part, s, (size_t)need + 1);
 	return s;
