@@ -10,10 +10,15 @@
  * --mlsconstrain, --validatetrans, --mlsvalidatetrans, --allowxperm, --auditallowxperm,
  * --dontauditxperm, --neverallow, --neverallowxperm; -A is --allow --allowxperm); none = every
  * implemented section that has differences.
+ * --json: the same sections as one JSON document (secpath.policy-diff/1), see jd_line.
  * Both policies are read before anything is printed; nothing is written but standard output.
  */
+
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "cli.h"
 
@@ -33,7 +38,7 @@ static void diff_usage(FILE *f)
 		   "                          [--typebounds] [--category] [--sensitivity]\n"
 		   "                          [--level] [--constrain] [--mlsconstrain]\n"
 		   "                          [--validatetrans] [--mlsvalidatetrans]\n"
-		   "                          POLICY1 POLICY2\n\n"
+		   "                          [--json] POLICY1 POLICY2\n\n"
 		   "Print the differences from POLICY1 to POLICY2 as sediff (setools 4.4) does,\n"
 		   "section by section: the policy properties (MLS, handle_unknown, version),\n"
 		   "commons, classes (permissions), booleans (default state),\n"
@@ -50,7 +55,9 @@ static void diff_usage(FILE *f)
 		   "the policy capabilities, the default_* rules and the typebounds.  A section\n"
 		   "option prints that section even without differences; with none, every\n"
 		   "section that has differences is printed; -A is --allow --allowxperm.  The\n"
-		   "policies may be xz-compressed.\n");
+		   "policies may be xz-compressed.  --json: one JSON document (secpath.policy-\n"
+		   "diff/1): each section's title and counts, each item's change (added,\n"
+		   "removed, modified), its line and the lines under it.\n");
 }
 
 /* sediff's short options, each for the section named after it */
@@ -67,11 +74,15 @@ static const char *short_section(const char *a)
 }
 
 static int diff_parse(int argc, char **argv, struct sp_cli *cli, uint64_t *which,
-		      const char *pos[2])
+		      const char *pos[2], int *json)
 {
 	int npos = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *sec = short_section(a);
+		if (!strcmp(a, "--json")) {
+			*json = 1;
+			continue;
+		}
 		if (!sec && a[0] == '-' && a[1] == '-' && a[2])
 			sec = a + 2;
 		if (sec) {
@@ -98,6 +109,132 @@ static int diff_parse(int argc, char **argv, struct sp_cli *cli, uint64_t *which
 	return SP_EXIT_OK;
 }
 
+/* --json: sediff's text as sp_policy_diff_write writes it, turned into one JSON document
+ * (secpath.policy-diff/1) while it is written, through a stdio cookie stream: each section's
+ * title and counts, then its items, each with its change (+ added, - removed, * modified),
+ * its line's text and the lines printed under it.  Memory: one line. */
+struct jdiff {
+	FILE *out;
+	char *line;
+	size_t n, cap;
+	int nsec, nitem, ndet, open_sec, open_item;
+};
+
+static void jd_close_item(struct jdiff *j)
+{
+	if (j->open_item)
+		fputs("]}", j->out);
+	j->open_item = 0;
+}
+
+static void jd_close_section(struct jdiff *j)
+{
+	jd_close_item(j);
+	if (j->open_sec)
+		fputs("]}", j->out);
+	j->open_sec = 0;
+}
+
+/* "TITLE (N Added, N Removed[, N Modified])" or "TITLE (N Modified)" */
+static void jd_header(struct jdiff *j, const char *t)
+{
+	const char *paren = strrchr(t, '(');
+	unsigned a = 0, r = 0, m = 0;
+	if (!paren || paren == t || (sscanf(paren, "(%u Added, %u Removed, %u Modified)", &a, &r,
+					     &m) < 2 && sscanf(paren, "(%u Modified)", &m) != 1))
+		return;
+	jd_close_section(j);
+	fprintf(j->out, "%s{\"title\":", j->nsec++ ? "," : "");
+	char title[256];
+	snprintf(title, sizeof(title), "%.*s", (int)(paren - t - 1), t);
+	cli_json_str(j->out, title);
+	fprintf(j->out, ",\"added\":%u,\"removed\":%u,\"modified\":%u,\"items\":[", a, r, m);
+	j->open_sec = 1;
+	j->nitem = 0;
+}
+
+static void jd_line(struct jdiff *j, const char *s)
+{
+	size_t ind = strspn(s, " ");
+	const char *t = s + ind;
+	if (!*t)
+		return;
+	if (!ind) {
+		jd_header(j, t);
+	} else if (ind == 6 && j->open_sec && strchr("+-*", t[0]) && t[1] == ' ') {
+		static const char *const change[] = { "added", "removed", "modified" };
+		jd_close_item(j);
+		fprintf(j->out, "%s{\"change\":\"%s\",\"text\":", j->nitem++ ? "," : "",
+			change[t[0] == '+' ? 0 : t[0] == '-' ? 1 : 2]);
+		cli_json_str(j->out, t + 2);
+		fputs(",\"details\":[", j->out);
+		j->open_item = 1;
+		j->ndet = 0;
+	} else if (ind > 6 && j->open_item) {
+		if (j->ndet++)
+			fputc(',', j->out);
+		cli_json_str(j->out, t);
+	}	/* else "   Added TITLE: N": the header counted them */
+}
+
+static ssize_t jd_write(void *c, const char *buf, size_t len)
+{
+	struct jdiff *j = c;
+	for (size_t i = 0; i < len; i++) {
+		if (buf[i] == '\n') {
+			j->line[j->n] = 0;
+			jd_line(j, j->line);
+			j->n = 0;
+			continue;
+		}
+		if (j->n + 1 >= j->cap) {
+			size_t nc = j->cap ? 2 * j->cap : 1024;
+			char *nl = realloc(j->line, nc);
+			if (!nl) {
+				errno = ENOMEM;
+				return -1;
+			}
+			j->line = nl;
+			j->cap = nc;
+		}
+		j->line[j->n++] = buf[i];
+	}
+	return (ssize_t)len;
+}
+
+static int jd_close(void *c)
+{
+	struct jdiff *j = c;
+	if (j->n) {
+		j->line[j->n] = 0;
+		jd_line(j, j->line);
+	}
+	jd_close_section(j);
+	fputs("]}\n", j->out);
+	free(j->line);
+	return 0;
+}
+
+/* The differences into cli->out as JSON: the document's head here, the rest as written. */
+static int diff_json(struct sp_cli *cli, const struct sp_policy *a, const struct sp_policy *b,
+		     uint64_t which, const char *pos[2])
+{
+	struct jdiff j = { .out = cli->out };
+	fputs("{\"schema\":\"secpath.policy-diff/1\",\"files\":[", cli->out);
+	cli_json_str(cli->out, pos[0]);
+	fputc(',', cli->out);
+	cli_json_str(cli->out, pos[1]);
+	fputs("],\"sections\":[", cli->out);
+	FILE *f = fopencookie(&j, "w", (cookie_io_functions_t){ .write = jd_write,
+								.close = jd_close });
+	if (!f)
+		return -errno;
+	int rc = sp_policy_diff_write(a, b, which, f);
+	if (fclose(f) && !rc)
+		rc = -EIO;
+	return rc;
+}
+
 int cmd_policy_diff(int argc, char **argv, struct sp_cli *cli)
 {
 	if (argc > 1 && cli_is_help(argv[1])) {
@@ -106,7 +243,8 @@ int cmd_policy_diff(int argc, char **argv, struct sp_cli *cli)
 	}
 	uint64_t which = 0;
 	const char *pos[2];
-	int rc = diff_parse(argc, argv, cli, &which, pos);
+	int json = 0;
+	int rc = diff_parse(argc, argv, cli, &which, pos, &json);
 	if (rc)
 		return rc;
 	struct sp_policy *a = NULL, *b = NULL;
@@ -115,7 +253,7 @@ int cmd_policy_diff(int argc, char **argv, struct sp_cli *cli)
 		sp_policy_free(a);
 		return SP_EXIT_REJECTED;
 	}
-	rc = sp_policy_diff_write(a, b, which, cli->out);
+	rc = json ? diff_json(cli, a, b, which, pos) : sp_policy_diff_write(a, b, which, cli->out);
 	if (rc)
 		fprintf(cli->err, "%s: policy diff: %s\n", cli->prog, strerror(-rc));
 	sp_policy_free(a);

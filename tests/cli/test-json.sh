@@ -65,6 +65,25 @@ elif ! grep -q "ptrace is not permitted" "$tmp/e"; then
 fi
 
 P=data/policy/debian-default.policy.33.xz
+# policy diff --json: the sections' counts are their items' (every section of a setools diff
+# pair; Debian's default policy against its base-only one, symbol sections)
+U=tests/data/policy/upstream/setools
+valid policy-diff 0 "$B" policy diff --json "$U/library_diff_left.33" "$U/library_diff_right.33"
+has '"title":"Netifcons","added":1,"removed":1,"modified":3' "policy diff --json: a section's counts"
+has '"change":"modified","text":"mod_both_netif (Modified Context, Modified Packet Context)","details":\["Context:","+ added_user' "policy diff --json: a modified item's details"
+for o in "$U/library_diff_left.33 $U/library_diff_right.33" "--class --type --role --user --bool $P data/policy/debian-base-only.policy.33.xz"; do
+	# shellcheck disable=SC2086
+	valid policy-diff 0 "$B" policy diff --json $o
+	if python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+for s in d["sections"]:
+    for c in ("added", "removed", "modified"):
+        n = sum(1 for i in s["items"] if i["change"] == c)
+        if n != s[c]:
+            sys.exit("%s: %d %s items, header %d" % (s["title"], n, c, s[c]))
+' <"$tmp/o" >"$tmp/why" 2>&1; then ok; else bad "policy diff --json counts: $(cat "$tmp/why")"; fi
+done
 valid policy-search 0 "$B" policy search --json -A -s passwd_t -t shadow_t -c file "$P"
 has '"perms":\["append","create"' "policy search --json: permissions as a list"
 valid policy-search 0 "$B" policy search --json -A -b allow_execmem "$P"
