@@ -621,9 +621,13 @@ static void print_rule(FILE *f, const struct sp_policy *p, const struct sp_avtab
  * setools' rules compare by their text (PolicyRule.__lt__ is str(self) < str(other)), so the
  * order is the byte order of the lines printed.  Each hit keeps its line and the rule it came
  * from (the entry copied; ft points into the policy) for --json, which keeps the same order.
+ * The lines are written one after another, each ended by a NUL, into one memory stream (a
+ * stream per line cost more than the search: glibc zeroes a buffer for each); a hit keeps its
+ * line's offset until search_lines() points it into the finished buffer.
  */
 struct search_hit {
-	char *line;
+	char *line;				/* after search_lines() */
+	size_t off;				/* the line's offset in the stream */
 	size_t seq;				/* visit order: equal lines keep it */
 	struct sp_avtab_entry rule;		/* when none of the three below is set */
 	const struct sp_filename_trans *ft;
@@ -636,11 +640,17 @@ struct search_out {
 	const struct sp_policy *p;
 	struct search_hit *v;
 	size_t n, cap;
+	FILE *lf;				/* the lines' stream, NULL until the first */
+	char *buf;				/* its buffer (complete after search_lines) */
+	size_t blen;
 };
 
 /* A new hit whose line is what *lf gets until hit_end; NULL when out of memory. */
 static struct search_hit *hit_begin(struct search_out *o, FILE **lf, size_t *llen)
 {
+	(void)llen;
+	if (!o->lf && !(o->lf = open_memstream(&o->buf, &o->blen)))
+		return NULL;
 	if (o->n == o->cap) {
 		size_t cap = o->cap ? o->cap * 2 : 256;
 		struct search_hit *v = realloc(o->v, cap * sizeof(*v));
@@ -650,18 +660,31 @@ static struct search_hit *hit_begin(struct search_out *o, FILE **lf, size_t *lle
 		o->cap = cap;
 	}
 	struct search_hit *h = &o->v[o->n];
-	*h = (struct search_hit){ .seq = o->n };
-	return (*lf = open_memstream(&h->line, llen)) ? h : NULL;
+	long off = ftell(o->lf);
+	*h = (struct search_hit){ .seq = o->n, .off = off < 0 ? 0 : (size_t)off };
+	*lf = o->lf;
+	return off < 0 ? NULL : h;
 }
 
 static int hit_end(struct search_out *o, struct search_hit *h, FILE *lf)
 {
-	if (fclose(lf) || !h->line) {
-		free(h->line);
+	(void)h;
+	if (fputc(0, lf) == EOF)
 		return -ENOMEM;
-	}
 	o->n++;
 	return 0;
+}
+
+/* The stream closed, each hit's line pointed into its buffer; 0 or -ENOMEM. */
+static int search_lines(struct search_out *o)
+{
+	if (!o->lf)
+		return 0;
+	int rc = fclose(o->lf) ? -ENOMEM : 0;
+	o->lf = NULL;
+	for (size_t i = 0; !rc && i < o->n; i++)
+		o->v[i].line = o->buf + o->v[i].off;
+	return rc;
 }
 
 static int search_collect(void *ud, const struct sp_avtab_entry *rule,
@@ -750,8 +773,9 @@ static int hit_cmp(const void *a, const void *b)
 
 static void search_out_release(struct search_out *o)
 {
-	for (size_t i = 0; i < o->n; i++)
-		free(o->v[i].line);
+	if (o->lf)
+		fclose(o->lf);
+	free(o->buf);
 	free(o->v);
 }
 
@@ -1343,6 +1367,8 @@ static int cmd_search(int argc, char **argv, struct sp_cli *cli)
 		err = sp_policy_role_search(p, &a.rq, search_collect_role, &ro);
 	if (!err && a.range)
 		err = sp_policy_range_search(p, &a.q, search_collect_range, &mo);
+	if (!err && !(err = search_lines(&o)) && !(err = search_lines(&ro)))
+		err = search_lines(&mo);
 	if (err) {
 		fprintf(cli->err, "%s: search: %s\n", cli->prog, strerror(-err));
 		goto out;
