@@ -646,9 +646,8 @@ struct search_out {
 };
 
 /* A new hit whose line is what *lf gets until hit_end; NULL when out of memory. */
-static struct search_hit *hit_begin(struct search_out *o, FILE **lf, size_t *llen)
+static struct search_hit *hit_begin(struct search_out *o, FILE **lf)
 {
-	(void)llen;
 	if (!o->lf && !(o->lf = open_memstream(&o->buf, &o->blen)))
 		return NULL;
 	if (o->n == o->cap) {
@@ -666,10 +665,10 @@ static struct search_hit *hit_begin(struct search_out *o, FILE **lf, size_t *lle
 	return off < 0 ? NULL : h;
 }
 
-static int hit_end(struct search_out *o, struct search_hit *h, FILE *lf)
+/* The hit's line ends (its NUL); 0 or -ENOMEM. */
+static int hit_end(struct search_out *o)
 {
-	(void)h;
-	if (fputc(0, lf) == EOF)
+	if (fputc(0, o->lf) == EOF)
 		return -ENOMEM;
 	o->n++;
 	return 0;
@@ -693,9 +692,8 @@ static int search_collect(void *ud, const struct sp_avtab_entry *rule,
 	struct search_out *o = ud;
 	const struct sp_policy *p = o->p;
 	char b1[32], b2[32], b3[32];
-	size_t llen;
 	FILE *lf;
-	struct search_hit *h = hit_begin(o, &lf, &llen);
+	struct search_hit *h = hit_begin(o, &lf);
 	if (!h)
 		return -ENOMEM;
 	if (rule) {
@@ -707,7 +705,7 @@ static int search_collect(void *ud, const struct sp_avtab_entry *rule,
 			tname(p, ft->ttype, b2, sizeof(b2)), sp_policy_class_name(p, ft->tclass),
 			tname(p, ft->otype, b3, sizeof(b3)), ft->name);
 	}
-	return hit_end(o, h, lf);
+	return hit_end(o);
 }
 
 static const char *rname(const struct sp_policy *p, uint32_t v)
@@ -729,9 +727,8 @@ static int search_collect_role(void *ud, const struct sp_role_allow *ra,
 	struct search_out *o = ud;
 	const struct sp_policy *p = o->p;
 	char b1[32];
-	size_t llen;
 	FILE *lf;
-	struct search_hit *h = hit_begin(o, &lf, &llen);
+	struct search_hit *h = hit_begin(o, &lf);
 	if (!h)
 		return -ENOMEM;
 	h->ra = ra;
@@ -742,7 +739,7 @@ static int search_collect_role(void *ud, const struct sp_role_allow *ra,
 		fprintf(lf, "role_transition %s %s:%s %s;", rname(p, rt->role),
 			tname(p, rt->type, b1, sizeof(b1)), cname(p, rt->tclass),
 			rname(p, rt->new_role));
-	return hit_end(o, h, lf);
+	return hit_end(o);
 }
 
 /* range_transition S T:C RANGE; as sesearch prints it */
@@ -751,17 +748,16 @@ static int search_collect_range(void *ud, const struct sp_range_trans *mt)
 	struct search_out *o = ud;
 	const struct sp_policy *p = o->p;
 	char b1[32], b2[32], r[4096];
-	size_t llen;
 	FILE *lf;
 	if (sp_policy_range_format(p, mt->low, mt->high, r, sizeof(r)) < 0)
 		return -ENOMEM;
-	struct search_hit *h = hit_begin(o, &lf, &llen);
+	struct search_hit *h = hit_begin(o, &lf);
 	if (!h)
 		return -ENOMEM;
 	h->mt = mt;
 	fprintf(lf, "range_transition %s %s:%s %s;", tname(p, mt->stype, b1, sizeof(b1)),
 		tname(p, mt->ttype, b2, sizeof(b2)), cname(p, mt->tclass), r);
-	return hit_end(o, h, lf);
+	return hit_end(o);
 }
 
 static int hit_cmp(const void *a, const void *b)

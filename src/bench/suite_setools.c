@@ -222,10 +222,6 @@ static const struct sp_bench_variant variants[] = {
 	{ "secpath", setup_secpath, run, teardown },
 };
 
-static const struct sp_bench_ref refs[] = {
-	{ NULL, 0, 0, 0, NULL },
-};
-
 const struct sp_bench_suite bench_suite_setools = {
 	.name = "setools",
 	.desc = "policy search, info and diff beside sesearch, seinfo and sediff (one command)",
@@ -235,7 +231,6 @@ const struct sp_bench_suite bench_suite_setools = {
 	.variants = variants,
 	.nvariants = 2,
 	.fixed_ops = 1,
-	.refs = refs,
 	.context = "Debian's default policy (diff: against its base-only policy); each op is "
 		   "one process, fork+exec included (setools' Python start-up is part of its "
 		   "cost, as a user meets it); goals: >= 10x on every query, >= 100x for -A and "

@@ -72,6 +72,13 @@ void diff_item_stmt(struct dside *d, const char *stmt)
 		d->it[d->nit - 1].stmt = stmt;
 }
 
+/* The listing value of the item added last (D_VALUE sections). */
+void diff_item_ord(struct dside *d, uint32_t ord)
+{
+	if (!d->err)
+		d->it[d->nit - 1].ord = ord;
+}
+
 /* A string the side owns (freed with it), or NULL (d->err set). */
 const char *diff_own_fmt(struct dside *d, const char *fmt, ...)
 {

@@ -80,10 +80,12 @@ struct dsec {
 };
 
 
-/* diff.c: the side's builders.  An item (its name, then its statement and members); a member
- * of the last item, listed at ord in a D_VALUE section; a string the side owns. */
+/* diff.c: the side's builders.  An item (its name, then its statement, listing value and
+ * members); a member of the last item, listed at ord in a D_VALUE section; a string the side
+ * owns. */
 void diff_item_add(struct dside *d, const char *name);
 void diff_item_stmt(struct dside *d, const char *stmt);
+void diff_item_ord(struct dside *d, uint32_t ord);
 void diff_mem_add(struct dside *d, uint32_t g, const char *s);
 void diff_mem_add_ord(struct dside *d, uint32_t g, const char *s, uint32_t ord);
 __attribute__((format(printf, 2, 3))) const char *diff_own_fmt(struct dside *d,

@@ -185,7 +185,6 @@ void diff_collect_polcaps(struct dside *d)
 	}
 }
 
-
 /* setools' policy properties: each a name with its value as Python prints it */
 void diff_collect_props(struct dside *d)
 {
@@ -260,8 +259,7 @@ void diff_collect_mls(struct dside *d)
 		if (m[i].alias)
 			continue;
 		diff_item_add(d, m[i].name);
-		if (!d->err)
-			d->it[d->nit - 1].ord = m[i].value;
+		diff_item_ord(d, m[i].value);
 		for (uint32_t j = 0; j < n; j++)
 			if (m[j].alias && m[j].value == m[i].value)
 				diff_mem_add(d, 0, m[j].name);
@@ -287,8 +285,7 @@ void diff_collect_levels(struct dside *d)
 		const uint32_t *lv = &k->sens_lv.v[m->lv];
 		diff_item_add(d, m->name);
 		diff_item_stmt(d, range_str(d, lv, lv));
-		if (!d->err)
-			d->it[d->nit - 1].ord = m->value;
+		diff_item_ord(d, m->value);
 		for (uint32_t j = 0; j < lv[1]; j++)
 			if (lv[2 + j] <= k->ncats)
 				diff_mem_add_ord(d, 0, cat[lv[2 + j]], lv[2 + j]);

@@ -40,14 +40,20 @@
 
 struct avrec {
 	uint32_t cond;		/* rank of the expression text, 0 = unconditional */
-	uint32_t mask;		/* AV kinds: permissions; type kinds: the default type's value */
+	uint32_t mask;		/* AV kinds: permissions; type kinds: the default type's value;
+				 * xperm kinds: the entry's index in the side's xe + 1 */
 	const char *fname;	/* type_transition: the file name of a filename transition */
-	const struct sp_avtab_xperms *x;	/* xperm kinds: the entry's commands */
-	uint64_t pos;		/* xperm kinds: the entry's key's place in libsepol's table */
-	uint16_t within;	/* and the entry's place among that key's entries (file order) */
 	uint16_t s, t, c;	/* ranks of the names */
 	uint8_t block;		/* 1 True branch (and unconditional), 0 False */
 	uint8_t xtype;		/* xperm kinds: 1 ioctl, 3 nlmsg (part of the key); else 0 */
+};
+_Static_assert(sizeof(struct avrec) <= 3 * sizeof(void *), "an expanded record stays small");
+
+/* An xperm entry of a side (its records refer to it: AV records stay 24 bytes). */
+struct xent {
+	const struct sp_avtab_xperms *x;	/* the entry's commands */
+	uint64_t pos;		/* its key's place in libsepol's table */
+	uint16_t within;	/* its place among that key's entries (file order) */
 };
 
 struct avside {
@@ -61,9 +67,9 @@ struct avside {
 	uint32_t nctext;
 	struct avrec *r;
 	size_t n, cap;
-	uint32_t nent;		/* xperm kinds: entries seen */
-	uint16_t within;
-	struct sp_avtab_entry last;	/* the previous xperm entry */
+	struct xent *xe;	/* xperm kinds: the entries, in the table's visit order */
+	size_t nxe, capxe;
+	struct sp_avtab_entry last;	/* the previous xperm entry (zero: none; values are >= 1) */
 	int err;
 };
 
@@ -119,6 +125,7 @@ static void avside_release(struct avside *d)
 	sp_free(al, d->crank, nc * sizeof(uint32_t));
 	sp_free(al, d->cval, nc * sizeof(uint32_t));
 	sp_free(al, d->r, d->cap * sizeof(*d->r));
+	sp_free(al, d->xe, d->capxe * sizeof(*d->xe));
 }
 
 /* The text of every conditional node, ranked: equal expressions are one key (setools keys
@@ -192,21 +199,31 @@ static uint32_t named_mask(const struct policy_core *k, uint16_t c, uint32_t mas
 	return m;
 }
 
+/* Room in *v (n elements of sz bytes, *cap of them; first: the first capacity) for one more;
+ * 0 or -ENOMEM. */
+static int vec_room(const struct sp_allocator *al, void **v, size_t n, size_t *cap, size_t sz,
+		    size_t first)
+{
+	if (n < *cap)
+		return 0;
+	size_t nc = *cap ? *cap * 2 : first;
+	void *nv = sp_alloc(al, nc * sz, 0);
+	if (!nv)
+		return -ENOMEM;
+	if (*v)
+		memcpy(nv, *v, n * sz);
+	sp_free(al, *v, *cap * sz);
+	*v = nv;
+	*cap = nc;
+	return 0;
+}
+
 static int rec_push(struct avside *d, const struct avrec *r)
 {
-	if (d->n == d->cap) {
-		size_t nc = d->cap ? d->cap * 2 : 4096;
-		struct avrec *nv = sp_alloc(d->k->alloc, nc * sizeof(*nv), 0);
-		if (!nv)
-			return -ENOMEM;
-		if (d->r)
-			memcpy(nv, d->r, d->n * sizeof(*nv));
-		sp_free(d->k->alloc, d->r, d->cap * sizeof(*d->r));
-		d->r = nv;
-		d->cap = nc;
-	}
-	d->r[d->n++] = *r;
-	return 0;
+	int rc = vec_room(d->k->alloc, (void **)&d->r, d->n, &d->cap, sizeof(*d->r), 4096);
+	if (!rc)
+		d->r[d->n++] = *r;
+	return rc;
 }
 
 static int expand_pairs(struct avside *d, struct avrec *r, uint32_t s, uint32_t t);
@@ -217,6 +234,24 @@ static uint32_t libsepol_nslot(uint32_t nrules)
 	unsigned shift = nrules ? 32 - (unsigned)__builtin_clz(nrules) : 0;
 	shift = shift > 2 ? shift - 2 : shift;
 	return shift > 16 ? 1u << 16 : 1u << shift;
+}
+
+/* Xperm entry e appended to d->xe with its place in setools' order; 0 or -ENOMEM. */
+static int xent_push(struct avside *d, const struct sp_avtab_entry *e)
+{
+	int rc = vec_room(d->k->alloc, (void **)&d->xe, d->nxe, &d->capxe, sizeof(*d->xe), 256);
+	if (rc)
+		return rc;
+	int same = e->source == d->last.source && e->target == d->last.target &&
+		   e->tclass == d->last.tclass && e->specified == d->last.specified;
+	uint64_t slot = sp_avtab_hash(e->source, e->target, e->tclass) &
+			(libsepol_nslot(d->k->te_tab.nel) - 1);
+	d->xe[d->nxe] = (struct xent){ .x = e->xperms, .within = same ? d->xe[d->nxe - 1].within + 1 : 0,
+				       .pos = slot << 48 | (uint64_t)e->source << 32 |
+					      (uint32_t)e->target << 16 | e->tclass };
+	d->nxe++;
+	d->last = *e;
+	return 0;
 }
 
 /* One avtab entry of the side's kind, expanded to its (source type, target type) records. */
@@ -232,17 +267,11 @@ static int expand_entry(void *ud, const struct sp_avtab_entry *e)
 	struct avrec r = { .mask = (d->kind & SP_AVTAB_AV) ? named_mask(k, e->tclass, mask) : mask,
 			   .block = 1 };
 	if (d->kind & SP_AVTAB_XPERMS) {
-		int same = d->nent && e->source == d->last.source && e->target == d->last.target &&
-			   e->tclass == d->last.tclass && e->specified == d->last.specified;
-		d->within = same ? d->within + 1 : 0;
-		d->nent++;
-		d->last = *e;
-		uint64_t slot = sp_avtab_hash(e->source, e->target, e->tclass) &
-				(libsepol_nslot(k->te_tab.nel) - 1);
-		r = (struct avrec){ .mask = 1, .x = e->xperms, .xtype = e->xperms->kind == 3 ? 3 : 1,
-				    .pos = slot << 48 | (uint64_t)e->source << 32 |
-					   (uint32_t)e->target << 16 | e->tclass,
-				    .within = d->within, .block = 1 };
+		int rc = xent_push(d, e);
+		if (rc)
+			return rc;
+		r = (struct avrec){ .mask = (uint32_t)d->nxe, .block = 1,
+				    .xtype = e->xperms->kind == 3 ? 3 : 1 };
 	}
 	if (!r.mask || !d->crank[e->tclass])
 		return 0;
@@ -634,12 +663,12 @@ static int av_merge(const struct avside *a, const struct avside *b, struct dline
 
 #define XWORDS 2048	/* 64 Ki command numbers */
 
-/* The commands of records r[0 .. n) united into set (XWORDS words). */
-static void xset_fill(uint32_t *set, const struct avrec *r, size_t n)
+/* The commands of side d's records r[0 .. n) united into set (XWORDS words). */
+static void xset_fill(uint32_t *set, const struct avside *d, const struct avrec *r, size_t n)
 {
 	memset(set, 0, XWORDS * sizeof(*set));
 	for (size_t i = 0; i < n; i++) {
-		const struct sp_avtab_xperms *x = r[i].x;
+		const struct sp_avtab_xperms *x = d->xe[r[i].mask - 1].x;
 		for (unsigned b = 0; b < 256; b++) {
 			if (!(x->perms[b / 32] >> (b % 32) & 1))
 				continue;
@@ -732,13 +761,15 @@ static size_t xgroup_end(const struct avside *d, size_t i)
 	return j;
 }
 
-/* The record of r[i .. i2) whose entry setools meets first (see the top of the file). */
-static size_t xp_origin(const struct avrec *r, size_t i, size_t i2)
+/* The record of d->r[i .. i2) whose entry setools meets first (see the top of the file). */
+static size_t xp_origin(const struct avside *d, size_t i, size_t i2)
 {
 	size_t o = i;
-	for (size_t k = i + 1; k < i2; k++)
-		if (r[k].pos < r[o].pos || (r[k].pos == r[o].pos && r[k].within > r[o].within))
+	for (size_t k = i + 1; k < i2; k++) {
+		const struct xent *x = &d->xe[d->r[k].mask - 1], *y = &d->xe[d->r[o].mask - 1];
+		if (x->pos < y->pos || (x->pos == y->pos && x->within > y->within))
 			o = k;
+	}
 	return o;
 }
 
@@ -749,12 +780,12 @@ static int xp_push(struct dlines *o, const struct avside *a, size_t i, size_t i2
 	const struct sp_allocator *al = o->al;
 	if (!b || !a) {
 		const struct avside *d = a ? a : b;
-		size_t k = a ? xp_origin(d->r, i, i2) : xp_origin(d->r, j, j2);
-		xset_fill(set[0], &d->r[k], 1);
+		size_t k = a ? xp_origin(d, i, i2) : xp_origin(d, j, j2);
+		xset_fill(set[0], d, &d->r[k], 1);
 		return lines_push(o, NULL, xline_new(al, d, &d->r[k], set, 0));
 	}
-	xset_fill(set[3], &a->r[i], i2 - i);
-	xset_fill(set[4], &b->r[j], j2 - j);
+	xset_fill(set[3], a, &a->r[i], i2 - i);
+	xset_fill(set[4], b, &b->r[j], j2 - j);
 	int differ = 0;
 	for (unsigned w = 0; w < XWORDS; w++) {
 		set[0][w] = set[3][w] & set[4][w];
