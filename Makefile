@@ -57,7 +57,7 @@ ifeq ($(SAN),tsan)
 CFLAGS_ALL += -fsanitize=thread -fno-omit-frame-pointer
 LDFLAGS_ALL += -fsanitize=thread
 endif
-LIBS := -lurcu -lpthread -lm
+LIBS := -lurcu -llzma -lpthread -lm
 TEST_LIBS := -lcmocka -laudit -lsepol
 
 # src/malloc/ is the LD_PRELOAD shim, built on its own by mk/malloc.mk, never part of libsecpath.

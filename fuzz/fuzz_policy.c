@@ -5,8 +5,9 @@
  * (incl. xperms), boolean changes, iteration and seinfo's counts and listings (every component,
  * expanded) are safe, every iterated entry is found again by a keyed search, and a range text
  * (sesearch -D's) that parses formats back to one that parses to the same levels, and policy diff
- * of the policy against itself (another layout) succeeds.  The layout is chosen by the input length so all three
- * table builders see fuzzed input.  Corpus: the tiny fixtures (every format revision).
+ * of the policy against itself (another layout) succeeds.  An input in xz format is decompressed
+ * first (its errors positioned too).  The layout is chosen by the input length so all three
+ * table builders see fuzzed input.  Corpus: the tiny fixtures (every format revision), tiny.33.xz.
  */
 #include <stddef.h>
 #include <stdint.h>

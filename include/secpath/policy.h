@@ -72,14 +72,17 @@ struct sp_policy_opts {
 };
 
 /*
- * Read a kernel binary policy.  Returns 0, -EINVAL (malformed; a diagnostic names the section and
- * byte offset), -ENOTSUP (valid but unsupported: version, XenFlask, module), -ENOMEM (also when
+ * Read a kernel binary policy, plain or xz-compressed (decompressed in process by liblzma, as
+ * xz -dc: concatenated streams and padding accepted, at most 1 GiB out).  Returns 0, -EINVAL
+ * (malformed; a diagnostic names the section and byte offset, in the decompressed policy, or
+ * "xz: ..." at the compressed offset where decoding stopped), -ENOTSUP (valid but unsupported:
+ * version, XenFlask, module, xz options), -EFBIG (decompressed past 1 GiB), -ENOMEM (also when
  * a chained-layout policy finds no free slab cache for its nodes: each holds one, of the 127 the
  * slab pool has).
  */
 SP_API int sp_policy_read(const void *buf, size_t len, const struct sp_policy_opts *o,
 			  struct sp_policy **out);
-/* Read from a file ("-" = standard input), plain or xz-compressed (when `xz` is on PATH). */
+/* Read from a file ("-" = standard input) as sp_policy_read reads a buffer. */
 SP_API int sp_policy_read_file(const char *path, const struct sp_policy_opts *o,
 			       struct sp_policy **out);
 SP_API void sp_policy_free(struct sp_policy *p);

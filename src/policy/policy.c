@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * policy.c - the public face of the policy part: reading (buffer, file, xz file), freeing,
+ * policy.c - the public face of the policy part: reading (buffer, file, xz file: xz.c), freeing,
  * summary counts, symbol lookups, avtab lookups and iteration.  A read is three steps:
  * read.c's policy_core_read (the file into a core), index.c's policy_core_finish (indexes,
  * filters, te_avtab), cond.c's policy_condstate_init (the default booleans' state).
@@ -12,18 +12,13 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
-#include <sys/mman.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "policy/policy_int.h"
-
-extern char **environ;
 
 SP_API const char *sp_avtab_layout_name(enum sp_avtab_layout l)
 {
@@ -67,20 +62,37 @@ static int finish(struct policy_core *k, enum sp_avtab_layout layout, size_t len
 	return rc;
 }
 
-SP_API int sp_policy_read(const void *buf, size_t len, const struct sp_policy_opts *o,
-			  struct sp_policy **out)
+/* A policy read from its uncompressed bytes. */
+static int read_plain(const void *buf, size_t len, const struct sp_policy_opts *o,
+		      enum sp_avtab_layout layout, struct sp_policy **out)
 {
 	struct policy_core *k;
-	if (!buf && len)
-		return -EINVAL;
-	enum sp_avtab_layout layout = SP_OPTS_HAS(o, layout) ? o->layout : SP_AVTAB_CHAINED;
-	if ((unsigned)layout >= SP_AVTAB_NLAYOUTS)
-		return -EINVAL;
 	int rc = policy_core_read(buf, len, o, &k);
 	if (rc)
 		return rc;
 	if ((rc = finish(k, layout, len, o)) || (rc = policy_new(k, out)))
 		policy_core_put(k);
+	return rc;
+}
+
+SP_API int sp_policy_read(const void *buf, size_t len, const struct sp_policy_opts *o,
+			  struct sp_policy **out)
+{
+	if (!buf && len)
+		return -EINVAL;
+	enum sp_avtab_layout layout = SP_OPTS_HAS(o, layout) ? o->layout : SP_AVTAB_CHAINED;
+	if ((unsigned)layout >= SP_AVTAB_NLAYOUTS)
+		return -EINVAL;
+	if (!policy_xz_is(buf, len))
+		return read_plain(buf, len, o, layout, out);
+	uint8_t *raw;
+	size_t rawlen;
+	int rc = policy_xz_decode(buf, len, SP_OPTS_HAS(o, diags) ? o->diags : NULL,
+				  SP_OPTS_HAS(o, file) ? o->file : NULL, &raw, &rawlen);
+	if (rc)
+		return rc;
+	rc = read_plain(raw, rawlen, o, layout, out);
+	free(raw);
 	return rc;
 }
 
@@ -160,58 +172,6 @@ SP_API int sp_policy_find_running(const char *root, char *buf, size_t len)
 	return snprintf(buf, len, "%s", path);
 }
 
-/* Decompress an .xz file through `xz -dc` (no shell). */
-/* xz -dc of path, or (path NULL) of in_fd as its standard input. */
-static int read_xz(const char *path, int in_fd, uint8_t **buf, size_t *len)
-{
-	int pfd[2];
-	if (pipe(pfd))
-		return -errno;
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
-	posix_spawn_file_actions_addclose(&fa, pfd[0]);
-	if (!path)
-		posix_spawn_file_actions_adddup2(&fa, in_fd, 0);
-	char a0[] = "xz", a1[] = "-dc", a2[] = "--";
-	char *argv[] = { a0, a1, path ? a2 : NULL, (char *)path, NULL };
-	pid_t pid;
-	int rc = posix_spawnp(&pid, "xz", &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	close(pfd[1]);
-	if (rc) {
-		close(pfd[0]);
-		return -rc;
-	}
-	rc = sp_fd_read_all(pfd[0], (char **)buf, len);
-	close(pfd[0]);
-	int st;
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	if (!rc && (!WIFEXITED(st) || WEXITSTATUS(st))) {
-		free(*buf);
-		rc = -EIO;
-	}
-	return rc;
-}
-
-/* An xz-compressed policy read from a pipe: through a memory file as xz's standard input. */
-static int read_xz_buffer(uint8_t **buf, size_t *len)
-{
-	int mfd = memfd_create("policy.xz", MFD_CLOEXEC);
-	if (mfd < 0)
-		return -errno;
-	int rc = sp_fd_write_all(mfd, *buf, *len);
-	free(*buf);
-	*buf = NULL;
-	if (!rc && lseek(mfd, 0, SEEK_SET) < 0)
-		rc = -errno;
-	if (!rc)
-		rc = read_xz(NULL, mfd, buf, len);
-	close(mfd);
-	return rc;
-}
-
 SP_API int sp_policy_read_file(const char *path, const struct sp_policy_opts *o,
 			       struct sp_policy **out)
 {
@@ -226,16 +186,6 @@ SP_API int sp_policy_read_file(const char *path, const struct sp_policy_opts *o,
 		close(fd);
 	if (rc)
 		return rc;
-	if (len >= 6 && !memcmp(buf, "\xfd" "7zXZ\0", 6)) {
-		if (std) {
-			if ((rc = read_xz_buffer(&buf, &len)))
-				return rc;
-		} else {
-			free(buf);
-			if ((rc = read_xz(path, -1, &buf, &len)))
-				return rc;
-		}
-	}
 	/* the caller's options as far as its sz reaches, the file name defaulting to path */
 	struct sp_policy_opts oo = {
 		.sz = sizeof(oo),

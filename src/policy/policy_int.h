@@ -366,6 +366,13 @@ static inline int policy_bloom_may(const struct policy_core *k, uint32_t s, uint
 	return (k->bloom[h >> k->bloom_shift] & m) == m;
 }
 
+/* xz.c: whether buf starts with xz's magic; an xz file decompressed into a fresh malloc'd
+ * buffer (0; else -EINVAL, -ENOTSUP, -ENOMEM or -EFBIG with one diagnostic at the compressed
+ * byte offset where decoding stopped) */
+int policy_xz_is(const void *buf, size_t len);
+int policy_xz_decode(const void *in, size_t n, struct sp_diags *d, const char *file,
+		     uint8_t **out, size_t *outlen);
+
 /* read.c: the file into a new core (not finished); the reader's part of its release */
 int policy_core_read(const uint8_t *buf, size_t len, const struct sp_policy_opts *o,
 		     struct policy_core **out);

@@ -4,7 +4,7 @@
  * 15..33), decisions and new-object types on tiny.33 checked against tiny.conf, boolean changes,
  * cross-version agreement of decisions, and hostile input: every truncation of a fixture, random
  * byte flips and absurd counts must give a positioned error, never a crash or an over-read
- * (the ASan variant checks the latter).
+ * (the ASan variant checks the latter); .xz files decompressed in process, as xz -dc does.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <lzma.h>
 
 #include "secpath/policy.h"
 #include "policy/flat.h"
@@ -404,6 +406,107 @@ static void test_policy__byte_flips_never_crash(void **st)
 	assert_true(accepted > 100);	/* flips in permission maps etc. are legal */
 }
 
+/* A buffer written whole to the file at path. */
+static void xz_put(const char *path, const void *b, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(b, 1, n, f), n);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* sp_policy_read_file of path: its rc, its info when 0, its diagnostics in d. */
+static int xz_read(const char *path, struct sp_diags *d, struct sp_policy_info *info)
+{
+	struct sp_policy_opts o = { .sz = sizeof(o), .diags = d, .file = "x.xz" };
+	struct sp_policy *p = NULL;
+	int rc = sp_policy_read_file(path, &o, &p);
+	if (!rc) {
+		sp_policy_get_info(p, info);
+		sp_policy_free(p);
+	}
+	return rc;
+}
+
+static void xz_same(const struct sp_policy_info *a, const struct sp_policy_info *b)
+{
+	assert_int_equal(a->version, b->version);
+	assert_int_equal(a->types, b->types);
+	assert_int_equal(a->te_rules, b->te_rules);
+	assert_int_equal(a->cond_rules, b->cond_rules);
+	assert_int_equal(a->ocontexts, b->ocontexts);
+	assert_int_equal(a->total_bytes, b->total_bytes);
+}
+
+/*
+ * An .xz policy is decompressed in process: the same policy as `xz -dc` gives; concatenated
+ * streams with padding read as xz reads them; every truncation and byte flip of the compressed
+ * file is one diagnostic "xz: ..." at a compressed offset inside the file.
+ */
+static void test_policy__xz_in_process(void **st)
+{
+	(void)st;
+	const char *xzf = "data/policy/debian-base-only.policy.33.xz";
+	unsigned char *raw = NULL, *xz = NULL;
+	size_t rawlen = 0, xzlen = 0;
+	assert_int_equal(tp_read(xzf, &raw, &rawlen), 0);
+	FILE *f = fopen(xzf, "rb");
+	assert_non_null(f);
+	assert_int_equal(tp_read_stream(f, &xz, &xzlen), 0);
+	fclose(f);
+	struct sp_policy_info want, got;
+	struct sp_policy *p = NULL;
+	assert_int_equal(read_buf(raw, rawlen, SP_AVTAB_CHAINED, NULL), 0);
+	assert_int_equal(sp_policy_read(raw, rawlen, NULL, &p), 0);
+	sp_policy_get_info(p, &want);
+	sp_policy_free(p);
+	char path[] = "/tmp/test_policy_xz_XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	struct sp_diags d;
+	sp_diags_init(&d, NULL);
+	assert_int_equal(xz_read(xzf, &d, &got), 0);
+	xz_same(&want, &got);
+
+	/* two streams, each half of the policy, then four bytes of stream padding */
+	size_t h = rawlen / 2, cap = rawlen + 4096, n = 0;
+	unsigned char *cat = malloc(cap);
+	assert_int_equal(lzma_easy_buffer_encode(6, LZMA_CHECK_CRC64, NULL, raw, h, cat, &n, cap),
+			 LZMA_OK);
+	assert_int_equal(lzma_easy_buffer_encode(0, LZMA_CHECK_CRC32, NULL, raw + h, rawlen - h,
+						 cat, &n, cap), LZMA_OK);
+	memset(cat + n, 0, 4);
+	xz_put(path, cat, n + 4);
+	assert_int_equal(xz_read(path, &d, &got), 0);
+	xz_same(&want, &got);
+	assert_int_equal(d.n, 0);
+
+	unsigned long long seed = 2026;
+	unsigned char *b = malloc(xzlen);
+	for (int i = 0; i < 120; i++) {
+		size_t cut = i < 60 ? 6 + (size_t)(tp_rand(&seed) % (xzlen - 6)) : xzlen;
+		memcpy(b, xz, xzlen);
+		if (i >= 60)
+			b[6 + tp_rand(&seed) % (xzlen - 6)] ^= (unsigned char)(1u << (tp_rand(&seed) % 8));
+		xz_put(path, b, cut);
+		int rc = xz_read(path, &d, &got);
+		if (rc != -EINVAL && rc != -ENOTSUP)
+			print_error("case %d (cut %zu): rc %d\n", i, cut, rc);
+		assert_true(rc == -EINVAL || rc == -ENOTSUP);
+		assert_true(d.n == 1 && d.v[0].has_offset && d.v[0].offset <= cut);
+		assert_true(!strncmp(d.v[0].msg, "xz: ", 4));
+		sp_diags_release(&d);
+		sp_diags_init(&d, NULL);
+	}
+	unlink(path);
+	sp_diags_release(&d);
+	free(b);
+	free(cat);
+	free(xz);
+	free(raw);
+}
+
 static void put32(unsigned char *p, uint32_t v)
 {
 	p[0] = (unsigned char)v, p[1] = (unsigned char)(v >> 8);
@@ -784,6 +887,7 @@ int main(void)
 		cmocka_unit_test(test_policy__every_truncation_rejected),
 		cmocka_unit_test(test_policy__byte_flips_never_crash),
 		cmocka_unit_test(test_policy__real_policy_truncations_and_flips),
+		cmocka_unit_test(test_policy__xz_in_process),
 		cmocka_unit_test(test_policy__header_and_counts),
 		cmocka_unit_test(test_policy__avtab_truncation_message),
 		cmocka_unit_test(test_policy__duplicate_heavy_tables),
