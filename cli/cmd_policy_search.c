@@ -14,14 +14,19 @@
 #include <errno.h>
 #include <limits.h>
 #include <regex.h>
+#include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "search_hits.h"
 #include "secpath/policy.h"
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+#define tname search_tname
+#define kind_word search_kind_word
 
 /* Rule kind options; -T also lists filename transitions (sesearch does).  The neverallow kinds
  * list nothing: a binary policy has none (sesearch prints nothing for them either). */
@@ -53,39 +58,6 @@ static const struct {
 	{ "--role_trans", SP_ROLE_TRANS },
 };
 
-/* The keyword sesearch prints for each rule kind. */
-static const struct {
-	uint16_t kind;
-	const char *word;
-} kind_words[] = {
-	{ SP_AVTAB_ALLOWED, "allow" },
-	{ SP_AVTAB_AUDITALLOW, "auditallow" },
-	{ SP_AVTAB_AUDITDENY, "dontaudit" },
-	{ SP_AVTAB_TRANSITION, "type_transition" },
-	{ SP_AVTAB_MEMBER, "type_member" },
-	{ SP_AVTAB_CHANGE, "type_change" },
-	{ SP_AVTAB_XPERMS_ALLOWED, "allowxperm" },
-	{ SP_AVTAB_XPERMS_AUDITALLOW, "auditallowxperm" },
-	{ SP_AVTAB_XPERMS_DONTAUDIT, "dontauditxperm" },
-};
-
-static const char *kind_word(uint16_t kind)
-{
-	for (size_t i = 0; i < NELEM(kind_words); i++)
-		if (kind_words[i].kind == kind)
-			return kind_words[i].word;
-	return "dontauditxperm";
-}
-
-static const char *tname(const struct sp_policy *p, uint32_t v, char *buf, size_t len)
-{
-	const char *n = sp_policy_type_name(p, v);
-	if (n)
-		return n;
-	snprintf(buf, len, "@ttr%04u", v);
-	return buf;
-}
-
 /* The names of mask's permissions of class c in setools' order (sorted); their count. */
 static int perm_names(const struct sp_policy *p, uint32_t c, uint32_t mask, const char *names[32])
 {
@@ -104,154 +76,19 @@ static int perm_names(const struct sp_policy *p, uint32_t c, uint32_t mask, cons
 	return n;
 }
 
-static void print_perms(FILE *f, const struct sp_policy *p, uint32_t c, uint32_t mask)
-{
-	const char *names[32];
-	int n = perm_names(p, c, mask, names);
-	if (n == 1) {
-		fprintf(f, "%s", names[0]);
-		return;
-	}
-	fprintf(f, "{");
-	for (int i = 0; i < n; i++)
-		fprintf(f, " %s", names[i]);
-	fprintf(f, " }");
-}
-
-/* setools: ranges of 16-bit ioctl numbers; braces only around two or more */
-static void print_xperms(FILE *f, const struct sp_avtab_xperms *x)
-{
-	char buf[4096];
-	size_t o = 0;
-	int nr = 0;
-	for (unsigned i = 0; i < 256; i++) {
-		if (!(x->perms[i / 32] >> (i % 32) & 1))
-			continue;
-		unsigned j = i;
-		while (j + 1 < 256 && (x->perms[(j + 1) / 32] >> ((j + 1) % 32) & 1))
-			j++;
-		unsigned lo = x->kind == 2 ? i << 8 : (unsigned)x->driver << 8 | i;
-		unsigned hi = x->kind == 2 ? (j << 8) | 0xff : (unsigned)x->driver << 8 | j;
-		if (o < sizeof(buf))
-			o += (size_t)(lo == hi ? snprintf(buf + o, sizeof(buf) - o, " 0x%04x", lo)
-					       : snprintf(buf + o, sizeof(buf) - o, " 0x%04x-0x%04x", lo, hi));
-		nr++;
-		i = j;
-	}
-	fprintf(f, "%s %s%s%s", x->kind == 3 ? "nlmsg" : "ioctl", nr > 1 ? "{" : "",
-		nr ? buf + (nr > 1 ? 0 : 1) : "", nr > 1 ? " }" : "");
-}
-
-/* One rule as sesearch prints it, without the newline. */
-static void print_rule(FILE *f, const struct sp_policy *p, const struct sp_avtab_entry *e)
-{
-	uint16_t kind = e->specified & (uint16_t)~SP_AVTAB_ENABLED;
-	char b1[32], b2[32], b3[32];
-	fprintf(f, "%s %s %s:%s ", kind_word(kind), tname(p, e->source, b1, sizeof(b1)),
-		tname(p, e->target, b2, sizeof(b2)), sp_policy_class_name(p, e->tclass));
-	if (kind & SP_AVTAB_AV)
-		print_perms(f, p, e->tclass, kind == SP_AVTAB_AUDITDENY ? ~e->data : e->data);
-	else if (kind & SP_AVTAB_TYPE)
-		fprintf(f, "%s", tname(p, e->data, b3, sizeof(b3)));
-	else if (e->xperms)
-		print_xperms(f, e->xperms);
-	fprintf(f, ";");
-	if (e->cond) {
-		char cb[4096];
-		sp_policy_cond_format(p, e->cond, cb, sizeof(cb));
-		fprintf(f, " %s:%s", cb, e->cond_list ? "True" : "False");
-	}
-}
-
-/*
- * The matches of a search, held until the last is in: sesearch prints sorted(results), and
- * setools' rules compare by their text (PolicyRule.__lt__ is str(self) < str(other)), so the
- * order is the byte order of the lines printed.  Each hit keeps its line and the rule it came
- * from (the entry copied; ft points into the policy) for --json, which keeps the same order.
- * The lines are written one after another, each ended by a NUL, into one memory stream (a
- * stream per line cost more than the search: glibc zeroes a buffer for each); a hit keeps its
- * line's offset until search_lines() points it into the finished buffer.
- */
-struct search_hit {
-	char *line;				/* after search_lines() */
-	size_t off;				/* the line's offset in the stream */
-	size_t seq;				/* visit order: equal lines keep it */
-	struct sp_avtab_entry rule;		/* when none of the three below is set */
-	const struct sp_filename_trans *ft;
-	const struct sp_role_allow *ra;
-	const struct sp_role_trans *rt;
-	const struct sp_range_trans *mt;	/* a range_transition */
-};
-
-struct search_out {
-	const struct sp_policy *p;
-	struct search_hit *v;
-	size_t n, cap;
-	FILE *lf;				/* the lines' stream, NULL until the first */
-	char *buf;				/* its buffer (complete after search_lines) */
-	size_t blen;
-};
-
-/* A new hit whose line is what *lf gets until hit_end; NULL when out of memory. */
-static struct search_hit *hit_begin(struct search_out *o, FILE **lf)
-{
-	if (!o->lf && !(o->lf = open_memstream(&o->buf, &o->blen)))
-		return NULL;
-	if (o->n == o->cap) {
-		size_t cap = o->cap ? o->cap * 2 : 256;
-		struct search_hit *v = realloc(o->v, cap * sizeof(*v));
-		if (!v)
-			return NULL;
-		o->v = v;
-		o->cap = cap;
-	}
-	struct search_hit *h = &o->v[o->n];
-	long off = ftell(o->lf);
-	*h = (struct search_hit){ .seq = o->n, .off = off < 0 ? 0 : (size_t)off };
-	*lf = o->lf;
-	return off < 0 ? NULL : h;
-}
-
-/* The hit's line ends (its NUL); 0 or -ENOMEM. */
-static int hit_end(struct search_out *o)
-{
-	if (fputc(0, o->lf) == EOF)
-		return -ENOMEM;
-	o->n++;
-	return 0;
-}
-
-/* The stream closed, each hit's line pointed into its buffer; 0 or -ENOMEM. */
-static int search_lines(struct search_out *o)
-{
-	if (!o->lf)
-		return 0;
-	int rc = fclose(o->lf) ? -ENOMEM : 0;
-	o->lf = NULL;
-	for (size_t i = 0; !rc && i < o->n; i++)
-		o->v[i].line = o->buf + o->v[i].off;
-	return rc;
-}
-
 static int search_collect(void *ud, const struct sp_avtab_entry *rule,
 			  const struct sp_filename_trans *ft)
 {
 	struct search_out *o = ud;
-	const struct sp_policy *p = o->p;
-	char b1[32], b2[32], b3[32];
-	FILE *lf;
-	struct search_hit *h = hit_begin(o, &lf);
+	if (rule)
+		return hit_rule(o, rule);
+	char b[32];
+	struct search_hit *h = hit_begin(o);
 	if (!h)
 		return -ENOMEM;
-	if (rule) {
-		h->rule = *rule;
-		print_rule(lf, p, rule);
-	} else {
-		h->ft = ft;
-		fprintf(lf, "type_transition %s %s:%s %s %s;", tname(p, ft->stype, b1, sizeof(b1)),
-			tname(p, ft->ttype, b2, sizeof(b2)), sp_policy_class_name(p, ft->tclass),
-			tname(p, ft->otype, b3, sizeof(b3)), ft->name);
-	}
+	h->ft = ft;
+	hit_head(o, h, "type_transition", ft->stype, ft->ttype, ft->tclass);
+	ln_printf(&o->l, " %s %s;", tname(o->p, ft->otype, b, sizeof(b)), ft->name);
 	return hit_end(o);
 }
 
@@ -274,18 +111,17 @@ static int search_collect_role(void *ud, const struct sp_role_allow *ra,
 	struct search_out *o = ud;
 	const struct sp_policy *p = o->p;
 	char b1[32];
-	FILE *lf;
-	struct search_hit *h = hit_begin(o, &lf);
+	struct search_hit *h = hit_begin(o);
 	if (!h)
 		return -ENOMEM;
 	h->ra = ra;
 	h->rt = rt;
 	if (ra)
-		fprintf(lf, "allow %s %s;", rname(p, ra->role), rname(p, ra->new_role));
+		ln_printf(&o->l, "allow %s %s;", rname(p, ra->role), rname(p, ra->new_role));
 	else
-		fprintf(lf, "role_transition %s %s:%s %s;", rname(p, rt->role),
-			tname(p, rt->type, b1, sizeof(b1)), cname(p, rt->tclass),
-			rname(p, rt->new_role));
+		ln_printf(&o->l, "role_transition %s %s:%s %s;", rname(p, rt->role),
+			  tname(p, rt->type, b1, sizeof(b1)), cname(p, rt->tclass),
+			  rname(p, rt->new_role));
 	return hit_end(o);
 }
 
@@ -293,33 +129,16 @@ static int search_collect_role(void *ud, const struct sp_role_allow *ra,
 static int search_collect_range(void *ud, const struct sp_range_trans *mt)
 {
 	struct search_out *o = ud;
-	const struct sp_policy *p = o->p;
-	char b1[32], b2[32], r[4096];
-	FILE *lf;
-	if (sp_policy_range_format(p, mt->low, mt->high, r, sizeof(r)) < 0)
+	char r[4096];
+	if (sp_policy_range_format(o->p, mt->low, mt->high, r, sizeof(r)) < 0)
 		return -ENOMEM;
-	struct search_hit *h = hit_begin(o, &lf);
+	struct search_hit *h = hit_begin(o);
 	if (!h)
 		return -ENOMEM;
 	h->mt = mt;
-	fprintf(lf, "range_transition %s %s:%s %s;", tname(p, mt->stype, b1, sizeof(b1)),
-		tname(p, mt->ttype, b2, sizeof(b2)), cname(p, mt->tclass), r);
+	hit_head(o, h, "range_transition", mt->stype, mt->ttype, mt->tclass);
+	ln_printf(&o->l, " %s;", r);
 	return hit_end(o);
-}
-
-static int hit_cmp(const void *a, const void *b)
-{
-	const struct search_hit *x = a, *y = b;
-	int c = strcmp(x->line, y->line);
-	return c ? c : (x->seq > y->seq) - (x->seq < y->seq);
-}
-
-static void search_out_release(struct search_out *o)
-{
-	if (o->lf)
-		fclose(o->lf);
-	free(o->buf);
-	free(o->v);
 }
 
 /* --json: one object per rule (secpath.policy-search/1): its parts, and the sesearch line. */
@@ -412,12 +231,11 @@ static void json_rule(FILE *f, const struct sp_policy *p, const struct sp_avtab_
 /* The hits, sorted as sesearch prints them: lines, or --json objects (*nobj so far). */
 static void search_emit(FILE *f, struct search_out *o, int json, size_t *nobj)
 {
-	if (o->n)
-		qsort(o->v, o->n, sizeof(*o->v), hit_cmp);
 	for (size_t i = 0; i < o->n; i++) {
-		const struct search_hit *h = &o->v[i];
+		const struct search_hit *h = &o->v[o->order[i]];
 		if (!json) {
-			fprintf(f, "%s\n", h->line);
+			h->line[h->len] = '\n';	/* the line's NUL: no longer a string */
+			fwrite(h->line, 1, h->len + 1, f);
 			continue;
 		}
 		fputs((*nobj)++ ? ",{\"kind\":" : "{\"kind\":", f);
@@ -898,21 +716,30 @@ int cmd_policy_search(int argc, char **argv, struct sp_cli *cli)
 	    cli_policy_load(cli, a.path, a.layout, &p))
 		return SP_EXIT_REJECTED;
 	rc = SP_EXIT_REJECTED;
-	struct search_out o = { .p = p }, ro = { .p = p }, mo = { .p = p };
+	struct search_out o, ro, mo;
+	int err = search_out_init(&o, p, 1);
+	search_out_init(&ro, p, 0);
+	search_out_init(&mo, p, 0);
+	if (err) {
+		fprintf(cli->err, "%s: search: %s\n", cli->prog, strerror(-err));
+		goto out;
+	}
 	if (resolve_search(cli, p, &a, &l))
 		goto out;
 	if (a.neverallow)
 		fprintf(cli->err, "%s: a binary policy holds no neverallow rules (the compiler checks "
 			"and drops them): none listed\n", cli->prog);
 	/* sesearch prints the TE rules, then the role rules, each kind group sorted */
-	int err = a.q.kinds ? sp_policy_search(p, &a.q, search_collect, &o) : 0;
+	err = a.q.kinds ? sp_policy_search(p, &a.q, search_collect, &o) : 0;
 	if (!err && a.rq.kinds)
 		err = sp_policy_role_search(p, &a.rq, search_collect_role, &ro);
 	if (!err && a.range)
 		err = sp_policy_range_search(p, &a.q, search_collect_range, &mo);
-	if (!err && !(err = search_lines(&o)) && !(err = search_lines(&ro)))
-		err = search_lines(&mo);
 	if (err) {
+		fprintf(cli->err, "%s: search: %s\n", cli->prog, strerror(-err));
+		goto out;
+	}
+	if ((err = search_sort(&o)) || (err = search_sort(&ro)) || (err = search_sort(&mo))) {
 		fprintf(cli->err, "%s: search: %s\n", cli->prog, strerror(-err));
 		goto out;
 	}
