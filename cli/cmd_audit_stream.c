@@ -2,7 +2,8 @@
 /*
  * cmd_audit_stream.c - `secpath audit stream`: a live audit record stream (auditd's plugin
  * stream, raw format, on stdin; or any pipe or FIFO) through new rules and/or ausearch's
- * selection, kept records appended to a log or written to stdout as their events close.
+ * selection, kept records (or laurel's JSON, or ausearch -i's text, of their events) appended
+ * to a log or written to stdout as their events close.
  *
  * The loop: poll() the input with a timeout; each read is fed to the replay (which groups,
  * decides and holds kept records in input order) and the decided records are written at once;
@@ -21,6 +22,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <locale.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -50,8 +52,8 @@ static void on_signal(int sig)
 static void usage(FILE *f)
 {
 	fputs("usage: secpath audit stream [-R RULES] [ausearch options] [--output FILE]\n"
-	      "                            [--format raw|laurel] [--idle-ms N] [--window N]\n"
-	      "                            [host options] [-c] [INPUT]\n"
+	      "                            [--format raw|laurel|interpret] [-i] [--idle-ms N]\n"
+	      "                            [--window N] [host options] [-c] [INPUT]\n"
 	      "\n"
 	      "Read a live audit record stream - auditd's plugin stream (raw format) on standard\n"
 	      "input, or INPUT, a pipe or FIFO (a regular file is read to its end) - group its\n"
@@ -64,6 +66,9 @@ static void usage(FILE *f)
 	      "  --format laurel  write each kept event as laurel 0.5.1's JSON line instead\n"
 	      "                 (as audit replay --format laurel; without rules or selection,\n"
 	      "                 every event)\n"
+	      "  -i, --interpret, --format interpret  write each kept event as ausearch -i\n"
+	      "                 prints it (as audit replay -i; dates in LC_TIME's %x; an event\n"
+	      "                 held for ausearch's order is written by --idle-ms at the latest)\n"
 	      "  --idle-ms N    after N ms without input, decide the open events (default 500)\n"
 	      "  --window N     events kept open for grouping (default 64)\n"
 	      "  --machine M, --passwd F, --group F, --dirs F, --features N, -c, --continue\n"
@@ -86,6 +91,7 @@ struct stream_args {
 	size_t window;
 	long idle_ms;
 	int laurel;			/* --format laurel */
+	int interpret;			/* --format interpret, -i, --interpret */
 };
 
 /* 0, SP_EXIT_USAGE, or -1 after --help. */
@@ -114,12 +120,17 @@ static int parse_args(int argc, char **argv, struct sp_cli *cli, struct stream_a
 		} else if (!strcmp(a, "--output") && i + 1 < argc) {
 			sa->output = argv[++i];
 		} else if (!strcmp(a, "--format") && i + 1 < argc) {
-			if (strcmp(argv[++i], "laurel") && strcmp(argv[i], "raw")) {
-				fprintf(cli->err, "%s: audit stream: bad --format '%s' (raw, laurel)\n",
-					cli->prog, argv[i]);
+			if (strcmp(argv[++i], "laurel") && strcmp(argv[i], "raw") &&
+			    strcmp(argv[i], "interpret")) {
+				fprintf(cli->err, "%s: audit stream: bad --format '%s' (raw, laurel, "
+					"interpret)\n", cli->prog, argv[i]);
 				return SP_EXIT_USAGE;
 			}
 			sa->laurel = !strcmp(argv[i], "laurel");
+			sa->interpret = !strcmp(argv[i], "interpret");
+		} else if (!strcmp(a, "-i") || !strcmp(a, "--interpret")) {
+			sa->interpret = 1;
+			sa->laurel = 0;
 		} else if ((!strcmp(a, "--idle-ms") || !strcmp(a, "--window")) && i + 1 < argc) {
 			int win = !strcmp(a, "--window");
 			unsigned long long max = win ? 65536 : 3600000;
@@ -140,7 +151,8 @@ static int parse_args(int argc, char **argv, struct sp_cli *cli, struct stream_a
 	}
 	if (cli_rules_args_check(cli, &sa->ra, "stream"))
 		return SP_EXIT_USAGE;
-	if (!sa->ra.rules && !sp_audit_search_active(sa->search) && !sa->laurel) {
+	if (!sa->ra.rules && !sp_audit_search_active(sa->search) && !sa->laurel &&
+	    !sa->interpret) {
 		usage(cli->err);
 		return SP_EXIT_USAGE;
 	}
@@ -313,7 +325,8 @@ static int stream_main(struct sp_cli *cli, struct stream_args *sa, const char *t
 		.sz = sizeof(o), .parse = &sa->ra.po, .window = sa->window, .out_fd = out,
 		.diags = &s.d, .search = sp_audit_search_active(sa->search) ? sa->search : NULL,
 		.flags = (sa->ra.rules ? 0 : SP_AUDIT_REPLAY_NO_RULES) |
-			 (sa->laurel ? SP_AUDIT_REPLAY_LAUREL : 0)
+			 (sa->laurel ? SP_AUDIT_REPLAY_LAUREL : 0) |
+			 (sa->interpret ? SP_AUDIT_REPLAY_INTERPRET : 0)
 	};
 	int rc = sp_audit_replay_new(text ? text : "", text ? tlen : 0,
 				     sa->ra.rules ? sa->ra.rules : "(no rules)", &o, &s.rp);
@@ -354,6 +367,8 @@ int cmd_audit_stream(int argc, char **argv, struct sp_cli *cli)
 	if (sp_audit_search_new(&sa.search))
 		return SP_EXIT_REJECTED;
 	rc = parse_args(argc, argv, cli, &sa);
+	if (!rc && sa.interpret)	/* ausearch -i prints dates in the environment's %x */
+		setlocale(LC_TIME, "");
 	if (!rc && sa.ra.rules && (rc = sp_file_read(sa.ra.rules, &text, &tlen))) {
 		fprintf(cli->err, "%s: cannot read '%s': %s\n", cli->prog, sa.ra.rules,
 			strerror(-rc));

@@ -241,7 +241,9 @@ struct sp_audit_replay_opts {
  * deciding rule's key), in the order events close; audit.log inputs only. */
 #define SP_AUDIT_REPLAY_LAUREL 0x2u
 /* out_fd receives each kept event as `ausearch -i` prints it (sp_audit_log_event_interpret),
- * in the order events close; audit.log inputs only; not with SP_AUDIT_REPLAY_LAUREL. */
+ * in ausearch's event order (an event may be held until a later one completes it; finish and
+ * sp_audit_replay_idle write every held one); audit.log inputs only; not with
+ * SP_AUDIT_REPLAY_LAUREL. */
 #define SP_AUDIT_REPLAY_INTERPRET 0x4u
 
 struct sp_audit_replay_stats {

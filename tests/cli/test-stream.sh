@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # test-stream.sh OUT - `secpath audit stream`, the live form of audit replay (OUT/secpath):
 #  - a whole log through a pipe keeps exactly what `audit replay` keeps of it, in the same
-#    order, byte for byte (every bundled replay case, with its rules, and the selection alone);
+#    order, byte for byte (every bundled replay case, with its rules, and the selection alone),
+#    and writes the same laurel JSON and ausearch -i text as replay;
 #  - a kept event is written while the stream is still open, once the input is idle;
 #  - SIGHUP reloads the rules between events: what came before is decided by the old set, what
 #    comes after by the new one; a set with an error is refused and the old one stays;
@@ -50,6 +51,32 @@ if [ -s "$tmp/r.k" ] && cmp -s "$tmp/r.k" "$tmp/s.k"; then ok; else bad "-m PATH
 "$B" audit replay --format laurel --output "$tmp/r.j" "$e" >/dev/null 2>&1
 "$B" audit stream --format laurel <"$e" >"$tmp/s.j" 2>/dev/null
 if [ -s "$tmp/r.j" ] && cmp -s "$tmp/r.j" "$tmp/s.j"; then ok; else bad "--format laurel"; fi
+
+# ausearch -i's text, as replay -i writes it (replay -i is compared with ausearch -i itself in
+# test-ausearch-interp.sh): every bundled case under its rules, and the interpretation edge log
+for rules in tests/cases/replay/*.rules; do
+	log=${rules%.rules}.log
+	n=$(basename "$rules" .rules)
+	"$B" audit replay -i -R "$rules" --output "$tmp/ri.$n" "$log" >/dev/null 2>&1
+	"$B" audit stream -i -R "$rules" <"$log" >"$tmp/si.$n" 2>/dev/null
+	if cmp -s "$tmp/ri.$n" "$tmp/si.$n"; then ok; else bad "$n: stream -i differs from replay -i"; fi
+done
+e2=tests/data/audit/logs/edge/interpret-edge.log
+"$B" audit replay --format interpret --output "$tmp/ri.edge" "$e2" >/dev/null 2>&1
+"$B" audit stream --format interpret <"$e2" >"$tmp/si.edge" 2>/dev/null
+if [ -s "$tmp/ri.edge" ] && cmp -s "$tmp/ri.edge" "$tmp/si.edge"; then ok; else bad "stream --format interpret on $e2"; fi
+# -i live: an event held for ausearch's order is written once the input is idle
+mkfifo "$tmp/ififo"
+"$B" audit stream -i --idle-ms 100 --output "$tmp/ilive.log" "$tmp/ififo" 2>/dev/null &
+ip=$!
+pids="$pids $ip"
+exec 4>"$tmp/ififo"
+printf 'type=SYSCALL msg=audit(1700000000.001:1): arch=c000003e syscall=257 success=yes exit=3 a0=3 a1=4 a2=0 a3=0 items=0 ppid=1 pid=7 auid=1000 uid=0 gid=0 euid=0 suid=0 fsuid=0 egid=0 sgid=0 fsgid=0 tty=pts0 ses=1 comm="x" exe="/x" key=(null)\n' >&4
+if wait_for 5 grep -q 'syscall=openat' "$tmp/ilive.log" && kill -0 "$ip" 2>/dev/null; then ok; else
+	bad "stream -i: the event was not written while the stream was open"; fi
+exec 4>&-
+wait "$ip"
+if [ $? -eq 0 ] && [ "$(grep -c '^----$' "$tmp/ilive.log")" -eq 1 ]; then ok; else bad "stream -i: exit or event count"; fi
 
 # a live stream through a FIFO: two events under rules A, a reload to B, two events more
 cat >"$tmp/a.rules" <<'EOF'

@@ -122,6 +122,9 @@ uint64_t audit_log_open_floor(const struct sp_audit_log *l);
 /* report.c: hand aureport's simulated reader every buffered record before `floor` (events
  * are buffered until then; the replay calls it with audit_log_open_floor after each event). */
 void audit_report_advance(struct sp_audit_report *r, uint64_t floor);
+/* A live stream went idle: every event held is terminated as at an input's end and read (an
+ * interpretation writes it), and the report goes on with the next records; 0 or its error. */
+int audit_report_idle(struct sp_audit_report *r);
 /* sp_audit_report_event for an event ausearch's selection did not select (selected = 0): with
  * opts.piped its records still take their place in ausearch's reader order, unreported;
  * without, it is ignored. */

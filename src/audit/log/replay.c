@@ -816,6 +816,8 @@ SP_API int sp_audit_replay_idle(struct sp_audit_replay *r)
 		return r->err ? r->err : rc;
 	if (r->o.out_fd <= 0 || r->out_kind != OUT_LOG)
 		return 0;
+	if (r->interp && ((rc = audit_report_idle(r->interp)) || fflush(r->interp_f)))
+		return r->err ? r->err : rc ? rc : -EIO;
 	if ((rc = pend_flush(r, UINT64_MAX)))
 		return rc;
 	return oflush(r);
@@ -823,7 +825,11 @@ SP_API int sp_audit_replay_idle(struct sp_audit_replay *r)
 
 SP_API int sp_audit_replay_flush(struct sp_audit_replay *r)
 {
-	return r->o.out_fd > 0 && r->out_kind == OUT_LOG ? oflush(r) : 0;
+	if (r->o.out_fd <= 0 || r->out_kind != OUT_LOG)
+		return 0;
+	if (r->interp_f && fflush(r->interp_f))
+		return r->err ? r->err : -EIO;
+	return oflush(r);
 }
 
 /* Exchange what the rules decide with: the parsed set, its tables, fs view and matchers. */

@@ -1109,6 +1109,23 @@ static void put_summary(const struct sp_audit_report *r)
 		r->skeys.n, r->pids.n, (unsigned long long)r->events);
 }
 
+/* The end of an input: terminate_all_events(), ausearch's then aureport's; r->err. */
+static int terminate_all(struct sp_audit_report *r)
+{
+	for (int st = 0; st < 2 && !r->err && !advance(r, UINT64_MAX); st++) {
+		for (size_t i = 0; i < r->lol[st].n; i++)
+			if (r->lol[st].v[i].status == LE_BUILDING)
+				r->lol[st].v[i].status = LE_COMPLETE;
+		r->err = drain(r, st);
+	}
+	return r->err;
+}
+
+int audit_report_idle(struct sp_audit_report *r)
+{
+	return r ? (r->err ? r->err : terminate_all(r)) : 0;
+}
+
 SP_API int sp_audit_report_finish(struct sp_audit_report *r)
 {
 	if (!r)
@@ -1120,14 +1137,7 @@ SP_API int sp_audit_report_finish(struct sp_audit_report *r)
 	/* aureport terminates the open events while it reads its last input, even an empty one */
 	if (!r->err && !advance(r, UINT64_MAX) && r->qhead < r->nq)
 		next_file(r, r->inq[r->nq - 1]);
-	/* the last input's end: terminate_all_events(), ausearch's then aureport's */
-	for (int st = 0; st < 2 && !r->err && !advance(r, UINT64_MAX); st++) {
-		for (size_t i = 0; i < r->lol[st].n; i++)
-			if (r->lol[st].v[i].status == LE_BUILDING)
-				r->lol[st].v[i].status = LE_COMPLETE;
-		r->err = drain(r, st);
-	}
-	if (r->err)
+	if (terminate_all(r))
 		return r->err;
 	if (r->kind == SP_AUDIT_REPORT_INTERPRET) {
 		;
