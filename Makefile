@@ -22,12 +22,16 @@ VARIANT ?= debug
 else
 VARIANT ?= release
 endif
-# URCU_LGPL=1: inline liburcu's read side (_LGPL_SOURCE) in the units that use RCU.  liburcu's
-# README allows that only for LGPL/GPL-compatible code, which secpath (LGPL-2.1-or-later) is; it
-# stays off by default until its figures are re-measured, and builds into its own directory
-# (out/<variant>-lgpl).  See docs/DESIGN.md (RCU).
-URCU_LGPL ?= 0
-OUT := out/$(VARIANT)$(if $(filter 1,$(URCU_LGPL)),-lgpl)
+# URCU_LGPL=1 (the default): liburcu's read side inlined (_LGPL_SOURCE) in the units that use
+# RCU, which liburcu's README allows for LGPL/GPL-compatible code, as secpath
+# (LGPL-2.1-or-later) is.  URCU_LGPL=0 calls liburcu's library functions instead, built into its
+# own directory (out/<variant>-nolgpl).  See docs/DESIGN.md (RCU).
+URCU_LGPL ?= 1
+ifeq ($(SAN),tsan)
+# ThreadSanitizer sees RCU through liburcu's calls, annotated by mk/tsan.mk
+override URCU_LGPL := 0
+endif
+OUT := out/$(VARIANT)$(if $(filter 0,$(URCU_LGPL)),$(if $(filter tsan,$(SAN)),,-nolgpl))
 
 CC ?= cc
 # Quiet build lines ("  CC  src/slab/cache.c"); V=1 prints the full commands.
@@ -90,7 +94,14 @@ BIN := $(OUT)/secpath
 all: $(STATIC_LIB) $(SHARED_LIB) $(BIN)
 lib: $(STATIC_LIB) $(SHARED_LIB)
 
-$(OUT)/obj/src/%.o: src/%.c
+# $(OUT)/build-flags holds the compile flags and changes only when they do; every object depends
+# on it, so a change of flags (URCU_LGPL, OPT, EXTRA_CFLAGS...) rebuilds (git's GIT-CFLAGS).
+BUILD_FLAGS := $(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL)
+$(OUT)/build-flags: FORCE
+	@mkdir -p $(@D)
+	@echo '$(BUILD_FLAGS)' | cmp -s - $@ || echo '$(BUILD_FLAGS)' > $@
+
+$(OUT)/obj/src/%.o: src/%.c $(OUT)/build-flags
 	@mkdir -p $(@D)
 	$(quiet) CC $<
 	$(Q)$(CC) $(CPPFLAGS_ALL) -DSECPATH_BUILDING -fPIC -fvisibility=hidden $(CFLAGS_ALL) -c $< -o $@
@@ -107,10 +118,16 @@ $(OUT)/obj/src/bench/report_html.o: CPPFLAGS_ALL += -DSP_BUILD_COMMIT='"$(BUILD_
 .PHONY: FORCE
 FORCE:
 
-$(OUT)/obj/%.o: %.c
+$(OUT)/obj/%.o: %.c $(OUT)/build-flags
 	@mkdir -p $(@D)
 	$(quiet) CC $<
 	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -c $< -o $@
+
+# The units that read under RCU reach liburcu's per-thread reader state (and their own) with the
+# initial-exec TLS model: an %fs-relative access instead of a __tls_get_addr call.  libsecpath
+# needs static TLS already (the slab's thread caches are initial-exec).
+RCU_OBJ := $(OUT)/obj/src/audit/filter/engine.o $(OUT)/obj/src/policy/avc.o
+$(RCU_OBJ): CFLAGS_ALL += -ftls-model=initial-exec
 
 $(STATIC_LIB): $(LIB_OBJ)
 	@mkdir -p $(@D)

@@ -94,7 +94,7 @@ static inline __attribute__((unused)) void sp_tsan_call_rcu(struct rcu_head *h,
 #endif
 endef
 
+# (make expands the whole recipe before running it: the directory is made in the expansion)
 $(TSAN_RCU_H): mk/tsan.mk
-	@mkdir -p $(@D)
-	$(file >$@,$(SP_TSAN_RCU_H))
+	$(shell mkdir -p $(@D))$(file >$@,$(SP_TSAN_RCU_H))
 endif

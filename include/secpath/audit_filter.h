@@ -284,7 +284,7 @@ SP_API void sp_audit_engine_filter(struct sp_audit_engine *e, const struct sp_au
 /*
  * The read side for a batch: one rcu_read_lock, the n events filtered with the same matcher (one
  * consistent rule set for the whole batch), one rcu_read_unlock; d[i] is the decision of evs[i].
- * Amortises the read side (two out-of-line liburcu calls) over the batch.
+ * Amortises the read side (liburcu's lock and unlock) over the batch.
  * Contract: a writer's sp_audit_engine_publish waits (synchronize_rcu) until every batch that
  * started before it has finished, so keep batches short (tens of events).  Same registration
  * rule as sp_audit_engine_filter.

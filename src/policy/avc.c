@@ -21,9 +21,10 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 /* liburcu's small pointer primitives (rcu_dereference, rcu_assign_pointer...) inline: allowed
- * for code under any licence (liburcu README, URCU_INLINE_SMALL_FUNCTIONS); the read-side
- * lock stays a library call unless the build inlines it (make URCU_LGPL=1: _LGPL_SOURCE,
- * only for LGPL/GPL-compatible code, see the Makefile). */
+ * for code under any licence (liburcu README, URCU_INLINE_SMALL_FUNCTIONS); the read-side lock
+ * and unlock inline too (_LGPL_SOURCE, allowed for LGPL/GPL-compatible code, which secpath is)
+ * unless the build says URCU_LGPL=0 (see the Makefile).  The Makefile compiles this unit with
+ * the initial-exec TLS model, so the reader's per-thread state is one %fs-relative access. */
 #if SP_URCU_LGPL
 #define _LGPL_SOURCE
 #endif

@@ -15,9 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 /* liburcu's small pointer primitives (rcu_dereference, rcu_assign_pointer...) inline: allowed
- * for code under any licence (liburcu README, URCU_INLINE_SMALL_FUNCTIONS); the read-side
- * lock stays a library call unless the build inlines it (make URCU_LGPL=1: _LGPL_SOURCE,
- * only for LGPL/GPL-compatible code, see the Makefile). */
+ * for code under any licence (liburcu README, URCU_INLINE_SMALL_FUNCTIONS); the read-side lock
+ * and unlock inline too (_LGPL_SOURCE, allowed for LGPL/GPL-compatible code, which secpath is)
+ * unless the build says URCU_LGPL=0 (see the Makefile).  The Makefile compiles this unit with
+ * the initial-exec TLS model, so the reader's per-thread state is one %fs-relative access. */
 #if SP_URCU_LGPL
 #define _LGPL_SOURCE
 #endif
@@ -32,7 +33,7 @@
 /*
  * The engine: the current matcher under RCU, plus a fast gate that decides the commonest event,
  * an unaudited syscall, without entering a read-side critical section (liburcu's
- * rcu_read_lock/unlock are out-of-line calls, dearer than the decision they would guard:
+ * rcu_read_lock/unlock, even inlined, cost more than the decision they would guard:
  * docs/DESIGN.md).
  * The gate is a copy of the current matcher's fast-path inputs (slow_gate, hash_any, the live
  * bitmaps), read under a seqcount: a reader that sees an even, unchanged gseq around its loads
