@@ -71,7 +71,7 @@ struct sp_avc {
 	atomic_uint active;
 	atomic_uint hint;
 	pthread_mutex_t writer;		/* serialises policy and boolean changes */
-	atomic_uint_fast64_t lookups, hits, misses, allocations, reclaims, frees;
+	atomic_uint_fast64_t hits, misses, allocations, reclaims, frees;	/* lookups = hits + misses */
 };
 
 static inline unsigned avc_hash(const struct sp_avc *a, uint32_t s, uint32_t t, uint32_t c)
@@ -139,23 +139,12 @@ static void avc_reclaim(struct sp_avc *a)
 	}
 }
 
-SP_API int sp_avc_lookup(struct sp_avc *a, uint32_t s, uint32_t t, uint32_t c,
-			 struct sp_av_decision *avd)
+/* A miss, entered inside the lookup's read-side section and ending it: the decision computed
+ * through the current policy and inserted unless the generation moved since the lookup read
+ * gen. */
+static sp_noinline int avc_miss(struct sp_avc *a, uint32_t s, uint32_t t, uint32_t c,
+				unsigned gen, unsigned hv, struct sp_av_decision *avd)
 {
-	atomic_fetch_add_explicit(&a->lookups, 1, memory_order_relaxed);
-	unsigned gen = atomic_load_explicit(&a->gen, memory_order_acquire);
-	unsigned hv = avc_hash(a, s, t, c);
-	struct avc_node *n;
-	struct cds_hlist_node *pos;
-	rcu_read_lock();
-	cds_hlist_for_each_entry_rcu(n, pos, &a->b[hv].head, h) {
-		if (n->s == s && n->t == t && n->c == c && n->gen == gen) {
-			*avd = n->avd;
-			rcu_read_unlock();
-			atomic_fetch_add_explicit(&a->hits, 1, memory_order_relaxed);
-			return 0;
-		}
-	}
 	struct sp_policy *p = rcu_dereference(a->policy);
 	int rc = sp_policy_compute_av(p, s, t, c, avd);
 	rcu_read_unlock();
@@ -175,7 +164,8 @@ SP_API int sp_avc_lookup(struct sp_avc *a, uint32_t s, uint32_t t, uint32_t c,
 		free(nn);
 		return 0;
 	}
-	struct cds_hlist_node *nx;
+	struct avc_node *n;
+	struct cds_hlist_node *pos, *nx;
 	cds_hlist_for_each_entry_safe(n, pos, nx, &bk->head, h)
 		if (n->s == s && n->t == t && n->c == c)
 			node_drop(a, n);	/* replace a stale or racing entry */
@@ -185,6 +175,27 @@ SP_API int sp_avc_lookup(struct sp_avc *a, uint32_t s, uint32_t t, uint32_t c,
 	if (atomic_fetch_add_explicit(&a->active, 1, memory_order_relaxed) + 1 > a->threshold)
 		avc_reclaim(a);
 	return 0;
+}
+
+/* Nothing is live after the read side ends or the miss is called (a tail call), so the hit
+ * path saves no registers; lookups are counted as hits + misses. */
+SP_API int sp_avc_lookup(struct sp_avc *a, uint32_t s, uint32_t t, uint32_t c,
+			 struct sp_av_decision *avd)
+{
+	unsigned gen = atomic_load_explicit(&a->gen, memory_order_acquire);
+	unsigned hv = avc_hash(a, s, t, c);
+	struct avc_node *n;
+	struct cds_hlist_node *pos;
+	rcu_read_lock();
+	cds_hlist_for_each_entry_rcu(n, pos, &a->b[hv].head, h) {
+		if (n->s == s && n->t == t && n->c == c && n->gen == gen) {
+			*avd = n->avd;
+			atomic_fetch_add_explicit(&a->hits, 1, memory_order_relaxed);
+			rcu_read_unlock();
+			return 0;
+		}
+	}
+	return avc_miss(a, s, t, c, gen, hv, avd);
 }
 
 SP_API void sp_avc_flush(struct sp_avc *a)
@@ -234,9 +245,9 @@ SP_API int sp_avc_set_bool(struct sp_avc *a, uint32_t b, int state)
 
 SP_API void sp_avc_get_stats(struct sp_avc *a, struct sp_avc_stats *st)
 {
-	st->lookups = atomic_load(&a->lookups);
 	st->hits = atomic_load(&a->hits);
 	st->misses = atomic_load(&a->misses);
+	st->lookups = st->hits + st->misses;
 	st->allocations = atomic_load(&a->allocations);
 	st->reclaims = atomic_load(&a->reclaims);
 	st->frees = atomic_load(&a->frees);
