@@ -57,7 +57,8 @@ static void diff_usage(FILE *f)
 		   "section that has differences is printed; -A is --allow --allowxperm.  The\n"
 		   "policies may be xz-compressed.  --json: one JSON document (secpath.policy-\n"
 		   "diff/1): each section's title and counts, each item's change (added,\n"
-		   "removed, modified), its line and the lines under it.\n");
+		   "removed, modified), its line and the lines under it; a TE rule item's\n"
+		   "parts also as an object (rule: kind, source, target, class, perms...).\n");
 }
 
 /* sediff's short options, each for the section named after it */
@@ -112,7 +113,9 @@ static int diff_parse(int argc, char **argv, struct sp_cli *cli, uint64_t *which
 /* --json: sediff's text as sp_policy_diff_write writes it, turned into one JSON document
  * (secpath.policy-diff/1) while it is written, through a stdio cookie stream: each section's
  * title and counts, then its items, each with its change (+ added, - removed, * modified),
- * its line's text and the lines printed under it.  Memory: one line. */
+ * its line's text and the lines printed under it, and a TE rule item's parts parsed from its
+ * text (jd_rule; tests/cli/diff-rules-check.py writes them back into the text).  Memory: one
+ * line. */
 struct jdiff {
 	FILE *out;
 	char *line;
@@ -153,6 +156,144 @@ static void jd_header(struct jdiff *j, const char *t)
 	j->nitem = 0;
 }
 
+/* ---- a TE rule item as an object ---- */
+
+/* The rule kinds whose items get a "rule" object, by the line's first word. */
+enum { RK_AV, RK_TYPE, RK_XPERM };
+static int rule_kind(const char *w, size_t n)
+{
+	static const struct {
+		const char *w;
+		int k;
+	} kinds[] = {
+		{ "allow", RK_AV }, { "auditallow", RK_AV }, { "dontaudit", RK_AV },
+		{ "neverallow", RK_AV }, { "type_transition", RK_TYPE }, { "type_change", RK_TYPE },
+		{ "type_member", RK_TYPE }, { "allowxperm", RK_XPERM },
+		{ "auditallowxperm", RK_XPERM }, { "dontauditxperm", RK_XPERM },
+		{ "neverallowxperm", RK_XPERM },
+	};
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (strlen(kinds[i].w) == n && !memcmp(kinds[i].w, w, n))
+			return kinds[i].k;
+	return -1;
+}
+
+/* The next space-separated token of *p (NUL-terminated in place), or NULL. */
+static char *tok(char **p)
+{
+	char *s = *p + strspn(*p, " ");
+	if (!*s)
+		return NULL;
+	char *e = s + strcspn(s, " ");
+	*p = *e ? e + 1 : e;
+	*e = 0;
+	return s;
+}
+
+/* body's members ("X" or "{ X +Y -[Z] }") as JSON lists: unsigned ones under name, signed ones
+ * under added_NAME / removed_NAME when mod (a bracketed range loses its brackets). */
+static void json_members(FILE *f, char *body, const char *name, int mod)
+{
+	for (int pass = 0; pass < (mod ? 3 : 1); pass++) {
+		char sign = "\0+-"[pass], *p = body, *t, save[4096];
+		snprintf(save, sizeof(save), "%s", body);
+		fprintf(f, ",\"%s%s\":[", pass == 1 ? "added_" : pass == 2 ? "removed_" : "", name);
+		int n = 0;
+		for (p = save; (t = tok(&p));) {
+			if (!strcmp(t, "{") || !strcmp(t, "}"))
+				continue;
+			char c = *t == '+' || *t == '-' ? *t : 0;
+			if (c != sign)
+				continue;
+			t += c != 0;
+			size_t l = strlen(t);
+			if (*t == '[' && l > 1 && t[l - 1] == ']') {
+				t[l - 1] = 0;
+				t++;
+			}
+			fputs(n++ ? "," : "", f);
+			cli_json_str(f, t);
+		}
+		fputc(']', f);
+	}
+}
+
+/* The conditional suffix " [ EXPR ]:True|False" (or " [ EXPR ]") cut from rest: 0, or -1 when
+ * rest does not end in ';' after it. */
+static int split_cond(char *rest, char **expr, int *branch)
+{
+	char *c = strstr(rest, "; [ ");
+	*expr = NULL;
+	*branch = -1;
+	if (c) {
+		char *e = strrchr(c, ']');
+		if (!e || e < c + 4 || e[-1] != ' ')
+			return -1;
+		*branch = !strcmp(e, "]:True") ? 1 : !strcmp(e, "]:False") ? 0 : e[1] ? -2 : -1;
+		if (*branch == -2)
+			return -1;
+		e[-1] = 0;
+		*expr = c + 4;
+		c[1] = 0;	/* the body keeps its ';' */
+	}
+	size_t n = strlen(rest);
+	if (!n || rest[n - 1] != ';')
+		return -1;
+	rest[n - 1] = 0;
+	return 0;
+}
+
+/* ,"rule":{...} of a TE rule line (kind, source, target, class, then the kind's members and the
+ * conditional); nothing when the line is not one. */
+static void jd_rule(FILE *f, const char *text, int mod)
+{
+	char buf[8192], *p = buf, *expr;
+	int branch;
+	if (snprintf(buf, sizeof(buf), "%s", text) >= (int)sizeof(buf))
+		return;
+	char *kind = tok(&p), *src = tok(&p), *tc = tok(&p), *colon = tc ? strchr(tc, ':') : NULL;
+	int rk = kind ? rule_kind(kind, strlen(kind)) : -1;
+	if (rk < 0 || !src || !colon || split_cond(p, &expr, &branch))
+		return;
+	*colon = 0;
+	fputs(",\"rule\":{\"kind\":", f);
+	cli_json_str(f, kind);
+	fputs(",\"source\":", f);
+	cli_json_str(f, src);
+	fputs(",\"target\":", f);
+	cli_json_str(f, tc);
+	fputs(",\"class\":", f);
+	cli_json_str(f, colon + 1);
+	if (rk == RK_AV) {
+		json_members(f, p, "perms", mod);
+	} else if (rk == RK_XPERM) {
+		char *xt = tok(&p);
+		fputs(",\"xperm_type\":", f);
+		cli_json_str(f, xt ? xt : "");
+		json_members(f, p, "xperms", mod);
+	} else {
+		char *def = tok(&p), *old = mod ? tok(&p) : NULL;
+		const char *name = p + strspn(p, " ");	/* a filename transition's name, or "" */
+		fputs(",\"default\":", f);
+		cli_json_str(f, def ? def + (mod && *def == '+') : "");
+		if (mod) {
+			fputs(",\"old_default\":", f);
+			cli_json_str(f, old ? old + (*old == '-') : "");
+		}
+		fputs(",\"name\":", f);
+		*name ? cli_json_str(f, name) : (void)fputs("null", f);
+	}
+	fputs(",\"conditional\":", f);
+	if (expr) {
+		fputs("{\"expression\":", f);
+		cli_json_str(f, expr);
+		fprintf(f, ",\"branch\":%s}", branch < 0 ? "null" : branch ? "true" : "false");
+	} else {
+		fputs("null", f);
+	}
+	fputc('}', f);
+}
+
 static void jd_line(struct jdiff *j, const char *s)
 {
 	size_t ind = strspn(s, " ");
@@ -167,6 +308,7 @@ static void jd_line(struct jdiff *j, const char *s)
 		fprintf(j->out, "%s{\"change\":\"%s\",\"text\":", j->nitem++ ? "," : "",
 			change[t[0] == '+' ? 0 : t[0] == '-' ? 1 : 2]);
 		cli_json_str(j->out, t + 2);
+		jd_rule(j->out, t + 2, t[0] == '*');
 		fputs(",\"details\":[", j->out);
 		j->open_item = 1;
 		j->ndet = 0;

@@ -84,6 +84,13 @@ for s in d["sections"]:
             sys.exit("%s: %d %s items, header %d" % (s["title"], n, c, s[c]))
 ' <"$tmp/o" >"$tmp/why" 2>&1; then ok; else bad "policy diff --json counts: $(cat "$tmp/why")"; fi
 done
+# a TE rule item's "rule" object is its text's parts: written back, it is the text (every kind,
+# conditional and modified rules of the setools pair; filename transitions of Debian's pair)
+for o in "$U/library_diff_left.33 $U/library_diff_right.33" "-T --type_change --type_member $P data/policy/debian-base-only.policy.33.xz"; do
+	# shellcheck disable=SC2086
+	valid policy-diff 0 "$B" policy diff --json $o
+	if python3 tests/cli/diff-rules-check.py <"$tmp/o" >"$tmp/why" 2>&1; then ok; else bad "policy diff --json rule objects: $(cat "$tmp/why")"; fi
+done
 valid policy-search 0 "$B" policy search --json -A -s passwd_t -t shadow_t -c file "$P"
 has '"perms":\["append","create"' "policy search --json: permissions as a list"
 valid policy-search 0 "$B" policy search --json -A -b allow_execmem "$P"
