@@ -48,11 +48,12 @@ done
 #    which -w/-W paths are directories at load time (auditctl turns those into dir= rules)
 awk '{ for (i = 1; i < NF; i++) if ($i == "-w" || $i == "-W") print $(i + 1) }' $O/rules.loaded |
 	while read -r p; do [ -d "$p" ] && echo "$p"; done > $O/dirs.txt
+#    the filesystem the rules are resolved against, dumped before they load (not audited)
+/bin/ko fsdump / > $O/fs.txt 2>&1
 auditctl -R $O/rules.loaded > $O/auditctl-load.txt 2>&1; echo "auditctl -R exit=$?" >> $O/auditctl-load.txt
 sleep 0.2
 grep auditctl $O/syslog.txt >> $O/auditctl-load.txt 2>/dev/null
 auditctl -l > $O/auditctl-l.txt 2>&1
-/bin/ko fsdump / > $O/fs.txt 2>&1 # the filesystem the rules were resolved against
 auditctl -s > $O/auditctl-s-before.txt 2>&1
 step "rules loaded: $(grep -vc '^No rules' $O/auditctl-l.txt)"
 

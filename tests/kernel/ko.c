@@ -574,6 +574,42 @@ static void creds_refresh(void)
 	}
 }
 
+/*
+ * The file the kernel's exe names after execve(path) succeeds: the file path resolves to (every
+ * symlink followed), or, for a "#!" script, its interpreter's, resolved the same way (up to five
+ * levels, the kernel's binfmt recursion bound); "PATH|ino=N|dev=MA:MI" as creds_refresh writes
+ * the task's own exe, "?" when it cannot be resolved.
+ */
+static void exec_target(const char *path, char *out, size_t n)
+{
+	char cur_path[4096], head[256];
+	snprintf(cur_path, sizeof cur_path, "%s", path);
+	snprintf(out, n, "?");
+	for (int depth = 0; depth < 5; depth++) {
+		char *rp = realpath(cur_path, NULL);
+		if (!rp)
+			return;
+		int fd = open(rp, O_RDONLY | O_CLOEXEC);
+		ssize_t r = fd < 0 ? -1 : read(fd, head, sizeof head - 1);
+		if (fd >= 0)
+			close(fd);
+		if (r >= 2 && head[0] == '#' && head[1] == '!') {
+			head[r] = 0;
+			char *ip = head + 2 + strspn(head + 2, " \t");
+			ip[strcspn(ip, " \t\n")] = 0;
+			snprintf(cur_path, sizeof cur_path, "%s", ip);
+			free(rp);
+			continue;
+		}
+		struct stat s;
+		if (stat(rp, &s) == 0)
+			snprintf(out, n, "%s|ino=%lu|dev=%02x:%02x", rp, (unsigned long)s.st_ino,
+				 major(s.st_dev), minor(s.st_dev));
+		free(rp);
+		return;
+	}
+}
+
 /* "pid,uid,euid,suid,fsuid,gid,egid,sgid,fsgid,groups,auid,ses" of this task, about to fork */
 static void task_snapshot(char *out, size_t n)
 {
@@ -745,14 +781,21 @@ static void run_step(char **tok, int ntok)
 		ret = read(pfd[0], &r, sizeof r) == (ssize_t)sizeof r ? r : 0;
 		close(pfd[0]);
 		waitpid(ch, NULL, 0);
-		char nexe[512];
+		/* the new image's exe: what the path resolves to (execve; execveat: the path's own
+		 * description, its dirfd not followed here) */
+		char nexe[4096 + 64], raw[4096];
 		snprintf(nexe, sizeof nexe, "%.*s", (int)strcspn(paths, ";"), paths);
+		snprintf(raw, sizeof raw, "%.*s", (int)strcspn(paths, "|;"), paths);
+		if (!strcmp(name, "execve") && ret == 0)
+			exec_target(raw, nexe, sizeof nexe);
 		log_step(ch, mypid, b32, nr, name, a, ret, args, paths, ret == 0 ? nexe : cur.exe, task);
 	} else {
 		ret = b32 ? raw32(nr, a) : raw64(nr, a);
 		if (!strncmp(name, "set", 3) && (strstr(name, "uid") || strstr(name, "gid") ||
 						 strstr(name, "groups")))
 			creds_refresh();
+		else if (!strcmp(name, "personality"))	/* the record's per= is the task's at exit */
+			snprintf(cur.pers, sizeof cur.pers, "%08x", (unsigned)personality(0xffffffff));
 		log_step(mypid, myppid, b32, nr, name, a, ret, args, paths, cur.exe, task_creds);
 	}
 	if (capture)
