@@ -16,6 +16,11 @@
  *    stream (256 KiB reads, each fed and its decided records written out);
  *  - select -k exec: ausearch's selection alone (no rules), whose kept records are first
  *    checked to be exactly those `ausearch -k exec --raw` prints for the file;
+ *  - stream-laurel: the stream-pipe pass without rules, every event written as laurel's JSON
+ *    line (what laurel does with the same stream);
+ *  - laurel: laurel 0.5.1 (scripts/get-laurel.sh) on the file as its standard input, fork+exec
+ *    per sample, with test-laurel.sh's config; the setup checks it writes as many events as
+ *    stream-laurel does (a message if not);
  *  - ausearch -k, aureport --summary: the auditd tools on the file (page cache warm), fork+exec
  *    per sample.  Debian auditd is not a dependency (its postinst starts a daemon):
  *    scripts/get-audit-tools.sh extracts the package into $SECPATH_AUDIT_TOOLS (default
@@ -31,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -634,6 +640,20 @@ static void select_teardown(void *state)
 	free(s);
 }
 
+/* The lines of the file behind fd (from its start); 0 or -errno. */
+static int fd_lines(int fd, uint64_t *n)
+{
+	char b[65536];
+	ssize_t k;
+	*n = 0;
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		return -errno;
+	while ((k = read(fd, b, sizeof(b))) > 0)
+		for (ssize_t i = 0; i < k; i++)
+			*n += b[i] == '\n';
+	return k < 0 ? -errno : 0;
+}
+
 /* ---- the live form: the log through a pipe, as `audit stream` reads auditd's ---- */
 
 /* The writer thread: the whole log into the pipe, then its end closed.  Not pinned (the run
@@ -655,7 +675,7 @@ static void *pipe_writer(void *arg)
  * the replay and what it decided written out (to /dev/null), as the stream loop does.  A
  * thread, not a process, writes: a forked writer would make every page this process then
  * writes a copy-on-write fault.  0 or -errno. */
-static int pipe_pass(void)
+static int pipe_pass(unsigned flags, uint64_t *lines)
 {
 	enum { RD = 256 * 1024 };
 	struct sp_audit_parse_opts po = { .sz = sizeof(po), .machine = "x86_64" };
@@ -676,11 +696,18 @@ static int pipe_pass(void)
 		close(p[1]);
 		err = -EAGAIN;
 	}
-	struct sp_audit_replay_opts o = { .sz = sizeof(o), .parse = &po, .out_fd = nul };
+	int out = lines ? memfd_create("bench-out", MFD_CLOEXEC) : nul;
+	struct sp_audit_replay_opts o = { .sz = sizeof(o), .parse = &po, .out_fd = out,
+					  .flags = flags };
 	struct sp_audit_replay *r = NULL;
 	struct sp_audit_replay_stats st = { 0 };
+	if (!err && out < 0)
+		err = -errno;
 	if (!err)
-		err = sp_audit_replay_new(bench_rules, sizeof(bench_rules) - 1, "bench.rules", &o, &r);
+		err = (flags & SP_AUDIT_REPLAY_NO_RULES)
+			      ? sp_audit_replay_new("", 0, "(no rules)", &o, &r)
+			      : sp_audit_replay_new(bench_rules, sizeof(bench_rules) - 1,
+						    "bench.rules", &o, &r);
 	while (!err) {
 		ssize_t k = read(p[0], buf, RD);
 		if (k <= 0) {
@@ -699,6 +726,11 @@ static int pipe_pass(void)
 	close(p[0]);	/* after an error a writer still writing gets SIGPIPE: the run aborts */
 	if (started && (pthread_join(th, &werr) || werr))
 		err = err ? err : -EIO;
+	if (lines && out >= 0) {
+		if (!err)
+			err = fd_lines(out, lines);
+		close(out);
+	}
 	close(nul);
 	free(buf);
 	return err ? err : st.events == REPLAY_EVENTS && !st.malformed ? 0 : -EPROTO;
@@ -707,8 +739,126 @@ static int pipe_pass(void)
 static void pipe_run(void *state, uint64_t n)
 {
 	for (uint64_t done = 0; done < n; done += REPLAY_EVENTS)
-		if (pipe_pass())
+		if (pipe_pass(0, NULL))
 			abort();
+}
+
+/* The same pass with every event written as laurel's JSON line (no rules: every event). */
+static void pipe_laurel_run(void *state, uint64_t n)
+{
+	for (uint64_t done = 0; done < n; done += REPLAY_EVENTS)
+		if (pipe_pass(SP_AUDIT_REPLAY_NO_RULES | SP_AUDIT_REPLAY_LAUREL, NULL))
+			abort();
+}
+
+/* ---- laurel 0.5.1 itself on the same log, as the auditd plugin it is ---- */
+
+/* laurel, extracted by scripts/get-laurel.sh ($SECPATH_LAUREL, default /var/tmp/secpath-laurel),
+ * with a config of test-laurel.sh's (no privilege drop, no enrichment from the live system)
+ * writing into a temporary directory; one run = the log on its standard input. */
+struct laurel {
+	char prog[512], dir[64], cfg[128], out[128];
+};
+
+static int laurel_config(struct laurel *l)
+{
+	FILE *f = fopen(l->cfg, "w");
+	if (!f)
+		return -errno;
+	fprintf(f, "directory = \"%s\"\n[auditlog]\nfile = \"laurel.jsonl\"\n[transform]\n"
+		"execve-argv = [ \"array\" ]\n[translate]\nuniversal = false\nuser-db = false\n"
+		"[enrich]\npid = false\nexecve-env = []\ncontainer = false\nscript = false\n",
+		l->dir);
+	return fclose(f) ? -EIO : 0;
+}
+
+static int laurel_once(const struct laurel *l)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		int in = open(gen.path, O_RDONLY), nul = open("/dev/null", O_WRONLY);
+		if (in < 0 || nul < 0)
+			_exit(126);
+		dup2(in, 0);
+		dup2(nul, 1);
+		dup2(nul, 2);
+		execl(l->prog, l->prog, "--config", l->cfg, (char *)NULL);
+		_exit(127);
+	}
+	int status;
+	int ok = pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+		 !WEXITSTATUS(status);
+	return ok ? 0 : -EIO;
+}
+
+/* Before it is timed: laurel writes as many events as the secpath pass does (said if not). */
+static void laurel_check(const struct laurel *l)
+{
+	uint64_t ours = 0, theirs = 0;
+	int fd = open(l->out, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		(void)fd_lines(fd, &theirs);
+		close(fd);
+	}
+	if (!pipe_pass(SP_AUDIT_REPLAY_NO_RULES | SP_AUDIT_REPLAY_LAUREL, &ours) && ours != theirs)
+		fprintf(stderr, "bench replay: laurel wrote %llu events, secpath's laurel output %llu\n",
+			(unsigned long long)theirs, (unsigned long long)ours);
+}
+
+static int laurel_setup(const void *param, void **state)
+{
+	const char *dir = getenv("SECPATH_LAUREL");
+	struct laurel *l = calloc(1, sizeof(*l));
+	int err = l ? gen_once() : -ENOMEM;
+	if (err) {
+		free(l);
+		return err;
+	}
+	snprintf(l->prog, sizeof(l->prog), "%s/root/usr/sbin/laurel",
+		 dir && *dir ? dir : "/var/tmp/secpath-laurel");
+	snprintf(l->dir, sizeof(l->dir), "/tmp/secpath-laurel-XXXXXX");
+	if (access(l->prog, X_OK)) {
+		fprintf(stderr, "bench replay: %s not found (run scripts/get-laurel.sh): variant "
+			"skipped\n", l->prog);
+		free(l);
+		return -ENOENT;
+	}
+	if (!mkdtemp(l->dir)) {
+		free(l);
+		return -errno;
+	}
+	snprintf(l->cfg, sizeof(l->cfg), "%s/laurel.toml", l->dir);
+	snprintf(l->out, sizeof(l->out), "%s/laurel.jsonl", l->dir);
+	if (!(err = laurel_config(l)) && !(err = laurel_once(l)))
+		laurel_check(l);
+	unlink(l->out);
+	if (err) {
+		unlink(l->cfg);
+		rmdir(l->dir);
+		free(l);
+		return err;
+	}
+	*state = l;
+	return 0;
+}
+
+static void laurel_run(void *state, uint64_t n)
+{
+	struct laurel *l = state;
+	for (uint64_t done = 0; done < n; done += REPLAY_EVENTS) {
+		if (laurel_once(l))
+			abort();
+		unlink(l->out);
+	}
+}
+
+static void laurel_teardown(void *state)
+{
+	struct laurel *l = state;
+	unlink(l->out);
+	unlink(l->cfg);
+	rmdir(l->dir);
+	free(l);
 }
 
 static const struct sp_bench_variant variants[] = {
@@ -718,6 +868,8 @@ static const struct sp_bench_variant variants[] = {
 	{ "select -k exec", select_setup, select_run, select_teardown },
 	{ "ausearch -k", ausearch_setup, tool_run, tool_teardown },
 	{ "aureport --summary", aureport_setup, tool_run, tool_teardown },
+	{ "stream-laurel", log_setup, pipe_laurel_run, r_teardown },
+	{ "laurel", laurel_setup, laurel_run, laurel_teardown },
 };
 
 static const struct sp_bench_case cases[] = {
@@ -737,7 +889,7 @@ const struct sp_bench_suite bench_suite_replay = {
 	.cases = cases,
 	.ncases = 1,
 	.variants = variants,
-	.nvariants = 6,
+	.nvariants = 8,
 	.fixed_ops = REPLAY_EVENTS,
 	.refs = refs,
 	.context = "goal: > 1M events/s on one core for replay-log; the generated log copies the "

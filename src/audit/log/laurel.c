@@ -64,22 +64,26 @@ struct lrec {
 	int done;		/* written in the multi-part object */
 };
 
-static void lb_put(struct lbuf *b, const char *s, size_t n)
+/* Room for n more bytes: 0, or the buffer's error (-ENOMEM), kept. */
+static sp_noinline int lb_grow(struct lbuf *b, size_t n)
 {
 	if (b->err)
+		return b->err;
+	size_t cap = b->cap ? b->cap : 1024;
+	while (cap < b->n + n)
+		cap *= 2;
+	char *p = realloc(b->p, cap);
+	if (!p)
+		return b->err = -ENOMEM;
+	b->p = p;
+	b->cap = cap;
+	return 0;
+}
+
+static inline void lb_put(struct lbuf *b, const char *s, size_t n)
+{
+	if ((b->n + n > b->cap || b->err) && lb_grow(b, n))
 		return;
-	if (b->n + n > b->cap) {
-		size_t cap = b->cap ? b->cap : 1024;
-		while (cap < b->n + n)
-			cap *= 2;
-		char *p = realloc(b->p, cap);
-		if (!p) {
-			b->err = -ENOMEM;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
-	}
 	memcpy(b->p + b->n, s, n);
 	b->n += n;
 }
@@ -133,12 +137,24 @@ static size_t utf8_len(const unsigned char *p, size_t n)
 }
 
 /* The bytes as laurel's quoted text, without the JSON quotes around it. */
+/* The bytes laurel writes as they are inside a JSON string: 0x20..0x7E but '%', '+' (which it
+ * %-quotes), '"' and '\\' (which JSON escapes). */
+static int lq_plain(unsigned char c)
+{
+	return c >= 32 && c < 127 && c != '%' && c != '+' && c != '"' && c != '\\';
+}
+
 static void lq_bytes(struct lbuf *b, const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	for (size_t i = 0; i < n;) {
-		size_t k;
-		if (p[i] >= 32 && p[i] < 127 && p[i] != '%' && p[i] != '+') {
+		size_t k = i;
+		while (k < n && lq_plain(p[k]))
+			k++;
+		if (k > i) {	/* a run of plain bytes: one copy */
+			lb_put(b, s + i, k - i);
+			i = k;
+		} else if (p[i] >= 32 && p[i] < 127 && p[i] != '%' && p[i] != '+') {
 			lb_jbyte(b, p[i++]);
 		} else if (p[i] >= 0x80 && (k = utf8_len(p + i, n - i))) {
 			lb_put(b, s + i, k);
@@ -762,6 +778,44 @@ static int parse_record(struct lrec *r)
 
 /* ---- output ---- */
 
+/* The decimal digits of u at the end of the buffer ending at e; the first digit. */
+static char *dec_back(char *e, uint64_t u)
+{
+	do {
+		*--e = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	return e;
+}
+
+/* "SEC.MSEC:SERIAL" (msec in three digits), as printf's "%llu.%03u:%u", into id[64]. */
+static void event_id(char id[64], uint64_t sec, uint32_t msec, uint32_t serial)
+{
+	char t[64], *e = t + sizeof(t), *p = dec_back(e, serial);
+	*--p = ':';
+	char *m = dec_back(p, msec);
+	while (p - m < 3)
+		*--m = '0';
+	*--m = '.';
+	p = dec_back(m, sec);
+	memcpy(id, p, (size_t)(e - p));
+	id[e - p] = 0;
+}
+
+/* pre, u in base 8, 10 or 16 (lower-case digits, no leading zeros), post: printf's PRIu64,
+ * PRIo64 and PRIx64 without printf. */
+static void lb_num(struct lbuf *b, const char *pre, uint64_t u, unsigned base, const char *post)
+{
+	char d[24], *e = d + sizeof(d), *p = e;
+	do {
+		*--p = "0123456789abcdef"[u % base];
+		u /= base;
+	} while (u);
+	lb_str(b, pre);
+	lb_put(b, p, (size_t)(e - p));
+	lb_str(b, post);
+}
+
 static void put_value(struct lbuf *b, const struct lrec *r, const struct lval *v)
 {
 	char t[40];
@@ -776,14 +830,14 @@ static void put_value(struct lbuf *b, const struct lrec *r, const struct lval *v
 		lb_str(b, "}\"");
 		return;
 	case V_DEC:
-		snprintf(t, sizeof(t), "%" PRId64, v->d);
-		break;
+		lb_num(b, v->d < 0 ? "-" : "", v->d < 0 ? -(uint64_t)v->d : (uint64_t)v->d, 10, "");
+		return;
 	case V_HEX:
-		snprintf(t, sizeof(t), "\"0x%" PRIx64 "\"", v->u);
-		break;
+		lb_num(b, "\"0x", v->u, 16, "\"");
+		return;
 	case V_OCT:
-		snprintf(t, sizeof(t), "\"0o%" PRIo64 "\"", v->u);
-		break;
+		lb_num(b, "\"0o", v->u, 8, "\"");
+		return;
 	case V_LIST:
 		lb_put(b, "[", 1);
 		for (size_t i = 0, first = 1; i < v->len;) {
@@ -1170,7 +1224,7 @@ SP_API int sp_audit_log_event_laurel(const struct sp_audit_log_event *ev, const 
 	if (!recs || !v)
 		goto out;
 	sp_audit_log_event_stamp(ev, &sec, &msec, &serial, &c.node);
-	snprintf(c.id, sizeof(c.id), "%" PRIu64 ".%03" PRIu32 ":%" PRIu32, sec, msec, serial);
+	event_id(c.id, sec, msec, serial);
 	rc = event_write(&c, ev, mask, recs, v, d);
 	if (!rc)
 		rc = c.b.err;
