@@ -503,16 +503,23 @@ static const struct ftype ftypes[] = {
 	{ "syscall", 'd' }, { "uid", 'd' }, { "val", 'd' }, { "vm-pid", 'd' },
 };
 
+/* key (klen bytes) against the string w in byte order, a prefix first (memcmp's order over
+ * the shorter length, then the lengths), without measuring w. */
+static int key_cmp(const char *key, size_t klen, const char *w)
+{
+	size_t i = 0;
+	for (; i < klen && w[i]; i++)
+		if (key[i] != w[i])
+			return (unsigned char)key[i] < (unsigned char)w[i] ? -1 : 1;
+	return i < klen ? 1 : w[i] ? -1 : 0;
+}
+
 static char field_base(const char *key, size_t klen)
 {
 	size_t lo = 0, hi = SP_ARRAY_SIZE(ftypes);
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		const char *n = ftypes[mid].name;
-		size_t nl = strlen(n);
-		int c = memcmp(key, n, SP_MIN(klen, nl));
-		if (!c)
-			c = klen < nl ? -1 : klen > nl;
+		int c = key_cmp(key, klen, ftypes[mid].name);
 		if (!c)
 			return ftypes[mid].base;
 		if (c < 0)
@@ -525,7 +532,7 @@ static char field_base(const char *key, size_t klen)
 
 static int key_is(const char *k, size_t n, const char *w)
 {
-	return strlen(w) == n && !memcmp(k, w, n);
+	return !key_cmp(k, n, w);
 }
 
 /* laurel's "common" keys and how it types them: 'h', 'd', 'e' (encoded); 0 = not common. */
