@@ -51,15 +51,16 @@ int cmd_policy(int argc, char **argv, struct sp_cli *cli);
 int cmd_policy_diff(int argc, char **argv, struct sp_cli *cli);
 /* `secpath policy search` (cli/cmd_policy_search.c; argv[0] is "search") */
 int cmd_policy_search(int argc, char **argv, struct sp_cli *cli);
-/* No POLICY argument: the running policy, found where setools finds it (*path then points
- * into buf).  0, or -1 reported. */
-int cli_policy_running(struct sp_cli *cli, const char **path, char *buf, size_t len);
 /* --json or --layout L at argv[*i]: 1 taken (*i past its value), 0 not one of them, -1 reported */
 int cli_policy_common_opt(int argc, char **argv, int *i, int *json, enum sp_avtab_layout *layout,
 			  struct sp_cli *cli);
 /* Read a policy for a policy command; says why on cli->err when it cannot (0 or -errno). */
 int cli_policy_load(struct sp_cli *cli, const char *path, enum sp_avtab_layout layout,
 		    struct sp_policy **p);
+/* cli_policy_load of *path, or with *path NULL of the running policy, found where setools finds
+ * it (*path then points into running, len bytes); 0 or -1 reported. */
+int cli_policy_open(struct sp_cli *cli, const char **path, char *running, size_t len,
+		    enum sp_avtab_layout layout, struct sp_policy **p);
 int cmd_bench(int argc, char **argv, struct sp_cli *cli);
 /* `secpath audit filter|replay|run|cost|optimize` (argv[0] is the command name). */
 int cmd_audit_filter(int argc, char **argv, struct sp_cli *cli);

@@ -27,7 +27,9 @@ static int parse_layout(const char *s, enum sp_avtab_layout *l)
 	return -EINVAL;
 }
 
-int cli_policy_running(struct sp_cli *cli, const char **path, char *buf, size_t len)
+/* No POLICY argument: the running policy, found where setools finds it (*path then points
+ * into buf).  0, or -1 reported. */
+static int running_policy(struct sp_cli *cli, const char **path, char *buf, size_t len)
 {
 	int n = *path ? 0 : sp_policy_find_running(NULL, buf, len);
 	if (n < 0 || (size_t)n >= len) {
@@ -56,6 +58,13 @@ int cli_policy_load(struct sp_cli *cli, const char *path, enum sp_avtab_layout l
 	}
 	sp_diags_release(&d);
 	return rc;
+}
+
+int cli_policy_open(struct sp_cli *cli, const char **path, char *running, size_t len,
+		    enum sp_avtab_layout layout, struct sp_policy **p)
+{
+	return running_policy(cli, path, running, len) || cli_policy_load(cli, *path, layout, p)
+		       ? -1 : 0;
 }
 
 /* ---- info ---- */
@@ -431,8 +440,7 @@ static int cmd_info(int argc, char **argv, struct sp_cli *cli)
 		return rc < 0 ? SP_EXIT_OK : rc;
 	struct sp_policy *p;
 	char running[PATH_MAX];
-	if (cli_policy_running(cli, &o.path, running, sizeof(running)) ||
-	    cli_policy_load(cli, o.path, o.layout, &p))
+	if (cli_policy_open(cli, &o.path, running, sizeof(running), o.layout, &p))
 		return SP_EXIT_REJECTED;
 	struct sp_policy_info in;
 	sp_policy_get_info(p, &in);

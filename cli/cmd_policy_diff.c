@@ -194,26 +194,28 @@ static char *tok(char **p)
  * under added_NAME / removed_NAME when mod (a bracketed range loses its brackets). */
 static void json_members(FILE *f, char *body, const char *name, int mod)
 {
-	for (int pass = 0; pass < (mod ? 3 : 1); pass++) {
-		char sign = "\0+-"[pass], *p = body, *t, save[4096];
-		snprintf(save, sizeof(save), "%s", body);
-		fprintf(f, ",\"%s%s\":[", pass == 1 ? "added_" : pass == 2 ? "removed_" : "", name);
-		int n = 0;
-		for (p = save; (t = tok(&p));) {
-			if (!strcmp(t, "{") || !strcmp(t, "}"))
-				continue;
-			char c = *t == '+' || *t == '-' ? *t : 0;
-			if (c != sign)
-				continue;
-			t += c != 0;
-			size_t l = strlen(t);
-			if (*t == '[' && l > 1 && t[l - 1] == ']') {
-				t[l - 1] = 0;
-				t++;
-			}
-			fputs(n++ ? "," : "", f);
-			cli_json_str(f, t);
+	enum { MAXM = 4096 };	/* jd_rule's lines are under 8 KiB: fewer members than this */
+	char *m[MAXM], sg[MAXM], *t;
+	size_t n = 0;
+	for (char *p = body; n < MAXM && (t = tok(&p));) {
+		if (!strcmp(t, "{") || !strcmp(t, "}"))
+			continue;
+		sg[n] = *t == '+' || *t == '-' ? *t : 0;
+		t += sg[n] != 0;
+		size_t l = strlen(t);
+		if (*t == '[' && l > 1 && t[l - 1] == ']') {
+			t[l - 1] = 0;
+			t++;
 		}
+		m[n++] = t;
+	}
+	for (int pass = 0; pass < (mod ? 3 : 1); pass++) {
+		fprintf(f, ",\"%s%s\":[", pass == 1 ? "added_" : pass == 2 ? "removed_" : "", name);
+		for (size_t i = 0, k = 0; i < n; i++)
+			if (sg[i] == "\0+-"[pass]) {
+				fputs(k++ ? "," : "", f);
+				cli_json_str(f, m[i]);
+			}
 		fputc(']', f);
 	}
 }

@@ -25,8 +25,6 @@
 #include "secpath/policy.h"
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
-#define tname search_tname
-#define kind_word search_kind_word
 
 /* Rule kind options; -T also lists filename transitions (sesearch does).  The neverallow kinds
  * list nothing: a binary policy has none (sesearch prints nothing for them either). */
@@ -58,24 +56,6 @@ static const struct {
 	{ "--role_trans", SP_ROLE_TRANS },
 };
 
-/* The names of mask's permissions of class c in setools' order (sorted); their count. */
-static int perm_names(const struct sp_policy *p, uint32_t c, uint32_t mask, const char *names[32])
-{
-	int n = 0;
-	for (unsigned b = 0; b < 32; b++)
-		if (mask >> b & 1) {
-			const char *nm = sp_policy_perm_name(p, c, b);
-			names[n++] = nm ? nm : "?";
-		}
-	for (int i = 1; i < n; i++)
-		for (int j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
-			const char *x = names[j];
-			names[j] = names[j - 1];
-			names[j - 1] = x;
-		}
-	return n;
-}
-
 static int search_collect(void *ud, const struct sp_avtab_entry *rule,
 			  const struct sp_filename_trans *ft)
 {
@@ -88,7 +68,7 @@ static int search_collect(void *ud, const struct sp_avtab_entry *rule,
 		return -ENOMEM;
 	h->ft = ft;
 	hit_head(o, h, "type_transition", ft->stype, ft->ttype, ft->tclass);
-	ln_printf(&o->l, " %s %s;", tname(o->p, ft->otype, b, sizeof(b)), ft->name);
+	ln_printf(&o->l, " %s %s;", search_tname(o->p, ft->otype, b, sizeof(b)), ft->name);
 	return hit_end(o);
 }
 
@@ -120,7 +100,7 @@ static int search_collect_role(void *ud, const struct sp_role_allow *ra,
 		ln_printf(&o->l, "allow %s %s;", rname(p, ra->role), rname(p, ra->new_role));
 	else
 		ln_printf(&o->l, "role_transition %s %s:%s %s;", rname(p, rt->role),
-			  tname(p, rt->type, b1, sizeof(b1)), cname(p, rt->tclass),
+			  search_tname(p, rt->type, b1, sizeof(b1)), cname(p, rt->tclass),
 			  rname(p, rt->new_role));
 	return hit_end(o);
 }
@@ -142,10 +122,10 @@ static int search_collect_range(void *ud, const struct sp_range_trans *mt)
 }
 
 /* --json: one object per rule (secpath.policy-search/1): its parts, and the sesearch line. */
-static void json_perm_list(FILE *f, const struct sp_policy *p, uint32_t c, uint32_t mask)
+static void json_perm_list(FILE *f, struct search_out *o, uint32_t c, uint32_t mask)
 {
 	const char *names[32];
-	int n = perm_names(p, c, mask, names);
+	int n = search_perm_names(o, c, mask, names);
 	fputc('[', f);
 	for (int i = 0; i < n; i++) {
 		fputs(i ? "," : "", f);
@@ -166,10 +146,10 @@ static void json_filename_trans(FILE *f, const struct sp_policy *p,
 {
 	char b1[32], b2[32], b3[32];
 	cli_json_str(f, "type_transition");
-	json_kv(f, "source", tname(p, ft->stype, b1, sizeof(b1)));
-	json_kv(f, "target", tname(p, ft->ttype, b2, sizeof(b2)));
+	json_kv(f, "source", search_tname(p, ft->stype, b1, sizeof(b1)));
+	json_kv(f, "target", search_tname(p, ft->ttype, b2, sizeof(b2)));
 	json_kv(f, "class", sp_policy_class_name(p, ft->tclass));
-	json_kv(f, "default", tname(p, ft->otype, b3, sizeof(b3)));
+	json_kv(f, "default", search_tname(p, ft->otype, b3, sizeof(b3)));
 	json_kv(f, "name", ft->name);
 	fputs(",\"conditional\":null", f);
 }
@@ -180,7 +160,7 @@ static void json_role_rule(FILE *f, const struct sp_policy *p, const struct sear
 	cli_json_str(f, h->ra ? "role_allow" : "role_transition");
 	json_kv(f, "source", rname(p, h->ra ? h->ra->role : h->rt->role));
 	json_kv(f, "target",
-		h->ra ? rname(p, h->ra->new_role) : tname(p, h->rt->type, b1, sizeof(b1)));
+		h->ra ? rname(p, h->ra->new_role) : search_tname(p, h->rt->type, b1, sizeof(b1)));
 	if (h->ra)
 		return;
 	json_kv(f, "class", cname(p, h->rt->tclass));
@@ -191,27 +171,28 @@ static void json_range_rule(FILE *f, const struct sp_policy *p, const struct sp_
 {
 	char b1[32], b2[32], r[4096];
 	cli_json_str(f, "range_transition");
-	json_kv(f, "source", tname(p, mt->stype, b1, sizeof(b1)));
-	json_kv(f, "target", tname(p, mt->ttype, b2, sizeof(b2)));
+	json_kv(f, "source", search_tname(p, mt->stype, b1, sizeof(b1)));
+	json_kv(f, "target", search_tname(p, mt->ttype, b2, sizeof(b2)));
 	json_kv(f, "class", cname(p, mt->tclass));
 	json_kv(f, "default", sp_policy_range_format(p, mt->low, mt->high, r, sizeof(r)) < 0 ? "?"
 										   : r);
 }
 
-static void json_rule(FILE *f, const struct sp_policy *p, const struct sp_avtab_entry *rule)
+static void json_rule(FILE *f, struct search_out *o, const struct sp_avtab_entry *rule)
 {
+	const struct sp_policy *p = o->p;
 	char b1[32], b2[32], b3[32];
 	uint16_t kind = rule->specified & (uint16_t)~SP_AVTAB_ENABLED;
-	cli_json_str(f, kind_word(kind));
-	json_kv(f, "source", tname(p, rule->source, b1, sizeof(b1)));
-	json_kv(f, "target", tname(p, rule->target, b2, sizeof(b2)));
+	cli_json_str(f, search_kind_word(kind));
+	json_kv(f, "source", search_tname(p, rule->source, b1, sizeof(b1)));
+	json_kv(f, "target", search_tname(p, rule->target, b2, sizeof(b2)));
 	json_kv(f, "class", sp_policy_class_name(p, rule->tclass));
 	if (kind & SP_AVTAB_AV) {
 		fputs(",\"perms\":", f);
-		json_perm_list(f, p, rule->tclass,
+		json_perm_list(f, o, rule->tclass,
 			       kind == SP_AVTAB_AUDITDENY ? ~rule->data : rule->data);
 	} else if (kind & SP_AVTAB_TYPE) {
-		json_kv(f, "default", tname(p, rule->data, b3, sizeof(b3)));
+		json_kv(f, "default", search_tname(p, rule->data, b3, sizeof(b3)));
 	} else if (rule->xperms) {
 		fprintf(f, ",\"xperms_type\":\"%s\"", rule->xperms->kind == 2 ? "ioctl-drivers"
 						      : "ioctl");
@@ -246,7 +227,7 @@ static void search_emit(FILE *f, struct search_out *o, int json, size_t *nobj)
 		else if (h->mt)
 			json_range_rule(f, o->p, h->mt);
 		else
-			json_rule(f, o->p, &h->rule);
+			json_rule(f, o, &h->rule);
 		json_kv(f, "text", h->line);
 		fputc('}', f);
 	}
@@ -455,9 +436,9 @@ static const char *rx_name(const struct sp_policy *p, int what, uint32_t v, char
 {
 	switch (what) {
 	case RX_TYPES:
-		return sp_policy_type_is_attr(p, v) ? NULL : tname(p, v, b, len);
+		return sp_policy_type_is_attr(p, v) ? NULL : search_tname(p, v, b, len);
 	case RX_TYPES_ATTRS:
-		return tname(p, v, b, len);
+		return search_tname(p, v, b, len);
 	case RX_CLASSES:
 		return sp_policy_class_name(p, v);
 	case RX_ROLES:
@@ -712,8 +693,7 @@ int cmd_policy_search(int argc, char **argv, struct sp_cli *cli)
 		return rc < 0 ? SP_EXIT_USAGE : SP_EXIT_OK;
 	struct sp_policy *p;
 	char running[PATH_MAX];
-	if (cli_policy_running(cli, &a.path, running, sizeof(running)) ||
-	    cli_policy_load(cli, a.path, a.layout, &p))
+	if (cli_policy_open(cli, &a.path, running, sizeof(running), a.layout, &p))
 		return SP_EXIT_REJECTED;
 	rc = SP_EXIT_REJECTED;
 	struct search_out o, ro, mo;

@@ -131,13 +131,28 @@ static const struct perm_order *perm_order(struct perm_order *po, const struct s
 	}
 	for (unsigned k = 0; k < 32; k++) {
 		o->pos[bit[k]] = (uint8_t)k;
-		size_t n = strlen(o->name[k]);
-		o->len[k] = n > UINT16_MAX ? UINT16_MAX : (uint16_t)n;
-		if (n > UINT16_MAX)
-			o->long_names = 1;
+		o->len[k] = strlen(o->name[k]);
 	}
 	o->done = 1;
 	return o;
+}
+
+/* mask's bits as positions in setools' order: bit k set = the k-th name of o is in mask. */
+static uint32_t perm_sorted(const struct perm_order *o, uint32_t mask)
+{
+	uint32_t sorted = 0;
+	for (uint32_t m = mask; m; m &= m - 1)
+		sorted |= 1u << o->pos[__builtin_ctz(m)];
+	return sorted;
+}
+
+int search_perm_names(struct search_out *o, uint32_t c, uint32_t mask, const char *names[32])
+{
+	const struct perm_order *po = perm_order(o->po, o->p, c);
+	int n = 0;
+	for (uint32_t sorted = perm_sorted(po, mask); sorted; sorted &= sorted - 1)
+		names[n++] = po->name[__builtin_ctz(sorted)];
+	return n;
 }
 
 /* mask's permissions of class c as sesearch prints them: one name, or "{ a b }" sorted. */
@@ -145,20 +160,14 @@ static void ln_perms(struct lines *l, struct perm_order *po, const struct sp_pol
 		     uint32_t c, uint32_t mask)
 {
 	const struct perm_order *o = perm_order(po, p, c);
-	uint32_t sorted = 0;	/* bit k: the k-th name in setools' order is printed */
-	for (uint32_t m = mask; m; m &= m - 1)
-		sorted |= 1u << o->pos[__builtin_ctz(m)];
 	int one = mask && !(mask & (mask - 1));
 	if (!one)
 		ln_chr(l, '{');
-	for (; sorted; sorted &= sorted - 1) {
+	for (uint32_t sorted = perm_sorted(o, mask); sorted; sorted &= sorted - 1) {
 		unsigned k = (unsigned)__builtin_ctz(sorted);
 		if (!one)
 			ln_chr(l, ' ');
-		if (o->long_names)
-			ln_str(l, o->name[k]);
-		else
-			ln_mem(l, o->name[k], o->len[k]);
+		ln_mem(l, o->name[k], o->len[k]);
 	}
 	if (!one)
 		ln_mem(l, " }", 2);

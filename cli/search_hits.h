@@ -50,12 +50,12 @@ __attribute__((format(printf, 2, 3))) void ln_printf(struct lines *l, const char
 
 /* A class's permissions in setools' order (by name, "?" for a bit without one; equal names in
  * bit order), filled on the first rule of the class that is printed: name[k] is the k-th, of
- * length len[k] (unless long_names), and bit b's name is name[pos[b]]. */
+ * length len[k], and bit b's name is name[pos[b]]. */
 struct perm_order {
 	const char *name[32];
-	uint16_t len[32];
+	size_t len[32];
 	uint8_t pos[32];
-	uint8_t done, long_names;
+	uint8_t done;
 };
 
 struct search_hit {
@@ -96,6 +96,10 @@ int hit_end(struct search_out *o);
 
 /* One TE rule (an avtab entry) as sesearch prints it, without the newline: a whole hit. */
 int hit_rule(struct search_out *o, const struct sp_avtab_entry *e);
+
+/* The names of mask's permissions of class c (at most o->npo; o set up with perms) in
+ * setools' order, as the lines print them; their count. */
+int search_perm_names(struct search_out *o, uint32_t c, uint32_t mask, const char *names[32]);
 
 /* The hits in sesearch's order (o->order) and their lines pointed into the finished buffer;
  * 0 or -ENOMEM. */

@@ -450,21 +450,33 @@ static int aureport_setup(const void *param, void **state)
 	return tool_setup("aureport", args, state);
 }
 
+/* prog with argv and envp (NULL: this process's), standard input from the file `in` (NULL:
+ * this process's), its output thrown away: its exit status, or -1 when it did not exit. */
+static int run_prog(const char *prog, char *const argv[], char *const envp[], const char *in)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		int nul = open("/dev/null", O_WRONLY), fd = in ? open(in, O_RDONLY) : 0;
+		if (nul < 0 || fd < 0)
+			_exit(126);
+		dup2(fd, 0);
+		dup2(nul, 1);
+		dup2(nul, 2);
+		execve(prog, argv, envp ? envp : environ);
+		_exit(127);
+	}
+	int status;
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
 static void tool_run(void *state, uint64_t n)
 {
 	struct tool *t = state;
 	for (uint64_t done = 0; done < n; done += REPLAY_EVENTS) {
-		pid_t pid = fork();
-		if (pid == 0) {
-			int nul = open("/dev/null", O_WRONLY);
-			dup2(nul, 1);
-			dup2(nul, 2);
-			execve(t->prog, t->argv, t->envp[0] ? t->envp : environ);
-			_exit(127);
-		}
-		int status;
-		if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
-		    WEXITSTATUS(status) == 127)
+		int st = run_prog(t->prog, t->argv, t->envp[0] ? t->envp : NULL, NULL);
+		if (st < 0 || st == 127)
 			abort();
 	}
 }
@@ -772,23 +784,10 @@ static int laurel_config(struct laurel *l)
 	return fclose(f) ? -EIO : 0;
 }
 
-static int laurel_once(const struct laurel *l)
+static int laurel_once(struct laurel *l)
 {
-	pid_t pid = fork();
-	if (pid == 0) {
-		int in = open(gen.path, O_RDONLY), nul = open("/dev/null", O_WRONLY);
-		if (in < 0 || nul < 0)
-			_exit(126);
-		dup2(in, 0);
-		dup2(nul, 1);
-		dup2(nul, 2);
-		execl(l->prog, l->prog, "--config", l->cfg, (char *)NULL);
-		_exit(127);
-	}
-	int status;
-	int ok = pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
-		 !WEXITSTATUS(status);
-	return ok ? 0 : -EIO;
+	char *argv[] = { l->prog, (char *)"--config", l->cfg, NULL };
+	return run_prog(l->prog, argv, NULL, gen.path) ? -EIO : 0;
 }
 
 /* Before it is timed: laurel writes as many events as the secpath pass does (said if not). */
@@ -803,6 +802,15 @@ static void laurel_check(const struct laurel *l)
 	if (!pipe_pass(SP_AUDIT_REPLAY_NO_RULES | SP_AUDIT_REPLAY_LAUREL, &ours) && ours != theirs)
 		fprintf(stderr, "bench replay: laurel wrote %llu events, secpath's laurel output %llu\n",
 			(unsigned long long)theirs, (unsigned long long)ours);
+}
+
+static void laurel_teardown(void *state)
+{
+	struct laurel *l = state;
+	unlink(l->out);
+	unlink(l->cfg);
+	rmdir(l->dir);
+	free(l);
 }
 
 static int laurel_setup(const void *param, void **state)
@@ -833,9 +841,7 @@ static int laurel_setup(const void *param, void **state)
 		laurel_check(l);
 	unlink(l->out);
 	if (err) {
-		unlink(l->cfg);
-		rmdir(l->dir);
-		free(l);
+		laurel_teardown(l);
 		return err;
 	}
 	*state = l;
@@ -852,14 +858,6 @@ static void laurel_run(void *state, uint64_t n)
 	}
 }
 
-static void laurel_teardown(void *state)
-{
-	struct laurel *l = state;
-	unlink(l->out);
-	unlink(l->cfg);
-	rmdir(l->dir);
-	free(l);
-}
 
 static const struct sp_bench_variant variants[] = {
 	{ "replay-log", log_setup, log_run, r_teardown },

@@ -154,7 +154,7 @@ static void lq_bytes(struct lbuf *b, const char *s, size_t n)
 		if (k > i) {	/* a run of plain bytes: one copy */
 			lb_put(b, s + i, k - i);
 			i = k;
-		} else if (p[i] >= 32 && p[i] < 127 && p[i] != '%' && p[i] != '+') {
+		} else if (p[i] == '"' || p[i] == '\\') {	/* the printable bytes lq_plain refuses */
 			lb_jbyte(b, p[i++]);
 		} else if (p[i] >= 0x80 && (k = utf8_len(p + i, n - i))) {
 			lb_put(b, s + i, k);
