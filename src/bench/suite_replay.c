@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * suite_replay.c - the `replay` bench suite: audit.log replay through the compiled filter,
- * measured beside ausearch/aureport on the same file in the same run.
+ * measured beside ausearch, aureport and laurel on the same file in the same run.
  *
  * Setup generates (once per process) a log of REPLAY_EVENTS (100k, ~64 MB) events whose records
  * copy the shapes of the real sample logs (tests/data/audit/logs/go-libaudit: RHEL 7 SYSCALL +
@@ -882,7 +882,8 @@ static const struct sp_bench_ref refs[] = {
 
 const struct sp_bench_suite bench_suite_replay = {
 	.name = "replay",
-	.desc = "audit.log replay through the compiled filter (events/s) beside ausearch/aureport",
+	.desc = "audit.log replay through the compiled filter (events/s) beside ausearch, "
+		"aureport and laurel",
 	.unit = "event",
 	.cases = cases,
 	.ncases = 1,
