@@ -29,6 +29,16 @@ struct sp_bench_case {
 #define SP_BENCH_CASE_QUICK_ONLY (1u << 0)	/* only with --quick */
 #define SP_BENCH_CASE_FULL_ONLY	 (1u << 1)	/* not with --quick */
 
+/* A figure a variant measured itself (see sp_bench_suite.figures). */
+struct sp_bench_figure {
+	const char *name;		/* e.g. "latency-p99" */
+	const char *unit;		/* e.g. "us" */
+	double value;
+};
+
+#define SP_BENCH_FIG_MAX 4		/* figures kept per variant */
+#define SP_BENCH_FIG_NAME 24		/* bytes kept of a figure's name or unit */
+
 struct sp_bench_variant {
 	const char *name;
 	/* Build per-(case, variant) state.  Return 0 or -errno (the variant is then skipped). */
@@ -67,6 +77,14 @@ struct sp_bench_suite {
 	unsigned flags;			/* SP_BENCH_* below (0 = defaults) */
 	/* The context's per-op figures as chart marks: NULL = none, else ended by a NULL label. */
 	const struct sp_bench_ref *refs;
+	/*
+	 * NULL, or: after the timed rounds and before teardown, the figures variant v measured
+	 * itself over every op it ran (e.g. per-event latency percentiles, which time per op
+	 * cannot show): at most max entries written to out, their number returned.  The names
+	 * and units are copied (SP_BENCH_FIG_NAME bytes at most, with their NUL).
+	 */
+	size_t (*figures)(const struct sp_bench_variant *v, void *state,
+			  struct sp_bench_figure *out, size_t max);
 };
 
 /* Suite flags. */

@@ -130,6 +130,12 @@ enum {
 	BENCH_M_NR
 };
 
+/* A variant's own figure, copied (it crosses fork() inside a kept case). */
+struct bench_fig {
+	char name[SP_BENCH_FIG_NAME], unit[SP_BENCH_FIG_NAME];
+	double value;
+};
+
 struct bench_var_res {
 	const struct sp_bench_variant *v;
 	void *state;
@@ -139,6 +145,8 @@ struct bench_var_res {
 	uint64_t sw[BENCH_SW_NR];	/* software counter sums over the timed samples */
 	unsigned disturbed;		/* timed samples with a context switch or migration */
 	double cg_ir, cg_d1, cg_ops;	/* callgrind Ir/op, (D1mr+D1mw)/op, ops; NAN = none */
+	struct bench_fig fig[SP_BENCH_FIG_MAX];	/* the variant's own figures (nfig of them) */
+	unsigned nfig;
 };
 
 struct bench_case_res {
@@ -173,6 +181,8 @@ struct bench_kept_var {
 	unsigned disturbed;		/* timed samples with a context switch or migration */
 	double ipc, l1dmiss;		/* hw counter medians (NAN without a PMU) */
 	double cg_d1, cg_ir;		/* callgrind D1 misses and Ir per op (NAN: not measured) */
+	struct bench_fig fig[SP_BENCH_FIG_MAX];	/* the variant's own figures (nfig of them) */
+	unsigned nfig;
 };
 
 struct bench_kept_case {

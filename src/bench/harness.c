@@ -89,6 +89,20 @@ static int pin_to_current_cpu(cpu_set_t *saved)
 	return sched_setaffinity(0, sizeof(one), &one) ? -1 : cpu;
 }
 
+/* The variant's own figures, copied out of its state before its teardown. */
+static void take_figures(const struct sp_bench_suite *s, struct bench_var_res *vr)
+{
+	struct sp_bench_figure f[SP_BENCH_FIG_MAX];
+	size_t n = s->figures(vr->v, vr->state, f, SP_BENCH_FIG_MAX);
+	vr->nfig = 0;
+	for (size_t i = 0; i < n && i < SP_BENCH_FIG_MAX; i++) {
+		struct bench_fig *d = &vr->fig[vr->nfig++];
+		snprintf(d->name, sizeof(d->name), "%s", f[i].name ? f[i].name : "?");
+		snprintf(d->unit, sizeof(d->unit), "%s", f[i].unit ? f[i].unit : "");
+		d->value = f[i].value;
+	}
+}
+
 static void free_case(struct bench_case_res *r, size_t nv)
 {
 	for (size_t i = 0; i < nv; i++) {
@@ -235,6 +249,8 @@ static int run_case(const struct sp_bench_suite *s, size_t ci, const struct sp_b
 	/* Tear down before the callgrind child runs: it needs the memory, not our state. */
 	for (size_t vi = 0; vi < nv; vi++) {
 		struct bench_var_res *vr = &r.vr[vi];
+		if (!vr->err && s->figures)
+			take_figures(s, vr);
 		if (!vr->err && vr->v->teardown)
 			vr->v->teardown(vr->state);
 		vr->state = NULL;

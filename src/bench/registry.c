@@ -25,6 +25,7 @@ static const struct sp_bench_suite *const suites[] = {
 	 * only) */
 	&bench_suite_audit_parse,
 	&bench_suite_replay,
+	&bench_suite_stream,
 	&bench_suite_setools,
 	&bench_suite_malloc,
 	NULL,

@@ -207,6 +207,32 @@ static void bimodal_line(FILE *f, const struct bench_case_res *r, int m, const c
 		fputc('\n', f);
 }
 
+/* "name value unit" after sep: 1000 or more to the unit, else 3 significant digits. */
+static void fig_print(FILE *f, const struct bench_fig *g, const char *sep)
+{
+	int whole = g->value >= 1000;
+	fprintf(f, whole ? "%s%s %.0f%s%s" : "%s%s %.3g%s%s", sep, g->name, g->value,
+		g->unit[0] ? " " : "", g->unit);
+}
+
+/* The variants' own figures, one line: "  measured by the variants: A: name 1.2 us, ...". */
+static void figures_line(FILE *f, const struct bench_case_res *r)
+{
+	int any = 0;
+	for (size_t vi = 0; vi < r->s->nvariants; vi++) {
+		const struct bench_var_res *vr = &r->vr[vi];
+		if (vr->err || !vr->nfig)
+			continue;
+		fprintf(f, "%s%s:", any ? "; " : "  measured by the variants over every op: ",
+			vr->v->name);
+		for (unsigned i = 0; i < vr->nfig; i++)
+			fig_print(f, &vr->fig[i], i ? ", " : " ");
+		any = 1;
+	}
+	if (any)
+		fputc('\n', f);
+}
+
 void bench_report_table(FILE *f, const struct bench_case_res *r)
 {
 	const struct sp_bench_suite *s = r->s;
@@ -244,6 +270,7 @@ void bench_report_table(FILE *f, const struct bench_case_res *r)
 					r->reps);
 		fputc('\n', f);
 	}
+	figures_line(f, r);
 	if (r->cg_geom) {
 		if (r->cg_err)
 			fprintf(f, "  callgrind: n/a (%s)\n", r->cg_err);
@@ -317,6 +344,29 @@ static void json_stats(FILE *f, const struct bench_case_res *r, const struct ben
 	fputs("]}\n", f);
 }
 
+/* A variant's own figure: one value over every op it ran (min = median = max, no pstdev). */
+static void json_fig(FILE *f, const struct bench_case_res *r, const struct bench_var_res *vr,
+		     const struct bench_fig *g)
+{
+	fputs("{\"schema\":\"secpath.bench/1\",\"suite\":", f);
+	json_str(f, r->s->name);
+	fputs(",\"case\":", f);
+	json_str(f, r->c->name);
+	fputs(",\"variant\":", f);
+	json_str(f, vr->v->name);
+	fprintf(f, ",\"baseline\":%s,\"metric\":", vr == &r->vr[0] ? "true" : "false");
+	json_str(f, g->name);
+	fputs(",\"unit\":", f);
+	json_str(f, g->unit);
+	fprintf(f, ",\"reps\":%u,\"over\":\"every op\"", r->reps);
+	const char *k[] = { "min", "avg", "median", "max" };
+	for (int i = 0; i < 4; i++) {
+		fprintf(f, ",\"%s\":", k[i]);
+		json_num(f, g->value);
+	}
+	fputs(",\"pstdev\":null,\"noisy\":false,\"bimodal\":false}\n", f);
+}
+
 void bench_report_json(FILE *f, const struct bench_case_res *r)
 {
 	for (size_t vi = 0; vi < r->s->nvariants; vi++) {
@@ -330,6 +380,8 @@ void bench_report_json(FILE *f, const struct bench_case_res *r)
 		}
 		json_stats(f, r, vr, BENCH_M_NS);
 		json_stats(f, r, vr, BENCH_M_CPU);
+		for (unsigned i = 0; i < vr->nfig; i++)
+			json_fig(f, r, vr, &vr->fig[i]);
 		if (!r->hw_err)
 			for (int m = BENCH_M_CYCLES; m < BENCH_M_NR; m++)
 				json_stats(f, r, vr, m);
@@ -396,8 +448,11 @@ static void keep_var(struct bench_kept_var *kv, const struct bench_case_res *r,
 	kv->ratio = kv->rmin = kv->rmax = kv->cpu_ratio = kv->cpu_rmin = kv->cpu_rmax = NAN;
 	kv->pct = kv->cpu_pct = kv->ipc = kv->l1dmiss = NAN;
 	kv->cg_d1 = kv->cg_ir = NAN;
+	kv->nfig = 0;
 	if (vr->err)
 		return;
+	kv->nfig = vr->nfig;
+	memcpy(kv->fig, vr->fig, sizeof(kv->fig));
 	bench_stats_compute(vr->m[BENCH_M_NS], r->reps, &st);
 	kv->med = st.median;
 	kv->min = st.min;
@@ -599,6 +654,13 @@ static int summary_line(FILE *f, const struct sp_bench_results *res,
 	if (isfinite(h->cg_d1) && isfinite(b->cg_d1))
 		fprintf(f, "; D1 misses/%s %.3g vs %.3g", s->unit ? s->unit : "op", h->cg_d1,
 			b->cg_d1);
+	for (size_t j = 0; j < k->nv; j++)
+		for (unsigned i = 0; i < k->v[j].nfig; i++) {
+			const struct bench_fig *g = &k->v[j].fig[i];
+			if (!i)
+				fprintf(f, "; %s:", k->v[j].name);
+			fig_print(f, g, i ? ", " : " ");
+		}
 	fputc('\n', f);
 	return marks;
 }

@@ -769,6 +769,33 @@ static void case_figure(FILE *f, const struct bench_kept_case *k)
 	fputs("</figure>\n", f);
 }
 
+/* The figures the variants measured themselves (sp_bench_suite.figures), a line under the
+ * case's charts: nothing when none has any. */
+static void case_own_figures(FILE *f, const struct bench_kept_case *k)
+{
+	int any = 0;
+	for (size_t j = 0; j < k->nv; j++)
+		for (unsigned i = 0; i < k->v[j].nfig; i++) {
+			const struct bench_fig *g = &k->v[j].fig[i];
+			if (!any) {
+				fputs("<p class=\"how\">", f);
+				esc(f, k->name);
+				fputs(", measured by the variants over every op: ", f);
+			}
+			fputs(i ? ", " : any ? "; <b>" : "<b>", f);
+			if (!i) {
+				esc(f, k->v[j].name);
+				fputs("</b>: ", f);
+			}
+			esc(f, g->name);
+			fprintf(f, g->value >= 1000 ? " %.0f " : " %.3g ", g->value);
+			esc(f, g->unit);
+			any = 1;
+		}
+	if (any)
+		fputs("</p>\n", f);
+}
+
 static void suite_section(FILE *f, const struct sp_bench_results *r,
 			  const struct sp_bench_suite *s)
 {
@@ -791,8 +818,10 @@ static void suite_section(FILE *f, const struct sp_bench_results *r,
 	esc(f, first->v[0].name);
 	fputs("</p>\n", f);
 	for (size_t i = 0; i < r->n; i++)
-		if (r->c[i].s == s)
+		if (r->c[i].s == s) {
 			case_figure(f, &r->c[i]);
+			case_own_figures(f, &r->c[i]);
+		}
 	if (last->context) {
 		fprintf(f, "<p class=\"context\"><b>Kernel threads / targets</b> (%s): ",
 			s->refs ? "the per-op figures are marked on the charts of the cases they "

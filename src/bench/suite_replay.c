@@ -308,6 +308,16 @@ static int gen_once(void)
 	return gen.err;
 }
 
+int bench_replay_log(const char **log, size_t *len, const char **rules, size_t *rules_len)
+{
+	int err = gen_once();
+	*log = gen.log;
+	*len = gen.len;
+	*rules = bench_rules;
+	*rules_len = sizeof(bench_rules) - 1;
+	return err;
+}
+
 __attribute__((destructor)) static void gen_cleanup(void)
 {
 	if (gen.path[0])

@@ -13,8 +13,15 @@ extern const struct sp_bench_suite bench_suite_audit;
 extern const struct sp_bench_suite bench_suite_audit_parse;
 extern const struct sp_bench_suite bench_suite_policy;
 extern const struct sp_bench_suite bench_suite_replay;
+extern const struct sp_bench_suite bench_suite_stream;
 extern const struct sp_bench_suite bench_suite_setools;
 extern const struct sp_bench_suite bench_suite_malloc;
+
+/*
+ * The replay suite's generated log (built once per process: events with serials 100000 + i,
+ * i < 100000, each event's records contiguous) and its rules (auditctl -R text).  0 or -errno.
+ */
+int bench_replay_log(const char **log, size_t *len, const char **rules, size_t *rules_len);
 
 /*
  * A bundled data file (rel: "audit/rules/debian/30-stig.rules") as a path: under

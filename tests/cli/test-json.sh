@@ -111,6 +111,26 @@ if [ "$rc" -eq 0 ] && python3 tests/cli/schema-check.py "$SCHEMA" bench-host <"$
    python3 tests/cli/schema-check.py "$SCHEMA" bench <"$tmp/lines" >>"$tmp/why" 2>&1; then ok
 else bad "bench --json: exit $rc $(cat "$tmp/why")"; fi
 valid bench-list 0 "$B" bench --list --json
+# the stream suite's own figures: every event laurel's format writes (and cat relays) is timed,
+# one warm-up and one round of 10000 events each; the raw variant times only what its rules keep
+"$B" bench stream --reps 1 --json >"$tmp/o" 2>"$tmp/e"; rc=$?
+tail -n +2 "$tmp/o" >"$tmp/lines"
+if [ "$rc" -eq 0 ] && python3 tests/cli/schema-check.py "$SCHEMA" bench <"$tmp/lines" >"$tmp/why" 2>&1 &&
+   python3 - "$tmp/lines" >>"$tmp/why" 2>&1 <<'PY'; then ok
+import json, sys
+fig = {}
+for line in open(sys.argv[1]):
+    o = json.loads(line)
+    if o.get("over") == "every op":
+        fig[(o["variant"], o["metric"])] = o["median"]
+timed = lambda v: fig[(v, "events-timed")]
+assert timed("stream --format laurel") == 20000, fig
+assert timed("cat (relay floor)") == 20000, fig
+assert 0 < timed("stream raw -R") < 20000, fig
+for v in ("stream raw -R", "stream --format laurel", "cat (relay floor)"):
+    assert 0 < fig[(v, "latency-p50")] <= fig[(v, "latency-p99")], (v, fig)
+PY
+else bad "bench stream --json: exit $rc $(cat "$tmp/why" "$tmp/e")"; fi
 # the checker refuses what it should
 "$B" audit check --json "$tmp/bad.rules" 2>/dev/null | sed 's/"warnings":[0-9]*,//' >"$tmp/o"
 if python3 tests/cli/schema-check.py "$SCHEMA" <"$tmp/o" >/dev/null 2>&1; then bad "checker: a missing member passed"; else ok; fi

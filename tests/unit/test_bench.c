@@ -482,7 +482,7 @@ static void test_bench__only_case_and_registry(void **st)
 
 	/* The registry lists every suite of suites.h by name, exactly once. */
 	const char *names[] = { "slab", "slab-spread", "hackbench", "audit",
-				"audit-parse", "replay", "setools", "policy", "malloc" };
+				"audit-parse", "replay", "stream", "setools", "policy", "malloc" };
 	size_t n = 0;
 	for (const struct sp_bench_suite *const *s = sp_bench_suites(); *s; s++)
 		n++;
@@ -497,6 +497,7 @@ static void test_bench__only_case_and_registry(void **st)
 	assert_true(sp_bench_suite_is_default(sp_bench_suite_find("slab")));
 	assert_false(sp_bench_suite_is_default(sp_bench_suite_find("malloc")));
 	assert_false(sp_bench_suite_is_default(sp_bench_suite_find("setools")));
+	assert_false(sp_bench_suite_is_default(sp_bench_suite_find("stream")));
 	struct sp_bench_suite hidden = t_suite;
 	assert_true(sp_bench_suite_is_default(&hidden));
 	hidden.flags = SP_BENCH_NOT_DEFAULT;
@@ -563,6 +564,97 @@ static char *slurp(FILE *f)
 	assert_int_equal(sp_fd_read_all(fileno(f), &buf, &len), 0);
 	fclose(f);
 	return buf;
+}
+
+/* The figures of t_figs: the variant's op count over every run (its state's sink of ops). */
+struct fstate {
+	uint64_t ops;
+};
+
+static int f_setup(const void *p, void **st)
+{
+	(void)p;
+	*st = calloc(1, sizeof(struct fstate));
+	return *st ? 0 : -ENOMEM;
+}
+
+static void f_run(void *state, uint64_t n)
+{
+	((struct fstate *)state)->ops += n;
+}
+
+static size_t f_figures(const struct sp_bench_variant *v, void *state,
+			struct sp_bench_figure *out, size_t max)
+{
+	static char longname[64];
+	memset(longname, 'x', sizeof(longname) - 1);
+	if (!strcmp(v->name, "silent") || max < 2)
+		return 0;
+	out[0] = (struct sp_bench_figure){ "ops-seen", "", (double)((struct fstate *)state)->ops };
+	out[1] = (struct sp_bench_figure){ longname, "us", 0.25 };
+	return 2;
+}
+
+static const struct sp_bench_variant f_variants[] = {
+	{ "counting", f_setup, f_run, free },
+	{ "silent", f_setup, f_run, free },
+};
+static const struct sp_bench_suite t_figs = {
+	.name = "test-figs", .desc = "own figures", .unit = "op",
+	.cases = t_cases, .ncases = 1, .variants = f_variants, .nvariants = 2,
+	.fixed_ops = 1000, .figures = f_figures,
+};
+
+/* A variant's own figures: under the table, as JSON objects "over every op", and across the
+ * isolated run's fork into the summary; names cut to SP_BENCH_FIG_NAME - 1 bytes. */
+static void test_bench__variant_figures(void **st)
+{
+	(void)st;
+	struct sp_bench_opts o = { .sz = sizeof(o), .reps = 3 };
+	int rc;
+	char *out = run_suite(&t_figs, &o, &rc);
+	assert_int_equal(rc, 0);
+	/* 1 warm-up + 3 rounds of 1000 ops */
+	assert_non_null(strstr(out, "measured by the variants over every op: counting: ops-seen "
+				    "4000, xxxxxxxxxxxxxxxxxxxxxxx 0.25 us\n"));
+	assert_null(strstr(out, "silent:"));
+	free(out);
+
+	o.json = 1;
+	out = run_suite(&t_figs, &o, &rc);
+	assert_int_equal(rc, 0);
+	size_t figs = 0;
+	for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
+		assert_true(json_valid(line));
+		if (!strstr(line, "\"over\":\"every op\""))
+			continue;
+		figs++;
+		assert_non_null(strstr(line, "\"variant\":\"counting\""));
+		if (strstr(line, "\"metric\":\"ops-seen\""))
+			assert_non_null(strstr(line, "\"median\":4000,"));
+	}
+	assert_int_equal(figs, 2);
+	free(out);
+
+	struct sp_bench_results *res;
+	assert_int_equal(sp_bench_results_new(&res), 0);
+	FILE *f = tmpfile();
+	assert_non_null(f);
+	struct sp_bench_opts io = { .sz = sizeof(io), .reps = 3, .out = f, .results = res };
+	assert_int_equal(sp_bench_run_isolated(&t_figs, &io), 0);
+	assert_int_equal(sp_bench_results_count(res), 1);
+	assert_int_equal(res->c[0].v[0].nfig, 2);
+	assert_int_equal(res->c[0].v[1].nfig, 0);
+	char *sum = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&sum, &len);
+	assert_non_null(m);
+	sp_bench_summary(m, res);
+	fclose(m);
+	assert_non_null(strstr(sum, "; counting: ops-seen 4000, xxxxxxxxxxxxxxxxxxxxxxx 0.25 us\n"));
+	free(sum);
+	fclose(f);
+	sp_bench_results_free(res);
 }
 
 static void test_bench__isolated_run_keeps_results(void **st)
@@ -729,6 +821,7 @@ int main(void)
 		cmocka_unit_test(test_bench__only_case_and_registry),
 		cmocka_unit_test(test_bench__budget_scales_samples_and_cuts_rounds),
 		cmocka_unit_test(test_bench__isolated_run_keeps_results),
+		cmocka_unit_test(test_bench__variant_figures),
 		cmocka_unit_test(test_bench__noise_and_bimodal_rules),
 		cmocka_unit_test(test_bench__bimodal_in_table_and_json),
 	};
