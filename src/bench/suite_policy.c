@@ -480,11 +480,33 @@ static uint32_t sepol_decide(policydb_t *db, const struct pol_q *q)
 	return allowed ^ audit ^ deny;
 }
 
+/* The avc case's own loop (the switch of run() is not in the measured cost): a lookup, a load
+ * of the next triple and an add per op. */
+static sp_noinline void avc_run(struct pstate *s, uint64_t n)
+{
+	uint32_t sink = 0;
+	struct sp_av_decision d;
+	struct sp_avc *avc = s->avc;
+	uint64_t i = s->i;
+	for (uint64_t k = 0; k < n; k++, i++) {
+		const struct pol_q *q = &in.avc[i % NAVC];
+		sp_avc_lookup(avc, q->s, q->t, q->c, &d);
+		sink += d.allowed;
+	}
+	s->i = i;
+	s->sink += sink;
+	__asm__ volatile("" : : "r"(s->sink) : "memory");
+}
+
 static sp_noinline void run(void *state, uint64_t n)
 {
 	struct pstate *s = state;
 	uint32_t sink = 0;
 	struct sp_av_decision d;
+	if (s->kc == C_AVC) {
+		avc_run(s, n);
+		return;
+	}
 	for (uint64_t k = 0; k < n; k++, s->i++) {
 		switch (s->kc) {
 		case C_LOAD:
@@ -539,12 +561,8 @@ static sp_noinline void run(void *state, uint64_t n)
 			}
 			break;
 		}
-		case C_AVC: {
-			const struct pol_q *q = &in.avc[s->i % NAVC];
-			sp_avc_lookup(s->avc, q->s, q->t, q->c, &d);
-			sink += d.allowed;
+		case C_AVC:	/* avc_run */
 			break;
-		}
 		}
 	}
 	s->sink += sink;

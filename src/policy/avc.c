@@ -1,19 +1,23 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * avc.c - the access vector cache (security/selinux/avc.c, in user space): full decisions keyed
- * by (source type, target type, class) in nbuckets RCU hash chains (default 512, hash
- * (s ^ t << 2 ^ c << 4) & mask as the kernel's avc_hash), one lock per bucket for writers.
+ * by (source type, target type, class) in nbuckets hash chains (default 512, hash
+ * (s ^ t << 2 ^ c << 4) & mask as the kernel's avc_hash), one lock per chain for writers.
  *
- * Lifecycle: lookup under rcu_read_lock; a miss computes through the current policy (also read
- * under RCU) and inserts unless the policy generation moved meanwhile.  Above `threshold` nodes,
- * reclaim frees up to 16 nodes scanning buckets round-robin from a moving hint (not an LRU, like
- * the kernel).  Replacing the policy or changing a boolean publishes a new sp_policy with
- * rcu_xchg_pointer, bumps the generation, flushes, waits for a grace period and frees the old
- * one; a boolean change shares the old policy's immutable core (only the conditional state is
- * rebuilt), as the kernel's security_set_bools duplicates only the conditional part.
+ * Lifecycle: a hit is lock-free and outside RCU: the chain heads and links are atomics, the
+ * nodes type-stable (freed only by sp_avc_free; dropped nodes go to a free list and are reused)
+ * and each node's fields are read under its seqcount.  A miss computes through the current
+ * policy (read under RCU) and inserts unless the policy generation moved meanwhile.  Above
+ * `threshold` nodes, reclaim drops up to 16 nodes scanning buckets round-robin from a moving
+ * hint (not an LRU, like the kernel).  Replacing the policy or changing a boolean publishes a new
+ * sp_policy with rcu_xchg_pointer, bumps the generation (no node of an older one is a hit),
+ * flushes, waits for a grace period and frees the old one; a boolean change shares the old
+ * policy's immutable core (only the conditional state is rebuilt), as the kernel's
+ * security_set_bools duplicates only the conditional part.
  *
- * Threads calling sp_avc_lookup must be registered with liburcu: sp_avc_reader_register() wraps
- * rcu_register_thread() with a per-thread nesting count (only the outermost call registers).
+ * Threads calling sp_avc_lookup must be registered with liburcu (a miss reads the policy under
+ * RCU): sp_avc_reader_register() wraps rcu_register_thread() with a per-thread nesting count
+ * (only the outermost call registers).
  * Statistics are relaxed atomics, the counterpart of the kernel's per-CPU counters.
  */
 #include <errno.h>
@@ -30,7 +34,6 @@
 #endif
 #define URCU_INLINE_SMALL_FUNCTIONS
 #include <urcu.h>
-#include <urcu/rcuhlist.h>
 
 #include "policy/policy_int.h"
 
@@ -51,28 +54,46 @@ SP_API void sp_avc_reader_unregister(void)
 		rcu_unregister_thread();
 }
 
+/*
+ * A cached decision.  Nodes are type-stable: once allocated, a node is only ever a node of this
+ * AVC (in a chain, or on the free list) until sp_avc_free, so a reader holding a stale pointer
+ * reads node memory, never freed memory.  seq is a seqcount: odd while a writer (re)initialises
+ * the fields, which are atomics read relaxed between two reads of seq.
+ */
 struct avc_node {
-	struct cds_hlist_node h;
-	uint32_t s, t, c, gen;
-	struct sp_av_decision avd;
-	struct rcu_head rcu;
+	_Atomic(struct avc_node *) next;	/* the chain, or the free list */
+	struct avc_node *all;			/* every node of the AVC (pool lock) */
+	atomic_uint seq;
+	_Atomic uint64_t st, cg;		/* s | t << 32, c | gen << 32 (node_key) */
+	_Atomic uint64_t avd01, avd23;		/* allowed | auditallow << 32, auditdeny | flags << 32 */
+	_Atomic uint32_t avd4;			/* seqno */
 };
 
-struct avc_bucket {
-	struct cds_hlist_head head;
-	pthread_mutex_t lock;
-};
+static inline uint64_t node_key(uint32_t lo, uint32_t hi)
+{
+	return lo | (uint64_t)hi << 32;
+}
 
 struct sp_avc {
 	struct sp_policy *policy;	/* RCU-protected */
 	atomic_uint gen;
 	unsigned nbuckets, mask, threshold;
-	struct avc_bucket *b;
+	_Atomic(struct avc_node *) *head;	/* nbuckets chain heads (the readers' array) */
+	pthread_mutex_t *lock;			/* nbuckets: the writers' lock of each chain */
 	atomic_uint active;
 	atomic_uint hint;
 	pthread_mutex_t writer;		/* serialises policy and boolean changes */
+	pthread_mutex_t pool;		/* free and all */
+	/* the pool: every node ever allocated is on `all`; a new decision takes a free node
+	 * first, so the pool holds at most the peak number of nodes cached at once (about
+	 * threshold, plus the inserts racing a reclaim) */
+	struct avc_node *free, *all;
 	atomic_uint_fast64_t hits, misses, allocations, reclaims, frees;	/* lookups = hits + misses */
 };
+
+/* Chain steps a lock-free lookup takes before it calls the rest a miss: a reader that followed a
+ * reused node's link into another chain (or the free list) stops; a miss is always correct. */
+#define AVC_HOPS 64
 
 static inline unsigned avc_hash(const struct sp_avc *a, uint32_t s, uint32_t t, uint32_t c)
 {
@@ -87,33 +108,74 @@ SP_API int sp_avc_create(struct sp_policy *p, const struct sp_avc_opts *o, struc
 	struct sp_avc *a = calloc(1, sizeof(*a));
 	if (!a)
 		return -ENOMEM;
-	a->b = calloc(nb, sizeof(*a->b));
-	if (!a->b) {
+	a->head = calloc(nb, sizeof(*a->head));
+	a->lock = calloc(nb, sizeof(*a->lock));
+	if (!a->head || !a->lock) {
+		free(a->head);
+		free(a->lock);
 		free(a);
 		return -ENOMEM;
 	}
-	for (unsigned i = 0; i < nb; i++) {
-		CDS_INIT_HLIST_HEAD(&a->b[i].head);
-		pthread_mutex_init(&a->b[i].lock, NULL);
-	}
+	for (unsigned i = 0; i < nb; i++)
+		pthread_mutex_init(&a->lock[i], NULL);
 	a->nbuckets = nb;
 	a->mask = nb - 1;
 	a->threshold = SP_OPTS_HAS(o, threshold) && o->threshold ? o->threshold : 512;
 	pthread_mutex_init(&a->writer, NULL);
+	pthread_mutex_init(&a->pool, NULL);
 	a->policy = p;
 	*out = a;
 	return 0;
 }
 
-static void node_free_rcu(struct rcu_head *h)
+/* A node for a new decision: from the free list, else allocated (and listed in all). */
+static struct avc_node *node_get(struct sp_avc *a)
 {
-	free(caa_container_of(h, struct avc_node, rcu));
+	pthread_mutex_lock(&a->pool);
+	struct avc_node *n = a->free;
+	if (n) {
+		a->free = atomic_load_explicit(&n->next, memory_order_relaxed);
+	} else if ((n = calloc(1, sizeof(*n)))) {
+		n->all = a->all;
+		a->all = n;
+	}
+	pthread_mutex_unlock(&a->pool);
+	return n;
 }
 
-static void node_drop(struct sp_avc *a, struct avc_node *n)
+/* n back on the free list; it keeps its fields (a stale reader may still read them) and its
+ * link until reused. */
+static void node_put(struct sp_avc *a, struct avc_node *n)
 {
-	cds_hlist_del_rcu(&n->h);
-	call_rcu(&n->rcu, node_free_rcu);
+	pthread_mutex_lock(&a->pool);
+	atomic_store_explicit(&n->next, a->free, memory_order_release);
+	a->free = n;
+	pthread_mutex_unlock(&a->pool);
+}
+
+/* The seqcount write side: odd, the fields, even.  The field stores are releases (each orders
+ * the odd count before it) and the readers' field loads acquires (each orders the count's
+ * re-read after it): no fence, the same plain moves on x86, and a form TSan checks. */
+static void node_fill(struct avc_node *n, uint32_t s, uint32_t t, uint32_t c, unsigned gen,
+		      const struct sp_av_decision *d)
+{
+	unsigned q = atomic_load_explicit(&n->seq, memory_order_relaxed);
+	atomic_store_explicit(&n->seq, q + 1, memory_order_relaxed);
+	atomic_store_explicit(&n->st, node_key(s, t), memory_order_release);
+	atomic_store_explicit(&n->cg, node_key(c, gen), memory_order_release);
+	atomic_store_explicit(&n->avd01, node_key(d->allowed, d->auditallow), memory_order_release);
+	atomic_store_explicit(&n->avd23, node_key(d->auditdeny, d->flags), memory_order_release);
+	atomic_store_explicit(&n->avd4, d->seqno, memory_order_release);
+	atomic_store_explicit(&n->seq, q + 2, memory_order_release);
+}
+
+/* Unlink *link's node (the caller holds its chain's lock) and put it on the free list. */
+static void node_drop(struct sp_avc *a, _Atomic(struct avc_node *) *link)
+{
+	struct avc_node *n = atomic_load_explicit(link, memory_order_relaxed);
+	atomic_store_explicit(link, atomic_load_explicit(&n->next, memory_order_relaxed),
+			      memory_order_release);
+	node_put(a, n);
 	atomic_fetch_sub_explicit(&a->active, 1, memory_order_relaxed);
 	atomic_fetch_add_explicit(&a->frees, 1, memory_order_relaxed);
 }
@@ -124,90 +186,109 @@ static void avc_reclaim(struct sp_avc *a)
 	unsigned freed = 0;
 	for (unsigned tries = 0; tries < a->nbuckets && freed < AVC_RECLAIM; tries++) {
 		unsigned i = atomic_fetch_add_explicit(&a->hint, 1, memory_order_relaxed) & a->mask;
-		struct avc_bucket *bk = &a->b[i];
-		if (pthread_mutex_trylock(&bk->lock))
+		if (pthread_mutex_trylock(&a->lock[i]))
 			continue;
-		struct avc_node *n;
-		struct cds_hlist_node *pos, *nx;
-		cds_hlist_for_each_entry_safe(n, pos, nx, &bk->head, h) {
-			node_drop(a, n);
+		while (freed < AVC_RECLAIM && atomic_load_explicit(&a->head[i], memory_order_relaxed)) {
+			node_drop(a, &a->head[i]);
 			atomic_fetch_add_explicit(&a->reclaims, 1, memory_order_relaxed);
-			if (++freed >= AVC_RECLAIM)
-				break;
+			freed++;
 		}
-		pthread_mutex_unlock(&bk->lock);
+		pthread_mutex_unlock(&a->lock[i]);
 	}
 }
 
-/* A miss, entered inside the lookup's read-side section and ending it: the decision computed
- * through the current policy and inserted unless the generation moved since the lookup read
- * gen. */
-static sp_noinline int avc_miss(struct sp_avc *a, uint32_t s, uint32_t t, uint32_t c,
-				unsigned gen, unsigned hv, struct sp_av_decision *avd)
+/* Insert d for (s, t, c) at gen in chain hv, replacing any node of the same key, unless the
+ * generation moved since the lookup read gen (that change's flush would miss it). */
+static void avc_insert(struct sp_avc *a, uint32_t s, uint32_t t, uint32_t c, unsigned gen,
+		       unsigned hv, const struct sp_av_decision *d)
 {
+	struct avc_node *nn = node_get(a);
+	if (!nn)
+		return;		/* the decision stands; caching is best effort */
+	node_fill(nn, s, t, c, gen, d);
+	pthread_mutex_lock(&a->lock[hv]);
+	if (atomic_load_explicit(&a->gen, memory_order_acquire) != gen) {
+		pthread_mutex_unlock(&a->lock[hv]);
+		node_put(a, nn);
+		return;
+	}
+	_Atomic(struct avc_node *) *link = &a->head[hv];
+	for (struct avc_node *n; (n = atomic_load_explicit(link, memory_order_relaxed));) {
+		if (atomic_load_explicit(&n->st, memory_order_relaxed) == node_key(s, t) &&
+		    (uint32_t)atomic_load_explicit(&n->cg, memory_order_relaxed) == c)
+			node_drop(a, link);	/* replace a stale or racing entry */
+		else
+			link = &n->next;
+	}
+	atomic_store_explicit(&nn->next, atomic_load_explicit(&a->head[hv], memory_order_relaxed),
+			      memory_order_relaxed);
+	atomic_store_explicit(&a->head[hv], nn, memory_order_release);
+	pthread_mutex_unlock(&a->lock[hv]);
+	atomic_fetch_add_explicit(&a->allocations, 1, memory_order_relaxed);
+	if (atomic_fetch_add_explicit(&a->active, 1, memory_order_relaxed) + 1 > a->threshold)
+		avc_reclaim(a);
+}
+
+/* A miss of the key kst = node_key(s, t), kcg = node_key(c, gen): the decision computed
+ * through the current policy (read under RCU) and inserted. */
+static sp_noinline int avc_miss(struct sp_avc *a, uint64_t kst, uint64_t kcg,
+				struct sp_av_decision *avd)
+{
+	uint32_t s = (uint32_t)kst, t = (uint32_t)(kst >> 32), c = (uint32_t)kcg;
+	unsigned gen = (unsigned)(kcg >> 32);
+	rcu_read_lock();
 	struct sp_policy *p = rcu_dereference(a->policy);
 	int rc = sp_policy_compute_av(p, s, t, c, avd);
 	rcu_read_unlock();
 	atomic_fetch_add_explicit(&a->misses, 1, memory_order_relaxed);
-	if (rc)
-		return rc;
-	/* insert unless a policy change happened meanwhile (its flush would miss us) */
-	struct avc_node *nn = malloc(sizeof(*nn));
-	if (!nn)
-		return 0;	/* the decision stands; caching is best effort */
-	nn->s = s, nn->t = t, nn->c = c, nn->gen = gen;
-	nn->avd = *avd;
-	struct avc_bucket *bk = &a->b[hv];
-	pthread_mutex_lock(&bk->lock);
-	if (atomic_load_explicit(&a->gen, memory_order_acquire) != gen) {
-		pthread_mutex_unlock(&bk->lock);
-		free(nn);
-		return 0;
-	}
-	struct avc_node *n;
-	struct cds_hlist_node *pos, *nx;
-	cds_hlist_for_each_entry_safe(n, pos, nx, &bk->head, h)
-		if (n->s == s && n->t == t && n->c == c)
-			node_drop(a, n);	/* replace a stale or racing entry */
-	cds_hlist_add_head_rcu(&nn->h, &bk->head);
-	pthread_mutex_unlock(&bk->lock);
-	atomic_fetch_add_explicit(&a->allocations, 1, memory_order_relaxed);
-	if (atomic_fetch_add_explicit(&a->active, 1, memory_order_relaxed) + 1 > a->threshold)
-		avc_reclaim(a);
-	return 0;
+	if (!rc)
+		avc_insert(a, s, t, c, gen, avc_hash(a, s, t, c), avd);
+	return rc;
 }
 
-/* Nothing is live after the read side ends or the miss is called (a tail call), so the hit
- * path saves no registers; lookups are counted as hits + misses. */
+/*
+ * A hit takes no lock and no RCU read-side section: the chain is walked through type-stable
+ * nodes, and a node's decision counts only if its key and generation match and its seqcount was
+ * even and unchanged around the reads.  A decision so read was cached for the generation the
+ * lookup began in, which is what an RCU reader could have seen.  Anything else is a miss, a
+ * tail call given the packed key (few live values), so a hit saves no registers.
+ */
 SP_API int sp_avc_lookup(struct sp_avc *a, uint32_t s, uint32_t t, uint32_t c,
 			 struct sp_av_decision *avd)
 {
 	unsigned gen = atomic_load_explicit(&a->gen, memory_order_acquire);
-	unsigned hv = avc_hash(a, s, t, c);
-	struct avc_node *n;
-	struct cds_hlist_node *pos;
-	rcu_read_lock();
-	cds_hlist_for_each_entry_rcu(n, pos, &a->b[hv].head, h) {
-		if (n->s == s && n->t == t && n->c == c && n->gen == gen) {
-			*avd = n->avd;
+	uint64_t kst = node_key(s, t), kcg = node_key(c, gen);
+	struct avc_node *n = atomic_load_explicit(&a->head[avc_hash(a, s, t, c)],
+						  memory_order_acquire);
+	for (unsigned hops = AVC_HOPS; n && hops; hops--) {
+		unsigned q = atomic_load_explicit(&n->seq, memory_order_acquire);
+		if (atomic_load_explicit(&n->st, memory_order_acquire) == kst &&
+		    atomic_load_explicit(&n->cg, memory_order_acquire) == kcg) {
+			uint64_t d01 = atomic_load_explicit(&n->avd01, memory_order_acquire);
+			uint64_t d23 = atomic_load_explicit(&n->avd23, memory_order_acquire);
+			uint32_t d4 = atomic_load_explicit(&n->avd4, memory_order_acquire);
+			if ((q & 1) || atomic_load_explicit(&n->seq, memory_order_relaxed) != q)
+				break;
+			avd->allowed = (uint32_t)d01;
+			avd->auditallow = (uint32_t)(d01 >> 32);
+			avd->auditdeny = (uint32_t)d23;
+			avd->flags = (uint32_t)(d23 >> 32);
+			avd->seqno = d4;
 			atomic_fetch_add_explicit(&a->hits, 1, memory_order_relaxed);
-			rcu_read_unlock();
 			return 0;
 		}
+		n = atomic_load_explicit(&n->next, memory_order_acquire);
 	}
-	return avc_miss(a, s, t, c, gen, hv, avd);
+	return avc_miss(a, kst, kcg, avd);
 }
 
 SP_API void sp_avc_flush(struct sp_avc *a)
 {
 	for (unsigned i = 0; i < a->nbuckets; i++) {
-		struct avc_bucket *bk = &a->b[i];
-		struct avc_node *n;
-		struct cds_hlist_node *pos, *nx;
-		pthread_mutex_lock(&bk->lock);
-		cds_hlist_for_each_entry_safe(n, pos, nx, &bk->head, h)
-			node_drop(a, n);
-		pthread_mutex_unlock(&bk->lock);
+		pthread_mutex_lock(&a->lock[i]);
+		while (atomic_load_explicit(&a->head[i], memory_order_relaxed))
+			node_drop(a, &a->head[i]);
+		pthread_mutex_unlock(&a->lock[i]);
 	}
 }
 
@@ -253,30 +334,34 @@ SP_API void sp_avc_get_stats(struct sp_avc *a, struct sp_avc_stats *st)
 	st->frees = atomic_load(&a->frees);
 	st->entries = st->buckets_used = st->longest_chain = 0;
 	st->buckets = a->nbuckets;
-	rcu_read_lock();
 	for (unsigned i = 0; i < a->nbuckets; i++) {
 		uint32_t len = 0;
-		struct cds_hlist_node *pos;
-		cds_hlist_for_each_rcu(pos, &a->b[i].head)
+		pthread_mutex_lock(&a->lock[i]);
+		for (struct avc_node *n = atomic_load_explicit(&a->head[i], memory_order_relaxed); n;
+		     n = atomic_load_explicit(&n->next, memory_order_relaxed))
 			len++;
+		pthread_mutex_unlock(&a->lock[i]);
 		st->entries += len;
 		st->buckets_used += len != 0;
 		if (len > st->longest_chain)
 			st->longest_chain = len;
 	}
-	rcu_read_unlock();
 }
 
 SP_API void sp_avc_free(struct sp_avc *a)
 {
 	if (!a)
 		return;
-	sp_avc_flush(a);
-	rcu_barrier();	/* every node freed by call_rcu */
+	for (struct avc_node *n = a->all, *nx; n; n = nx) {
+		nx = n->all;
+		free(n);
+	}
 	sp_policy_free(a->policy);
 	for (unsigned i = 0; i < a->nbuckets; i++)
-		pthread_mutex_destroy(&a->b[i].lock);
+		pthread_mutex_destroy(&a->lock[i]);
 	pthread_mutex_destroy(&a->writer);
-	free(a->b);
+	pthread_mutex_destroy(&a->pool);
+	free(a->head);
+	free(a->lock);
 	free(a);
 }
