@@ -23,6 +23,12 @@
  *               measure the bench's inputs streaming through L1 instead (the matcher's misses
  *               would be event loads: docs/DESIGN.md).  The same stream feeds every
  *               variant, so ratios stay fair.
+ *               recorded / unrecorded: the events of real programs (data/audit/recorded/, a
+ *               shell script, tar, git, cc, python run as a login user under `audit run
+ *               --record`) that the rule set records / does not record, NEV of each spread
+ *               over the recordings; the rules' paths get the recording host's identities
+ *               (recorded.c), and under neo23x0 (the set they were recorded under) the
+ *               recorded count is checked against audit run's.  Their figures: the mixes' events and the share recorded.
  * Variants (identical decisions, checked at setup against the reference):
  *   kernel          the reference engine: kmalloc-512 entries, the 6.1 walk (baseline);
  *   kernel-aligned  entries from an HWCACHE_ALIGN|COLOUR slab cache;
@@ -43,6 +49,7 @@
 #include "secpath/audit.h"
 #include "secpath/bench.h"
 #include "base/compiler.h"
+#include "bench/recorded.h"
 #include "bench/suites.h"
 
 #define NTASK 4			/* processes of the stream (credentials hot in L1) */
@@ -56,7 +63,11 @@ _Static_assert((NEV & (NEV - 1)) == 0, "the stream index is a mask");
 struct audit_param {
 	const char *rules;	/* data/audit/rules/... */
 	int getpid_only;
+	int recorded;		/* 0: synthetic; REC_KEPT / REC_NOT: the recorded mixes' events */
+	int checked;		/* the rule set the mixes were recorded under (counts checked) */
 };
+
+enum { REC_KEPT = 1, REC_NOT = 2 };
 
 struct audit_state {
 	struct sp_audit_fsview *fs;
@@ -66,6 +77,7 @@ struct audit_state {
 	struct sp_audit_event *ev[NEV];	/* the stream: slot i = distinct[i % ndistinct] */
 	struct sp_audit_event *distinct[NEV];
 	unsigned nev, ndistinct;
+	struct bench_rec_share share;	/* recorded cases: the mixes under the rule set */
 	uint64_t sink;
 };
 
@@ -238,6 +250,15 @@ static int build_events(struct audit_state *s, const struct audit_param *p)
 	uint64_t seed = 0x5eed;
 	int rc = 0;
 
+	if (p->recorded) {
+		rc = bench_recorded_events(s->ref, p->recorded == REC_KEPT, p->checked, s->distinct, NEV,
+					   &s->ndistinct, &s->share);
+		if (!rc && !s->ndistinct)
+			rc = -ENODATA;
+		for (unsigned i = 0; !rc && i < NEV; i++)
+			s->ev[s->nev++] = s->distinct[i % s->ndistinct];
+		return rc;
+	}
 	if (!p->getpid_only) {
 		for (size_t m = 0; m < SP_ARRAY_SIZE(mixes); m++) {
 			char rel[64], path[600], line[256];
@@ -359,6 +380,8 @@ static int setup_common(const void *param, void **state, unsigned ref_flags, int
 	if (!s)
 		return -ENOMEM;
 	rc = sp_audit_fsview_new(&s->fs);
+	if (!rc && p->recorded)
+		rc = bench_recorded_identities(s->fs);
 	if (!rc)
 		rc = load_rules(s, p->rules, ref_flags);
 	if (!rc)
@@ -378,6 +401,8 @@ static int setup_common(const void *param, void **state, unsigned ref_flags, int
 	if (!rc) {
 		struct audit_state ref = { 0 };
 		rc = sp_audit_fsview_new(&ref.fs);
+		if (!rc && p->recorded)
+			rc = bench_recorded_identities(ref.fs);
 		if (!rc)
 			rc = load_rules(&ref, p->rules, 0);
 		check = ref.ref;
@@ -480,17 +505,27 @@ static void teardown(void *state)
 	state_free(state);
 }
 
-static const struct audit_param p_stig_getpid = { "audit/rules/debian/30-stig.rules", 1 };
-static const struct audit_param p_stig_mix = { "audit/rules/debian/30-stig.rules", 0 };
-static const struct audit_param p_neo_getpid = { "audit/rules/thirdparty/neo23x0-audit.rules", 1 };
-static const struct audit_param p_neo_mix = { "audit/rules/thirdparty/neo23x0-audit.rules", 0 };
-static const struct audit_param p_bfuzzy_mix = { "audit/rules/thirdparty/bfuzzy-auditd-attack.rules", 0 };
+#define STIG "audit/rules/debian/30-stig.rules"
+#define NEO "audit/rules/thirdparty/neo23x0-audit.rules"
+static const struct audit_param p_stig_getpid = { STIG, 1, 0, 0 };
+static const struct audit_param p_stig_mix = { STIG, 0, 0, 0 };
+static const struct audit_param p_stig_rec = { STIG, 0, REC_KEPT, 0 };
+static const struct audit_param p_stig_unrec = { STIG, 0, REC_NOT, 0 };
+static const struct audit_param p_neo_getpid = { NEO, 1, 0, 1 };
+static const struct audit_param p_neo_mix = { NEO, 0, 0, 1 };
+static const struct audit_param p_neo_rec = { NEO, 0, REC_KEPT, 1 };
+static const struct audit_param p_neo_unrec = { NEO, 0, REC_NOT, 1 };
+static const struct audit_param p_bfuzzy_mix = { "audit/rules/thirdparty/bfuzzy-auditd-attack.rules", 0, 0, 0 };
 
 static const struct sp_bench_case cases[] = {
 	{ "stig/getpid", &p_stig_getpid, 0 },
 	{ "stig/mix", &p_stig_mix, 0 },
+	{ "stig/recorded", &p_stig_rec, 0 },
+	{ "stig/unrecorded", &p_stig_unrec, 0 },
 	{ "neo23x0/getpid", &p_neo_getpid, 0 },
 	{ "neo23x0/mix", &p_neo_mix, 0 },
+	{ "neo23x0/recorded", &p_neo_rec, 0 },
+	{ "neo23x0/unrecorded", &p_neo_unrec, 0 },
 	{ "bfuzzy/mix", &p_bfuzzy_mix, SP_BENCH_CASE_FULL_ONLY },
 };
 
@@ -514,6 +549,20 @@ static const struct sp_bench_ref refs[] = {
 	{ NULL, 0, 0, 0, NULL },
 };
 
+/* The recorded cases' share, once per case (on the baseline): the mixes' events, and the share
+ * of them the rule set records. */
+static size_t audit_figures(const struct sp_bench_variant *v, void *state,
+			    struct sp_bench_figure *out, size_t max)
+{
+	const struct audit_state *s = state;
+	if (v != &variants[0] || !s->share.events || max < 2)
+		return 0;
+	out[0] = (struct sp_bench_figure){ "mix-events", "", (double)s->share.events };
+	out[1] = (struct sp_bench_figure){ "recorded-share", "%",
+					   100.0 * (double)s->share.recorded / (double)s->share.events };
+	return 2;
+}
+
 const struct sp_bench_suite bench_suite_audit = {
 	.name = "audit",
 	.desc = "audit syscall filter per event: kernel list layouts vs the compiled matcher",
@@ -532,6 +581,10 @@ const struct sp_bench_suite bench_suite_audit = {
 		   "credentials and the syscall's own context and names are hot in L1 as in the kernel, "
 		   "where the syscall just wrote them; the stream of 256 distinct events used before "
 		   "(~800 lines > the 768-line L1) measured the bench's inputs (97% of the matcher's D1 "
-		   "misses were event loads).",
+		   "misses were event loads).  recorded / unrecorded: events of real programs "
+		   "(a shell script, tar, git, cc, python as a login user, data/audit/recorded/) that "
+		   "the rule set records, with their keys, and those it does not: the path the "
+		   "kernel threads measured with STIG rules, and the common one.",
 	.refs = refs,
+	.figures = audit_figures,
 };

@@ -66,6 +66,52 @@ static void quick_suite(const char *suite, size_t ncases, size_t nvariants)
 	free(out);
 }
 
+/* The figure `metric` of the suite's baseline in JSON Lines out (NAN when absent). */
+static double figure(const char *out, const char *metric)
+{
+	char want[96];
+	snprintf(want, sizeof(want), "\"metric\":\"%s\"", metric);
+	const char *l = strstr(out, want), *m = l ? strstr(l, "\"median\":") : NULL;
+	return m ? strtod(m + 9, NULL) : NAN;
+}
+
+/* audit's recorded cases: every variant measured on the recorded mixes' events; the figures
+ * count every event of the recordings (summary.tsv's syscalls) and, under neo23x0 (their rule
+ * set), the share audit run recorded (the suite's setup fails when its decisions give another count). */
+static void test_bench_suites__audit_recorded(void **st)
+{
+	(void)st;
+	static const char *const cases[] = { "stig/recorded", "stig/unrecorded",
+					     "neo23x0/recorded", "neo23x0/unrecorded" };
+	FILE *f = fopen("data/audit/recorded/summary.tsv", "r");
+	char line[256], name[64];
+	unsigned long long calls, rec, sum_calls = 0, sum_rec = 0;
+	assert_non_null(f);
+	assert_non_null(fgets(line, sizeof(line), f));
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s %llu %llu", name, &calls, &rec) == 3) {
+			sum_calls += calls;
+			sum_rec += rec;
+		}
+	fclose(f);
+	assert_true(sum_rec > 0 && sum_rec < sum_calls);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct sp_bench_opts o = { .sz = sizeof(o), .quick = 1, .reps = 2,
+					   .min_sample_ms = 0.2, .only_case = cases[i] };
+		int rc;
+		char *out = run_json("audit", &o, &rc);
+		assert_int_equal(rc, 0);
+		assert_true(figure(out, "mix-events") == (double)sum_calls);
+		double share = figure(out, "recorded-share");
+		if (i >= 2)
+			assert_true(fabs(share / (100.0 * (double)sum_rec / (double)sum_calls) - 1) < 1e-4);
+		else
+			assert_true(share > 0 && share < 100);
+		assert_int_equal(check_lines(out, "audit", "\"metric\":\"ns/op\""), 6);
+		free(out);
+	}
+}
+
 /* slab: glibc's and secpath's five variants on every case; mimalloc and jemalloc (dlopen'd)
  * may be skipped, with the loader's reason, where the library cannot be loaded (jemalloc's
  * initial-exec TLS needs glibc.rtld.optional_static_tls), and only they. */
@@ -288,6 +334,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_bench_suites__slab_quick),
 		cmocka_unit_test(test_bench_suites__slab_spread_quick),
 		cmocka_unit_test(test_bench_suites__hackbench_quick),
+		cmocka_unit_test(test_bench_suites__audit_recorded),
 		cmocka_unit_test(test_bench_suites__cachegrind_spread_n200),
 		cmocka_unit_test(test_bench_suites__cachegrind_children),
 	};
