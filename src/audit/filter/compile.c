@@ -985,6 +985,7 @@ static int compile_dirhash(struct sp_audit_matcher *m)
 	for (uint32_t i = 0; i < m->ndirs; i++) {
 		uint64_t ino = m->dirs[i].ino;
 		m->dir_bloom[(ino >> 6) & 3] |= 1ull << (ino & 63);
+		m->dir_sig |= audit_walk_bit(ino, m->dirs[i].dev);
 		uint32_t h = ident_hash(m->dirs[i].ino, m->dirs[i].dev) & m->dirhash_mask;
 		while (m->dirhash[h])
 			h = (h + 1) & m->dirhash_mask;

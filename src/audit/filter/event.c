@@ -242,6 +242,7 @@ static void names_release(struct sp_audit_event *ev)
 			audit_lsm_ctx_release(&n->octx);
 		n->has_octx = 0;
 		n->nwalk = 0;
+		n->walk_sig = 0;
 	}
 	ev->nnames = 0;
 }
@@ -646,6 +647,7 @@ SP_API int sp_audit_event_name_add_walked(struct sp_audit_event *ev, int i, uint
 	n->walk[n->nwalk].ino = ino;
 	n->walk[n->nwalk].dev = dev;
 	n->nwalk++;
+	n->walk_sig |= audit_walk_bit(ino, dev);
 	return 0;
 }
 

@@ -82,6 +82,13 @@ struct audit_walk {
 	uint32_t dev;
 };
 
+/* One bit of 64 for a walked identity: a name whose walk_sig shares no bit with a matcher's
+ * directories' cannot be under any of them (dir_scan skips its walk). */
+static inline uint64_t audit_walk_bit(uint64_t ino, uint32_t dev)
+{
+	return 1ull << (((ino ^ ((uint64_t)dev << 32)) * 0x9e3779b97f4a7c15ull) >> 58);
+}
+
 /* The first cache line holds what the filters read; the object context (cold) follows. */
 struct audit_name {
 	uint64_t ino;
@@ -90,6 +97,7 @@ struct audit_name {
 	uint32_t fs_magic;
 	uint16_t nwalk, walk_cap;
 	uint8_t has_octx;
+	uint64_t walk_sig;		/* OR of audit_walk_bit over walk[0..nwalk) */
 	struct audit_walk *walk;
 	char *path;
 	struct lsm_ctx octx;

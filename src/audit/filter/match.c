@@ -73,7 +73,9 @@ static sp_noinline void dir_scan(const struct sp_audit_matcher *m, const struct 
 	sc->dir_bits[0] = 0;			/* usually the only word: no memset call */
 	if (unlikely(nw > 1))
 		memset(&sc->dir_bits[1], 0, (nw - 1) * sizeof(uint64_t));
-	audit_for_each_visible(n, ev, ~vis)
+	audit_for_each_visible(n, ev, ~vis) {
+		if (!(n->walk_sig & m->dir_sig))
+			continue;
 		for (uint32_t i = 0; i < n->nwalk; i++) {
 			uint64_t ino = n->walk[i].ino;
 			if (!(m->dir_bloom[(ino >> 6) & 3] >> (ino & 63) & 1))
@@ -87,6 +89,7 @@ static sp_noinline void dir_scan(const struct sp_audit_matcher *m, const struct 
 				}
 			}
 		}
+	}
 	sc->dir_ready = 1;
 }
 

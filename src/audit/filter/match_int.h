@@ -88,6 +88,7 @@ struct sp_audit_matcher {
 	uint32_t ndirs, dirhash_mask;
 	/* bit (ino & 255) set for every root: most walked inodes miss it and skip the probe */
 	uint64_t dir_bloom[4];
+	uint64_t dir_sig;		/* OR of audit_walk_bit over the roots */
 	uint32_t *dirhash;		/* open addressing: index + 1, 0 = empty */
 	uint32_t hash_nonempty;		/* bit b: inode bucket b has rules */
 	uint32_t hash_off[KA_INODE_BUCKETS];	/* unkeyed rules of each bucket (pool), 0 = empty */
