@@ -178,6 +178,10 @@ pair mls-default "$tmp/debian-mls.33" "$tmp/debian-default.33" "$sym $rbac"
 # the option-less run on default vs MLS (sediff: about 30 s and 1.3 GB here), outside CI's
 # sanitizer and assertion runs
 [ "${SECPATH_ORACLE_EVERY:-1}" -gt 1 ] || whole default-mls "$tmp/debian-default.33" "$tmp/debian-mls.33"
+# default vs base-only, whole (4.2 million lines; sediff about 4 minutes and 5.3 GB here): only
+# when asked, SECPATH_SEDIFF_WHOLE=all
+[ "${SECPATH_SEDIFF_WHOLE:-}" != all ] ||
+	whole default-base "$tmp/debian-default.33" "$tmp/debian-base-only.33"
 
 u=tests/data/policy/upstream
 L=$u/setools/library_diff_left
