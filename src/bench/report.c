@@ -288,8 +288,8 @@ void bench_report_table(FILE *f, const struct bench_case_res *r)
 		fprintf(f, "\n  %s: %s\n", s->name, s->context);
 }
 
-static void json_head(FILE *f, const struct bench_case_res *r, const struct bench_var_res *vr,
-		      const char *metric)
+static void json_head_unit(FILE *f, const struct bench_case_res *r,
+			   const struct bench_var_res *vr, const char *metric, const char *unit)
 {
 	fputs("{\"schema\":\"secpath.bench/1\",\"suite\":", f);
 	json_str(f, r->s->name);
@@ -300,7 +300,13 @@ static void json_head(FILE *f, const struct bench_case_res *r, const struct benc
 	fprintf(f, ",\"baseline\":%s,\"metric\":", vr == &r->vr[0] ? "true" : "false");
 	json_str(f, metric);
 	fputs(",\"unit\":", f);
-	json_str(f, r->s->unit ? r->s->unit : "op");
+	json_str(f, unit);
+}
+
+static void json_head(FILE *f, const struct bench_case_res *r, const struct bench_var_res *vr,
+		      const char *metric)
+{
+	json_head_unit(f, r, vr, metric, r->s->unit ? r->s->unit : "op");
 }
 
 static void json_stats(FILE *f, const struct bench_case_res *r, const struct bench_var_res *vr,
@@ -348,16 +354,7 @@ static void json_stats(FILE *f, const struct bench_case_res *r, const struct ben
 static void json_fig(FILE *f, const struct bench_case_res *r, const struct bench_var_res *vr,
 		     const struct bench_fig *g)
 {
-	fputs("{\"schema\":\"secpath.bench/1\",\"suite\":", f);
-	json_str(f, r->s->name);
-	fputs(",\"case\":", f);
-	json_str(f, r->c->name);
-	fputs(",\"variant\":", f);
-	json_str(f, vr->v->name);
-	fprintf(f, ",\"baseline\":%s,\"metric\":", vr == &r->vr[0] ? "true" : "false");
-	json_str(f, g->name);
-	fputs(",\"unit\":", f);
-	json_str(f, g->unit);
+	json_head_unit(f, r, vr, g->name, g->unit);
 	fprintf(f, ",\"reps\":%u,\"over\":\"every op\"", r->reps);
 	const char *k[] = { "min", "avg", "median", "max" };
 	for (int i = 0; i < 4; i++) {

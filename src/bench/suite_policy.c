@@ -508,6 +508,18 @@ static sp_noinline void avc_run(struct pstate *s, uint64_t n)
 	__asm__ volatile("" : : "r"(s->sink) : "memory");
 }
 
+/* A load op: the variant's policy freed and read again from buf, in its layout.  0 or -errno
+ * (the run then stops: the harness sees the state's policy gone). */
+static int reload(struct pstate *s, const void *buf, size_t len)
+{
+	struct sp_policy_info pi;
+	sp_policy_get_info(s->p, &pi);
+	sp_policy_free(s->p);
+	s->p = NULL;
+	struct sp_policy_opts o = { .sz = sizeof(o), .layout = pi.layout };
+	return sp_policy_read(buf, len, &o, &s->p);
+}
+
 static sp_noinline void run(void *state, uint64_t n)
 {
 	struct pstate *s = state;
@@ -525,26 +537,14 @@ static sp_noinline void run(void *state, uint64_t n)
 				s->sdb = NULL;
 				if (sepol_read(&s->sdb))
 					return;
-			} else {
-				struct sp_policy_info pi;
-				sp_policy_get_info(s->p, &pi);
-				sp_policy_free(s->p);
-				s->p = NULL;
-				struct sp_policy_opts o = { .sz = sizeof(o), .layout = pi.layout };
-				if (sp_policy_read(in.buf, in.len, &o, &s->p))
-					return;
+			} else if (reload(s, in.buf, in.len)) {
+				return;
 			}
 			break;
-		case C_LOAD_XZ: {
-			struct sp_policy_info pi;
-			sp_policy_get_info(s->p, &pi);
-			sp_policy_free(s->p);
-			s->p = NULL;
-			struct sp_policy_opts o = { .sz = sizeof(o), .layout = pi.layout };
-			if (sp_policy_read(in.xz, in.xzlen, &o, &s->p))
+		case C_LOAD_XZ:
+			if (reload(s, in.xz, in.xzlen))
 				return;
 			break;
-		}
 		case C_HIT:
 		case C_MISS: {
 			uint16_t ks, kt, kc, mask = HIT_MASK;
