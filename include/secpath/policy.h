@@ -540,7 +540,8 @@ SP_API void sp_avc_reader_register(void);
 SP_API void sp_avc_reader_unregister(void);
 /*
  * Decision through the cache.  Any registered reader thread (sp_avc_reader_register) may call it
- * while another thread replaces the policy.  Returns 0 or -EINVAL.
+ * while another thread replaces the policy.  A hit takes no lock and no RCU read-side section
+ * (a miss reads the policy under RCU).  Returns 0 or -EINVAL.
  */
 SP_API int sp_avc_lookup(struct sp_avc *a, uint32_t stype, uint32_t ttype, uint32_t tclass,
 			 struct sp_av_decision *avd);
