@@ -139,9 +139,15 @@ static size_t utf8_len(const unsigned char *p, size_t n)
 /* The bytes as laurel's quoted text, without the JSON quotes around it. */
 /* The bytes laurel writes as they are inside a JSON string: 0x20..0x7E but '%', '+' (which it
  * %-quotes), '"' and '\\' (which JSON escapes). */
-static int lq_plain(unsigned char c)
+/* The bytes laurel's quoting copies as they are: printable ASCII but for '"', '%', '+' and
+ * '\\' (34, 37, 43, 92). */
+static const uint8_t lq_plain_tab[256] = {
+	[32 ... 33] = 1, [35 ... 36] = 1, [38 ... 42] = 1, [44 ... 91] = 1, [93 ... 126] = 1,
+};
+
+static inline int lq_plain(unsigned char c)
 {
-	return c >= 32 && c < 127 && c != '%' && c != '+' && c != '"' && c != '\\';
+	return lq_plain_tab[c];
 }
 
 static void lq_bytes(struct lbuf *b, const char *s, size_t n)
