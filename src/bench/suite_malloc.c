@@ -11,7 +11,9 @@
  *   python3  tests/malloc/workload.py (json, re, sqlite3 module, dict churn), /usr/bin/python3
  *            first, PYTHONHASHSEED=0
  *   sqlite3  sqlite3 :memory: < tests/malloc/gen-db.sql (200k generated rows)
- *   git      git log --stat -n 300 on the project repository
+ *   git      git log --stat -n 250 GIT_PIN in the project repository: a fixed range of its
+ *            history (GIT_PIN and its 249 ancestors), so the case does not grow with the tree;
+ *            skipped (with a message) in a clone without that commit
  * Variants (ratios to glibc in the same run):
  *   glibc, glibc-perturb (MALLOC_PERTURB_=165), mimalloc and jemalloc (Debian's libmimalloc2.0
  *   and libjemalloc2, skipped with a message when not installed), secpath (init off),
@@ -49,6 +51,7 @@ struct malloc_param {
 	const char *prefer;		/* run this program instead of argv[0] when it exists */
 	const char *optout;		/* SECPATH_MALLOC_NO_INIT of secpath-free-optout */
 	const char *env;		/* NAME=VALUE for every variant, or NULL */
+	const char *commit;		/* a commit the repository must hold, or NULL */
 };
 
 struct malloc_var {
@@ -150,11 +153,36 @@ static double median(double *v, unsigned n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* Whether the repository of the current directory holds commit (git cat-file -e). */
+static int has_commit(const char *commit)
+{
+	char spec[64];
+	snprintf(spec, sizeof(spec), "%s^{commit}", commit);
+	pid_t pid = fork();
+	if (pid == 0) {
+		int nul = open("/dev/null", O_RDWR);
+		if (nul >= 0) {
+			dup2(nul, 0);
+			dup2(nul, 1);
+			dup2(nul, 2);
+		}
+		execlp("git", "git", "cat-file", "-e", spec, (char *)NULL);
+		_exit(127);
+	}
+	int st;
+	return pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && !WEXITSTATUS(st);
+}
+
 static int setup_var(const void *param, void **state, const struct malloc_var *v)
 {
 	const struct malloc_param *p = param;
 	if (p->need && access(p->need, R_OK))
 		return -ENOENT;
+	if (p->commit && !has_commit(p->commit)) {
+		fprintf(stderr, "bench malloc [%s]: commit %.12s is not in this clone\n", p->name,
+			p->commit);
+		return -ENOENT;
+	}
 	struct malloc_state *s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
@@ -326,22 +354,23 @@ static const char *const argv_gcc[] = {
 };
 static const char *const argv_py[] = { "python3", "tests/malloc/workload.py", NULL };
 static const char *const argv_sqlite[] = { "sqlite3", ":memory:", NULL };
-static const char *const argv_git[] = { "git", "log", "--stat", "-n", "300", NULL };
+#define GIT_PIN "cf6ae88f1c83746cb7e61f56133db13bc5dd1b37"
+static const char *const argv_git[] = { "git", "log", "--stat", "-n", "250", GIT_PIN, NULL };
 
 /* Each case's opt-out: the sizes holding most of the bytes init_on_free clears in it (the
  * freed-cleared column of SECPATH_MALLOC_STATS=1 SECPATH_INIT_ON_FREE=1). */
 static const struct malloc_param p_gcc = { "gcc", argv_gcc, NULL, "src/slab/cache.c", NULL,
-					   "8960,4096", NULL };
+					   "8960,4096", NULL, NULL };
 /* Debian's interpreter itself, not a wrapper earlier on PATH (pyenv's shim is a shell script:
  * bash would run under each allocator too); a fixed hash seed, else every run lays out its
  * dicts differently and the runs' CPU times spread */
 static const struct malloc_param p_py = { "python3", argv_py, NULL, "tests/malloc/workload.py",
-					  "/usr/bin/python3", "1152", "PYTHONHASHSEED=0" };
+					  "/usr/bin/python3", "1152", "PYTHONHASHSEED=0", NULL };
 static const struct malloc_param p_sqlite = { "sqlite3", argv_sqlite, "tests/malloc/gen-db.sql",
-					      "tests/malloc/gen-db.sql", NULL, "4608,13824", NULL };
+					      "tests/malloc/gen-db.sql", NULL, "4608,13824", NULL, NULL };
 /* zlib's inflate state (7 KiB class) and its 32 KiB window, per object read */
 static const struct malloc_param p_git = { "git", argv_git, NULL, ".git", NULL, "7168,32768",
-					   NULL };
+					   NULL, GIT_PIN };
 
 static const struct sp_bench_case malloc_cases[] = {
 	{ "gcc", &p_gcc, 0 },
