@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * recorded.c - the recorded mixes for the audit suite (recorded.h): data/audit/recorded/ (one .rec per mix),
- * the identities their events were recorded against, and audit run's counts to check against.
+ * recorded.c - the recorded mixes for the audit suite (recorded.h): data/audit/recorded/ (one
+ * .rec per mix), the identities their events were recorded against, and audit run's counts to
+ * check against.
  *
  * Invariants: the events are read in the order of `mixes` and, within a mix, of the stream; a
  * selection is the same for every variant of a case (it depends only on the files and the
@@ -79,11 +80,8 @@ static int pass(const struct sp_audit_ref *ref, int recorded, const uint64_t *pi
 		size_t len;
 		char *buf = NULL;
 		snprintf(rel, sizeof(rel), "audit/recorded/%s.rec", mixes[m]);
-		FILE *f = bench_data_file(rel, path, sizeof(path)) ? NULL : fopen(path, "rb");
-		if (!f)
+		if (bench_data_file(rel, path, sizeof(path)) || sp_file_read(path, &buf, &len))
 			return -ENOENT;
-		rc = sp_fd_read_all(fileno(f), &buf, &len);
-		fclose(f);
 		struct sp_audit_record_reader *r = NULL;
 		struct sp_audit_event *ev = NULL;
 		if (!rc)
@@ -121,7 +119,7 @@ int bench_recorded_events(const struct sp_audit_ref *ref, int recorded, int chec
 	struct bench_rec_share count = { 0 };
 	uint64_t *pick = calloc(max ? max : 1, sizeof(*pick));
 	unsigned npick = 0;
-	int rc = pick ? pass(ref, recorded, NULL, 0, NULL, nout, &count) : -ENOMEM;
+	int rc = pick ? pass(ref, recorded, NULL, 0, NULL, nout, &count) : -ENOMEM;	/* counts */
 	*nout = 0;
 	uint64_t n = recorded ? count.recorded : count.events - count.recorded;
 	for (unsigned k = 0; !rc && k < max && k < n; k++)	/* ascending, distinct */

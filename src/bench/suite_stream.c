@@ -67,13 +67,6 @@ struct lat {
 	uint64_t timed, max_ns;
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
 /* The start offset of each event: records are grouped by serial and contiguous. */
 static int index_events(struct lat *l)
 {
@@ -239,7 +232,7 @@ static void *writer(void *arg)
 	p->err = !kp || sp_fd_write_all(p->fd, probe, kp) ? -EIO : 0;
 	if (!p->err)
 		p->err = wait_ready(p->ready);
-	uint64_t t0 = now_ns();
+	uint64_t t0 = bench_now_ns();
 	for (uint32_t j = 0; j < l->n && !p->err; j++) {
 		uint64_t due = t0 + j * l->period_ns;
 		struct timespec ts = { (time_t)(due / 1000000000u), (long)(due % 1000000000u) };
@@ -251,12 +244,12 @@ static void *writer(void *arg)
 		while (s < end && !p->err) {
 			const char *e = (const char *)memchr(s, '\n', (size_t)(end - s)) + 1;
 			if (e == end && !ke)
-				l->t_w[j] = now_ns();
+				l->t_w[j] = bench_now_ns();
 			p->err = sp_fd_write_all(p->fd, s, (size_t)(e - s)) ? -EIO : 0;
 			s = e;
 		}
 		if (ke && !p->err) {
-			l->t_w[j] = now_ns();
+			l->t_w[j] = bench_now_ns();
 			p->err = sp_fd_write_all(p->fd, eoe, ke) ? -EIO : 0;
 		}
 	}
@@ -290,7 +283,7 @@ static void *reader(void *arg)
 		return NULL;
 	}
 	while ((k = read(p->fd, buf + have, BUF - have)) > 0 || (k < 0 && errno == EINTR)) {
-		uint64_t t = now_ns();
+		uint64_t t = bench_now_ns();
 		have += k > 0 ? (size_t)k : 0;
 		char *s = buf, *e;
 		while ((e = memchr(s, '\n', have - (size_t)(s - buf)))) {
