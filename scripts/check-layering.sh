@@ -12,7 +12,7 @@
 #    one exception: malloc is built from slab's sources and includes slab's headers;
 #  - inside audit, a sub-folder includes its own headers, audit/*.h and the sub-folders below it;
 #  - public headers (include/secpath/NAME.h) belong to a part by name: secpath.h to base,
-#    slab.h to slab, audit*.h to audit (audit.h: audit/, audit_filter.h: filter, audit_log.h and
+#    slab.h to slab, audit*.h to audit (audit.h: audit/, audit_filter.h and audit_names.h: filter, audit_log.h and
 #    audit_record.h: log, audit_tools.h: tools), policy.h to policy, bench.h to bench;
 #  - cli includes public headers and its own headers (cli/*.h) only.
 # Prints one line per violation ("layering: FILE:LINE includes X (why)") and exits 1 if any.
@@ -52,7 +52,7 @@ function public_owner(name) {
 	if (name == "policy.h") { PART = "policy"; SUB = ""; return 1 }
 	if (name == "bench.h") { PART = "bench"; SUB = ""; return 1 }
 	if (name == "audit.h") { PART = "audit"; SUB = ""; return 1 }
-	if (name == "audit_filter.h") { PART = "audit"; SUB = "filter"; return 1 }
+	if (name == "audit_filter.h" || name == "audit_names.h") { PART = "audit"; SUB = "filter"; return 1 }
 	if (name == "audit_log.h" || name == "audit_record.h") { PART = "audit"; SUB = "log"; return 1 }
 	if (name == "audit_tools.h") { PART = "audit"; SUB = "tools"; return 1 }
 	return 0

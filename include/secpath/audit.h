@@ -191,5 +191,6 @@ SP_API const char *sp_audit_op_text(uint32_t op);
 #endif
 
 #include "audit_filter.h"
+#include "audit_names.h"
 
 #endif

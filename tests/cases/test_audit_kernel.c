@@ -81,7 +81,7 @@ static uint32_t parse_dev(const char *s)
 struct fsent {
 	const char *path, *target;
 	uint64_t ino;
-	uint32_t dev, mode, uid, gid;
+	uint32_t dev, rdev, mode, uid, gid;
 };
 
 struct fstab {
@@ -123,6 +123,7 @@ static int fstab_load(struct fstab *t, const char *file, struct sp_audit_fsview 
 		e->mode = (uint32_t)strtoul(col[3], NULL, 8);
 		e->uid = (uint32_t)strtoul(col[4], NULL, 10);
 		e->gid = (uint32_t)strtoul(col[5], NULL, 10);
+		e->rdev = parse_dev(col[6]);
 		e->target = (nc > 7 && strcmp(col[7], "-")) ? col[7] : NULL;
 		if (fs)
 			assert_int_equal(sp_audit_fsview_add(fs, e->path, e->ino, e->dev, e->mode), 0);
@@ -197,34 +198,6 @@ static void parent_of(const char *path, char *out, size_t len)
 static uint64_t model_ino[SP_AUDIT_MAX_NAMES];
 static size_t n_model_ino;
 
-static int add_name(struct sp_audit_event *ev, uint64_t ino, uint32_t dev)
-{
-	int i = sp_audit_event_add_name(ev, ino, dev);
-
-	assert_true(i >= 0);
-	if (ino != SP_AUDIT_INO_UNSET && n_model_ino < SP_AUDIT_MAX_NAMES)
-		model_ino[n_model_ino++] = ino;
-	return i;
-}
-
-/* The path itself (if present) and every ancestor in the view: what a path walk touches. */
-static void add_walked(struct sp_audit_event *ev, int i, const struct fstab *t, const char *path)
-{
-	char cur[4096];
-
-	strfmt(cur, sizeof(cur), "%s", path);
-	for (;;) {
-		const struct fsent *e = fstab_find(t, cur);
-		if (e)
-			sp_audit_event_name_add_walked(ev, i, e->ino, e->dev);
-		if (!strcmp(cur, "/"))
-			break;
-		char up[4096];
-		parent_of(cur, up, sizeof(up));
-		strfmt(cur, sizeof(cur), "%s", up);
-	}
-}
-
 /* ---- one step of result.tsv ---- */
 
 enum {
@@ -295,98 +268,184 @@ static int is_one_of(const char *s, const char *const *list)
 	return 0;
 }
 
-static const char *const del_calls[] = { "unlink", "unlinkat", "rmdir", NULL };
-static const char *const ren_calls[] = { "rename", "renameat", "renameat2", NULL };
-static const char *const lnk_calls[] = { "link", "linkat", NULL };
-static const char *const cre_calls[] = { "mkdir", "mkdirat", "mknod", "mknodat", NULL };
-static const char *const sym_calls[] = { "symlink", "symlinkat", NULL };
-static const char *const nofollow_calls[] = {
-	"lstat", "lchown", "lchown32", "lgetxattr", "llistxattr", "lremovexattr", "lsetxattr",
-	"readlink", "readlinkat", "lstat64", NULL
+/*
+ * The file system a step sees, for the library's name collection (sp_audit_names_*): the step's
+ * own pre-state items (lstat of each path argument and its parent's inode), then the guest's
+ * file system at rule load (fs.txt).  A directory created during the run is known only through
+ * an item's pino.
+ */
+struct stepfs {
+	const struct fstab *t;
+	const struct item *it;
+	int n;
+	const char *exe;	/* the exe column: a successful execve's interpreter */
+	uint32_t root_dev;
 };
 
-/* A name for an existing object described by `it` (following a symlink when `follow`). */
-static void name_existing(struct sp_audit_event *ev, const struct fstab *t, const struct item *it,
-			  int follow)
+/* The files earlier steps of the block opened, by fd (fd-based calls and AT_EMPTY_PATH name
+ * them; a file created during the run is in no fs.txt). */
+static struct { int fd; char path[512]; } run_fds[64];
+static size_t n_run_fds;
+static long run_block = -1;
+
+static const char *run_fd_path(int fd)
 {
-	uint64_t ino = it->ino;
-	uint32_t dev = it->dev, rdev = it->rdev, mode = it->mode, uid = it->uid, gid = it->gid;
-	char path[4096];
+	for (size_t i = n_run_fds; i-- > 0;)
+		if (run_fds[i].fd == fd)
+			return run_fds[i].path[0] ? run_fds[i].path : NULL;
+	return NULL;
+}
 
-	strfmt(path, sizeof(path), "%s", it->path);
-	for (int hops = 0; follow && S_ISLNK(mode) && hops < 8; hops++) {
-		const struct fsent *l = fstab_find(t, path), *e;
-		char dir[4096], tgt[4096];
-		if (!l || !l->target)
-			break;
-		parent_of(path, dir, sizeof(dir));
-		abspath(dir, l->target, tgt, sizeof(tgt));
-		e = fstab_find(t, tgt);
-		if (!e)
-			break;
-		strfmt(path, sizeof(path), "%s", tgt);
-		ino = e->ino, dev = e->dev, mode = e->mode, uid = e->uid, gid = e->gid, rdev = 0;
+static void note_fds(char **c, int64_t ret, char **tok, int ntok)
+{
+	const char *sc = c[C_SYSCALL];
+	int p = !strcmp(sc, "open") || !strcmp(sc, "creat") ? 0 :
+		!strcmp(sc, "openat") || !strcmp(sc, "openat2") ? 1 : -1;
+
+	if (atol(c[C_BLOCK]) != run_block) {
+		run_block = atol(c[C_BLOCK]);
+		n_run_fds = 0;
 	}
-	int i = add_name(ev, ino, dev);
-
-	sp_audit_event_name_set_mode(ev, i, mode);
-	sp_audit_event_name_set_owner(ev, i, uid, gid);
-	sp_audit_event_name_set_rdev(ev, i, rdev);
-	if (it->is_fd) {
-		/* audit_file(): no name string; the walk covers the file's place in the tree */
-		const struct fsent *e = fstab_find_ino(t, ino, dev);
-		if (e)
-			add_walked(ev, i, t, e->path);
-		else
-			sp_audit_event_name_add_walked(ev, i, ino, dev);
+	if (!strcmp(sc, "close") && ret == 0 && n_run_fds < 64) {
+		run_fds[n_run_fds].fd = (int)strtol(c[C_A0], NULL, 16);
+		run_fds[n_run_fds++].path[0] = 0;
+	}
+	if (p < 0 || ret < 0 || p >= ntok || n_run_fds == 64)
 		return;
-	}
-	sp_audit_event_name_set_path(ev, i, path);
-	add_walked(ev, i, t, path);
-	if (!fstab_find(t, path))
-		sp_audit_event_name_add_walked(ev, i, ino, dev);
+	run_fds[n_run_fds].fd = (int)ret;
+	abspath(c[C_CWD], tok[p], run_fds[n_run_fds].path, sizeof(run_fds[0].path));
+	n_run_fds++;
 }
 
-/* The PARENT name of `it` (a create or delete). */
-static void name_parent(struct sp_audit_event *ev, const struct fstab *t, const struct item *it)
+static void st_of_item(const struct item *it, struct sp_audit_stat *st)
 {
+	*st = (struct sp_audit_stat){ it->ino, it->dev, it->rdev, it->mode, it->uid, it->gid };
+}
+
+static int sfs_lstat(void *ctx, const char *path, struct sp_audit_stat *st)
+{
+	const struct stepfs *f = ctx;
 	char dir[4096];
-	const struct fsent *e;
-	int i;
 
-	parent_of(it->path, dir, sizeof(dir));
-	e = fstab_find(t, dir);
-	if (e && (!it->has_pino || e->ino == it->pino)) {
-		i = add_name(ev, e->ino, e->dev);
-		sp_audit_event_name_set_mode(ev, i, e->mode);
-		sp_audit_event_name_set_owner(ev, i, e->uid, e->gid);
-	} else {
-		if (!it->has_pino)
-			return;
-		/* created during the run: identity from the pre-stat, same device as the view's root */
-		const struct fsent *root = fstab_find(t, "/");
-		i = add_name(ev, it->pino, root ? root->dev : 0);
-		sp_audit_event_name_set_mode(ev, i, 040755);
+	for (int k = 0; k < f->n; k++) {
+		const char *p = f->it[k].path, *run = f->it[k].is_fd ? run_fd_path(atoi(p + 3)) : NULL;
+		if (!strcmp(run ? run : p, path)) {
+			if (!f->it[k].exists)
+				return -ENOENT;
+			st_of_item(&f->it[k], st);
+			return 0;
+		}
 	}
-	sp_audit_event_name_set_path(ev, i, dir);
-	add_walked(ev, i, t, dir);
+	const struct fsent *e = fstab_find(f->t, path);
+	for (int k = 0; k < f->n; k++) {
+		if (f->it[k].is_fd || !f->it[k].has_pino)
+			continue;
+		parent_of(f->it[k].path, dir, sizeof(dir));
+		if (!strcmp(dir, path) && (!e || e->ino != f->it[k].pino)) {
+			/* created during the run: identity from the pre-stat */
+			*st = (struct sp_audit_stat){ f->it[k].pino, f->root_dev, 0, 040755, 0, 0 };
+			return 0;
+		}
+	}
+	if (!e)
+		return -ENOENT;
+	*st = (struct sp_audit_stat){ e->ino, e->dev, e->rdev, e->mode, e->uid, e->gid };
+	return 0;
 }
 
-/*
- * A name the kernel collects without an inode (getname only: no __audit_inode, so no tree walk
- * is collected for it), or a CREATE whose inode did not exist before (__audit_inode_child: the
- * walk belongs to its PARENT name).
- */
-static void name_missing(struct sp_audit_event *ev, const struct item *it,
-			 int created, uint32_t fsuid, uint32_t fsgid, uint32_t mode)
-{
-	int i = add_name(ev, SP_AUDIT_INO_UNSET, 0);
+/* Symlinks created by earlier steps of the case (fs.txt predates them), newest last. */
+static struct { char path[512], target[512]; } run_links[64];
+static size_t n_run_links;
 
-	if (created) {
-		sp_audit_event_name_set_owner(ev, i, fsuid, fsgid);
-		sp_audit_event_name_set_mode(ev, i, mode);
+static int sfs_readlink(void *ctx, const char *path, char *buf, size_t cap)
+{
+	const struct stepfs *f = ctx;
+	const struct fsent *e = fstab_find(f->t, path);
+
+	for (size_t i = n_run_links; i-- > 0;)
+		if (!strcmp(run_links[i].path, path)) {
+			strfmt(buf, cap, "%s", run_links[i].target);
+			return (int)strlen(buf);
+		}
+	if (!e || !e->target)
+		return -EINVAL;
+	strfmt(buf, cap, "%s", e->target);
+	return (int)strlen(buf);
+}
+
+/* The path of fd N: the file an earlier step opened on it, else an fd item's file in fs.txt,
+ * else the item itself. */
+static int sfs_fd_path(void *ctx, int fd, char *buf, size_t cap)
+{
+	const struct stepfs *f = ctx;
+	const char *run = run_fd_path(fd);
+	char name[32];
+
+	if (run) {
+		strfmt(buf, cap, "%s", run);
+		return 0;
 	}
-	sp_audit_event_name_set_path(ev, i, it->path);
+	strfmt(name, sizeof(name), "fd:%d", fd);
+	for (int k = 0; k < f->n; k++)
+		if (f->it[k].is_fd && !strcmp(f->it[k].path, name) && f->it[k].exists) {
+			const struct fsent *e = fstab_find_ino(f->t, f->it[k].ino, f->it[k].dev);
+			strfmt(buf, cap, "%s", e ? e->path : name);
+			return 0;
+		}
+	return -EBADF;
+}
+
+/* The kernel's exe after the step differs from the file executed: a "#!" interpreter. */
+static int sfs_interp(void *ctx, const char *path, char *buf, size_t cap)
+{
+	const struct stepfs *f = ctx;
+	size_t l = strcspn(f->exe, "|");
+	struct sp_audit_stat st;
+	char v[64];
+
+	if (!l || !kv(f->exe, "ino", v, sizeof(v)) || sfs_lstat(ctx, path, &st) ||
+	    st.ino == strtoull(v, NULL, 10))
+		return -ENOEXEC;
+	strfmt(buf, cap, "%.*s", (int)l, f->exe);
+	return (int)l;
+}
+
+static void note_symlink(char **c, int64_t ret, char **tok, int ntok)
+{
+	int t = !strcmp(c[C_SYSCALL], "symlink") ? 0 : !strcmp(c[C_SYSCALL], "symlinkat") ? 0 : -1;
+	int l = t < 0 ? -1 : !strcmp(c[C_SYSCALL], "symlink") ? 1 : 2;
+
+	if (t < 0 || ret != 0 || l >= ntok || n_run_links == sizeof(run_links) / sizeof(run_links[0]))
+		return;
+	abspath(c[C_CWD], tok[l], run_links[n_run_links].path, sizeof(run_links[0].path));
+	strfmt(run_links[n_run_links].target, sizeof(run_links[0].target), "%s",
+	       !strncmp(tok[t], "str:", 4) ? tok[t] + 4 : tok[t]);
+	n_run_links++;
+}
+
+static const struct sp_audit_fs_ops stepfs_ops = { sfs_lstat, sfs_readlink, sfs_fd_path, sfs_interp };
+
+/* An argument token: a number, or AT_* names joined with '|'. */
+static uint64_t arg_value(const char *tok)
+{
+	static const struct { const char *name; uint64_t v; } at[] = {
+		{ "AT_SYMLINK_NOFOLLOW", 0x100 }, { "AT_REMOVEDIR", 0x200 }, { "AT_SYMLINK_FOLLOW", 0x400 },
+		{ "AT_EMPTY_PATH", 0x1000 }, { "AT_FDCWD", (uint64_t)-100 },
+	};
+	uint64_t v = 0;
+
+	for (const char *q = tok; *q;) {
+		size_t l = strcspn(q, "|");
+		char *e;
+		uint64_t x = strtoull(q, &e, 0);
+		if (e == q)
+			for (size_t j = 0; j < sizeof(at) / sizeof(at[0]); j++)
+				if (strlen(at[j].name) == l && !strncmp(q, at[j].name, l))
+					x = at[j].v;
+		v |= x;
+		q += l + (q[l] == '|');
+	}
+	return v;
 }
 
 static uint32_t u32col(const char *s)
@@ -394,91 +453,60 @@ static uint32_t u32col(const char *s)
 	return (uint32_t)strtoul(s, NULL, 10);
 }
 
-/* Model the names the kernel collects for one step, from its path pre-state. */
-static void add_names(struct sp_audit_event *ev, const struct fstab *t, char **c, int ok)
+/* Model the names the kernel collects for one step: the library's name collection over the
+ * step's file system.  Returns 0, or -errno of the event setters. */
+static int add_names(struct sp_audit_event *ev, const struct fstab *t, char **c, int64_t ret,
+		     uint64_t how_flags)
 {
+	static struct sp_audit_names nm;
 	struct item it[8];
-	int n = 0;
-	const char *sc = c[C_SYSCALL], *p = c[C_PATHS];
-	uint32_t fsuid = u32col(c[C_FSUID]), fsgid = u32col(c[C_FSGID]);
+	char argbuf[8192], *tok[8] = { 0 };
+	uint32_t groups[64];
+	size_t ng = 0;
+	int n = 0, ntok = 0;
+	const char *p = c[C_PATHS];
 
-	if (!strcmp(p, "-"))
-		return;
-	while (*p && n < 8) {
+	while (strcmp(p, "-") && *p && n < 8) {
 		size_t l = strcspn(p, ";");
 		parse_item(p, l, c[C_CWD], &it[n++]);
 		p += l + (p[l] == ';');
 	}
-	uint64_t a1 = strtoull(c[C_A1], NULL, 16), a2 = strtoull(c[C_A2], NULL, 16);
-	int creat_flag = (!strcmp(sc, "open") && (a1 & 0100)) || (!strcmp(sc, "openat") && (a2 & 0100)) ||
-			 !strcmp(sc, "creat");
-	int follow = !is_one_of(sc, nofollow_calls);
+	strfmt(argbuf, sizeof(argbuf), "%s", c[C_ARGS]);
+	for (char *s = strtok(argbuf, " "); s && ntok < 8; s = strtok(NULL, " "))
+		tok[ntok++] = s;
+	if (strcmp(c[C_GROUPS], "-"))
+		for (char *s = c[C_GROUPS], *e; *s && ng < 64; s = *e ? e + 1 : e)
+			groups[ng++] = (uint32_t)strtoul(s, &e, 10);
 
-	if (!strcmp(sc, "openat") && (a2 & 0400000))
-		follow = 0; /* O_NOFOLLOW */
-	if (is_one_of(sc, del_calls)) {
-		name_parent(ev, t, &it[0]);
-		if (it[0].exists)
-			name_existing(ev, t, &it[0], 0);
-		return;
+	struct sp_audit_call call = {
+		.arch = strcmp(c[C_ARCH], "b32") ? SP_AUDIT_ARCH_X86_64 : SP_AUDIT_ARCH_I386,
+		.nr = (int32_t)atoi(c[C_NR]), .how_flags = how_flags, .cwd = c[C_CWD],
+		.fsuid = u32col(c[C_FSUID]), .fsgid = u32col(c[C_FSGID]), .umask = 022,
+		.groups = groups, .ngroups = ng,
+	};
+	for (int i = 0; i < 4; i++)
+		call.args[i] = strtoull(c[C_A0 + i], NULL, 16);
+	for (int i = 4; i < 6 && i < ntok; i++)
+		call.args[i] = arg_value(tok[i]);
+	for (int i = 0; i < 6 && i < ntok; i++) {
+		if (tok[i][0] == '/')
+			call.str[i] = tok[i];
+		else if (!strncmp(tok[i], "str:", 4))
+			call.str[i] = tok[i] + 4;
+		else if (!strncmp(tok[i], "sa:unix:", 8))
+			call.str[i] = tok[i] + 8;
 	}
-	if (is_one_of(sc, ren_calls) && n >= 2) {
-		name_parent(ev, t, &it[0]);
-		name_parent(ev, t, &it[1]);
-		if (it[0].exists) {
-			name_existing(ev, t, &it[0], 0);	/* DELETE of the old name */
-			if (it[1].exists)
-				name_existing(ev, t, &it[1], 0); /* DELETE of the replaced inode */
-			if (ok)
-				name_existing(ev, t, &it[0], 0); /* the moved inode under its new name */
-		}
-		return;
-	}
-	if (is_one_of(sc, lnk_calls) && n >= 2) {
-		name_parent(ev, t, &it[1]);
-		if (it[0].exists) {
-			name_existing(ev, t, &it[0], 0);
-			if (ok)
-				name_existing(ev, t, &it[0], 0);
-		} else {
-			name_missing(ev, &it[0], 0, 0, 0, 0);
-		}
-		return;
-	}
-	if (is_one_of(sc, sym_calls) && n >= 2) {
-		/* PARENT of the link, the target string (getname, never looked up), and the CREATE;
-		 * an existing link path fails with EEXIST after the PARENT */
-		const struct item *lp = &it[n - 1];
-		name_parent(ev, t, lp);
-		name_missing(ev, &it[0], 0, 0, 0, 0);
-		if (!lp->exists)
-			name_missing(ev, lp, ok, fsuid, fsgid, 0120777);
-		return;
-	}
-	if (!strcmp(sc, "bind") && strstr(c[C_ARGS], "sa:unix:")) {
-		/* unix_bind creates the socket inode like mknod */
-		name_parent(ev, t, &it[0]);
-		if (!it[0].exists)
-			name_missing(ev, &it[0], ok, fsuid, fsgid, 0140755);
-		return;
-	}
-	if (is_one_of(sc, cre_calls) || creat_flag) {
-		/* filename_create(): an existing target fails with EEXIST after only the PARENT was
-		 * collected; open(O_CREAT) of an existing file collects PARENT and the file */
-		name_parent(ev, t, &it[0]);
-		if (it[0].exists && creat_flag)
-			name_existing(ev, t, &it[0], follow);
-		else if (!it[0].exists)
-			name_missing(ev, &it[0], ok, fsuid, fsgid,
-				     strstr(sc, "mkdir") ? 040755 : 0100644);
-		return;
-	}
-	for (int k = 0; k < n; k++) {
-		if (it[k].exists)
-			name_existing(ev, t, &it[k], follow);
-		else if (!it[k].is_fd)
-			name_missing(ev, &it[k], 0, 0, 0, 0);
-	}
+	const struct fsent *root = fstab_find(t, "/");
+	struct stepfs f = { t, it, n, c[C_EXE], root ? root->dev : 0 };
+	sp_audit_names_enter(&nm, &call, &stepfs_ops, &f);
+	sp_audit_names_exit(&nm, ret, &stepfs_ops, &f);
+	note_symlink(c, ret, tok, ntok);
+	note_fds(c, ret, tok, ntok);
+	for (size_t i = 0; i < nm.n; i++)
+		if (nm.v[i].has_inode && nm.v[i].type != SP_AUDIT_NAME_CREATE &&
+		    n_model_ino < SP_AUDIT_MAX_NAMES)
+			model_ino[n_model_ino++] = nm.v[i].st.ino;
+	return sp_audit_names_add_to_event(&nm, ev, &stepfs_ops, &f);
 }
 
 static int saddr_family(const char *sc, const char *args)
@@ -572,6 +600,7 @@ static const char *build_event(struct sp_audit_event *ev, const struct fstab *t,
 		}
 	}
 	sp_audit_event_set_saddr_fam(ev, saddr_family(c[C_SYSCALL], c[C_ARGS]));
+	uint64_t how_flags = 0;
 	{
 		/* openat2: the perm class comes from how.flags ("how:O_WRONLY|O_CREAT") */
 		static const struct { const char *name; uint64_t v; } of[] = {
@@ -589,9 +618,10 @@ static const char *build_event(struct sp_audit_event *ev, const struct fstab *t,
 				q += l + (q[l] == '|');
 			}
 			sp_audit_event_set_openat2_flags(ev, fl);
+			how_flags = fl;
 		}
 	}
-	add_names(ev, t, c, ret >= 0 || ret < -4095);
+	assert_int_equal(add_names(ev, t, c, ret, how_flags), 0);
 
 	if (has_task) {
 		/* the task list ran at fork on the forking task's pid and credentials */
@@ -977,6 +1007,9 @@ static void run_case(void **state)
 
 	assert_int_equal(sp_audit_fsview_new(&fs), 0);
 	assert_int_equal(fstab_load(&r.tab, f_fs, fs), 0);
+	n_run_links = 0;
+	n_run_fds = 0;
+	run_block = -1;
 	memset(bad, 0, sizeof(bad));
 	memset(kbad, 0, sizeof(kbad));
 	r.ref = load_rules(kc, fs, f_rules, bad, sizeof(bad), &r.has_task);

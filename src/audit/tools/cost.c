@@ -537,7 +537,7 @@ SP_API int sp_audit_cost_compute(const struct sp_audit_ruleset *rs, const struct
 			cs->calls = e->calls;
 			walk_cost(&s, e->arch, e->nr, 1, (double)(e->calls - e->errors), &r, &k, rr, rc);
 			walk_cost(&s, e->arch, e->nr, 0, (double)e->errors, &r, &k, rr, rc);
-			H += (double)e->calls * tool_syscall_names(e->arch, e->nr) *
+			H += (double)e->calls * sp_audit_names_count(e->arch, e->nr) *
 			     (double)c->hash_rules / 32;
 		} else {
 			cs->arch = SP_AUDIT_ARCH_X86_64;

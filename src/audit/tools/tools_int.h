@@ -108,8 +108,6 @@ enum { T_FALSE = 0, T_TRUE = 1, T_UNKNOWN = 2 };
 /* What a field evaluates to for every event of the class (arch, nr, success). */
 int tool_field_truth(const struct audit_kfield *f, uint32_t arch, int32_t nr, int success);
 
-/* Names an x86_64 syscall collects (tools/trace.c's path table; 0 for others). */
-int tool_syscall_names(uint32_t arch, int32_t nr);
 /* Expected rules/checks per syscall of s under the mix (NULL mix: every x86_64 syscall once). */
 void tool_mix_cost(const struct tool_set *s, const struct sp_audit_mix *mix, double *rules,
 		   double *checks);

@@ -14,9 +14,9 @@
  * PROCTITLE records.  exit and exit_group have no exit stop: they are decided at entry with no
  * return value, as the kernel does at task exit.
  *
- * Approximations (documented in secpath-audit-tools(1)): names are collected for the x86_64
- * path syscalls of a fixed table (PARENT + CREATE/DELETE entries for the ones that create or
- * remove, NORMAL otherwise; no interpreter name for execve, no fd-based names); tty=(none);
+ * Approximations (documented in secpath-audit-tools(1)): the file system can change between
+ * the entry stop and the kernel's own walk; an ELF interpreter (PT_INTERP) is not collected
+ * for execve; tty=(none);
  * no LSM contexts; capability fields are 0; the task list is decided per syscall with the
  * current credentials; job-control stops are not kept.
  *
@@ -36,7 +36,9 @@
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <sys/types.h>
+#include <sys/socket.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -46,21 +48,7 @@
 
 #define TR_OPTS (PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | \
 		 PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC)
-#define TR_MAX_NAMES 6
 #define TR_ARGS_MAX 8192
-
-enum { NT_NORMAL = 0, NT_PARENT, NT_DELETE, NT_CREATE };
-static const char *const nametype_text[] = { "NORMAL", "PARENT", "DELETE", "CREATE" };
-
-struct tname {
-	char raw[PATH_MAX];		/* as passed (PATH name=) */
-	char abs[PATH_MAX];		/* resolved, normalised */
-	int type;
-	int have;			/* st valid */
-	int recheck;			/* stat again at exit (created) */
-	int nofollow;
-	struct stat st;
-};
 
 struct task {
 	pid_t tid;
@@ -69,8 +57,7 @@ struct task {
 	uint32_t arch;
 	int32_t nr;
 	uint64_t args[6];
-	int nnames;
-	struct tname names[TR_MAX_NAMES];
+	struct sp_audit_names *nm;	/* this call's names (allocated at the first path syscall) */
 	char *argv;			/* execve arguments, NUL-separated */
 	size_t argv_len;
 	int argc;
@@ -90,67 +77,6 @@ struct tracer {
 	struct sp_audit_trace_stats *st;
 	char line[16384];
 };
-
-/* ---- x86_64 path syscalls ---- */
-
-enum { PK_NORMAL = 0, PK_OPEN, PK_CREATE, PK_DELETE, PK_NOFOLLOW };
-struct pathspec {
-	int16_t nr;
-	int8_t path, dirfd, kind;	/* arg indexes (-1: none / AT_FDCWD) */
-	int8_t path2, dirfd2, kind2;
-};
-
-static const struct pathspec x64_paths[] = {
-	{ 2, 0, -1, PK_OPEN, -1, -1, 0 },	{ 257, 1, 0, PK_OPEN, -1, -1, 0 },
-	{ 437, 1, 0, PK_OPEN, -1, -1, 0 },	{ 85, 0, -1, PK_CREATE, -1, -1, 0 },
-	{ 4, 0, -1, PK_NORMAL, -1, -1, 0 },	{ 6, 0, -1, PK_NOFOLLOW, -1, -1, 0 },
-	{ 262, 1, 0, PK_NORMAL, -1, -1, 0 },	{ 332, 1, 0, PK_NORMAL, -1, -1, 0 },
-	{ 21, 0, -1, PK_NORMAL, -1, -1, 0 },	{ 269, 1, 0, PK_NORMAL, -1, -1, 0 },
-	{ 439, 1, 0, PK_NORMAL, -1, -1, 0 },	{ 89, 0, -1, PK_NOFOLLOW, -1, -1, 0 },
-	{ 267, 1, 0, PK_NOFOLLOW, -1, -1, 0 },	{ 59, 0, -1, PK_NORMAL, -1, -1, 0 },
-	{ 322, 1, 0, PK_NORMAL, -1, -1, 0 },	{ 76, 0, -1, PK_NORMAL, -1, -1, 0 },
-	{ 80, 0, -1, PK_NORMAL, -1, -1, 0 },	{ 161, 0, -1, PK_NORMAL, -1, -1, 0 },
-	{ 82, 0, -1, PK_DELETE, 1, -1, PK_CREATE }, { 264, 1, 0, PK_DELETE, 3, 2, PK_CREATE },
-	{ 316, 1, 0, PK_DELETE, 3, 2, PK_CREATE }, { 83, 0, -1, PK_CREATE, -1, -1, 0 },
-	{ 258, 1, 0, PK_CREATE, -1, -1, 0 },	{ 84, 0, -1, PK_DELETE, -1, -1, 0 },
-	{ 86, 0, -1, PK_NOFOLLOW, 1, -1, PK_CREATE }, { 265, 1, 0, PK_NOFOLLOW, 3, 2, PK_CREATE },
-	{ 87, 0, -1, PK_DELETE, -1, -1, 0 },	{ 263, 1, 0, PK_DELETE, -1, -1, 0 },
-	{ 88, 1, -1, PK_CREATE, -1, -1, 0 },	{ 266, 2, 1, PK_CREATE, -1, -1, 0 },
-	{ 90, 0, -1, PK_NORMAL, -1, -1, 0 },	{ 268, 1, 0, PK_NORMAL, -1, -1, 0 },
-	{ 92, 0, -1, PK_NORMAL, -1, -1, 0 },	{ 94, 0, -1, PK_NOFOLLOW, -1, -1, 0 },
-	{ 260, 1, 0, PK_NORMAL, -1, -1, 0 },	{ 132, 0, -1, PK_NORMAL, -1, -1, 0 },
-	{ 235, 0, -1, PK_NORMAL, -1, -1, 0 },	{ 280, 1, 0, PK_NORMAL, -1, -1, 0 },
-	{ 261, 1, 0, PK_NORMAL, -1, -1, 0 },	{ 133, 0, -1, PK_CREATE, -1, -1, 0 },
-	{ 259, 1, 0, PK_CREATE, -1, -1, 0 },	{ 188, 0, -1, PK_NORMAL, -1, -1, 0 },
-	{ 189, 0, -1, PK_NOFOLLOW, -1, -1, 0 }, { 191, 0, -1, PK_NORMAL, -1, -1, 0 },
-	{ 192, 0, -1, PK_NOFOLLOW, -1, -1, 0 }, { 194, 0, -1, PK_NORMAL, -1, -1, 0 },
-	{ 195, 0, -1, PK_NOFOLLOW, -1, -1, 0 }, { 197, 0, -1, PK_NORMAL, -1, -1, 0 },
-	{ 198, 0, -1, PK_NOFOLLOW, -1, -1, 0 }, { 166, 0, -1, PK_NORMAL, -1, -1, 0 },
-	{ 167, 0, -1, PK_NORMAL, -1, -1, 0 },	{ 163, 0, -1, PK_NORMAL, -1, -1, 0 },
-	{ 303, 1, 0, PK_NORMAL, -1, -1, 0 },
-};
-
-static const struct pathspec *path_spec(uint32_t arch, int32_t nr)
-{
-	if (arch != SP_AUDIT_ARCH_X86_64)
-		return NULL;
-	for (size_t i = 0; i < SP_ARRAY_SIZE(x64_paths); i++)
-		if (x64_paths[i].nr == nr)
-			return &x64_paths[i];
-	return NULL;
-}
-
-int tool_syscall_names(uint32_t arch, int32_t nr)
-{
-	const struct pathspec *ps = path_spec(arch, nr);
-	int n = 0;
-	if (!ps)
-		return 0;
-	n += ps->kind == PK_CREATE || ps->kind == PK_DELETE ? 2 : 1;
-	if (ps->path2 >= 0)
-		n += ps->kind2 == PK_CREATE || ps->kind2 == PK_DELETE ? 2 : 1;
-	return n;
-}
 
 /* ---- reading the tracee ---- */
 
@@ -208,125 +134,112 @@ static ssize_t proc_read(pid_t tid, const char *what, char *buf, size_t cap)
 	return n;
 }
 
-/* Lexical normalisation of an absolute path ("." and ".." and repeated slashes). */
-static void normalise(char *p)
+static uint32_t kdev(dev_t d)
 {
-	char out[PATH_MAX];
-	size_t o = 0;
-	const char *s = p;
-	while (*s) {
-		while (*s == '/')
-			s++;
-		const char *e = s;
-		while (*e && *e != '/')
-			e++;
-		size_t n = (size_t)(e - s);
-		if (n == 0)
-			break;
-		if (n == 1 && s[0] == '.') {
-		} else if (n == 2 && s[0] == '.' && s[1] == '.') {
-			while (o > 0 && out[o - 1] != '/')
-				o--;
-			if (o > 0)
-				o--;
-		} else if (o + n + 2 < sizeof(out)) {
-			out[o++] = '/';
-			memcpy(out + o, s, n);
-			o += n;
-		}
-		s = e;
-	}
-	if (!o)
-		out[o++] = '/';
-	out[o] = 0;
-	memcpy(p, out, o + 1);
+	return SP_AUDIT_MKDEV(major(d), minor(d));
 }
 
-static void resolve(pid_t tid, int64_t dirfd, const char *raw, char *abs, size_t cap)
+/* ---- the file system the tracee's calls see (sp_audit_fs_ops over the host) ---- */
+
+static int host_lstat(void *ctx, const char *path, struct sp_audit_stat *out)
 {
-	char base[PATH_MAX] = "/";
-	if (raw[0] != '/') {
-		if (dirfd == AT_FDCWD || dirfd < 0) {
-			proc_link(tid, "cwd", base, sizeof(base));
-		} else {
-			char what[32];
-			snprintf(what, sizeof(what), "fd/%d", (int)dirfd);
-			proc_link(tid, what, base, sizeof(base));
-		}
-		size_t bl = strnlen(base, cap - 2), rl = strnlen(raw, cap - bl - 2);
-		memcpy(abs, base, bl);
-		abs[bl] = '/';
-		memcpy(abs + bl + 1, raw, rl);
-		abs[bl + 1 + rl] = 0;
-	} else {
-		snprintf(abs, cap, "%s", raw);
-	}
-	normalise(abs);
+	struct stat st;
+	(void)ctx;
+	if (lstat(path, &st))
+		return -errno;
+	*out = (struct sp_audit_stat){ st.st_ino, kdev(st.st_dev), kdev(st.st_rdev), st.st_mode,
+				       st.st_uid, st.st_gid };
+	return 0;
 }
 
-static void dirname_of(const char *abs, char *out, size_t cap)
+static int host_readlink(void *ctx, const char *path, char *buf, size_t cap)
 {
-	snprintf(out, cap, "%s", abs);
-	char *s = strrchr(out, '/');
-	if (s == out)
-		out[1] = 0;
-	else if (s)
-		*s = 0;
+	(void)ctx;
+	ssize_t n = readlink(path, buf, cap);
+	return n < 0 ? -errno : (int)n;
 }
 
-static void name_stat(struct tname *n)
+static int host_fd_path(void *ctx, int fd, char *buf, size_t cap)
 {
-	n->have = (n->nofollow ? lstat(n->abs, &n->st) : stat(n->abs, &n->st)) == 0;
+	const struct task *t = ctx;
+	char what[32];
+	snprintf(what, sizeof(what), "fd/%d", fd);
+	return proc_link(t->tid, what, buf, cap);
 }
 
-static struct tname *add_tname(struct task *t, int type)
+/* The first word after "#!" of the file at path (load_script's i_name). */
+static int host_interp(void *ctx, const char *path, char *buf, size_t cap)
 {
-	if (t->nnames >= TR_MAX_NAMES)
-		return NULL;
-	struct tname *n = &t->names[t->nnames++];
-	memset(n, 0, sizeof(*n));
-	n->type = type;
-	return n;
+	char head[256];
+	(void)ctx;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ssize_t n = read(fd, head, sizeof(head) - 1);
+	close(fd);
+	if (n < 2 || head[0] != '#' || head[1] != '!')
+		return -ENOEXEC;
+	head[n] = 0;
+	char *s = head + 2;
+	s += strspn(s, " \t");
+	size_t l = strcspn(s, " \t\n");
+	if (!l || l >= cap)
+		return -ENOEXEC;
+	memcpy(buf, s, l);
+	buf[l] = 0;
+	return (int)l;
 }
 
-static void collect_one(struct task *t, int path_arg, int dirfd_arg, int kind)
+static const struct sp_audit_fs_ops host_ops = { host_lstat, host_readlink, host_fd_path, host_interp };
+
+struct creds {
+	uint32_t tgid, ppid, uid[4], gid[4], groups[64], ngroups, auid, ses, pers, umask;
+};
+
+static void read_creds(pid_t tid, struct creds *c);
+
+/* At entry: read the call's path arguments and collect its names. */
+static void collect_names(struct task *t)
 {
-	char raw[PATH_MAX], abs[PATH_MAX];
-	if (path_arg < 0 || read_str(t->tid, t->args[path_arg], raw, sizeof(raw)) < 0)
+	char str[6][PATH_MAX], sun[sizeof(((struct sockaddr_un *)0)->sun_path) + 1], cwd[PATH_MAX];
+	int sa = -1;
+	unsigned need = sp_audit_names_args(t->arch, t->nr, &sa);
+	struct creds c;
+
+	if (t->nm)
+		t->nm->n = 0;
+	if (!need)
 		return;
-	int64_t dirfd = dirfd_arg < 0 ? AT_FDCWD : (int64_t)(int32_t)t->args[dirfd_arg];
-	resolve(t->tid, dirfd, raw, abs, sizeof(abs));
-	if (kind == PK_OPEN) {
-		uint64_t flags = 0;
-		if (t->nr == 2)
-			flags = t->args[1];
-		else if (t->nr == 257)
-			flags = t->args[2];
-		else
-			read_mem(t->tid, t->args[2], &flags, sizeof(flags));	/* open_how.flags */
-		struct stat st;
-		if ((flags & O_CREAT) && stat(abs, &st) != 0)
-			kind = PK_CREATE;
-		else
-			kind = PK_NORMAL;
-	}
-	if (kind == PK_CREATE || kind == PK_DELETE) {
-		struct tname *p = add_tname(t, NT_PARENT);
-		if (p) {
-			dirname_of(raw[0] == '/' ? raw : abs, p->raw, sizeof(p->raw));
-			dirname_of(abs, p->abs, sizeof(p->abs));
-			name_stat(p);
+	if (!t->nm && !(t->nm = malloc(sizeof(*t->nm))))
+		return;
+	struct sp_audit_call call = { .arch = t->arch, .nr = t->nr };
+	memcpy(call.args, t->args, sizeof(call.args));
+	for (int i = 0; i < 6; i++)
+		if ((need & SP_AUDIT_ARG_PATH(i)) && read_str(t->tid, t->args[i], str[i], sizeof(str[i])) >= 0)
+			call.str[i] = str[i];
+	if ((need & SP_AUDIT_ARG_SOCKADDR) && sa >= 0 && sa < 5) {
+		struct sockaddr_un su;
+		size_t len = t->args[sa + 1] < sizeof(su) ? (size_t)t->args[sa + 1] : sizeof(su);
+		memset(&su, 0, sizeof(su));
+		if (len > offsetof(struct sockaddr_un, sun_path) && !read_mem(t->tid, t->args[sa], &su, len) &&
+		    su.sun_family == AF_UNIX && su.sun_path[0]) {
+			size_t pl = strnlen(su.sun_path, len - offsetof(struct sockaddr_un, sun_path));
+			memcpy(sun, su.sun_path, pl);
+			sun[pl] = 0;
+			call.str[sa] = sun;
 		}
 	}
-	int type = kind == PK_CREATE ? NT_CREATE : kind == PK_DELETE ? NT_DELETE : NT_NORMAL;
-	struct tname *n = add_tname(t, type);
-	if (!n)
-		return;
-	snprintf(n->raw, sizeof(n->raw), "%s", raw);
-	snprintf(n->abs, sizeof(n->abs), "%s", abs);
-	n->nofollow = kind != PK_NORMAL;
-	n->recheck = kind == PK_CREATE;
-	name_stat(n);
+	if (need & SP_AUDIT_ARG_HOW)
+		read_mem(t->tid, t->args[2], &call.how_flags, sizeof(call.how_flags));
+	if (proc_link(t->tid, "cwd", cwd, sizeof(cwd)) == 0)
+		call.cwd = cwd;
+	read_creds(t->tid, &c);
+	call.fsuid = c.uid[3];
+	call.fsgid = c.gid[3];
+	call.umask = c.umask;
+	call.groups = c.groups;
+	call.ngroups = c.ngroups;
+	sp_audit_names_enter(t->nm, &call, &host_ops, t);
 }
 
 static void capture_argv(struct task *t)
@@ -356,10 +269,6 @@ static void capture_argv(struct task *t)
 
 /* ---- the event ---- */
 
-struct creds {
-	uint32_t tgid, ppid, uid[4], gid[4], groups[64], ngroups, auid, ses, pers;
-};
-
 static void read_creds(pid_t tid, struct creds *c)
 {
 	char buf[4096];
@@ -368,7 +277,9 @@ static void read_creds(pid_t tid, struct creds *c)
 	c->tgid = (uint32_t)tid;
 	if (proc_read(tid, "status", buf, sizeof(buf)) > 0) {
 		for (char *l = buf; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
-			if (!strncmp(l, "Tgid:", 5))
+			if (!strncmp(l, "Umask:", 6))
+				c->umask = (uint32_t)strtoul(l + 6, NULL, 8);
+			else if (!strncmp(l, "Tgid:", 5))
 				c->tgid = (uint32_t)strtoul(l + 5, NULL, 10);
 			else if (!strncmp(l, "PPid:", 5))
 				c->ppid = (uint32_t)strtoul(l + 5, NULL, 10);
@@ -395,34 +306,6 @@ static void read_creds(pid_t tid, struct creds *c)
 		c->ses = (uint32_t)strtoul(buf, NULL, 10);
 	if (proc_read(tid, "personality", buf, sizeof(buf)) > 0)
 		c->pers = (uint32_t)strtoul(buf, NULL, 16);
-}
-
-static uint32_t kdev(dev_t d)
-{
-	return SP_AUDIT_MKDEV(major(d), minor(d));
-}
-
-static void add_walked(struct sp_audit_event *ev, int k, const char *abs)
-{
-	char buf[PATH_MAX];
-	struct stat st;
-	snprintf(buf, sizeof(buf), "%s", abs);
-	for (;;) {
-		char *s = strrchr(buf, '/');
-		if (!s)
-			break;
-		if (s == buf) {
-			if (buf[1] == 0)
-				break;
-			buf[1] = 0;
-		} else {
-			*s = 0;
-		}
-		if (stat(buf, &st) == 0)
-			sp_audit_event_name_add_walked(ev, k, st.st_ino, kdev(st.st_dev));
-		if (!strcmp(buf, "/"))
-			break;
-	}
 }
 
 static int build_event(struct tracer *tr, struct task *t, int has_ret, int64_t rval,
@@ -455,25 +338,24 @@ static int build_event(struct tracer *tr, struct task *t, int has_ret, int64_t r
 		if (!read_mem(t->tid, t->args[2], &flags, sizeof(flags)))
 			sp_audit_event_set_openat2_flags(ev, flags);
 	}
-	for (int i = 0; i < t->nnames && !err; i++) {
-		struct tname *n = &t->names[i];
-		struct statfs sf;
-		if (n->recheck && has_ret && rval >= 0)
-			name_stat(n);
-		int k = sp_audit_event_add_name(ev, n->have ? (uint64_t)n->st.st_ino : SP_AUDIT_INO_UNSET,
-						n->have ? kdev(n->st.st_dev) : 0);
-		if (k < 0)
-			break;
-		err = sp_audit_event_name_set_path(ev, k, n->abs);
-		if (n->have) {
-			sp_audit_event_name_set_mode(ev, k, n->st.st_mode);
-			sp_audit_event_name_set_owner(ev, k, n->st.st_uid, n->st.st_gid);
-			sp_audit_event_name_set_rdev(ev, k, kdev(n->st.st_rdev));
-			sp_audit_event_name_add_walked(ev, k, n->st.st_ino, kdev(n->st.st_dev));
+	if (!err && t->nm) {
+		sp_audit_names_exit(t->nm, has_ret ? rval : 0, &host_ops, t);
+		err = sp_audit_names_add_to_event(t->nm, ev, &host_ops, t);
+		/* the filesystem list's superblock: the object's, a missing one's directory's */
+		for (size_t i = 0; !err && i < t->nm->n; i++) {
+			const struct sp_audit_name *n = &t->nm->v[i];
+			char dir[PATH_MAX];
+			struct statfs sf = { 0 };
+			snprintf(dir, sizeof(dir), "%s", n->path[0] ? n->path : "/");
+			while (statfs(dir, &sf) != 0 && strcmp(dir, "/")) {
+				char *sl = strrchr(dir, '/');
+				if (sl == dir)
+					sl[1] = 0;
+				else
+					*sl = 0;
+			}
+			sp_audit_event_name_set_fs_magic(ev, (int)i, (uint32_t)sf.f_type);
 		}
-		if (statfs(n->have ? n->abs : t->names[0].abs, &sf) == 0)
-			sp_audit_event_name_set_fs_magic(ev, k, (uint32_t)sf.f_type);
-		add_walked(ev, k, n->abs);
 	}
 	return err;
 }
@@ -541,6 +423,7 @@ static void write_records(struct tracer *tr, struct task *t, int has_ret, int64_
 	struct timespec ts;
 	char buf[PATH_MAX], comm[64] = "", exe[PATH_MAX] = "";
 	uint32_t serial = tr->serial++;
+	int nn = t->nm ? (int)t->nm->n : 0;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	ssize_t cn = proc_read(t->tid, "comm", comm, sizeof(comm));
@@ -562,7 +445,7 @@ static void write_records(struct tracer *tr, struct task *t, int has_ret, int64_
 	lb_printf(&b, "a0=%llx a1=%llx a2=%llx a3=%llx items=%d ppid=%u pid=%u auid=%u uid=%u "
 		  "gid=%u euid=%u suid=%u fsuid=%u egid=%u sgid=%u fsgid=%u tty=(none) ses=%u comm=",
 		  (unsigned long long)t->args[0], (unsigned long long)t->args[1],
-		  (unsigned long long)t->args[2], (unsigned long long)t->args[3], t->nnames, c->ppid,
+		  (unsigned long long)t->args[2], (unsigned long long)t->args[3], nn, c->ppid,
 		  c->tgid, c->auid, c->uid[0], c->gid[0], c->uid[1], c->uid[2], c->uid[3], c->gid[1],
 		  c->gid[2], c->gid[3], c->ses);
 	lb_untrusted(&b, comm, strlen(comm));
@@ -587,24 +470,27 @@ static void write_records(struct tracer *tr, struct task *t, int has_ret, int64_
 		}
 		emit(tr, &b);
 	}
-	if (t->nnames && proc_link(t->tid, "cwd", buf, sizeof(buf)) == 0) {
+	if (nn && proc_link(t->tid, "cwd", buf, sizeof(buf)) == 0) {
 		lb_head(&b, "CWD", &ts, serial);
 		lb_printf(&b, "cwd=");
 		lb_untrusted(&b, buf, strlen(buf));
 		emit(tr, &b);
 	}
-	for (int i = 0; i < t->nnames; i++) {
-		const struct tname *n = &t->names[i];
+	for (int i = 0; i < nn; i++) {
+		const struct sp_audit_name *n = &t->nm->v[i];
 		lb_head(&b, "PATH", &ts, serial);
 		lb_printf(&b, "item=%d name=", i);
-		lb_untrusted(&b, n->raw, strlen(n->raw));
-		if (n->have)
+		if (n->has_name)
+			lb_untrusted(&b, n->name, strlen(n->name));
+		else
+			lb_printf(&b, "(null)");
+		if (n->has_inode)
 			lb_printf(&b, " inode=%llu dev=%02x:%02x mode=0%o ouid=%u ogid=%u rdev=%02x:%02x",
-				  (unsigned long long)n->st.st_ino, major(n->st.st_dev),
-				  minor(n->st.st_dev), (unsigned)n->st.st_mode, (unsigned)n->st.st_uid,
-				  (unsigned)n->st.st_gid, major(n->st.st_rdev), minor(n->st.st_rdev));
+				  (unsigned long long)n->st.ino, n->st.dev >> 20, n->st.dev & 0xfffff,
+				  (unsigned)n->st.mode, (unsigned)n->st.uid, (unsigned)n->st.gid,
+				  n->st.rdev >> 20, n->st.rdev & 0xfffff);
 		lb_printf(&b, " nametype=%s cap_fp=0 cap_fi=0 cap_fe=0 cap_fver=0 cap_frootid=0",
-			  nametype_text[n->type]);
+			  sp_audit_nametype_name(n->type));
 		emit(tr, &b);
 	}
 	ssize_t pl = proc_read(t->tid, "cmdline", buf, 129);
@@ -682,6 +568,7 @@ static void task_drop(struct tracer *tr, pid_t tid)
 	for (size_t i = 0; i < tr->ntasks; i++)
 		if (tr->tasks[i].tid == tid) {
 			free(tr->tasks[i].argv);
+			free(tr->tasks[i].nm);
 			tr->tasks[i] = tr->tasks[--tr->ntasks];
 			return;
 		}
@@ -693,19 +580,15 @@ static void on_entry(struct tracer *tr, struct task *t, const struct __ptrace_sy
 	t->nr = (int32_t)si->entry.nr;
 	memcpy(t->args, si->entry.args, sizeof(t->args));
 	t->in_call = 1;
-	t->nnames = 0;
+	if (t->nm)
+		t->nm->n = 0;
 	int is_exec = (t->arch == SP_AUDIT_ARCH_X86_64 && (t->nr == 59 || t->nr == 322)) ||
 		      (t->arch == SP_AUDIT_ARCH_I386 && (t->nr == 11 || t->nr == 358));
 	if (!t->started && is_exec)
 		t->started = 1;
 	if (!t->started)
 		return;
-	const struct pathspec *ps = path_spec(t->arch, t->nr);
-	if (ps) {
-		collect_one(t, ps->path, ps->dirfd, ps->kind);
-		if (ps->path2 >= 0)
-			collect_one(t, ps->path2, ps->dirfd2, ps->kind2);
-	}
+	collect_names(t);
 	if (is_exec && t->arch == SP_AUDIT_ARCH_X86_64)
 		capture_argv(t);
 	int is_exit = (t->arch == SP_AUDIT_ARCH_X86_64 && (t->nr == 60 || t->nr == 231)) ||
@@ -913,8 +796,10 @@ static int tracer_free(struct tracer *tr, int err)
 		if (!err)
 			err = tr->rec_err ? tr->rec_err : rc;
 	}
-	for (size_t i = 0; i < tr->ntasks; i++)
+	for (size_t i = 0; i < tr->ntasks; i++) {
 		free(tr->tasks[i].argv);
+		free(tr->tasks[i].nm);
+	}
 	free(tr->tasks);
 	sp_audit_event_free(tr->ev);
 	sp_audit_ref_free(tr->ref);
