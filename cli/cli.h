@@ -104,8 +104,11 @@ void cli_rules_args_inputs(const struct cli_rules_args *ra, struct cli_files *fs
 int cli_rules_parse(const char *path, const char *text, size_t len,
 		    const struct sp_audit_parse_opts *po, struct sp_audit_ruleset **rs,
 		    struct sp_diags *d);
-/* Read and parse ra->rules: diagnostics printed; -1 when the file is unreadable or (without -c)
- * a line is rejected, else 0.  *text (the file) and *rs are the caller's to free either way. */
+/* 1 when the file itself says to go on past its rejected lines, as auditctl -R does: a "-i" or
+ * "-c" line above the first line d rejects. */
+int cli_rules_continue(const struct sp_audit_ruleset *rs, const struct sp_diags *d);
+/* Read and parse ra->rules: diagnostics printed; -1 when the file is unreadable or (without -c,
+ * and without a -i or -c line above it) a line is rejected, else 0.  *text (the file) and *rs are the caller's to free either way. */
 int cli_rules_load(struct sp_cli *cli, const struct cli_rules_args *ra, char **text, size_t *len,
 		   struct sp_audit_ruleset **rs);
 /* The bundled data directory (rule sets, syscall mixes, policies: the tree's data/): the one

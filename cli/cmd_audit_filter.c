@@ -168,7 +168,7 @@ static int load_rules(struct sp_cli *cli, const char *path, const struct sp_audi
 	sp_diags_init(&d, NULL);
 	err = cli_rules_parse(path, text, len, po, &rs, &d);
 	cli_print_diags(cli, &d, NULL, NULL);
-	if (err || (d.nerrors && !keep_going)) {
+	if (err || (d.nerrors && !keep_going && !cli_rules_continue(rs, &d))) {
 		sp_diags_release(&d);
 		sp_audit_ruleset_free(rs);
 		free(text);

@@ -34,7 +34,8 @@ static void usage(FILE *f)
 		"  --summary FILE  the summary to FILE instead of stderr\n"
 		"  --json          the summary as one JSON object (schema secpath.audit-run/1)\n"
 		"  --machine M     syscall table of RULES (default x86_64)\n"
-		"  -c, --continue  use the lines that parse when others are rejected (auditctl -c)\n"
+		"  -c, --continue  use the lines that parse when others are rejected (auditctl -c;\n"
+		"                  a -c or -i line in RULES does the same for the lines below it)\n"
 		"  --passwd F, --group F, --dirs F   host inputs for the rules parser\n"
 		"Every output file is written whole, then renamed into place; none may be an input.\n"
 		"Exit status: COMMAND's (128+N if killed by signal N; 127 if it cannot be executed);\n"
@@ -172,7 +173,7 @@ int cmd_audit_run(int argc, char **argv, struct sp_cli *cli)
 	sp_diags_init(&d, NULL);
 	err = sp_audit_ruleset_parse(text, len, rules, &po, &rs, &d);
 	cli_print_diags(cli, &d, NULL, NULL);
-	if (err || (d.nerrors && !keep_going)) {
+	if (err || (d.nerrors && !keep_going && !cli_rules_continue(rs, &d))) {
 		sp_diags_release(&d);
 		sp_audit_ruleset_free(rs);
 		free(text);

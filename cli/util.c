@@ -213,9 +213,26 @@ int cli_rules_load(struct sp_cli *cli, const struct cli_rules_args *ra, char **t
 	if (err && !d.n)
 		fprintf(cli->err, "%s: cannot parse '%s': %s\n", cli->prog, ra->rules,
 			strerror(-err));
-	int bad = err || (d.nerrors && !ra->keep_going);
+	int bad = err || (d.nerrors && !ra->keep_going && !cli_rules_continue(*rs, &d));
 	sp_diags_release(&d);
 	return bad ? -1 : 0;
+}
+
+int cli_rules_continue(const struct sp_audit_ruleset *rs, const struct sp_diags *d)
+{
+	uint32_t first = UINT32_MAX;
+
+	for (size_t i = 0; i < d->n; i++)
+		if (d->v[i].severity == SP_SEV_ERROR && d->v[i].line && d->v[i].line < first)
+			first = d->v[i].line;
+	for (size_t i = 0; rs && i < sp_audit_ruleset_count(rs); i++) {
+		struct sp_audit_item it;
+		if (sp_audit_ruleset_item(rs, i, &it) || it.kind != SP_AUDIT_ITEM_CTRL || it.line >= first)
+			continue;
+		if (!strcmp(it.ctrl, "-i") || !strcmp(it.ctrl, "-c"))
+			return 1;
+	}
+	return 0;
 }
 
 void cli_json_diags(FILE *f, const struct sp_diags *d)

@@ -13,6 +13,8 @@
 #   4. drift: the fresh per-step verdicts (seq, syscall, recorded, key) against the recorded
 #      tests/cases/kernel/NAME/result.tsv — a difference means the kernel or the harness changed
 #   5. test_audit_kernel (built by make) on the fresh verdicts: both engines, step by step
+#   6. (all cases only) tests/kernel/run-audit-run.sh: the kernel-run workloads under the kernel
+#      and `secpath audit run` at once, judged by test_audit_run_kernel event by event
 #
 # --record copies the fresh verdicts into tests/cases/kernel/ (after reviewing the drift).
 # Exit: 0 all agree, 1 drift or engine disagreement, 2 setup failure.
@@ -60,6 +62,14 @@ done
 # the engines on the fresh verdicts
 make -j2 out/release/tests/test_audit_kernel > /dev/null || { echo "test-kernel.sh: build failed" >&2; exit 2; }
 SP_KERNEL_RESULTS=$out out/release/tests/test_audit_kernel || rc=1
+
+# `audit run` judged by the kernel: the workload of tests/cases/kernel-run under both at once
+if [ $# -eq 0 ]; then
+	make -j2 out/release/secpath out/release/tests/test_audit_run_kernel > /dev/null ||
+		{ echo "test-kernel.sh: build failed" >&2; exit 2; }
+	sh tests/kernel/run-audit-run.sh -j "$jobs" -o "$KO_CACHE/runs-run" $record || rc=1
+	SP_KERNEL_RUN_RESULTS=$KO_CACHE/runs-run out/release/tests/test_audit_run_kernel || rc=1
+fi
 [ $drift -eq 0 ] || rc=1
 echo "test-kernel.sh: done in $(($(date +%s) - t0)) s (exit $rc)"
 exit $rc

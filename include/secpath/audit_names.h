@@ -98,6 +98,7 @@ struct sp_audit_fs_ops {
 #define SP_AUDIT_ARG_PATH(i)	(1u << (i))		/* argument i points to a path string */
 #define SP_AUDIT_ARG_SOCKADDR	(1u << 8)	/* sockaddr at the call's address argument */
 #define SP_AUDIT_ARG_HOW	(1u << 9)	/* openat2: struct open_how at args[2] */
+#define SP_AUDIT_ARG_FD		(1u << 10)	/* args[0] is an fd whose file the call names */
 
 /* What the caller must read for (arch, nr): SP_AUDIT_ARG_* bits; 0 for a syscall that collects
  * no name.  For SP_AUDIT_ARG_SOCKADDR, *sa_arg (may be NULL) is the argument index of the

@@ -223,6 +223,15 @@ json "$B" audit check --json "$R"
 json "$B" audit compile --json "$R"
 json "$B" audit list --json "$R"
 json "$B" audit cost --json -R "$R"
+# a rules file's own -i / -c goes on past the rejected lines below it, as auditctl -R does
+printf -- '-a always,exit -F arch=b64 -S open -k a\n-a always,exit -F nosuch=1\n' >"$tmp/ri.rules"
+expect 1 "$B" audit cost -R "$tmp/ri.rules"
+expect 1 "$B" audit run -R "$tmp/ri.rules" -- true
+printf -- '-i\n-a always,exit -F arch=b64 -S open -k a\n-a always,exit -F nosuch=1\n' >"$tmp/ri.rules"
+expect 0 "$B" audit cost -R "$tmp/ri.rules"
+if grep -q 'nosuch' "$tmp/e"; then ok; else bad "audit cost with -i: the rejected line is not reported"; fi
+printf -- '-a always,exit -F nosuch=1\n-c\n-a always,exit -F arch=b64 -S open -k a\n' >"$tmp/ri.rules"
+expect 1 "$B" audit cost -R "$tmp/ri.rules"
 "$B" audit replay --json -R "$R" "$LOG" >"$tmp/o" 2>"$tmp/e"
 # this real log's "type=UNKNOWN[1329] msg=?" record is skipped with a warning (as ausearch
 # passes over it): exit 0, the warning in the JSON

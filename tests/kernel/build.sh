@@ -69,6 +69,7 @@ gen() { sed -n 's/^#define __NR_\([a-z0-9_]*\)[[:space:]]\{1,\}\([0-9]\{1,\}\).*
 } > "$cache/build/sysnames.h"
 gcc -O2 -g -Wall -Wextra -static -no-pie -mno-red-zone -I"$cache/build" \
 	-o "$cache/ko" "$here/ko.c"
+gcc -O2 -Wall -Wextra -static -o "$cache/tiny" "$here/tiny.c"
 
 # 4. the base initramfs: busybox, auditctl and its libraries, ko, /init
 r="$cache/build/root"
@@ -81,8 +82,9 @@ for l in libaudit.so.1 libauparse.so.0 libcap-ng.so.0 libc.so.6 ld-linux-x86-64.
 done
 ln -s /lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 "$r/lib64/ld-linux-x86-64.so.2"
 cp "$cache/ko" "$r/bin/ko"
+cp "$cache/tiny" "$r/bin/tiny"
 cp "$here/guest-init.sh" "$r/init"
-chmod 755 "$r/init" "$r/bin/ko"
+chmod 755 "$r/init" "$r/bin/ko" "$r/bin/tiny"
 chmod 1777 "$r/tmp"
 cp "$cases/env/passwd" "$cases/env/group" "$r/etc/"
 printf 'passwd: files\ngroup: files\n' > "$r/etc/nsswitch.conf"

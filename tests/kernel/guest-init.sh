@@ -58,7 +58,21 @@ auditctl -s > $O/auditctl-s-before.txt 2>&1
 step "rules loaded: $(grep -vc '^No rules' $O/auditctl-l.txt)"
 
 # 4. the workload
-/bin/ko run /ko/scenario $O/workload.tsv > $O/run.err 2>&1; echo "ko run exit=$?" >> $O/run.err
+if [ -f /ko/workload ]; then
+	# an `audit run` case: the workload runs once, under secpath's tracer, while the kernel
+	# audits it with the same rules (the login uid set first, as a login would)
+	(
+		echo 1000 > /proc/self/loginuid
+		exec /usr/bin/secpath audit run -R $O/rules.loaded --output $O/secpath.log \
+			--record $O/secpath.rec --summary $O/secpath.sum --json -- sh /ko/workload
+	) > $O/run.err 2>&1 &
+	echo "secpath_pid=$!" > $O/secpath.pid
+	wait $!; echo "audit run exit=$?" >> $O/run.err
+	base64 $O/secpath.rec > $O/secpath.rec.b64
+	: > $O/workload.tsv
+else
+	/bin/ko run /ko/scenario $O/workload.tsv > $O/run.err 2>&1; echo "ko run exit=$?" >> $O/run.err
+fi
 auditctl -s > $O/auditctl-s-after.txt 2>&1
 step "workload done: $(($(wc -l < $O/workload.tsv) - 1)) syscalls"
 
@@ -77,7 +91,8 @@ done
 stty -F /dev/ttyS1 raw -echo 2>/dev/null
 {
 	for f in guest.txt setup.txt rules.loaded dirs.txt fs.txt auditctl-load.txt auditctl-l.txt auditctl-s-before.txt \
-		auditctl-s-after.txt run.err auditd.err workload.tsv audit.log; do
+		auditctl-s-after.txt run.err auditd.err workload.tsv audit.log secpath.pid secpath.log \
+		secpath.sum secpath.rec.b64; do
 		echo "=== ko-begin $f ==="
 		cat $O/$f 2>/dev/null
 		echo "=== ko-end $f ==="

@@ -256,6 +256,7 @@ static void test_audit_names__event(void **st)
 	assert_int_equal(sp_audit_names_args(SP_AUDIT_ARCH_X86_64, 44, &sa), SP_AUDIT_ARG_SOCKADDR);
 	assert_int_equal(sa, 4);	/* sendto's address */
 	assert_int_equal(sp_audit_names_args(SP_AUDIT_ARCH_X86_64, 39, NULL), 0);	/* getpid */
+	assert_int_equal(sp_audit_names_args(SP_AUDIT_ARCH_X86_64, 91, NULL), SP_AUDIT_ARG_FD);	/* fchmod */
 	sp_audit_event_free(ev);
 }
 

@@ -157,7 +157,7 @@ static const struct spec *spec_of(uint32_t arch, int32_t nr)
 SP_API unsigned sp_audit_names_args(uint32_t arch, int32_t nr, int *sa_arg)
 {
 	const struct spec *s = spec_of(arch, nr);
-	unsigned bits = 0;
+	unsigned bits;
 
 	if (!s)
 		return 0;
@@ -166,11 +166,11 @@ SP_API unsigned sp_audit_names_args(uint32_t arch, int32_t nr, int *sa_arg)
 			*sa_arg = s->path;
 		return SP_AUDIT_ARG_SOCKADDR;
 	}
-	if (s->kind != K_FD) {
-		bits |= SP_AUDIT_ARG_PATH(s->path);
-		if (s->path2 >= 0)
-			bits |= SP_AUDIT_ARG_PATH(s->path2);
-	}
+	if (s->kind == K_FD)
+		return SP_AUDIT_ARG_FD;
+	bits = SP_AUDIT_ARG_PATH(s->path);
+	if (s->path2 >= 0)
+		bits |= SP_AUDIT_ARG_PATH(s->path2);
 	return s->fl == F_HOW ? bits | SP_AUDIT_ARG_HOW : bits;
 }
 

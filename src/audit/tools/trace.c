@@ -58,6 +58,7 @@ struct task {
 	int32_t nr;
 	uint64_t args[6];
 	struct sp_audit_names *nm;	/* this call's names (allocated at the first path syscall) */
+	pid_t tgid;			/* its thread group, as /proc/self names it */
 	char *argv;			/* execve arguments, NUL-separated */
 	size_t argv_len;
 	int argc;
@@ -152,10 +153,20 @@ static int host_lstat(void *ctx, const char *path, struct sp_audit_stat *out)
 	return 0;
 }
 
+/* The tracee's own /proc/self and /proc/thread-self, not the tracer's. */
 static int host_readlink(void *ctx, const char *path, char *buf, size_t cap)
 {
-	(void)ctx;
-	ssize_t n = readlink(path, buf, cap);
+	const struct task *t = ctx;
+	int n;
+	if (!strcmp(path, "/proc/self"))
+		n = snprintf(buf, cap, "%d", (int)t->tgid);
+	else if (!strcmp(path, "/proc/thread-self"))
+		n = snprintf(buf, cap, "%d/task/%d", (int)t->tgid, (int)t->tid);
+	else
+		n = -1;
+	if (n >= 0)
+		return n < (int)cap ? n : -ENAMETOOLONG;
+	n = (int)readlink(path, buf, cap);
 	return n < 0 ? -errno : (int)n;
 }
 
@@ -234,6 +245,7 @@ static void collect_names(struct task *t)
 	if (proc_link(t->tid, "cwd", cwd, sizeof(cwd)) == 0)
 		call.cwd = cwd;
 	read_creds(t->tid, &c);
+	t->tgid = (pid_t)c.tgid;
 	call.fsuid = c.uid[3];
 	call.fsgid = c.gid[3];
 	call.umask = c.umask;
