@@ -91,7 +91,8 @@ struct sp_audit_fs_ops {
 	int (*lstat)(void *ctx, const char *path, struct sp_audit_stat *st);
 	int (*readlink)(void *ctx, const char *path, char *buf, size_t cap);	/* length, no NUL */
 	int (*fd_path)(void *ctx, int fd, char *buf, size_t cap);	/* the path of the task's fd */
-	/* execve: the interpreter a "#!" file at path names (its first word), or -ENOEXEC */
+	/* execve: the interpreter the file at path names (a "#!" line's first word, an ELF
+	 * PT_INTERP): its length, or -ENOEXEC */
 	int (*interp)(void *ctx, const char *path, char *buf, size_t cap);
 };
 

@@ -50,6 +50,7 @@ struct kev {
 	int nr;
 	long long exit;
 	char key[160];
+	char comm[40];
 	char paths[2048];	/* "name|nametype|inode|mode|ouid|ogid;" per PATH item */
 	uint64_t serial;
 	int matched;
@@ -124,6 +125,7 @@ static void parse_log(const char *text, struct evlist *l)
 			field(body, "exit", v, sizeof(v));
 			e->exit = strtoll(v, NULL, 10);
 			field(body, "key", e->key, sizeof(e->key));
+			field(body, "comm", e->comm, sizeof(e->comm));
 		} else if (!strcmp(type, "PATH")) {
 			struct kev *e = find_serial(l, serial);
 			static const char *const f[] = { "name", "nametype", "inode", "mode", "ouid", "ogid" };
@@ -168,7 +170,25 @@ static int is_known(struct known *k, size_t n, const char *kind, const struct ke
 
 struct figures {
 	size_t kernel, predicted, matched, same_key, same_paths, missed, extra, bad;
+	struct { char comm[40]; size_t kernel, agree; } prog[48];	/* by the kernel's comm= */
+	size_t nprog;
 };
+
+/* One kernel event of a program (comm) counted, agreeing when predicted whole. */
+static void count_prog(struct figures *f, const struct kev *ke, int agree)
+{
+	size_t i;
+
+	for (i = 0; i < f->nprog && strcmp(f->prog[i].comm, ke->comm); i++)
+		;
+	if (i == f->nprog) {
+		if (f->nprog == sizeof(f->prog) / sizeof(f->prog[0]))
+			return;
+		snprintf(f->prog[f->nprog++].comm, sizeof(f->prog[0].comm), "%s", ke->comm);
+	}
+	f->prog[i].kernel++;
+	f->prog[i].agree += agree != 0;
+}
 
 /* 1. the kernel's events against secpath's, task by task in order */
 static void compare(const char *name, struct evlist *k, struct evlist *s, struct known *kn, size_t nk,
@@ -184,6 +204,7 @@ static void compare(const char *name, struct evlist *k, struct evlist *s, struct
 				if (s->v[j].nr == ke->nr && s->v[j].exit == ke->exit)
 					se = &s->v[j];
 			}
+		count_prog(f, ke, se && !strcmp(ke->key, se->key) && !strcmp(ke->paths, se->paths));
 		if (!se) {
 			f->missed++;
 			if (!is_known(kn, nk, "missed", ke)) {
@@ -337,6 +358,11 @@ static void run_case(void **state)
 	print_message("kernel-run/%-8s kernel events %zu, predicted %zu: matched %zu, same key %zu, same "
 		      "PATH items %zu, missed %zu, extra %zu\n", name, f.kernel, f.predicted, f.matched,
 		      f.same_key, f.same_paths, f.missed, f.extra);
+	char progs[2048] = "";
+	for (size_t i = 0, o = 0; i < f.nprog && o < sizeof(progs); i++)
+		o += (size_t)snprintf(progs + o, sizeof(progs) - o, " %s %zu/%zu", f.prog[i].comm,
+				      f.prog[i].agree, f.prog[i].kernel);
+	print_message("kernel-run/%-8s by program (predicted whole / kernel events):%s\n", name, progs);
 	for (size_t i = 0; i < nk; i++)
 		if (!kn[i].hit)
 			print_message("kernel-run/%s: known-diffs entry '%s %u %d' agrees now: remove it\n", name,

@@ -31,6 +31,10 @@ kpkg=${KO_KERNEL_PKG:-$(apt-cache depends linux-image-amd64 2> /dev/null |
 [ -n "$kpkg" ] || { apt-get update -qq && kpkg=$(apt-cache depends linux-image-amd64 |
 	awk '/Depends: linux-image-[0-9]/ { print $2; exit }'); }
 pkgs="$kpkg busybox-static auditd libaudit1 libauparse0 libcap-ng0 libc6"
+# Debian's own tools for the audit-run workload (dynamic executables: the ELF interpreter too)
+tools="coreutils tar findutils sed"
+toollibs="libacl1 libattr1 libgmp10 libselinux1 libpcre2-8-0"
+pkgs="$pkgs $tools $toollibs"
 cd "$cache/debs"
 for p in $pkgs; do
 	ls "${p}_"*.deb > /dev/null 2>&1 || apt-get download -qq "$p" 2>&1 | grep -v '^W: Download is performed unsandboxed' || true
@@ -39,6 +43,7 @@ done
 rm -rf "$cache/x" && mkdir -p "$cache/x"
 for p in $pkgs; do
 	deb=$(ls "${p}_"*.deb | tail -1)
+	case " $tools " in *" $p "*) continue ;; esac # unpacked under the guest's /opt/deb
 	if [ "$p" = "$kpkg" ]; then # only /boot: the modules are not needed
 		dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$cache/x" ./boot
 	else
@@ -81,6 +86,13 @@ for l in libaudit.so.1 libauparse.so.0 libcap-ng.so.0 libc.so.6 ld-linux-x86-64.
 	cp -L "$cache/x/lib/x86_64-linux-gnu/$l" "$r/lib/x86_64-linux-gnu/"
 done
 ln -s /lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 "$r/lib64/ld-linux-x86-64.so.2"
+mkdir -p "$r/opt/deb"
+for p in $tools; do dpkg -x "$(ls "$cache/debs/${p}_"*.deb | tail -1)" "$r/opt/deb"; done
+rm -rf "$r/opt/deb/usr/share"
+for p in $toollibs; do
+	dpkg-deb -c "$(ls "$cache/debs/${p}_"*.deb | tail -1)" | awk '{ print $6 }' |
+		grep '\.so' | while read -r f; do cp -P "$cache/x/$f" "$r/lib/x86_64-linux-gnu/"; done
+done
 cp "$cache/ko" "$r/bin/ko"
 cp "$cache/tiny" "$r/bin/tiny"
 cp "$here/guest-init.sh" "$r/init"

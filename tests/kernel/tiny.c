@@ -6,6 +6,7 @@
  * open of /etc/shadow as the caller, then execve of its first argument when given.
  */
 #include <fcntl.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>

@@ -4,7 +4,7 @@
  * system: the kernel's order and types for create, symlink, link and rename, a PARENT printed as
  * the cwd for a bare name, created objects' identities at exit, walks stopped by EACCES, ELOOP
  * and dangling links, "..", symlinked directories, AT_EMPTY_PATH and fd-based calls, execve's
- * link and interpreter.  The kernel's own verdicts on the same cases are in
+ * link and its chain of interpreters ("#!", then the interpreter's PT_INTERP).  The kernel's own verdicts on the same cases are in
  * tests/cases/kernel/names (test_audit_kernel).
  */
 #include <stdarg.h>
@@ -86,9 +86,13 @@ static int t_fd_path(void *ctx, int fd, char *buf, size_t cap)
 static int t_interp(void *ctx, const char *path, char *buf, size_t cap)
 {
 	(void)ctx;
-	if (strcmp(path, "/w/script"))
+	/* a "#!" script run by /w/sub/g, an ELF file whose PT_INTERP is /w/f */
+	if (!strcmp(path, "/w/script"))
+		snprintf(buf, cap, "/w/sub/g");
+	else if (!strcmp(path, "/w/sub/g"))
+		snprintf(buf, cap, "/w/f");
+	else
 		return -ENOEXEC;
-	snprintf(buf, cap, "/w/sub/g");
 	return (int)strlen(buf);
 }
 
@@ -231,7 +235,7 @@ static void test_audit_names__exec(void **st)
 	collect(0, "execve", a, "/w/lnk", NULL, NULL, 0);
 	expect("NORMAL:/w/lnk:3 NORMAL:/w/lnk:4");
 	collect(0, "execve", a, "/w/script", NULL, NULL, 0);
-	expect("NORMAL:/w/script:12 NORMAL:/w/script:12 NORMAL:/w/sub/g:11");
+	expect("NORMAL:/w/script:12 NORMAL:/w/script:12 NORMAL:/w/sub/g:11 NORMAL:/w/f:3");
 	collect(0, "execve", a, "/w/script", NULL, NULL, -ENOMEM);
 	expect("NORMAL:/w/script:12");
 	collect(0, "execve", a, "/w/none", NULL, NULL, -ENOENT);

@@ -21,7 +21,7 @@
  * first: symlink = PARENT, target (never looked up), CREATE; link = PARENT, old, CREATE;
  * rename = PARENT(new), PARENT(old), DELETE(old), [DELETE(replaced)], CREATE.  execve collects
  * the file twice, first followed and then as the link itself (what the kernel's records show),
- * and a "#!" file's interpreter after them.  The path walk follows fs/namei.c: "." and "..",
+ * then the interpreters open_exec() opens: a "#!" file's, an ELF file's PT_INTERP.  The path walk follows fs/namei.c: "." and "..",
  * symlinks (40 at most, ELOOP), ENOTDIR, and MAY_EXEC on every directory searched (fsuid 0
  * passes, as CAP_DAC_READ_SEARCH).
  *
@@ -628,10 +628,19 @@ static void do_exec(struct sp_audit_names *nm, const struct walker *w, const str
 		if (!walk(w, start_dir(w, s->dirfd, base), raw, 0, 0, obj, &st, NULL))
 			set_obj(self, SP_AUDIT_NAME_NORMAL, obj, &st);
 	}
-	if (w->ops->interp && w->ops->interp(w->ctx, n->path, interp, sizeof(interp)) > 0) {
+	/* search_binary_handler: a "#!" interpreter (load_script) or an ELF interpreter
+	 * (load_elf_binary) is opened by open_exec(), at most BINPRM_MAX_RECURSION deep */
+	const struct sp_audit_name *cur = n;
+	for (int depth = 0; depth < 4 && w->ops->interp; depth++) {
+		if (w->ops->interp(w->ctx, cur->path, interp, sizeof(interp)) <= 0)
+			break;
 		struct sp_audit_name *in = lookup(nm, w, interp, -1, 1);
-		if (in)
-			in->state = S_ON_SUCCESS;
+		if (!in)
+			break;
+		in->state = S_ON_SUCCESS;
+		if (!in->has_inode)
+			break;
+		cur = in;
 	}
 }
 

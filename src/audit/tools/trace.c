@@ -23,6 +23,7 @@
  * Invariants: the tracer never changes the tracee's registers or memory; every task it sees is
  * resumed; the command's wait status is returned unchanged.
  */
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -178,7 +179,43 @@ static int host_fd_path(void *ctx, int fd, char *buf, size_t cap)
 	return proc_link(t->tid, what, buf, cap);
 }
 
-/* The first word after "#!" of the file at path (load_script's i_name). */
+/* PT_INTERP of an ELF file (load_elf_binary's elf_interpreter): its length, or -ENOEXEC. */
+static int elf_interp(int fd, char *buf, size_t cap)
+{
+	unsigned char id[EI_NIDENT];
+	if (pread(fd, id, sizeof(id), 0) != (ssize_t)sizeof(id) || memcmp(id, ELFMAG, SELFMAG))
+		return -ENOEXEC;
+	int is64 = id[EI_CLASS] == ELFCLASS64;
+	Elf64_Ehdr e64;
+	Elf32_Ehdr e32;
+	uint64_t phoff;
+	unsigned phnum, phentsize;
+	if (is64 ? pread(fd, &e64, sizeof(e64), 0) != (ssize_t)sizeof(e64) :
+		   pread(fd, &e32, sizeof(e32), 0) != (ssize_t)sizeof(e32))
+		return -ENOEXEC;
+	phoff = is64 ? e64.e_phoff : e32.e_phoff;
+	phnum = is64 ? e64.e_phnum : e32.e_phnum;
+	phentsize = is64 ? e64.e_phentsize : e32.e_phentsize;
+	for (unsigned i = 0; i < phnum && i < 256; i++) {
+		Elf64_Phdr p64;
+		Elf32_Phdr p32;
+		off_t at = (off_t)(phoff + (uint64_t)i * phentsize);
+		if (is64 ? pread(fd, &p64, sizeof(p64), at) != (ssize_t)sizeof(p64) :
+			   pread(fd, &p32, sizeof(p32), at) != (ssize_t)sizeof(p32))
+			return -ENOEXEC;
+		if ((is64 ? p64.p_type : p32.p_type) != PT_INTERP)
+			continue;
+		uint64_t len = is64 ? p64.p_filesz : p32.p_filesz, off = is64 ? p64.p_offset : p32.p_offset;
+		if (!len || len >= cap || pread(fd, buf, (size_t)len, (off_t)off) != (ssize_t)len)
+			return -ENOEXEC;
+		buf[len] = 0;
+		return (int)strlen(buf);
+	}
+	return -ENOEXEC;
+}
+
+/* The interpreter the file at path names: the first word after "#!" (load_script's i_name),
+ * or its ELF PT_INTERP. */
 static int host_interp(void *ctx, const char *path, char *buf, size_t cap)
 {
 	char head[256];
@@ -187,9 +224,12 @@ static int host_interp(void *ctx, const char *path, char *buf, size_t cap)
 	if (fd < 0)
 		return -errno;
 	ssize_t n = read(fd, head, sizeof(head) - 1);
+	if (n < 2 || head[0] != '#' || head[1] != '!') {
+		int r = n >= 4 ? elf_interp(fd, buf, cap) : -ENOEXEC;
+		close(fd);
+		return r;
+	}
 	close(fd);
-	if (n < 2 || head[0] != '#' || head[1] != '!')
-		return -ENOEXEC;
 	head[n] = 0;
 	char *s = head + 2;
 	s += strspn(s, " \t");
