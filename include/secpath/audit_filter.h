@@ -253,6 +253,15 @@ SP_API int sp_audit_ref_add(struct sp_audit_ref *r, const void *blob, size_t len
 SP_API int sp_audit_ref_del(struct sp_audit_ref *r, const void *blob, size_t len);
 /* Rules currently loaded (all lists). */
 SP_API size_t sp_audit_ref_count(const struct sp_audit_ref *r);
+/*
+ * The kernel's marks follow the file system (audit_update_watch, audit_update_mark): every
+ * watch (-w, path=) and exe= rule on `path` binds to (ino, dev) - the inode its name now
+ * names after a create, link or rename onto it - or, with ino = SP_AUDIT_INO_UNSET after a
+ * removal or a rename away, to none (a watch then follows its path).  A re-bound watch moves
+ * to the head of its new inode-hash bucket.  A compiled matcher keeps the identities it was
+ * compiled with: compile and publish a new one.  Returns the rules re-bound, or -EINVAL.
+ */
+SP_API int sp_audit_ref_rebind(struct sp_audit_ref *r, const char *path, uint64_t ino, uint32_t dev);
 /* Decide one event.  Returns 0. */
 SP_API int sp_audit_ref_filter(const struct sp_audit_ref *r, const struct sp_audit_event *ev,
 			       struct sp_audit_decision *d);

@@ -68,6 +68,7 @@ struct sp_audit_names {
 	int kind;
 	uint32_t create_mode;		/* S_IFMT | permissions of a created object */
 	uint32_t fsuid, fsgid;
+	int ok;				/* the call succeeded (sp_audit_names_exit) */
 };
 
 /* The call as the task made it, and what the caller read of its memory. */
@@ -124,6 +125,12 @@ SP_API void sp_audit_names_exit(struct sp_audit_names *nm, int64_t ret,
 struct sp_audit_event;
 SP_API int sp_audit_names_add_to_event(const struct sp_audit_names *nm, struct sp_audit_event *ev,
 				       const struct sp_audit_fs_ops *ops, void *ctx);
+/* The re-binding a successful call's names cause (the fsnotify events the kernel's marks see
+ * during the call, before its exit filter): each CREATE name re-binds the watches and exe= marks on its
+ * path to its inode (to none when its number is SP_AUDIT_INO_NEW: the watch follows the path),
+ * each DELETE name to none.  Returns the rules re-bound (sp_audit_ref_rebind), or -EINVAL. */
+struct sp_audit_ref;
+SP_API int sp_audit_names_rebind(const struct sp_audit_names *nm, struct sp_audit_ref *r);
 /* "NORMAL", "PARENT", "DELETE", "CREATE", "UNKNOWN": the record's nametype= text. */
 SP_API const char *sp_audit_nametype_name(enum sp_audit_nametype t);
 

@@ -194,7 +194,9 @@ static void parent_of(const char *path, char *out, size_t len)
 		strfmt(out, len, "%.*s", (int)(slash - path), path);
 }
 
-/* Inodes of the names the model gave the current event (checked against the kernel's PATH items). */
+/* The names the model gave the current step (they re-bind the rules' marks before it is
+ * filtered), and their inodes (checked against the kernel's PATH items). */
+static struct sp_audit_names step_names;
 static uint64_t model_ino[SP_AUDIT_MAX_NAMES];
 static size_t n_model_ino;
 
@@ -458,7 +460,7 @@ static uint32_t u32col(const char *s)
 static int add_names(struct sp_audit_event *ev, const struct fstab *t, char **c, int64_t ret,
 		     uint64_t how_flags)
 {
-	static struct sp_audit_names nm;
+	struct sp_audit_names *nm = &step_names;
 	struct item it[8];
 	char argbuf[8192], *tok[8] = { 0 };
 	uint32_t groups[64];
@@ -498,15 +500,15 @@ static int add_names(struct sp_audit_event *ev, const struct fstab *t, char **c,
 	}
 	const struct fsent *root = fstab_find(t, "/");
 	struct stepfs f = { t, it, n, c[C_EXE], root ? root->dev : 0 };
-	sp_audit_names_enter(&nm, &call, &stepfs_ops, &f);
-	sp_audit_names_exit(&nm, ret, &stepfs_ops, &f);
+	sp_audit_names_enter(nm, &call, &stepfs_ops, &f);
+	sp_audit_names_exit(nm, ret, &stepfs_ops, &f);
 	note_symlink(c, ret, tok, ntok);
 	note_fds(c, ret, tok, ntok);
-	for (size_t i = 0; i < nm.n; i++)
-		if (nm.v[i].has_inode && nm.v[i].type != SP_AUDIT_NAME_CREATE &&
+	for (size_t i = 0; i < nm->n; i++)
+		if (nm->v[i].has_inode && nm->v[i].type != SP_AUDIT_NAME_CREATE &&
 		    n_model_ino < SP_AUDIT_MAX_NAMES)
-			model_ino[n_model_ino++] = nm.v[i].st.ino;
-	return sp_audit_names_add_to_event(&nm, ev, &stepfs_ops, &f);
+			model_ino[n_model_ino++] = nm->v[i].st.ino;
+	return sp_audit_names_add_to_event(nm, ev, &stepfs_ops, &f);
 }
 
 static int saddr_family(const char *sc, const char *args)
@@ -888,6 +890,12 @@ static void check_step(struct krun *r, char **c)
 				      c[C_ARGS], got, c[C_KPATHS]);
 			r->failures++;
 		}
+	}
+	/* the call's fsnotify events re-bind watches and exe= marks before its exit filter */
+	if (sp_audit_names_rebind(&step_names, r->ref) > 0) {
+		sp_audit_matcher_free(r->m);
+		r->m = NULL;
+		assert_int_equal(sp_audit_matcher_compile(r->ref, &r->m), 0);
 	}
 	memset(&dr, 0, sizeof(dr));
 	memset(&dc, 0, sizeof(dc));

@@ -264,6 +264,67 @@ static void test_audit_names__event(void **st)
 	sp_audit_event_free(ev);
 }
 
+/* Marks follow the file system: a rename onto a watched name, a link onto an exe= path. */
+static void test_audit_names__rebind(void **st)
+{
+	(void)st;
+	const char *text = "-w /w/old -p wa -k watch\n"
+			   "-a always,exit -F arch=b64 -S execve -F exe=/w/h -k exe\n";
+	struct sp_audit_parse_opts po = { .sz = sizeof(po), .machine = "x86_64" };
+	struct sp_audit_ruleset *rs = NULL;
+	struct sp_audit_fsview *fs = NULL;
+	struct sp_audit_ref *ref = NULL;
+	struct sp_audit_event *ev = NULL;
+	struct sp_audit_decision d;
+
+	assert_int_equal(sp_audit_ruleset_parse(text, strlen(text), "t", &po, &rs, NULL), 0);
+	assert_int_equal(sp_audit_fsview_new(&fs), 0);
+	for (size_t i = 0; i < sizeof(tree) / sizeof(tree[0]); i++)
+		assert_int_equal(sp_audit_fsview_add(fs, tree[i].path, tree[i].ino, 0x800001, tree[i].mode), 0);
+	struct sp_audit_engine_opts eo = { .sz = sizeof(eo), .fs = fs };
+	assert_int_equal(sp_audit_ref_new(&eo, &ref), 0);
+	for (size_t i = 0; i < sp_audit_ruleset_count(rs); i++) {
+		struct sp_audit_item it;
+		sp_audit_ruleset_item(rs, i, &it);
+		assert_int_equal(sp_audit_ref_add(ref, it.blob, it.blob_len, it.line), 0);
+	}
+	assert_int_equal(sp_audit_event_new(&ev), 0);
+	/* rename /w/f onto /w/old: the watch moves to /w/f's inode (3), then catches a write to it */
+	uint64_t a[6] = { 0 };
+	collect(0, "rename", a, "/w/f", "/w/old", NULL, 0);
+	assert_int_equal(sp_audit_names_rebind(&nm, ref), 2);	/* unbound by the DELETE, bound by the CREATE */
+	uint64_t o[6] = { (uint64_t)-100, 0, 01 };
+	collect(0, "openat", o, NULL, "/w/f", NULL, 3);	/* the same inode, under its old name */
+	sp_audit_event_reset(ev);
+	sp_audit_event_set_syscall(ev, SP_AUDIT_ARCH_X86_64, 257);
+	sp_audit_event_set_args(ev, (uint64_t)-100, 0, 01, 0);
+	sp_audit_event_set_return(ev, 3);
+	assert_int_equal(sp_audit_names_add_to_event(&nm, ev, &ops, NULL), 0);
+	sp_audit_ref_filter(ref, ev, &d);
+	assert_true(d.record);
+	assert_string_equal(d.key, "watch");
+	/* a failed call re-binds nothing; a link creates /w/h onto /w/old's inode 13: exe= follows */
+	collect(0, "link", a, "/w/old", "/w/h", NULL, -EPERM);
+	assert_int_equal(sp_audit_names_rebind(&nm, ref), 0);
+	collect(0, "link", a, "/w/old", "/w/h", NULL, 0);
+	assert_int_equal(sp_audit_names_rebind(&nm, ref), 1);
+	sp_audit_event_reset(ev);
+	sp_audit_event_set_syscall(ev, SP_AUDIT_ARCH_X86_64, 59);
+	sp_audit_event_set_return(ev, 0);
+	sp_audit_event_set_exe(ev, 13, 0x800001);
+	sp_audit_ref_filter(ref, ev, &d);
+	assert_true(d.record);
+	assert_string_equal(d.key, "exe");
+	/* removed: the mark binds to nothing */
+	assert_int_equal(sp_audit_ref_rebind(ref, "/w/h", SP_AUDIT_INO_UNSET, 0), 1);
+	sp_audit_ref_filter(ref, ev, &d);
+	assert_false(d.record);
+	sp_audit_event_free(ev);
+	sp_audit_ref_free(ref);
+	sp_audit_fsview_free(fs);
+	sp_audit_ruleset_free(rs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -272,6 +333,7 @@ int main(void)
 		cmocka_unit_test(test_audit_names__walks),
 		cmocka_unit_test(test_audit_names__exec),
 		cmocka_unit_test(test_audit_names__event),
+		cmocka_unit_test(test_audit_names__rebind),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -655,6 +655,7 @@ SP_API int sp_audit_names_enter(struct sp_audit_names *nm, const struct sp_audit
 	nm->fsuid = c->fsuid;
 	nm->fsgid = c->fsgid;
 	nm->create_mode = 0;
+	nm->ok = 0;
 	const struct spec *s = spec_of(c->arch, c->nr);
 	if (!s)
 		return 0;
@@ -746,6 +747,7 @@ SP_API void sp_audit_names_exit(struct sp_audit_names *nm, int64_t ret,
 
 	if (!nm || !ops)
 		return;
+	nm->ok = ok;
 	for (size_t i = 0; i < nm->n; i++) {
 		struct sp_audit_name *n = &nm->v[i];
 		const struct sp_audit_name *src;
@@ -836,4 +838,23 @@ SP_API int sp_audit_names_add_to_event(const struct sp_audit_names *nm, struct s
 			return err;
 	}
 	return 0;
+}
+
+SP_API int sp_audit_names_rebind(const struct sp_audit_names *nm, struct sp_audit_ref *r)
+{
+	int n = 0;
+
+	if (!nm || !r)
+		return -EINVAL;
+	for (size_t i = 0; nm->ok && i < nm->n; i++) {	/* fsnotify reports what happened */
+		const struct sp_audit_name *nn = &nm->v[i];
+		int create = nn->type == SP_AUDIT_NAME_CREATE && nn->has_inode;
+		if ((!create && nn->type != SP_AUDIT_NAME_DELETE) || !nn->path[0])
+			continue;
+		uint64_t ino = create && nn->st.ino != SP_AUDIT_INO_NEW ? nn->st.ino : SP_AUDIT_INO_UNSET;
+		int k = sp_audit_ref_rebind(r, nn->path, ino, nn->st.dev);
+		if (k > 0)
+			n += k;
+	}
+	return n;
 }

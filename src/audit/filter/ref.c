@@ -242,6 +242,54 @@ SP_API int sp_audit_ref_add(struct sp_audit_ref *r, const void *blob, size_t len
 	return 0;
 }
 
+/*
+ * audit_watch_handle_event() -> audit_update_watch() and audit_mark_handle_event() ->
+ * audit_update_mark(): when a watched or exe= path's name is created, linked or renamed onto,
+ * the watch or mark binds to that inode; when it is removed or renamed away, to none
+ * (SP_AUDIT_INO_UNSET: a pending watch follows its path again).  A re-bound watch moves to the
+ * head of its new inode's hash bucket, as audit_update_watch() list_add_rcu()s the duplicated
+ * entry there, and keeps its priority.
+ */
+SP_API int sp_audit_ref_rebind(struct sp_audit_ref *r, const char *path, uint64_t ino, uint32_t dev)
+{
+	struct sp_list moved, *pos, *tmp;
+	int n = 0;
+
+	if (!r || !path)
+		return -EINVAL;
+	if (ino == SP_AUDIT_INO_UNSET)
+		dev = 0;
+	for (int l = 0; l < AL_NR + KA_INODE_BUCKETS; l++)
+		sp_list_for_each(pos, l < AL_NR ? &r->lists[l] : &r->inode_hash[l - AL_NR]) {
+			struct audit_krule *k = &sp_list_entry(pos, struct audit_entry, list)->rule;
+			if (k->has_exe && !strcmp(k->exe_path, path)) {
+				k->exe_ino = ino;
+				k->exe_dev = dev;
+				n++;
+			}
+		}
+	sp_list_init(&moved);
+	for (int h = 0; h < KA_INODE_BUCKETS; h++)
+		sp_list_for_each_safe(pos, tmp, &r->inode_hash[h]) {
+			struct audit_entry *e = sp_list_entry(pos, struct audit_entry, list);
+			if (!e->rule.has_watch || strcmp(e->rule.watch_path, path))
+				continue;
+			e->rule.watch_ino = ino;
+			e->rule.watch_dev = dev;
+			sp_list_del(&e->list);
+			sp_list_add_tail(&e->list, &moved);
+			n++;
+		}
+	/* to the head of the new bucket, in the order they were added to the watch (the kernel
+	 * walks the watch's rules, newest first, and list_add()s each at the head) */
+	while (!sp_list_empty(&moved)) {
+		struct audit_entry *e = sp_list_entry(moved.prev, struct audit_entry, list);
+		sp_list_del(&e->list);
+		sp_list_add(&e->list, &r->inode_hash[audit_krule_bucket(&e->rule)]);
+	}
+	return n;
+}
+
 /* audit_rule_change(AUDIT_DEL_RULE) -> audit_del_rule */
 SP_API int sp_audit_ref_del(struct sp_audit_ref *r, const void *blob, size_t len)
 {
