@@ -29,7 +29,8 @@ static void usage(FILE *f)
 		"Decide each event of EVENTS against RULES the way the Linux 6.1 audit filter does:\n"
 		"the task list verdict, whether the SYSCALL record is written and with which key\n"
 		"(exit list and inode hash), the exclude list, the user list, hidden names.\n"
-		"RULES: auditctl rules text, or a .tsv of rule blobs. EVENTS: 'fs', 'event' and 'load' lines;\n"
+		"RULES: auditctl rules text, or a .tsv of rule blobs. EVENTS: 'fs', 'event', 'fschange'\n"
+		"and 'load' lines;\n"
 		"anything else is an error.  A bad event or fs line is reported as FILE:LINE:COL with the\n"
 		"line (secpath-audit(1), EVENTS; the reader is sp_audit_event_parse in the library), any\n"
 		"other bad line or failed expectation as FILE:LINE.\n"
@@ -338,7 +339,61 @@ static void run_event(struct run *rn, const char *raw, size_t l, char *line, int
 		rn->nbad += check_expect(c, &d, raw, l, used, lineno);
 }
 
-/* Pass 2: every line is an event, an fs or load line, or a comment. */
+/*
+ * An "fschange PATH [ino=N dev=.. mode=..]" line: from here on PATH names that inode (a create,
+ * link or rename onto it), or nothing (no ino=: a removal, a rename away).  The view changes and
+ * the rules' watches and exe= marks on PATH re-bind, as the kernel's fsnotify marks do
+ * (sp_audit_ref_rebind); the compiled engine is compiled again from the re-bound rules.
+ */
+static void run_fschange(struct run *rn, const char *raw, size_t l, int lineno)
+{
+	struct fctx *c = rn->c;
+	char line[FS_LINE_MAX], path[FS_LINE_MAX];
+	struct sp_audit_fsview *tmp = NULL;
+	uint64_t ino = SP_AUDIT_INO_UNSET;
+	uint32_t dev = 0, mode = 0;
+	size_t lead = strspn(raw, " \t\r");
+
+	if (l >= sizeof(line) || sscanf(raw + lead + 8, "%4095s", path) != 1 || path[0] != '/') {
+		fprintf(c->cli->err, "%s:%d: fschange: expected an absolute PATH\n", c->events_path, lineno);
+		rn->bad = 1;
+		return;
+	}
+	/* the identity is an fs line's: "fs" in place of the keyword, same columns */
+	memcpy(line, raw, l);
+	line[l] = 0;
+	memcpy(line + lead, "fs      ", 8);
+	if (strstr(line, " ino=")) {
+		if (sp_audit_fsview_new(&tmp) ||
+		    sp_audit_fsview_parse_line(tmp, line, l, c->events_path, (uint32_t)lineno, rn->diags) ||
+		    sp_audit_fsview_lookup(tmp, path, &ino, &dev, &mode)) {
+			print_diags(c->cli, rn->diags, raw);
+			rn->bad = 1;
+			sp_audit_fsview_free(tmp);
+			return;
+		}
+		sp_audit_fsview_free(tmp);
+	}
+	if (sp_audit_fsview_add(c->fs, path, ino, dev, mode) < 0 ||
+	    sp_audit_ref_rebind(rn->ref, path, ino, dev) < 0) {
+		fprintf(c->cli->err, "%s:%d: fschange: out of memory\n", c->events_path, lineno);
+		rn->bad = 1;
+		return;
+	}
+	if (rn->m) {
+		struct sp_audit_matcher *m = NULL;
+		if (sp_audit_matcher_compile(rn->ref, &m)) {
+			fprintf(c->cli->err, "%s:%d: fschange: cannot compile the rules again\n",
+				c->events_path, lineno);
+			rn->bad = 1;
+			return;
+		}
+		sp_audit_matcher_free(rn->m);
+		rn->m = m;
+	}
+}
+
+/* Pass 2: every line is an event, an fs, fschange or load line, or a comment. */
 static void run_events(struct run *rn, const char *text)
 {
 	int lineno = 0;
@@ -353,12 +408,15 @@ static void run_events(struct run *rn, const char *text)
 		/* the first strtok_r ends the "event" token only, before the bytes the event
 		 * parser reports as used */
 		char *t = strtok_r(line, " \t\r", &save);
-		if (t && t[0] != '#' && strcmp(t, "event") && strcmp(t, "fs") && strcmp(t, "load")) {
-			fprintf(rn->c->cli->err, "%s:%d: expected an 'event', 'fs' or 'load' line or "
-				"a '#' comment, not '%s'\n", rn->c->events_path, lineno, t);
+		if (t && t[0] != '#' && strcmp(t, "event") && strcmp(t, "fs") && strcmp(t, "load") &&
+		    strcmp(t, "fschange")) {
+			fprintf(rn->c->cli->err, "%s:%d: expected an 'event', 'fs', 'fschange' or 'load' "
+				"line or a '#' comment, not '%s'\n", rn->c->events_path, lineno, t);
 			rn->bad = 1;
 		} else if (t && !strcmp(t, "event")) {
 			run_event(rn, raw, l, line, lineno);
+		} else if (t && !strcmp(t, "fschange")) {
+			run_fschange(rn, raw, l, lineno);
 		}
 		free(line);
 	}

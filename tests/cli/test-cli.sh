@@ -223,6 +223,13 @@ json "$B" audit check --json "$R"
 json "$B" audit compile --json "$R"
 json "$B" audit list --json "$R"
 json "$B" audit cost --json -R "$R"
+# fschange lines: watches and exe= marks re-bind to the inode their path names now (every
+# expectation in the file must hold, on both engines); an fschange without a path is refused
+for e in ref compiled; do
+	expect 0 "$B" audit filter --engine $e tests/cli/data/fschange.rules tests/cli/data/fschange.events
+done
+printf 'fschange relative ino=3\n' >"$tmp/fc.events"
+expect 1 "$B" audit filter tests/cli/data/fschange.rules "$tmp/fc.events"
 # a rules file's own -i / -c goes on past the rejected lines below it, as auditctl -R does
 printf -- '-a always,exit -F arch=b64 -S open -k a\n-a always,exit -F nosuch=1\n' >"$tmp/ri.rules"
 expect 1 "$B" audit cost -R "$tmp/ri.rules"
