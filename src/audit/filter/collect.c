@@ -663,64 +663,61 @@ SP_API int sp_audit_names_enter(struct sp_audit_names *nm, const struct sp_audit
 	const char *raw = s->path >= 0 ? c->str[s->path] : NULL;
 	uint64_t fl = flags_of(c, s);
 	nm->kind = s->kind;
+	switch (s->kind) {	/* the kinds that read two strings, or an fd */
+	case K_SYMLINK:
+		do_symlink(nm, &w, s);
+		return 0;
+	case K_LINK:
+		do_link(nm, &w, s);
+		return 0;
+	case K_RENAME:
+		do_rename(nm, &w, s);
+		return 0;
+	case K_FD:
+		do_fd(nm, &w, s);
+		return 0;
+	}
+	if (raw && !raw[0] && (s->kind == K_LOOKUP || s->kind == K_NOFOLLOW) &&
+	    s->fl == F_AT_NOFOLLOW && (fl & X_AT_EMPTY)) {
+		empty_path(nm, &w, s->dirfd);	/* LOOKUP_EMPTY: the dirfd's file, named "" */
+		return 0;
+	}
+	if (!raw || !raw[0])
+		return 0;	/* unread, or empty without AT_EMPTY_PATH: getname() fails, no name */
 	switch (s->kind) {
 	case K_LOOKUP:
 	case K_NOFOLLOW:
-		if (!raw)
-			break;
-		if (!raw[0] && s->fl == F_AT_NOFOLLOW && (fl & X_AT_EMPTY))
-			empty_path(nm, &w, s->dirfd);
-		else if (raw[0])
-			lookup(nm, &w, raw, s->dirfd,
-			       s->kind == K_LOOKUP && !(s->fl == F_AT_NOFOLLOW && (fl & X_AT_NOFOLLOW)) &&
-			       !(s->fl == F_AT_FOLLOW && !(fl & X_AT_FOLLOW)));
+		lookup(nm, &w, raw, s->dirfd,
+		       s->kind == K_LOOKUP && !(s->fl == F_AT_NOFOLLOW && (fl & X_AT_NOFOLLOW)) &&
+		       !(s->fl == F_AT_FOLLOW && !(fl & X_AT_FOLLOW)));
 		break;
 	case K_OPEN:
 	case K_CREAT:
-		if (raw && raw[0])
-			do_open(nm, &w, s, raw);
+		do_open(nm, &w, s, raw);
 		break;
 	case K_MKDIR:
-		if (raw && raw[0])
-			do_create(nm, &w, s, raw, S_IFDIR);
+		do_create(nm, &w, s, raw, S_IFDIR);
 		break;
 	case K_MKNOD:
-		if (raw && raw[0])
-			do_create(nm, &w, s, raw, 0);
+		do_create(nm, &w, s, raw, 0);
 		break;
 	case K_BIND:
-		if (raw && raw[0])
-			do_create(nm, &w, s, raw, S_IFSOCK);
+		do_create(nm, &w, s, raw, S_IFSOCK);
 		break;
 	case K_CONNECT:
-		if (raw && raw[0])
-			lookup(nm, &w, raw, -1, 1);
+		lookup(nm, &w, raw, -1, 1);
 		break;
 	case K_QUOTA:
 		/* quotactl_block(): getname(special), then lookup_bdev() looks the string up anew */
-		if (raw && raw[0] && add(nm, SP_AUDIT_NAME_UNKNOWN, raw))
+		if (add(nm, SP_AUDIT_NAME_UNKNOWN, raw))
 			lookup(nm, &w, raw, -1, 1);
-		break;
-	case K_SYMLINK:
-		do_symlink(nm, &w, s);
-		break;
-	case K_LINK:
-		do_link(nm, &w, s);
 		break;
 	case K_UNLINK:
 	case K_RMDIR:
-		if (raw && raw[0])
-			do_unlink(nm, &w, s, raw);
-		break;
-	case K_RENAME:
-		do_rename(nm, &w, s);
-		break;
-	case K_FD:
-		do_fd(nm, &w, s);
+		do_unlink(nm, &w, s, raw);
 		break;
 	case K_EXEC:
-		if (raw && raw[0])
-			do_exec(nm, &w, s, raw);
+		do_exec(nm, &w, s, raw);
 		break;
 	}
 	return 0;
