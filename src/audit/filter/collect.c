@@ -21,9 +21,12 @@
  * first: symlink = PARENT, target (never looked up), CREATE; link = PARENT, old, CREATE;
  * rename = PARENT(new), PARENT(old), DELETE(old), [DELETE(replaced)], CREATE.  execve collects
  * the file twice, first followed and then as the link itself (what the kernel's records show),
- * then the interpreters open_exec() opens: a "#!" file's, an ELF file's PT_INTERP.  The path walk follows fs/namei.c: "." and "..",
- * symlinks (40 at most, ELOOP), ENOTDIR, and MAY_EXEC on every directory searched (fsuid 0
- * passes, as CAP_DAC_READ_SEARCH).
+ * then the interpreters open_exec() opens: a "#!" file's, an ELF file's PT_INTERP.  The path
+ * walk follows fs/namei.c: "." and "..", symlinks (40 at most, ELOOP), ENOTDIR, and MAY_EXEC on
+ * every directory searched (fsuid 0 passes, as CAP_DAC_READ_SEARCH).
+ *
+ * The CREATE and DELETE names of a successful call are also the fsnotify events the kernel's
+ * watches and exe= marks see during it: sp_audit_names_rebind re-binds them.
  *
  * Invariants: nm->n <= SP_AUDIT_NAMES_MAX; every string is NUL-terminated within its buffer;
  * callbacks are the only view of the file system.
