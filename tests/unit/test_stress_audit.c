@@ -60,6 +60,7 @@ static const struct sp_audit_parse_opts popts = {
 };
 
 struct world {
+	int nsets;			/* generation g publishes set g % nsets */
 	struct sp_audit_ref *ref[NSETS];
 	size_t nev;
 	struct sp_audit_decision want[NSETS][MAX_EVENTS];
@@ -132,6 +133,7 @@ static size_t make_events(struct sp_audit_event **ev, size_t max)
 					sp_audit_event_set_loginuid(x, auids[c]);
 					sp_audit_event_set_sessionid(x, auids[c] == SP_AUDIT_UNSET ? SP_AUDIT_UNSET : 3);
 					sp_audit_event_set_return(x, rets[e]);
+					sp_audit_event_set_exe(x, n % 2 ? 200 : 100, SP_AUDIT_MKDEV(8, 1));
 					ev[n++] = x;
 				}
 	return n;
@@ -151,9 +153,9 @@ static void *reader_main(void *arg)
 		unsigned long g1 = atomic_load(&w->gen);
 		int ok = 0;
 		for (unsigned long g = g0; g <= g1 + 1 && !ok; g++) {
-			if (sp_audit_decision_equal(&d, &w->want[g % NSETS][i])) {
+			if (sp_audit_decision_equal(&d, &w->want[g % w->nsets][i])) {
 				ok = 1;
-				r->seen_mask |= 1ul << (g % NSETS);
+				r->seen_mask |= 1ul << (g % w->nsets);
 			}
 		}
 		r->decisions++;
@@ -175,6 +177,7 @@ static void test_stress_audit__publish_vs_filter(void **st)
 	(void)st;
 	static struct world w;
 	memset(&w, 0, sizeof(w));
+	w.nsets = NSETS;
 	struct sp_audit_event *ev[MAX_EVENTS];
 	w.nev = make_events(ev, MAX_EVENTS);
 	for (int s = 0; s < NSETS; s++) {
@@ -255,10 +258,81 @@ static void test_stress_audit__publish_vs_filter(void **st)
 		sp_audit_event_free(ev[i]);
 }
 
+/*
+ * Marks that follow the file system, under the RCU engine: one rule set whose exe= mark the
+ * writer keeps re-binding (sp_audit_ref_rebind: inode 100, then 200, as a rename onto the path
+ * would) and publishing as a freshly compiled matcher, while the readers filter without ever
+ * waiting.  The same checker: every decision is one of the bindings live around it.
+ */
+static void test_stress_audit__rebind_vs_filter(void **st)
+{
+	(void)st;
+	static struct world w;
+	static const char rules[] = "-a always,exit -F arch=b64 -S all -F exe=/t/x -F key=exe_x\n"
+				    "-a always,exit -F arch=b64 -S openat -F key=open\n";
+	static const uint64_t bind[2] = { 100, 200 };
+	memset(&w, 0, sizeof(w));
+	w.nsets = 2;
+	struct sp_audit_event *ev[MAX_EVENTS];
+	w.nev = make_events(ev, MAX_EVENTS);
+	struct sp_audit_ref *ref = load_set(rules);
+	for (int b = 0; b < 2; b++) {
+		assert_int_equal(sp_audit_ref_rebind(ref, "/t/x", bind[b], SP_AUDIT_MKDEV(8, 1)), 1);
+		for (size_t i = 0; i < w.nev; i++)
+			assert_int_equal(sp_audit_ref_filter(ref, ev[i], &w.want[b][i]), 0);
+	}
+	size_t distinct = 0;
+	for (size_t i = 0; i < w.nev; i++)
+		distinct += !sp_audit_decision_equal(&w.want[0][i], &w.want[1][i]);
+	assert_true(distinct >= w.nev / 4);	/* the checker has teeth */
+
+	assert_int_equal(sp_audit_engine_new(&w.eng), 0);
+	struct sp_audit_matcher *m;
+	assert_int_equal(sp_audit_ref_rebind(ref, "/t/x", bind[0], SP_AUDIT_MKDEV(8, 1)), 1);
+	assert_int_equal(sp_audit_matcher_compile(ref, &m), 0);
+	assert_int_equal(sp_audit_engine_publish(w.eng, m), 0);
+	struct reader rd[NREADERS];
+	memset(rd, 0, sizeof(rd));
+	for (int i = 0; i < NREADERS; i++) {
+		rd[i].w = &w;
+		assert_int_equal(pthread_create(&rd[i].th, NULL, reader_main, &rd[i]), 0);
+	}
+	double t0 = now_ms(), limit = (double)stress_ms() / 2;
+	unsigned long publishes = 0, total = 0, bad = 0, mask = 0;
+	while (now_ms() - t0 < limit || (publishes < 10 && now_ms() - t0 < 20 * limit)) {
+		unsigned long g = atomic_load(&w.gen) + 1;
+		assert_int_equal(sp_audit_ref_rebind(ref, "/t/x", bind[g % 2], SP_AUDIT_MKDEV(8, 1)), 1);
+		assert_int_equal(sp_audit_matcher_compile(ref, &m), 0);
+		assert_int_equal(sp_audit_engine_publish(w.eng, m), 0);
+		atomic_store(&w.gen, g);
+		publishes++;
+	}
+	atomic_store(&w.stop, 1);
+	for (int i = 0; i < NREADERS; i++) {
+		pthread_join(rd[i].th, NULL);
+		total += rd[i].decisions;
+		bad += rd[i].bad;
+		mask |= rd[i].seen_mask;
+		if (rd[i].bad)
+			fprintf(stderr, "reader %d: %lu inconsistent, first: %s\n", i, rd[i].bad,
+				rd[i].first_bad);
+	}
+	fprintf(stderr, "stress audit rebind: %d readers, %lu decisions, %lu re-binds published, %lu "
+		"inconsistent\n", NREADERS, total, publishes, bad);
+	assert_int_equal(bad, 0);
+	assert_true(publishes >= 10);
+	assert_true(__builtin_popcountl(mask) == 2);	/* readers saw both bindings */
+	sp_audit_engine_free(w.eng);
+	sp_audit_ref_free(ref);
+	for (size_t i = 0; i < w.nev; i++)
+		sp_audit_event_free(ev[i]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stress_audit__publish_vs_filter),
+		cmocka_unit_test(test_stress_audit__rebind_vs_filter),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
