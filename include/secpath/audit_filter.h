@@ -148,6 +148,10 @@ SP_API int sp_audit_event_name_set_owner(struct sp_audit_event *ev, int i, uint3
 SP_API int sp_audit_event_name_set_obj_ctx(struct sp_audit_event *ev, int i, const char *ctx);
 /* Superblock magic the filesystem list sees for this name (the parent's for child entries). */
 SP_API int sp_audit_event_name_set_fs_magic(struct sp_audit_event *ev, int i, uint32_t magic);
+/* The name's type (enum sp_audit_nametype of audit_names.h: 0 unknown, 1 normal, 2 parent,
+ * 3 delete, 4 create; default 0).  No filter field reads it; a successful call's CREATE and
+ * DELETE names re-bind marks (sp_audit_event_rebind).  -ERANGE, -EINVAL (another value). */
+SP_API int sp_audit_event_name_set_type(struct sp_audit_event *ev, int i, int nametype);
 /* An inode walked for this name (itself and its ancestors: audit tree chunks, dir= rules). */
 SP_API int sp_audit_event_name_add_walked(struct sp_audit_event *ev, int i, uint64_t ino, uint32_t dev);
 /* Convenience: a name for `path` with identity and mode from fs (ino unset when absent), and as
@@ -262,6 +266,10 @@ SP_API size_t sp_audit_ref_count(const struct sp_audit_ref *r);
  * compiled with: compile and publish a new one.  Returns the rules re-bound, or -EINVAL.
  */
 SP_API int sp_audit_ref_rebind(struct sp_audit_ref *r, const char *path, uint64_t ino, uint32_t dev);
+/* The re-binding an event's names cause when the call succeeded: each CREATE name with a path
+ * binds the marks on it to its inode, each DELETE name unbinds them (as sp_audit_names_rebind,
+ * for events read back from a recorded stream).  Returns the rules re-bound, or -EINVAL. */
+SP_API int sp_audit_event_rebind(const struct sp_audit_event *ev, struct sp_audit_ref *r);
 /* Decide one event.  Returns 0. */
 SP_API int sp_audit_ref_filter(const struct sp_audit_ref *r, const struct sp_audit_event *ev,
 			       struct sp_audit_decision *d);

@@ -304,6 +304,7 @@ static void redecide(const char *name, const char *dir, const struct evlist *s)
 	assert_int_equal(sp_audit_event_new(&ev), 0);
 	for (int r; (r = sp_audit_record_read(rd, ev, NULL)) == 1; n++) {
 		struct sp_audit_decision dec;
+		sp_audit_event_rebind(ev, ref);	/* the marks follow the call's CREATE/DELETE names */
 		sp_audit_ref_filter(ref, ev, &dec);
 		if (!dec.record || dec.excluded)
 			continue;

@@ -825,8 +825,8 @@ SP_API int sp_audit_names_add_to_event(const struct sp_audit_names *nm, struct s
 						n->has_inode ? n->st.dev : 0);
 		if (k < 0)
 			return k;
-		int err = 0;
-		if (n->path[0] || n->has_name)
+		int err = sp_audit_event_name_set_type(ev, k, (int)n->type);
+		if (!err && (n->path[0] || n->has_name))
 			err = sp_audit_event_name_set_path(ev, k, n->path[0] ? n->path : n->name);
 		if (!err && n->has_inode) {
 			sp_audit_event_name_set_mode(ev, k, n->st.mode);

@@ -625,6 +625,17 @@ SP_API int sp_audit_event_name_set_fs_magic(struct sp_audit_event *ev, int i, ui
 	return 0;
 }
 
+SP_API int sp_audit_event_name_set_type(struct sp_audit_event *ev, int i, int nametype)
+{
+	struct audit_name *n = name_at(ev, i);
+	if (!n)
+		return -ERANGE;
+	if (nametype < 0 || nametype > 4)
+		return -EINVAL;
+	n->nametype = (uint8_t)nametype;
+	return 0;
+}
+
 SP_API int sp_audit_event_name_add_walked(struct sp_audit_event *ev, int i, uint64_t ino, uint32_t dev)
 {
 	struct audit_name *n = name_at(ev, i);

@@ -97,6 +97,7 @@ struct audit_name {
 	uint32_t fs_magic;
 	uint16_t nwalk, walk_cap;
 	uint8_t has_octx;
+	uint8_t nametype;		/* SP_AUDIT_NAME_*: CREATE and DELETE re-bind marks */
 	uint64_t walk_sig;		/* OR of audit_walk_bit over walk[0..nwalk) */
 	struct audit_walk *walk;
 	char *path;

@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "audit/filter/filter_int.h"
+#include "secpath/audit_names.h"
 #include "secpath/slab.h"
 
 /* kernel/audit.h: struct audit_entry (the list head, then the rule) */
@@ -286,6 +287,27 @@ SP_API int sp_audit_ref_rebind(struct sp_audit_ref *r, const char *path, uint64_
 		struct audit_entry *e = sp_list_entry(moved.prev, struct audit_entry, list);
 		sp_list_del(&e->list);
 		sp_list_add(&e->list, &r->inode_hash[audit_krule_bucket(&e->rule)]);
+	}
+	return n;
+}
+
+SP_API int sp_audit_event_rebind(const struct sp_audit_event *ev, struct sp_audit_ref *r)
+{
+	int n = 0;
+
+	if (!ev || !r)
+		return -EINVAL;
+	if (ev->return_valid != RET_SUCCESS)
+		return 0;	/* fsnotify reports what happened */
+	for (uint32_t i = 0; i < ev->nnames; i++) {
+		const struct audit_name *nm = &ev->names[i];
+		int create = nm->nametype == SP_AUDIT_NAME_CREATE && nm->ino != SP_AUDIT_INO_UNSET;
+		if ((!create && nm->nametype != SP_AUDIT_NAME_DELETE) || !nm->path)
+			continue;
+		uint64_t ino = create && nm->ino != SP_AUDIT_INO_NEW ? nm->ino : SP_AUDIT_INO_UNSET;
+		int k = sp_audit_ref_rebind(r, nm->path, ino, nm->dev);
+		if (k > 0)
+			n += k;
 	}
 	return n;
 }

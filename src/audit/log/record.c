@@ -10,7 +10,8 @@
  *       msgtype,
  *   i32 saddr_fam, u32 exe_dev, u64 exe_ino, u64 openat2_flags          (140 bytes)
  *   u32 groups[ngroups], sctx text[sctx_len],
- *   per name: u64 ino, u32 dev rdev mode uid gid fs_magic, u16 nflags, u16 path_len,
+ *   per name: u64 ino, u32 dev rdev mode uid gid fs_magic, u16 nflags (bit 0 path, bit 1 octx,
+ *             bits 2-4 the name's type), u16 path_len,
  *             u16 octx_len, u16 nwalk, path[path_len], octx[octx_len], {u64 ino, u32 dev}[nwalk]
  *   with REC_F_TASK (sp_audit_event_set_task_creds: the task list's view): u32 pid, uid euid
  *       suid fsuid, gid egid sgid fsgid, loginuid, sessionid, ngroups, groups[ngroups]
@@ -38,6 +39,8 @@
 #define REC_TASK_FIXED 48u
 #define REC_N_PATH 0x1u
 #define REC_N_OCTX 0x2u
+#define REC_N_TYPE_SHIFT 2	/* bits 2-4: the name's type (SP_AUDIT_NAME_*, 0 before they were kept) */
+#define REC_N_TYPE_MASK (7u << REC_N_TYPE_SHIFT)
 #define REC_CTX_MAX 4096u
 #define WBUF_SIZE (64u * 1024u)
 
@@ -241,7 +244,8 @@ SP_API int sp_audit_record_write(struct sp_audit_record_writer *w, const struct 
 		put32(q + 24, nm->gid);
 		put32(q + 28, nm->fs_magic);
 		put16(q + 32,
-		      (uint16_t)((nm->path ? REC_N_PATH : 0) | (nm->has_octx ? REC_N_OCTX : 0)));
+		      (uint16_t)((nm->path ? REC_N_PATH : 0) | (nm->has_octx ? REC_N_OCTX : 0) |
+				 ((uint32_t)nm->nametype << REC_N_TYPE_SHIFT)));
 		put16(q + 34, (uint16_t)plen);
 		put16(q + 36, (uint16_t)olen);
 		put16(q + 38, nm->nwalk);
@@ -434,7 +438,8 @@ static int read_name(struct sp_audit_record_reader *r, const uint8_t **pp, const
 	plen = get16(p + 34);
 	olen = get16(p + 36);
 	nwalk = get16(p + 38);
-	if (nf & ~(REC_N_PATH | REC_N_OCTX) || (!(nf & REC_N_PATH) && plen) ||
+	if (nf & ~(REC_N_PATH | REC_N_OCTX | REC_N_TYPE_MASK) || (nf >> REC_N_TYPE_SHIFT) > 4 ||
+	    (!(nf & REC_N_PATH) && plen) ||
 	    !(nf & REC_N_OCTX) != !olen || olen > REC_CTX_MAX)
 		return bad(r, d, -EINVAL, at, "bad name flags");
 	if ((size_t)(end - p) - REC_NAME_FIXED < (size_t)plen + olen + 12ull * nwalk)
@@ -446,6 +451,7 @@ static int read_name(struct sp_audit_record_reader *r, const uint8_t **pp, const
 	sp_audit_event_name_set_mode(ev, idx, get32(p + 16));
 	sp_audit_event_name_set_owner(ev, idx, get32(p + 20), get32(p + 24));
 	sp_audit_event_name_set_fs_magic(ev, idx, get32(p + 28));
+	sp_audit_event_name_set_type(ev, idx, (int)(nf >> REC_N_TYPE_SHIFT));
 	p += REC_NAME_FIXED;
 	if (nf & REC_N_PATH) {
 		if (take_str(r->path, p, plen))
