@@ -17,7 +17,7 @@
  * Watches and exe= marks follow the file system as the kernel's do: a successful call's
  * CREATE and DELETE names re-bind them (sp_audit_names_rebind) before the call is decided.
  *
- * Approximations (documented in secpath-audit-tools(1)): the file system can change between
+ * Approximations (documented in secpath-audit(1), audit run): the file system can change between
  * the entry stop and the kernel's own walk; an ELF interpreter (PT_INTERP) is not collected
  * for execve; tty=(none);
  * no LSM contexts; capability fields are 0; the task list is decided per syscall with the
