@@ -18,10 +18,9 @@
  * CREATE and DELETE names re-bind them (sp_audit_names_rebind) before the call is decided.
  *
  * Approximations (documented in secpath-audit(1), audit run): the file system can change between
- * the entry stop and the kernel's own walk; an ELF interpreter (PT_INTERP) is not collected
- * for execve; tty=(none);
- * no LSM contexts; capability fields are 0; the task list is decided per syscall with the
- * current credentials; job-control stops are not kept.
+ * the entry stop and the kernel's own walk; tty=(none); no LSM contexts; capability fields are
+ * 0; the task list is decided per syscall with the current credentials; job-control stops are
+ * not kept.
  *
  * Invariants: the tracer never changes the tracee's registers or memory; every task it sees is
  * resumed; the command's wait status is returned unchanged.
