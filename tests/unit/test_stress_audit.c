@@ -172,6 +172,21 @@ static void *reader_main(void *arg)
 	return NULL;
 }
 
+/* Stop-time totals of the readers: decisions, inconsistent ones (the first reported), sets seen. */
+static void join_readers(struct reader *rd, unsigned long *total, unsigned long *bad,
+			 unsigned long *mask)
+{
+	for (int i = 0; i < NREADERS; i++) {
+		pthread_join(rd[i].th, NULL);
+		*total += rd[i].decisions;
+		*bad += rd[i].bad;
+		*mask |= rd[i].seen_mask;
+		if (rd[i].bad)
+			fprintf(stderr, "reader %d: %lu inconsistent, first: %s\n", i, rd[i].bad,
+				rd[i].first_bad);
+	}
+}
+
 static void test_stress_audit__publish_vs_filter(void **st)
 {
 	(void)st;
@@ -225,15 +240,7 @@ static void test_stress_audit__publish_vs_filter(void **st)
 	}
 	atomic_store(&w.stop, 1);
 	unsigned long total = 0, bad = 0, mask = 0;
-	for (int i = 0; i < NREADERS; i++) {
-		pthread_join(rd[i].th, NULL);
-		total += rd[i].decisions;
-		bad += rd[i].bad;
-		mask |= rd[i].seen_mask;
-		if (rd[i].bad)
-			fprintf(stderr, "reader %d: %lu inconsistent, first: %s\n", i, rd[i].bad,
-				rd[i].first_bad);
-	}
+	join_readers(rd, &total, &bad, &mask);
 	double el = now_ms() - t0;
 	fprintf(stderr, "stress audit: %d readers, %lu decisions, %lu publishes in %.0f ms, %lu "
 		"inconsistent\n", NREADERS, total, publishes, el, bad);
@@ -308,15 +315,7 @@ static void test_stress_audit__rebind_vs_filter(void **st)
 		publishes++;
 	}
 	atomic_store(&w.stop, 1);
-	for (int i = 0; i < NREADERS; i++) {
-		pthread_join(rd[i].th, NULL);
-		total += rd[i].decisions;
-		bad += rd[i].bad;
-		mask |= rd[i].seen_mask;
-		if (rd[i].bad)
-			fprintf(stderr, "reader %d: %lu inconsistent, first: %s\n", i, rd[i].bad,
-				rd[i].first_bad);
-	}
+	join_readers(rd, &total, &bad, &mask);
 	fprintf(stderr, "stress audit rebind: %d readers, %lu decisions, %lu re-binds published, %lu "
 		"inconsistent\n", NREADERS, total, publishes, bad);
 	assert_int_equal(bad, 0);
