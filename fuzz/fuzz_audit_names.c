@@ -179,10 +179,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_names();
 	sp_audit_event_reset(ev);
 	sp_audit_event_set_syscall(ev, c.arch, c.nr);
+	sp_audit_event_set_return(ev, ret);
 	int err = sp_audit_names_add_to_event(&nm, ev, &ops, NULL);
 	if (err && err != -ENOMEM && err != -ENOSPC)
 		__builtin_trap();
-	if (sp_audit_names_rebind(&nm, ref) < 0)
+	if (sp_audit_event_rebind(ev, ref) < 0)
 		__builtin_trap();
 	struct sp_audit_decision d;
 	sp_audit_ref_filter(ref, ev, &d);

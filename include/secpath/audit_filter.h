@@ -266,9 +266,11 @@ SP_API size_t sp_audit_ref_count(const struct sp_audit_ref *r);
  * compiled with: compile and publish a new one.  Returns the rules re-bound, or -EINVAL.
  */
 SP_API int sp_audit_ref_rebind(struct sp_audit_ref *r, const char *path, uint64_t ino, uint32_t dev);
-/* The re-binding an event's names cause when the call succeeded: each CREATE name with a path
- * binds the marks on it to its inode, each DELETE name unbinds them (as sp_audit_names_rebind,
- * for events read back from a recorded stream).  Returns the rules re-bound, or -EINVAL. */
+/* The re-binding an event's names cause when the call succeeded (the fsnotify events the
+ * kernel's marks see during the call, before its exit filter): each CREATE name with a path
+ * binds the marks on it to its inode (to none when the number is SP_AUDIT_INO_NEW: a watch
+ * then follows the path), each DELETE name unbinds them.  The names' types come from
+ * sp_audit_names_add_to_event or a recorded stream.  Returns the rules re-bound, or -EINVAL. */
 SP_API int sp_audit_event_rebind(const struct sp_audit_event *ev, struct sp_audit_ref *r);
 /* Decide one event.  Returns 0. */
 SP_API int sp_audit_ref_filter(const struct sp_audit_ref *r, const struct sp_audit_event *ev,

@@ -63,12 +63,8 @@ struct sp_audit_name {
 struct sp_audit_names {
 	size_t n;
 	struct sp_audit_name v[SP_AUDIT_NAMES_MAX];
-	uint32_t arch;			/* model-private from here on */
-	int32_t nr;
-	int kind;
-	uint32_t create_mode;		/* S_IFMT | permissions of a created object */
-	uint32_t fsuid, fsgid;
-	int ok;				/* the call succeeded (sp_audit_names_exit) */
+	uint32_t create_mode;		/* model-private from here on: a created object's S_IFMT | */
+	uint32_t fsuid, fsgid;		/* permissions, the caller's fsuid and fsgid */
 };
 
 /* The call as the task made it, and what the caller read of its memory. */
@@ -119,18 +115,13 @@ SP_API int sp_audit_names_enter(struct sp_audit_names *nm, const struct sp_audit
  * names a failed call did not reach are dropped. */
 SP_API void sp_audit_names_exit(struct sp_audit_names *nm, int64_t ret,
 				const struct sp_audit_fs_ops *ops, void *ctx);
-/* Add every name to ev (sp_audit_event_add_name and the setters): identity, mode, owner, rdev,
- * path, and as walked inodes the object and its ancestors (a CREATE name: its directory).
+/* Add every name to ev (sp_audit_event_add_name and the setters): type, identity, mode, owner,
+ * rdev, path, and as walked inodes the object and its ancestors (a CREATE name: its directory).
+ * The event's CREATE and DELETE names then re-bind marks: sp_audit_event_rebind.
  * Returns 0 or the first -errno of the event setters. */
 struct sp_audit_event;
 SP_API int sp_audit_names_add_to_event(const struct sp_audit_names *nm, struct sp_audit_event *ev,
 				       const struct sp_audit_fs_ops *ops, void *ctx);
-/* The re-binding a successful call's names cause (the fsnotify events the kernel's marks see
- * during the call, before its exit filter): each CREATE name re-binds the watches and exe= marks on its
- * path to its inode (to none when its number is SP_AUDIT_INO_NEW: the watch follows the path),
- * each DELETE name to none.  Returns the rules re-bound (sp_audit_ref_rebind), or -EINVAL. */
-struct sp_audit_ref;
-SP_API int sp_audit_names_rebind(const struct sp_audit_names *nm, struct sp_audit_ref *r);
 /* "NORMAL", "PARENT", "DELETE", "CREATE", "UNKNOWN": the record's nametype= text. */
 SP_API const char *sp_audit_nametype_name(enum sp_audit_nametype t);
 

@@ -194,9 +194,7 @@ static void parent_of(const char *path, char *out, size_t len)
 		strfmt(out, len, "%.*s", (int)(slash - path), path);
 }
 
-/* The names the model gave the current step (they re-bind the rules' marks before it is
- * filtered), and their inodes (checked against the kernel's PATH items). */
-static struct sp_audit_names step_names;
+/* Inodes of the names the model gave the current event (checked against the kernel's PATH items). */
 static uint64_t model_ino[SP_AUDIT_MAX_NAMES];
 static size_t n_model_ino;
 
@@ -460,7 +458,8 @@ static uint32_t u32col(const char *s)
 static int add_names(struct sp_audit_event *ev, const struct fstab *t, char **c, int64_t ret,
 		     uint64_t how_flags)
 {
-	struct sp_audit_names *nm = &step_names;
+	static struct sp_audit_names names;
+	struct sp_audit_names *nm = &names;
 	struct item it[8];
 	char argbuf[8192], *tok[8] = { 0 };
 	uint32_t groups[64];
@@ -892,7 +891,7 @@ static void check_step(struct krun *r, char **c)
 		}
 	}
 	/* the call's fsnotify events re-bind watches and exe= marks before its exit filter */
-	if (sp_audit_names_rebind(&step_names, r->ref) > 0) {
+	if (sp_audit_event_rebind(r->ev, r->ref) > 0) {
 		sp_audit_matcher_free(r->m);
 		r->m = NULL;
 		assert_int_equal(sp_audit_matcher_compile(r->ref, &r->m), 0);

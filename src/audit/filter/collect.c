@@ -26,7 +26,8 @@
  * every directory searched (fsuid 0 passes, as CAP_DAC_READ_SEARCH).
  *
  * The CREATE and DELETE names of a successful call are also the fsnotify events the kernel's
- * watches and exe= marks see during it: sp_audit_names_rebind re-binds them.
+ * watches and exe= marks see during it: sp_audit_names_add_to_event keeps each name's type, and
+ * sp_audit_event_rebind re-binds the marks from the event.
  *
  * Invariants: nm->n <= SP_AUDIT_NAMES_MAX; every string is NUL-terminated within its buffer;
  * callbacks are the only view of the file system.
@@ -314,10 +315,12 @@ static int walk(const struct walker *w, const char *base, const char *raw, int f
 				if (rest[0])
 					join(rem, rest, strlen(rest));
 				p = rem;
-				if (tgt[0] == '/')
+				/* a relative target goes on from cur; an absolute one from "/" */
+				if (tgt[0] == '/') {
 					copy(cur, "/");
-				if (w->ops->lstat(w->ctx, cur, &cst))
-					return -ENOENT;
+					if (w->ops->lstat(w->ctx, cur, &cst))
+						return -ENOENT;
+				}
 				continue;
 			}
 			copy(cur, next);
@@ -653,19 +656,15 @@ SP_API int sp_audit_names_enter(struct sp_audit_names *nm, const struct sp_audit
 	if (!nm || !c || !ops || !ops->lstat || !ops->readlink)
 		return -EINVAL;
 	nm->n = 0;
-	nm->arch = c->arch;
-	nm->nr = c->nr;
 	nm->fsuid = c->fsuid;
 	nm->fsgid = c->fsgid;
 	nm->create_mode = 0;
-	nm->ok = 0;
 	const struct spec *s = spec_of(c->arch, c->nr);
 	if (!s)
 		return 0;
 	const struct walker w = { c, ops, ctx };
 	const char *raw = s->path >= 0 ? c->str[s->path] : NULL;
 	uint64_t fl = flags_of(c, s);
-	nm->kind = s->kind;
 	switch (s->kind) {	/* the kinds that read two strings, or an fd */
 	case K_SYMLINK:
 		do_symlink(nm, &w, s);
@@ -747,7 +746,6 @@ SP_API void sp_audit_names_exit(struct sp_audit_names *nm, int64_t ret,
 
 	if (!nm || !ops)
 		return;
-	nm->ok = ok;
 	for (size_t i = 0; i < nm->n; i++) {
 		struct sp_audit_name *n = &nm->v[i];
 		const struct sp_audit_name *src;
@@ -838,23 +836,4 @@ SP_API int sp_audit_names_add_to_event(const struct sp_audit_names *nm, struct s
 			return err;
 	}
 	return 0;
-}
-
-SP_API int sp_audit_names_rebind(const struct sp_audit_names *nm, struct sp_audit_ref *r)
-{
-	int n = 0;
-
-	if (!nm || !r)
-		return -EINVAL;
-	for (size_t i = 0; nm->ok && i < nm->n; i++) {	/* fsnotify reports what happened */
-		const struct sp_audit_name *nn = &nm->v[i];
-		int create = nn->type == SP_AUDIT_NAME_CREATE && nn->has_inode;
-		if ((!create && nn->type != SP_AUDIT_NAME_DELETE) || !nn->path[0])
-			continue;
-		uint64_t ino = create && nn->st.ino != SP_AUDIT_INO_NEW ? nn->st.ino : SP_AUDIT_INO_UNSET;
-		int k = sp_audit_ref_rebind(r, nn->path, ino, nn->st.dev);
-		if (k > 0)
-			n += k;
-	}
-	return n;
 }

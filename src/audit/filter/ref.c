@@ -260,26 +260,23 @@ SP_API int sp_audit_ref_rebind(struct sp_audit_ref *r, const char *path, uint64_
 		return -EINVAL;
 	if (ino == SP_AUDIT_INO_UNSET)
 		dev = 0;
-	for (int l = 0; l < AL_NR + KA_INODE_BUCKETS; l++)
-		sp_list_for_each(pos, l < AL_NR ? &r->lists[l] : &r->inode_hash[l - AL_NR]) {
-			struct audit_krule *k = &sp_list_entry(pos, struct audit_entry, list)->rule;
+	sp_list_init(&moved);
+	for (int l = 0; l < AL_NR + KA_INODE_BUCKETS; l++)	/* watches live in the inode hash */
+		sp_list_for_each_safe(pos, tmp, l < AL_NR ? &r->lists[l] : &r->inode_hash[l - AL_NR]) {
+			struct audit_entry *e = sp_list_entry(pos, struct audit_entry, list);
+			struct audit_krule *k = &e->rule;
 			if (k->has_exe && !strcmp(k->exe_path, path)) {
 				k->exe_ino = ino;
 				k->exe_dev = dev;
 				n++;
 			}
-		}
-	sp_list_init(&moved);
-	for (int h = 0; h < KA_INODE_BUCKETS; h++)
-		sp_list_for_each_safe(pos, tmp, &r->inode_hash[h]) {
-			struct audit_entry *e = sp_list_entry(pos, struct audit_entry, list);
-			if (!e->rule.has_watch || strcmp(e->rule.watch_path, path))
-				continue;
-			e->rule.watch_ino = ino;
-			e->rule.watch_dev = dev;
-			sp_list_del(&e->list);
-			sp_list_add_tail(&e->list, &moved);
-			n++;
+			if (k->has_watch && !strcmp(k->watch_path, path)) {
+				k->watch_ino = ino;
+				k->watch_dev = dev;
+				sp_list_del(&e->list);
+				sp_list_add_tail(&e->list, &moved);
+				n++;
+			}
 		}
 	/* to the head of the new bucket, in the order they were added to the watch (the kernel
 	 * walks the watch's rules, newest first, and list_add()s each at the head) */

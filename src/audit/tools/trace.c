@@ -15,7 +15,7 @@
  * return value, as the kernel does at task exit.
  *
  * Watches and exe= marks follow the file system as the kernel's do: a successful call's
- * CREATE and DELETE names re-bind them (sp_audit_names_rebind) before the call is decided.
+ * CREATE and DELETE names re-bind them (sp_audit_event_rebind) before the call is decided.
  *
  * Approximations (documented in secpath-audit(1), audit run): the file system can change between
  * the entry stop and the kernel's own walk; tty=(none); no LSM contexts; capability fields are
@@ -586,8 +586,7 @@ static void decide(struct tracer *tr, struct task *t, int has_ret, int64_t rval)
 	tr->st->syscalls++;
 	if (tr->rec && !tr->rec_err)
 		tr->rec_err = sp_audit_record_write(tr->rec, tr->ev);
-	if (t->nm)	/* the call's fsnotify events move watches and exe= marks first */
-		sp_audit_names_rebind(t->nm, tr->ref);
+	sp_audit_event_rebind(tr->ev, tr->ref);	/* the call's fsnotify events move marks first */
 	sp_audit_ref_filter(tr->ref, tr->ev, &d);
 	if (!d.record || d.excluded)
 		return;
