@@ -775,11 +775,22 @@ static void flush_ents(struct sp_slab_cache *c, const uintptr_t *objs, uint8_t *
 static void *slab_alloc_reuse(struct sp_slab_cache *c, int zero);
 static void *slab_tc_pop(struct sp_slab_cache *c, struct slab_tc *tc, int zero);
 
+/* init_on_alloc's zeroing of a popped object that is not known to be zero: out of line, so that
+ * slab_alloc_slow's common branches call nothing and save no register. */
+static sp_noinline void *slab_alloc_zero(const struct sp_slab_cache *c, uintptr_t obj,
+					  unsigned old)
+{
+	return slab_alloc_clear(c, obj, old, 1);
+}
+
+static sp_noinline void *slab_alloc_refill(struct sp_slab_cache *c, int zero);
+
 void *slab_alloc_slow(struct sp_slab_cache *c, int zero)
 {
 	if (c->hot_alloc == SLAB_INIT_ALLOC && !c->ctor) {
-		/* init_on_alloc alone: the fast path's pop, then the zeroing, without slab_tc_pop's
-		 * re-checks and slab_alloc_hooked's call. */
+		/* init_on_alloc alone: the fast path's pop, then the zeroing unless the slot is known
+		 * zero (FRESH, or FREE_ZERO under init_on_free), without slab_tc_pop's re-checks and
+		 * slab_alloc_hooked's call. */
 		slab_tcref_t r = slab_tcr(c);
 		uint64_t v = slab_tcf_get(r, SLAB_TCF_GC);
 		if (v >= c->gc_alloc) {
@@ -790,9 +801,18 @@ void *slab_alloc_slow(struct sp_slab_cache *c, int zero)
 			SP_ASSERT_INTERNAL(slab_tc_entry_ok(obj, st));
 			unsigned old = __atomic_load_n(st, __ATOMIC_RELAXED);
 			__atomic_store_n(st, (uint8_t)SLAB_ST_ALLOC, __ATOMIC_RELAXED);
-			return slab_alloc_clear(c, obj, old, 1);
+			if (old != SLAB_ST_FRESH && old != SLAB_ST_FREE_ZERO)
+				return slab_alloc_zero(c, obj, old);
+			slab_track_alloc(c, obj, old);
+			return (void *)obj;
 		}
 	}
+	return slab_alloc_refill(c, zero);
+}
+
+/* The rest of slab_alloc_slow: a stale or empty array (refill, borrow), or hooks. */
+static void *slab_alloc_refill(struct sp_slab_cache *c, int zero)
+{
 	struct slab_tc *tc = slab_tc_of(c);
 	if (!c->gen)
 		return NULL;	/* destroyed cache */

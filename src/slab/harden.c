@@ -138,12 +138,22 @@ static unsigned slab_free_hooks(struct sp_slab_cache *c, uintptr_t obj)
 	return st;
 }
 
+/* The rest of slab_free_zero for a stride slab_zero's stores do not cover: the memset calls
+ * are out of line, so slab_free_zero's common path calls nothing and saves no register. */
+static sp_noinline void free_zero_memset(struct sp_slab_cache *c, uintptr_t obj, uint8_t *st)
+{
+	free_clear(c, obj);
+	__atomic_store_n(st, (uint8_t)SLAB_ST_FREE_ZERO, __ATOMIC_RELAXED);
+	slab_free_push(c, obj, st);
+}
+
 /*
- * init_on_free alone (no hooks), the caller having checked all but the state: clear it
- * (free_clear; without hooks there is no red zone, so that is the whole stride), mark it
- * FREE_ZERO, push.  The fast path tail-calls it from its cold branch, so an init_on_free free
- * pays neither slab_free_other's second validation nor a memset call: small objects are most of
- * the frees of real programs.
+ * init_on_free alone (no hooks), the caller having checked all but the state: clear it, mark it
+ * FREE_ZERO, push.  Without hooks there is no red zone (rz_end is the object rounded up to a
+ * word), so free_clear's two ranges and the padding between them are the whole stride: one
+ * clearing of [obj, obj + stride).  The fast path tail-calls it from its cold branch, so an
+ * init_on_free free pays neither slab_free_other's second validation nor a memset call: small
+ * objects are most of the frees of real programs.
  */
 void slab_free_zero(struct sp_slab_cache *c, uintptr_t obj, uint8_t *st)
 {
@@ -151,7 +161,14 @@ void slab_free_zero(struct sp_slab_cache *c, uintptr_t obj, uint8_t *st)
 		slab_bad_free(c, (void *)obj);
 		return;
 	}
-	free_clear(c, obj);
+	uint32_t n = c->stride;
+	if (n < 16 || n > 128) {	/* slab_zero's stores cover 16 to 128 bytes */
+		free_zero_memset(c, obj, st);
+		return;
+	}
+	sp_track_unpoison((void *)obj, n);
+	slab_zero(obj, n);
+	sp_track_poison((void *)(obj + c->object_size), n - c->object_size);
 	__atomic_store_n(st, (uint8_t)SLAB_ST_FREE_ZERO, __ATOMIC_RELAXED);
 	slab_free_push(c, obj, st);
 }
