@@ -165,6 +165,14 @@ SP_API size_t sp_bench_results_count(const struct sp_bench_results *r);
  */
 SP_API void sp_bench_summary(FILE *f, const struct sp_bench_results *r);
 
+/*
+ * The issues' performance targets whose case r holds, one line each: "  #22 slab hot-64
+ * both-init: 0.69x mimalloc; target <= 1.3x mimalloc; floor init-off + 4 stores: met", then "N of M judged targets met".  A target whose figure was not measured (Ir without
+ * --cachegrind, a skipped variant, a bimodal median) says why and is "not judged".  Nothing is
+ * printed when r holds none of their cases.
+ */
+SP_API void sp_bench_targets(FILE *f, const struct sp_bench_results *r);
+
 /* The machine a report was measured on (sp_bench_machine_read fills it from /proc, sysfs,
  * uname; fields it cannot read stay empty / 0). */
 struct sp_bench_machine {

@@ -688,6 +688,7 @@ static void summary_block(FILE *f, const struct sp_bench_results *r)
 	if (!m)
 		return;
 	sp_bench_summary(m, r);
+	sp_bench_targets(m, r);
 	if (fclose(m) || !buf) {
 		free(buf);
 		return;

@@ -3,8 +3,9 @@
  * test_bench_html.c - the bench report's kept results, summary and HTML page (report.c,
  * report_html.c) on a synthetic result set: every bar's height is proportional to its median,
  * whiskers span min..max, skipped variants draw no bar, D1-miss charts appear only where
- * callgrind measured, names are HTML-escaped, the page references nothing external, and the
- * summary names the fastest variant with its ratio.
+ * callgrind measured, names are HTML-escaped, the page references nothing external, the
+ * summary names the fastest variant with its ratio, and the issues' targets (targets.c) are
+ * judged from the kept figures.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -701,6 +702,85 @@ static void test_bench_html__suite_refs_consistent(void **st)
 	assert_true(total >= 4);	/* audit, slab, slab-spread, replay declare some */
 }
 
+/* The index of suite s's case named name (the test fails without one). */
+static size_t case_index(const struct sp_bench_suite *s, const char *name)
+{
+	for (size_t ci = 0; ci < s->ncases; ci++)
+		if (!strcmp(s->cases[ci].name, name))
+			return ci;
+	fail_msg("no case %s in %s", name, s->name);
+	return 0;
+}
+
+static char *targets_of(const struct sp_bench_results *res)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	sp_bench_targets(f, res);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
+/*
+ * The targets against kept results of the real suites: a ratio to another variant of the same
+ * rounds judged on both sides of its limit; a skipped anchor, and Ir without --cachegrind, not
+ * judged and saying why; Ir with it judged; nothing at all for a run holding no target's case.
+ */
+static void test_bench_html__targets_judged(void **st)
+{
+	(void)st;
+	const struct sp_bench_suite *slab = sp_bench_suite_find("slab");
+	const struct sp_bench_suite *audit = sp_bench_suite_find("audit");
+	assert_non_null(slab);
+	assert_non_null(audit);
+	/* glibc init-off alloc-init free-init both-init both-optout mimalloc: steady samples */
+	static const double m7[7] = { 10, 5, 8, 7, 14, 5, 10 };
+	double ns[7][REPS];
+	for (int vi = 0; vi < 7; vi++)
+		for (int k = 0; k < REPS; k++)
+			ns[vi][k] = m7[vi];
+	static const double d1[8] = { 0 };
+
+	struct sp_bench_results *res;
+	assert_int_equal(sp_bench_results_new(&res), 0);
+	add_samples(res, slab, case_index(slab, "hot-64"), 7, ns, NULL);
+	add_samples(res, audit, case_index(audit, "stig/getpid"), 6, ns, d1);
+	char *out = targets_of(res);
+	assert_non_null(strstr(out, "\n  #22 slab hot-64 init-off: 0.5x mimalloc; target <= 1x "
+				    "mimalloc; floor ~25 Ir (a checked LIFO pop + push): met\n"));
+	assert_non_null(strstr(out, "\n  #22 slab hot-64 both-init: 1.4x mimalloc; target <= 1.3x "
+				    "mimalloc; floor init-off + 4 stores: not met\n"));
+	/* add_samples gives every variant 100 Ir per op under callgrind */
+	assert_non_null(strstr(out, "\n  #22 audit stig/getpid compiled: 100.0 Ir/event; target "
+				    "<= 30 Ir/event; floor ~28-30 Ir"));
+	assert_non_null(strstr(out, "\n  1 of 3 judged targets met in this run (0 not judged"));
+	assert_null(strstr(out, "batch64"));	/* no case of theirs ran */
+	free(out);
+	sp_bench_results_free(res);
+
+	/* mimalloc skipped (it did not load), the audit case without --cachegrind */
+	assert_int_equal(sp_bench_results_new(&res), 0);
+	add_samples(res, slab, case_index(slab, "hot-64"), 6, ns, NULL);
+	add_samples(res, audit, case_index(audit, "stig/getpid"), 6, ns, NULL);
+	out = targets_of(res);
+	assert_non_null(strstr(out, "  #22 slab hot-64 both-init: not measured (mimalloc skipped); "
+				    "target <= 1.3x mimalloc; floor init-off + 4 stores: not judged\n"));
+	assert_non_null(strstr(out, "  #22 audit stig/getpid compiled: not measured (run with "
+				    "--cachegrind); target <= 30 Ir/event;"));
+	assert_non_null(strstr(out, "\n  0 of 0 judged targets met in this run (3 not judged"));
+	free(out);
+	sp_bench_results_free(res);
+
+	assert_int_equal(sp_bench_results_new(&res), 0);
+	add_case(res, 0, 1);
+	out = targets_of(res);
+	assert_string_equal(out, "");
+	free(out);
+	sp_bench_results_free(res);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -717,6 +797,7 @@ int main(void)
 		cmocka_unit_test(test_bench_html__bimodal_flagged),
 		cmocka_unit_test(test_bench_html__host_rows),
 		cmocka_unit_test(test_bench_html__suite_refs_consistent),
+		cmocka_unit_test(test_bench_html__targets_judged),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
