@@ -296,7 +296,7 @@ static int plan(struct bench_cmd *b, struct sp_cli *cli)
 		b->budget = b->o.quick ? QUICK_BUDGET_S : DEFAULT_BUDGET_S;
 	else if (b->budget < 0)
 		b->budget = 0;
-	if (!b->o.cg_child && (b->html || !b->o.json) && sp_bench_results_new(&b->res)) {
+	if (!b->o.cg_child && sp_bench_results_new(&b->res)) {
 		fprintf(cli->err, "secpath bench: out of memory\n");
 		return SP_EXIT_REJECTED;
 	}
@@ -373,7 +373,9 @@ static int report(struct bench_cmd *b, struct sp_cli *cli, int rc, size_t ran, d
 {
 	if (!b->o.json && b->nrun > 1)
 		sp_bench_summary(cli->out, b->res);
-	if (!b->o.json)
+	if (b->o.json)
+		sp_bench_targets_json(cli->out, b->res);
+	else
 		sp_bench_targets(cli->out, b->res);
 	if (!b->o.json)
 		fprintf(cli->out, "\n%s took %.1f s wall time (%zu suite%s)\n",

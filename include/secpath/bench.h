@@ -172,6 +172,9 @@ SP_API void sp_bench_summary(FILE *f, const struct sp_bench_results *r);
  * printed when r holds none of their cases.
  */
 SP_API void sp_bench_targets(FILE *f, const struct sp_bench_results *r);
+/* The same targets as JSON Lines, one secpath.bench-target/1 object each (docs/JSON.md): the
+ * figure as "value" (null when not judged) in "unit", "limit", "floor", "verdict". */
+SP_API void sp_bench_targets_json(FILE *f, const struct sp_bench_results *r);
 
 /* The machine a report was measured on (sp_bench_machine_read fills it from /proc, sysfs,
  * uname; fields it cannot read stay empty / 0). */

@@ -204,6 +204,10 @@ struct sp_bench_results {
 	int stream_fd;			/* > 0: each case added is also sent there at once */
 };
 
+/* JSON values (report.c): s as a string literal (NULL as ""); x as a number, or null when not
+ * finite. */
+void bench_json_str(FILE *f, const char *s);
+void bench_json_num(FILE *f, double x);
 /* Keep the figures of case r.  0 or -ENOMEM. */
 int bench_results_add(struct sp_bench_results *res, const struct bench_case_res *r);
 /*

@@ -34,8 +34,7 @@ static const char *const metric_name[BENCH_M_NR] = {
 	[BENCH_M_IPC] = "ipc",
 };
 
-/* Print s as a JSON string literal. */
-static void json_str(FILE *f, const char *s)
+void bench_json_str(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
@@ -49,8 +48,7 @@ static void json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-/* Print a number, or null when not finite. */
-static void json_num(FILE *f, double x)
+void bench_json_num(FILE *f, double x)
 {
 	if (isfinite(x))
 		fprintf(f, "%.6g", x);
@@ -292,15 +290,15 @@ static void json_head_unit(FILE *f, const struct bench_case_res *r,
 			   const struct bench_var_res *vr, const char *metric, const char *unit)
 {
 	fputs("{\"schema\":\"secpath.bench/1\",\"suite\":", f);
-	json_str(f, r->s->name);
+	bench_json_str(f, r->s->name);
 	fputs(",\"case\":", f);
-	json_str(f, r->c->name);
+	bench_json_str(f, r->c->name);
 	fputs(",\"variant\":", f);
-	json_str(f, vr->v->name);
+	bench_json_str(f, vr->v->name);
 	fprintf(f, ",\"baseline\":%s,\"metric\":", vr == &r->vr[0] ? "true" : "false");
-	json_str(f, metric);
+	bench_json_str(f, metric);
 	fputs(",\"unit\":", f);
-	json_str(f, unit);
+	bench_json_str(f, unit);
 }
 
 static void json_head(FILE *f, const struct bench_case_res *r, const struct bench_var_res *vr,
@@ -321,7 +319,7 @@ static void json_stats(FILE *f, const struct bench_case_res *r, const struct ben
 	double v[] = { st.min, st.avg, st.median, st.max, st.pstdev };
 	for (int i = 0; i < 5; i++) {
 		fprintf(f, ",\"%s\":", k[i]);
-		json_num(f, v[i]);
+		bench_json_num(f, v[i]);
 	}
 	fprintf(f, ",\"noisy\":%s,\"bimodal\":%s", bench_stats_noisy(&st) ? "true" : "false",
 		bench_stats_bimodal(&st) ? "true" : "false");
@@ -329,11 +327,11 @@ static void json_stats(FILE *f, const struct bench_case_res *r, const struct ben
 		struct bench_ratio q;
 		bench_ratio_compute(vr->m[m], b->m[m], r->reps, &q);
 		fputs(",\"ratio_median\":", f);
-		json_num(f, q.median);
+		bench_json_num(f, q.median);
 		fputs(",\"ratio_min\":", f);
-		json_num(f, q.min);
+		bench_json_num(f, q.min);
 		fputs(",\"ratio_max\":", f);
-		json_num(f, q.max);
+		bench_json_num(f, q.max);
 	}
 	if (m == BENCH_M_NS)
 		fprintf(f, ",\"context_switches\":%llu,\"migrations\":%llu,\"page_faults\":%llu,"
@@ -345,7 +343,7 @@ static void json_stats(FILE *f, const struct bench_case_res *r, const struct ben
 	for (unsigned i = 0; i < r->reps; i++) {
 		if (i)
 			fputc(',', f);
-		json_num(f, vr->m[m][i]);
+		bench_json_num(f, vr->m[m][i]);
 	}
 	fputs("]}\n", f);
 }
@@ -359,7 +357,7 @@ static void json_fig(FILE *f, const struct bench_case_res *r, const struct bench
 	const char *k[] = { "min", "avg", "median", "max" };
 	for (int i = 0; i < 4; i++) {
 		fprintf(f, ",\"%s\":", k[i]);
-		json_num(f, g->value);
+		bench_json_num(f, g->value);
 	}
 	fputs(",\"pstdev\":null,\"noisy\":false,\"bimodal\":false}\n", f);
 }
@@ -371,7 +369,7 @@ void bench_report_json(FILE *f, const struct bench_case_res *r)
 		if (vr->err) {
 			json_head(f, r, vr, "ns/op");
 			fputs(",\"skipped\":", f);
-			json_str(f, strerror(-vr->err));
+			bench_json_str(f, strerror(-vr->err));
 			fputs("}\n", f);
 			continue;
 		}
@@ -388,17 +386,17 @@ void bench_report_json(FILE *f, const struct bench_case_res *r)
 			for (int i = 0; i < 2; i++) {
 				json_head(f, r, vr, names[i]);
 				fputs(",\"geometry\":", f);
-				json_str(f, r->cg_geom);
+				bench_json_str(f, r->cg_geom);
 				fprintf(f, ",\"ops\":%.0f,\"reps\":1,\"min\":", vr->cg_ops);
-				json_num(f, vals[i]);
+				bench_json_num(f, vals[i]);
 				fputs(",\"avg\":", f);
-				json_num(f, vals[i]);
+				bench_json_num(f, vals[i]);
 				fputs(",\"median\":", f);
-				json_num(f, vals[i]);
+				bench_json_num(f, vals[i]);
 				fputs(",\"max\":", f);
-				json_num(f, vals[i]);
+				bench_json_num(f, vals[i]);
 				fputs(",\"pstdev\":0,\"samples\":[", f);
-				json_num(f, vals[i]);
+				bench_json_num(f, vals[i]);
 				fputs("]}\n", f);
 			}
 		}

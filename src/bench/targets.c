@@ -92,6 +92,20 @@ static const struct target targets[] = {
 	  NULL, "#21" },
 };
 
+static const char *const kind_name[] = {
+	[TGT_IR] = "ir", [TGT_TIME] = "time", [TGT_RATIO] = "ratio",
+	[TGT_IR_RATIO] = "ir-ratio", [TGT_FIG] = "figure",
+};
+
+/* One target held against a kept case. */
+struct verdict {
+	int judged;			/* the figure was measured and quotable */
+	double val;			/* the figure compared with the limit (NAN: none) */
+	char unit[32];			/* val's unit: Ir/event, ns/op, x, the figure's own */
+	char got[96], want[96];	/* the figure, or why not judged; the target */
+	char floor[160];		/* "; floor ...", or "" */
+};
+
 static const struct bench_kept_case *find_case(const struct sp_bench_results *r,
 					       const struct sp_bench_suite *s, const char *name)
 {
@@ -135,124 +149,192 @@ static void fmt_time(char *buf, size_t len, double ns)
 	snprintf(buf, len, "%.*f %s", x >= 100 ? 0 : x >= 10 ? 1 : 2, x, u);
 }
 
-/*
- * Measure target t in case k: its figure into `got`, the target into `want`, and the value
- * compared with t->limit into *val.  Returns 1 when judged, 0 when it could not be (`got`
- * then says why).
- */
-static int measure(const struct target *t, const struct bench_kept_case *k, double *val,
-		   char *got, char *want, size_t len)
+/* The TGT_RATIO / TGT_IR_RATIO half of measure(): x's figure over the anchor a's. */
+static void measure_ratio(const struct target *t, const struct bench_kept_case *k,
+			  const struct bench_kept_var *x, const struct bench_kept_var *a,
+			  struct verdict *v)
 {
-	const struct bench_kept_var *v = find_var(k, t->variant), *a = find_var(k, t->anchor);
-	const char *unit = k->s->unit ? k->s->unit : "op";
-	int noisy = 0, bimodal = 0;
-	char x[32];
+	const size_t len = sizeof(v->got);
+	int ir = t->kind == TGT_IR_RATIO, noisy = 0, bimodal = 0;
 
-	if (!v) {
-		snprintf(got, len, "not measured (variant skipped)");
-		return 0;
+	snprintf(v->unit, sizeof(v->unit), "x");
+	if (t->limit < 1)
+		snprintf(v->want, len, "<= %.3gx %s%s (>= %.3gx %s)", t->limit, t->anchor,
+			 ir ? "'s Ir" : "", 1 / t->limit, ir ? "fewer" : "faster");
+	else
+		snprintf(v->want, len, "<= %.3gx %s", t->limit, t->anchor);
+	if (!a) {
+		snprintf(v->got, len, "not measured (%s skipped)", t->anchor);
+		return;
+	}
+	double num = ir ? x->cg_ir : med_of(k, x, &noisy, &bimodal);
+	double den = ir ? a->cg_ir : med_of(k, a, &noisy, &bimodal);
+	v->val = num / den;
+	if (ir && !isfinite(v->val))
+		snprintf(v->got, len, "not measured (run with --cachegrind)");
+	else if (bimodal)
+		snprintf(v->got, len, "no ratio (bimodal)");
+	else
+		snprintf(v->got, len, "%.3gx %s%s%s", v->val, t->anchor, ir ? "'s Ir" : "",
+			 noisy ? "!" : "");
+	v->judged = isfinite(v->val) && !bimodal;
+	if (!v->judged)
+		v->val = NAN;
+}
+
+/*
+ * Measure target t in case k into v: the figure (v->got, v->val, v->unit) and the target
+ * (v->want).  v->judged is 0 when it could not be measured or quoted; v->got then says why.
+ */
+static void measure(const struct target *t, const struct bench_kept_case *k, struct verdict *v)
+{
+	const struct bench_kept_var *x = find_var(k, t->variant), *a = find_var(k, t->anchor);
+	const char *unit = k->s->unit ? k->s->unit : "op";
+	const size_t len = sizeof(v->got);
+	int noisy = 0, bimodal = 0;
+	char tm[32];
+
+	v->val = NAN;
+	v->judged = 0;
+	if (!x) {
+		snprintf(v->got, len, "not measured (variant skipped)");
+		return;
 	}
 	switch (t->kind) {
 	case TGT_IR:
-		snprintf(want, len, "<= %.0f Ir/%s", t->limit, unit);
-		*val = v->cg_ir;
-		if (!isfinite(*val)) {
-			snprintf(got, len, "not measured (run with --cachegrind)");
-			return 0;
-		}
-		snprintf(got, len, "%.1f Ir/%s", *val, unit);
-		return 1;
+		snprintf(v->unit, sizeof(v->unit), "Ir/%s", unit);
+		snprintf(v->want, len, "<= %.0f %s", t->limit, v->unit);
+		v->val = x->cg_ir;
+		v->judged = isfinite(v->val);
+		if (v->judged)
+			snprintf(v->got, len, "%.1f %s", v->val, v->unit);
+		else
+			snprintf(v->got, len, "not measured (run with --cachegrind)");
+		return;
 	case TGT_TIME:
-		fmt_time(x, sizeof(x), t->limit);
-		snprintf(want, len, "<= %s/%s", x, unit);
-		*val = med_of(k, v, &noisy, &bimodal);
-		fmt_time(x, sizeof(x), *val);
-		snprintf(got, len, "%s/%s%s", x, unit, noisy ? "!" : "");
-		return isfinite(*val) && !bimodal;
+		snprintf(v->unit, sizeof(v->unit), "ns/%s", unit);
+		fmt_time(tm, sizeof(tm), t->limit);
+		snprintf(v->want, len, "<= %s/%s", tm, unit);
+		v->val = med_of(k, x, &noisy, &bimodal);
+		fmt_time(tm, sizeof(tm), v->val);
+		snprintf(v->got, len, "%s/%s%s", tm, unit, noisy ? "!" : "");
+		v->judged = isfinite(v->val) && !bimodal;
+		return;
 	case TGT_FIG: {
-		const struct bench_fig *g = find_fig(v, t->anchor);
-		snprintf(want, len, "%s <= %g %s", t->anchor, t->limit, g ? g->unit : "");
+		const struct bench_fig *g = find_fig(x, t->anchor);
+		snprintf(v->unit, sizeof(v->unit), "%s", g ? g->unit : "");
+		snprintf(v->want, len, "%s <= %g %s", t->anchor, t->limit, v->unit);
 		if (!g) {
-			snprintf(got, len, "not measured (no %s figure)", t->anchor);
-			return 0;
+			snprintf(v->got, len, "not measured (no %s figure)", t->anchor);
+			return;
 		}
-		*val = g->value;
-		snprintf(got, len, "%s %.3g %s", g->name, g->value, g->unit);
-		return 1;
+		v->val = g->value;
+		v->judged = 1;
+		snprintf(v->got, len, "%s %.3g %s", g->name, g->value, g->unit);
+		return;
 	}
 	case TGT_RATIO:
 	case TGT_IR_RATIO:
 		break;
 	}
-	int ir = t->kind == TGT_IR_RATIO;
-	if (t->limit < 1)
-		snprintf(want, len, "<= %.3gx %s%s (>= %.3gx %s)", t->limit, t->anchor,
-			 ir ? "'s Ir" : "", 1 / t->limit, ir ? "fewer" : "faster");
-	else
-		snprintf(want, len, "<= %.3gx %s", t->limit, t->anchor);
-	if (!a) {
-		snprintf(got, len, "not measured (%s skipped)", t->anchor);
-		return 0;
-	}
-	double num = ir ? v->cg_ir : med_of(k, v, &noisy, &bimodal);
-	double den = ir ? a->cg_ir : med_of(k, a, &noisy, &bimodal);
-	*val = num / den;
-	if (ir && !isfinite(*val)) {
-		snprintf(got, len, "not measured (run with --cachegrind)");
-		return 0;
-	}
-	if (bimodal) {
-		snprintf(got, len, "no ratio (bimodal)");
-		return 0;
-	}
-	snprintf(got, len, "%.3gx %s%s%s", *val, t->anchor, ir ? "'s Ir" : "", noisy ? "!" : "");
-	return isfinite(*val);
+	measure_ratio(t, k, x, a, v);
 }
 
-/* The floor column: the estimate, and the floor variant's figure of the same kind. */
-static void floor_text(const struct target *t, const struct bench_kept_case *k, char *buf,
-		       size_t len)
+/* v->floor: "; floor " and the estimate, and the floor variant's figure of the same kind. */
+static void floor_text(const struct target *t, const struct bench_kept_case *k, struct verdict *v)
 {
 	const struct bench_kept_var *fv = find_var(k, t->floor_var);
 	const struct bench_fig *g = t->kind == TGT_FIG ? find_fig(fv, t->anchor) : NULL;
-	int n = snprintf(buf, len, "%s", t->floor ? "; floor " : "");
-	if (t->floor && n >= 0 && (size_t)n < len)
-		n += snprintf(buf + n, len - (size_t)n, "%s", t->floor);
-	if (g && n >= 0 && (size_t)n < len)
-		snprintf(buf + n, len - (size_t)n, "%s%s here: %.3g %s", t->floor ? ", " : "; floor: ",
-			 fv->name, g->value, g->unit);
-	else if (fv && t->kind == TGT_TIME && n >= 0 && (size_t)n < len) {
+	const char *sep = t->floor ? ", " : "; floor: ";
+	char *buf = v->floor;
+	size_t len = sizeof(v->floor);
+	int n = snprintf(buf, len, "%s%s", t->floor ? "; floor " : "", t->floor ? t->floor : "");
+	if (n < 0 || (size_t)n >= len)
+		return;
+	if (g) {
+		snprintf(buf + n, len - (size_t)n, "%s%s here: %.3g %s", sep, fv->name, g->value,
+			 g->unit);
+	} else if (fv && t->kind == TGT_TIME) {
 		char x[32];
 		int no = 0, bi = 0;
 		fmt_time(x, sizeof(x), med_of(k, fv, &no, &bi));
-		snprintf(buf + n, len - (size_t)n, "%s%s here: %s", t->floor ? ", " : "; floor: ",
-			 fv->name, x);
+		snprintf(buf + n, len - (size_t)n, "%s%s here: %s", sep, fv->name, x);
 	}
 }
 
-void sp_bench_targets(FILE *f, const struct sp_bench_results *r)
+static const char *verdict_word(const struct target *t, const struct verdict *v)
+{
+	return !v->judged ? "not judged" : v->val <= t->limit ? "met" : "not met";
+}
+
+/* One secpath.bench-target/1 object (docs/JSON.md). */
+static void print_json(FILE *f, const struct target *t, const struct verdict *v)
+{
+	fputs("{\"schema\":\"secpath.bench-target/1\",\"issue\":", f);
+	bench_json_str(f, t->issue);
+	fputs(",\"suite\":", f);
+	bench_json_str(f, t->s->name);
+	fputs(",\"case\":", f);
+	bench_json_str(f, t->case_name);
+	fputs(",\"variant\":", f);
+	bench_json_str(f, t->variant);
+	fprintf(f, ",\"kind\":\"%s\",\"of\":", kind_name[t->kind]);
+	if (t->anchor)
+		bench_json_str(f, t->anchor);
+	else
+		fputs("null", f);
+	fputs(",\"value\":", f);
+	bench_json_num(f, v->val);
+	fputs(",\"unit\":", f);
+	bench_json_str(f, v->unit);
+	fputs(",\"limit\":", f);
+	bench_json_num(f, t->limit);
+	fputs(",\"floor\":", f);
+	if (t->floor)
+		bench_json_str(f, t->floor);
+	else
+		fputs("null", f);
+	fprintf(f, ",\"verdict\":\"%s\",\"text\":", verdict_word(t, v));
+	bench_json_str(f, v->got);
+	fputs("}\n", f);
+}
+
+/* The targets whose case r holds, as text lines (json 0) or JSON objects. */
+static void targets_print(FILE *f, const struct sp_bench_results *r, int json)
 {
 	unsigned shown = 0, judged = 0, met = 0;
 
 	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++) {
 		const struct target *t = &targets[i];
 		const struct bench_kept_case *k = find_case(r, t->s, t->case_name);
+		struct verdict v = { 0 };
 		if (!k)
 			continue;
-		char got[96], want[96] = "", fl[160];
-		double val = NAN;
-		int ok = measure(t, k, &val, got, want, sizeof(got));
+		measure(t, k, &v);
+		floor_text(t, k, &v);
+		judged += v.judged;
+		met += v.judged && v.val <= t->limit;
+		if (json) {
+			print_json(f, t, &v);
+			continue;
+		}
 		if (!shown++)
 			fprintf(f, "\ntargets (the issues'; floor: the least work estimated for the "
 				"operation, docs/DESIGN.md):\n");
-		floor_text(t, k, fl, sizeof(fl));
 		fprintf(f, "  %s %s %s %s: %s; target %s%s: %s\n", t->issue, t->s->name,
-			t->case_name, t->variant, got, want, fl,
-			!ok ? "not judged" : val <= t->limit ? "met" : "not met");
-		judged += ok;
-		met += ok && val <= t->limit;
+			t->case_name, t->variant, v.got, v.want, v.floor, verdict_word(t, &v));
 	}
 	if (shown)
 		fprintf(f, "  %u of %u judged targets met in this run (%u not judged: their figure "
 			"was not measured)\n", met, judged, shown - judged);
+}
+
+void sp_bench_targets(FILE *f, const struct sp_bench_results *r)
+{
+	targets_print(f, r, 0);
+}
+
+void sp_bench_targets_json(FILE *f, const struct sp_bench_results *r)
+{
+	targets_print(f, r, 1);
 }

@@ -114,7 +114,7 @@ valid bench-list 0 "$B" bench --list --json
 # the stream suite's own figures: every event laurel's format writes (and cat relays) is timed,
 # one warm-up and one round of 10000 events each; the raw variant times only what its rules keep
 "$B" bench stream --reps 1 --json >"$tmp/o" 2>"$tmp/e"; rc=$?
-tail -n +2 "$tmp/o" >"$tmp/lines"
+tail -n +2 "$tmp/o" | grep -v '"secpath.bench-target/1"' >"$tmp/lines"
 if [ "$rc" -eq 0 ] && python3 tests/cli/schema-check.py "$SCHEMA" bench <"$tmp/lines" >"$tmp/why" 2>&1 &&
    python3 - "$tmp/lines" >>"$tmp/why" 2>&1 <<'PY'; then ok
 import json, sys
@@ -131,6 +131,31 @@ for v in ("stream raw -R", "stream --format laurel", "cat (relay floor)"):
     assert 0 < fig[(v, "latency-p50")] <= fig[(v, "latency-p99")], (v, fig)
 PY
 else bad "bench stream --json: exit $rc $(cat "$tmp/why" "$tmp/e")"; fi
+# the issues' targets: after the figures, one object per target whose case ran, its verdict the
+# text report's; judged here (mimalloc is among the dependencies), the value its ratio
+"$B" bench slab --quick --case hot-64 --json >"$tmp/o" 2>"$tmp/e"; rc=$?
+grep '"secpath.bench-target/1"' "$tmp/o" >"$tmp/targets"
+"$B" bench slab --quick --case hot-64 >"$tmp/text" 2>>"$tmp/e"
+if [ "$rc" -eq 0 ] && python3 tests/cli/schema-check.py "$SCHEMA" bench-target <"$tmp/targets" >"$tmp/why" 2>&1 &&
+   python3 - "$tmp/targets" "$tmp/o" "$tmp/text" >>"$tmp/why" 2>&1 <<'PY'; then ok
+import json, sys
+t = [json.loads(l) for l in open(sys.argv[1])]
+assert [(o["case"], o["variant"], o["of"]) for o in t] == \
+    [("hot-64", "init-off", "mimalloc"), ("hot-64", "both-init", "mimalloc")], t
+med = {}
+for line in open(sys.argv[2]):
+    o = json.loads(line)
+    if o["schema"] == "secpath.bench/1" and o["metric"] == "ns/op" and "median" in o:
+        med[o["variant"]] = o["median"]
+for o in t:
+    assert o["kind"] == "ratio" and o["verdict"] != "not judged", o
+    r = med[o["variant"]] / med["mimalloc"]
+    assert abs(o["value"] - r) <= 1e-3 * r, (o, r)
+    assert o["verdict"] == ("met" if o["value"] <= o["limit"] else "not met"), o
+text = open(sys.argv[3]).read()
+assert "\ntargets (" in text and "judged targets met in this run" in text, text
+PY
+else bad "bench --json targets: exit $rc $(cat "$tmp/why" "$tmp/e")"; fi
 # the checker refuses what it should
 "$B" audit check --json "$tmp/bad.rules" 2>/dev/null | sed 's/"warnings":[0-9]*,//' >"$tmp/o"
 if python3 tests/cli/schema-check.py "$SCHEMA" <"$tmp/o" >/dev/null 2>&1; then bad "checker: a missing member passed"; else ok; fi
