@@ -135,16 +135,23 @@ static void add_samples(struct sp_bench_results *res, const struct sp_bench_suit
 	assert_int_equal(bench_results_add(res, &r), 0);
 }
 
-static char *summary_of(const struct sp_bench_results *res)
+/* What print (the summary, the targets) writes of res, as a string. */
+static char *report_of(void (*print)(FILE *, const struct sp_bench_results *),
+		       const struct sp_bench_results *res)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	assert_non_null(f);
-	sp_bench_summary(f, res);
+	print(f, res);
 	assert_int_equal(fclose(f), 0);
 	assert_non_null(buf);
 	return buf;
+}
+
+static char *summary_of(const struct sp_bench_results *res)
+{
+	return report_of(sp_bench_summary, res);
 }
 
 static char *html_of(const struct sp_bench_results *res, const struct sp_bench_html_info *info)
@@ -714,13 +721,7 @@ static size_t case_index(const struct sp_bench_suite *s, const char *name)
 
 static char *targets_of(const struct sp_bench_results *res)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	assert_non_null(f);
-	sp_bench_targets(f, res);
-	assert_int_equal(fclose(f), 0);
-	return buf;
+	return report_of(sp_bench_targets, res);
 }
 
 /*
