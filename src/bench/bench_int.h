@@ -204,6 +204,14 @@ struct sp_bench_results {
 	int stream_fd;			/* > 0: each case added is also sent there at once */
 };
 
+/* What the summary and the targets read of a kept variant (report.c): wall time for pinned
+ * cases, else process CPU time, with its minimum, its ratio to the baseline and its flags. */
+struct bench_view {
+	double med, min, ratio;
+	int noisy, bimodal;
+};
+struct bench_view bench_view_of(const struct bench_kept_case *k, const struct bench_kept_var *v);
+
 /* JSON values (report.c): s as a string literal (NULL as ""); x as a number, or null when not
  * finite. */
 void bench_json_str(FILE *f, const char *s);

@@ -515,19 +515,13 @@ int bench_results_add(struct sp_bench_results *res, const struct bench_case_res 
 	return res->stream_fd > 0 ? send_case(k, res->stream_fd) : 0;
 }
 
-/* What the summary reads of a kept variant: wall time for pinned cases, else process CPU time. */
-struct sum_view {
-	double med, min, ratio;
-	int noisy, bimodal;
-};
-
-static struct sum_view view_of(const struct bench_kept_case *k, const struct bench_kept_var *v)
+struct bench_view bench_view_of(const struct bench_kept_case *k, const struct bench_kept_var *v)
 {
 	if (k->pinned)
-		return (struct sum_view){ v->med, v->min, v->ratio, v->pct > BENCH_NOISY_PCT,
-					  v->bimodal };
-	return (struct sum_view){ v->cpu_med, v->cpu_min, v->cpu_ratio,
-				  v->cpu_pct > BENCH_NOISY_PCT, v->cpu_bimodal };
+		return (struct bench_view){ v->med, v->min, v->ratio, v->pct > BENCH_NOISY_PCT,
+					    v->bimodal };
+	return (struct bench_view){ v->cpu_med, v->cpu_min, v->cpu_ratio,
+				    v->cpu_pct > BENCH_NOISY_PCT, v->cpu_bimodal };
 }
 
 /* The case the summary quotes for suite s (its headline case, else its last kept case), and
@@ -556,7 +550,7 @@ static const struct bench_kept_case *headline(const struct sp_bench_results *res
 	int best_bim = 1;
 	for (size_t j = 1; j < k->nv; j++) {
 		const struct bench_kept_var *v = &k->v[j];
-		struct sum_view w = view_of(k, v);
+		struct bench_view w = bench_view_of(k, v);
 		if (v->err || !isfinite(w.ratio))
 			continue;
 		if (hv && !strcmp(v->name, hv)) {
@@ -591,7 +585,7 @@ static int headline_ratio(FILE *f, const struct bench_kept_case *k,
 			  const struct bench_kept_var *h, const struct bench_kept_var *b)
 {
 	const char *unit = k->s->unit ? k->s->unit : "op", *tu;
-	struct sum_view hw = view_of(k, h), bw = view_of(k, b);
+	struct bench_view hw = bench_view_of(k, h), bw = bench_view_of(k, b);
 	double sc = time_scale(bw.med, &tu);
 	char hs[24], bs[24], lo[24];
 
@@ -627,13 +621,13 @@ static int summary_line(FILE *f, const struct sp_bench_results *res,
 		return 0;
 	}
 	const struct bench_kept_var *h = &k->v[hv];
-	struct sum_view bw = view_of(k, b);
+	struct bench_view bw = bench_view_of(k, b);
 	int marks = headline_ratio(f, k, h, b), first = 1;
 	for (size_t j = 1; j < k->nv; j++) {
 		if (j == hv)
 			continue;
 		const struct bench_kept_var *v = &k->v[j];
-		struct sum_view w = view_of(k, v);
+		struct bench_view w = bench_view_of(k, v);
 		fprintf(f, "%s%s ", first ? "; " : ", ", v->name);
 		first = 0;
 		if (v->err || !isfinite(w.ratio)) {

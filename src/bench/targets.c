@@ -132,13 +132,14 @@ static const struct bench_fig *find_fig(const struct bench_kept_var *v, const ch
 	return NULL;
 }
 
-/* The time the summary reads of v: wall for pinned cases, else process CPU time. */
+/* The median the summary reads of v (bench_view_of), its flags or'ed into *noisy, *bimodal. */
 static double med_of(const struct bench_kept_case *k, const struct bench_kept_var *v, int *noisy,
 		     int *bimodal)
 {
-	*noisy |= (k->pinned ? v->pct : v->cpu_pct) > BENCH_NOISY_PCT;
-	*bimodal |= k->pinned ? v->bimodal : v->cpu_bimodal;
-	return k->pinned ? v->med : v->cpu_med;
+	struct bench_view w = bench_view_of(k, v);
+	*noisy |= w.noisy;
+	*bimodal |= w.bimodal;
+	return w.med;
 }
 
 /* "12.3 ns", "4.56 ms": about three significant digits. */
@@ -149,11 +150,11 @@ static void fmt_time(char *buf, size_t len, double ns)
 	snprintf(buf, len, "%.*f %s", x >= 100 ? 0 : x >= 10 ? 1 : 2, x, u);
 }
 
-/* The TGT_RATIO / TGT_IR_RATIO half of measure(): x's figure over the anchor a's. */
+/* The TGT_RATIO / TGT_IR_RATIO half of measure(): x's figure over the anchor's. */
 static void measure_ratio(const struct target *t, const struct bench_kept_case *k,
-			  const struct bench_kept_var *x, const struct bench_kept_var *a,
-			  struct verdict *v)
+			  const struct bench_kept_var *x, struct verdict *v)
 {
+	const struct bench_kept_var *a = find_var(k, t->anchor);
 	const size_t len = sizeof(v->got);
 	int ir = t->kind == TGT_IR_RATIO, noisy = 0, bimodal = 0;
 
@@ -188,7 +189,7 @@ static void measure_ratio(const struct target *t, const struct bench_kept_case *
  */
 static void measure(const struct target *t, const struct bench_kept_case *k, struct verdict *v)
 {
-	const struct bench_kept_var *x = find_var(k, t->variant), *a = find_var(k, t->anchor);
+	const struct bench_kept_var *x = find_var(k, t->variant);
 	const char *unit = k->s->unit ? k->s->unit : "op";
 	const size_t len = sizeof(v->got);
 	int noisy = 0, bimodal = 0;
@@ -237,7 +238,7 @@ static void measure(const struct target *t, const struct bench_kept_case *k, str
 	case TGT_IR_RATIO:
 		break;
 	}
-	measure_ratio(t, k, x, a, v);
+	measure_ratio(t, k, x, v);
 }
 
 /* v->floor: "; floor " and the estimate, and the floor variant's figure of the same kind. */

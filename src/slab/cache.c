@@ -780,7 +780,9 @@ static void *slab_tc_pop(struct sp_slab_cache *c, struct slab_tc *tc, int zero);
 static sp_noinline void *slab_alloc_zero(const struct sp_slab_cache *c, uintptr_t obj,
 					  unsigned old)
 {
-	return slab_alloc_clear(c, obj, old, 1);
+	slab_track_alloc(c, obj, old);
+	slab_zero(obj, c->object_size);
+	return (void *)obj;
 }
 
 static sp_noinline void *slab_alloc_refill(struct sp_slab_cache *c, int zero);
@@ -801,7 +803,7 @@ void *slab_alloc_slow(struct sp_slab_cache *c, int zero)
 			SP_ASSERT_INTERNAL(slab_tc_entry_ok(obj, st));
 			unsigned old = __atomic_load_n(st, __ATOMIC_RELAXED);
 			__atomic_store_n(st, (uint8_t)SLAB_ST_ALLOC, __ATOMIC_RELAXED);
-			if (old != SLAB_ST_FRESH && old != SLAB_ST_FREE_ZERO)
+			if (!slab_st_known_zero(old))
 				return slab_alloc_zero(c, obj, old);
 			slab_track_alloc(c, obj, old);
 			return (void *)obj;

@@ -287,6 +287,13 @@ static sp_always_inline void slab_track_alloc(const struct sp_slab_cache *c, uin
 	sp_track_unpoison((void *)obj, c->object_size);
 }
 
+/* A slot in state st is zero in full (a never-used slot, or one init_on_free cleared): a zeroing
+ * allocation stores nothing. */
+static sp_always_inline int slab_st_known_zero(unsigned st)
+{
+	return st == SLAB_ST_FRESH || st == SLAB_ST_FREE_ZERO;
+}
+
 /* ---- fast paths --------------------------------------------------------------------------- */
 
 /*
@@ -318,7 +325,7 @@ static sp_always_inline void *slab_alloc_fast(struct sp_slab_cache *c, int zero)
 		unsigned old = __atomic_load_n(st, __ATOMIC_RELAXED);
 		slab_track_alloc(c, obj, old);
 		__atomic_store_n(st, (uint8_t)SLAB_ST_ALLOC, __ATOMIC_RELAXED);
-		if (old != SLAB_ST_FRESH && old != SLAB_ST_FREE_ZERO)
+		if (!slab_st_known_zero(old))
 			memset((void *)obj, 0, c->object_size);
 		return (void *)obj;
 	}
@@ -407,7 +414,7 @@ static inline void *slab_alloc_clear(const struct sp_slab_cache *c, uintptr_t ob
 				     int clear)
 {
 	slab_track_alloc(c, obj, old);
-	if (clear && old != SLAB_ST_FRESH && old != SLAB_ST_FREE_ZERO)
+	if (clear && !slab_st_known_zero(old))
 		slab_zero(obj, c->object_size);
 	return (void *)obj;
 }
