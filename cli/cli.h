@@ -96,6 +96,14 @@ int cli_rules_arg(int argc, char **argv, int *i, struct cli_rules_args *ra);
 /* After the arguments: a missing value, bad features or an unknown machine is printed (then -1,
  * a usage error); else 0. */
 int cli_rules_args_check(struct sp_cli *cli, const struct cli_rules_args *ra, const char *cmd);
+/* audit replay/stream: if argv[*i] is --format NAME (raw, laurel, interpret, csv, text), -i,
+ * --interpret or an --extra-* column, consume it into *fmt (an SP_AUDIT_REPLAY_* format flag,
+ * 0 for raw) or *extra (SP_AUDIT_REPLAY_EXTRA_*) and return 1; 0 for another argument;
+ * SP_EXIT_USAGE after printing why (an unknown format, --extra-labels). */
+int cli_event_format_arg(int argc, char **argv, int *i, struct sp_cli *cli, unsigned *fmt,
+			 unsigned *extra, const char *cmd);
+/* After the arguments: extra columns without the CSV are a usage error (printed). */
+int cli_event_format_check(struct sp_cli *cli, unsigned fmt, unsigned extra, const char *cmd);
 struct cli_files;
 /* Register the rules file and the host inputs as inputs of the command. */
 void cli_rules_args_inputs(const struct cli_rules_args *ra, struct cli_files *fs);

@@ -25,7 +25,8 @@
 static void usage(FILE *f)
 {
 	fputs("usage: secpath audit replay [-R RULES] [ausearch options] [--json] [--output FILE]\n"
-	      "                            [--format raw|laurel|interpret] [-i]\n"
+	      "                            [--format raw|laurel|interpret|csv|text] [-i]\n"
+	      "                            [--extra-keys] [--extra-obj2] [--extra-time]\n"
 	      "                            [--report KIND [--summary]]\n"
 	      "                            [--window N] [--input-logs]\n"
 	      "                            [host options] [-c] [LOG...]\n"
@@ -76,6 +77,11 @@ static void usage(FILE *f)
 	      "                 as ausearch's), to --output FILE or standard output, as\n"
 	      "                 --format laurel; without -R and ausearch options every event\n"
 	      "                 is written\n"
+	      "  --format csv, --format text  write the kept events instead as ausearch\n"
+	      "                 --format csv|text 3.0.9 writes them (auparse's normalizer: one\n"
+	      "                 line per event, who did what to what, how; the CSV with its\n"
+	      "                 heading), as -i; --extra-keys, --extra-obj2 and --extra-time add\n"
+	      "                 ausearch's extra CSV columns (--extra-labels is not offered)\n"
 	      "  --window N     events kept open for grouping (default 64)\n"
 	      "  --input-logs   read auditd's log and its rotations (auditd.conf's log_file)\n"
 	      "A LOG that is a directory is its audit.log and rotations, oldest first (ausearch\n"
@@ -350,8 +356,8 @@ struct replay_args {
 	const char **inputs;		/* argc slots */
 	size_t ninputs, window;
 	int json;
-	int laurel;			/* --format laurel */
-	int interpret;			/* --format interpret, -i, --interpret */
+	unsigned fmt;			/* --format, -i: SP_AUDIT_REPLAY_LAUREL... (0: raw) */
+	unsigned extra;			/* --extra-*: SP_AUDIT_REPLAY_EXTRA_* */
 	struct sp_audit_search *search;	/* ausearch's options */
 	int input_logs;			/* --input-logs: auditd's logs, whatever stdin is */
 	char **owned;			/* the inputs a directory or auditd's logs expanded to */
@@ -485,19 +491,10 @@ static int parse_args(int argc, char **argv, struct sp_cli *cli, struct replay_a
 			ra->report = k + 1;
 		} else if (!strcmp(a, "--output") && i + 1 < argc) {
 			ra->output = argv[++i];
-		} else if (!strcmp(a, "--format") && i + 1 < argc) {
-			if (strcmp(argv[++i], "laurel") && strcmp(argv[i], "raw") &&
-			    strcmp(argv[i], "interpret")) {
-				fprintf(cli->err, "%s: audit replay: bad --format '%s' (raw, laurel, "
-					"interpret)\n",
-					cli->prog, argv[i]);
-				return SP_EXIT_USAGE;
-			}
-			ra->laurel = !strcmp(argv[i], "laurel");
-			ra->interpret = !strcmp(argv[i], "interpret");
-		} else if (!strcmp(a, "-i") || !strcmp(a, "--interpret")) {
-			ra->interpret = 1;
-			ra->laurel = 0;
+		} else if ((r = cli_event_format_arg(argc, argv, &i, cli, &ra->fmt, &ra->extra,
+						     "replay"))) {
+			if (r != 1)
+				return r;
 		} else if (!strcmp(a, "--window") && i + 1 < argc) {
 			char *e;
 			unsigned long v = strtoul(argv[++i], &e, 10);
@@ -517,15 +514,16 @@ static int parse_args(int argc, char **argv, struct sp_cli *cli, struct replay_a
 	}
 	if (cli_rules_args_check(cli, &ra->ra, "replay") || report_check(cli, ra))
 		return SP_EXIT_USAGE;
-	if (ra->report && (ra->output ? !strcmp(ra->output, "-") : ra->laurel || ra->interpret)) {
+	if (cli_event_format_check(cli, ra->fmt, ra->extra, "replay"))
+		return SP_EXIT_USAGE;
+	if (ra->report && (ra->output ? !strcmp(ra->output, "-") : ra->fmt != 0)) {
 		fprintf(cli->err, "%s: audit replay: --report writes to standard output: the kept "
 			"events need an --output FILE\n", cli->prog);
 		return SP_EXIT_USAGE;
 	}
-	if ((ra->laurel || ra->interpret) && !ra->output)
+	if (ra->fmt && !ra->output)
 		ra->output = "-";
-	if (!ra->ra.rules && !sp_audit_search_active(ra->search) && !ra->laurel &&
-	    !ra->interpret && !ra->report) {
+	if (!ra->ra.rules && !sp_audit_search_active(ra->search) && !ra->fmt && !ra->report) {
 		usage(cli->err);
 		return SP_EXIT_USAGE;
 	}
@@ -578,8 +576,7 @@ static struct sp_audit_replay *replay_open(struct sp_cli *cli, const struct repl
 		.diags = d, .rules = rs,
 		.search = sp_audit_search_active(ra->search) ? ra->search : NULL,
 		.flags = (ra->ra.rules ? 0 : SP_AUDIT_REPLAY_NO_RULES) |
-			 (ra->laurel ? SP_AUDIT_REPLAY_LAUREL : 0) |
-			 (ra->interpret ? SP_AUDIT_REPLAY_INTERPRET : 0),
+			 ra->fmt | ra->extra,
 		.report = rep
 	};
 	int rc = sp_audit_replay_new(text ? text : "", text ? tlen : 0,
@@ -730,7 +727,7 @@ int cmd_audit_replay(int argc, char **argv, struct sp_cli *cli)
 	}
 	rc = parse_args(argc, argv, cli, &ra);
 	/* ausearch and aureport print dates in the environment's %x (their setlocale) */
-	if (!rc && (ra.interpret || ra.report))
+	if (!rc && ((ra.fmt & ~SP_AUDIT_REPLAY_LAUREL) || ra.report))
 		setlocale(LC_TIME, "");
 	if (!rc && expand_inputs(cli, &ra))
 		rc = SP_EXIT_REJECTED;

@@ -2,7 +2,7 @@
 /*
  * cmd_audit_stream.c - `secpath audit stream`: a live audit record stream (auditd's plugin
  * stream, raw format, on stdin; or any pipe or FIFO) through new rules and/or ausearch's
- * selection, kept records (or laurel's JSON, or ausearch -i's text, of their events) appended
+ * selection, kept records (or laurel's JSON, or ausearch's -i, csv or text, of their events) appended
  * to a log or written to stdout as their events close.
  *
  * The loop: poll() the input with a timeout; each read is fed to the replay (which groups,
@@ -52,7 +52,8 @@ static void on_signal(int sig)
 static void usage(FILE *f)
 {
 	fputs("usage: secpath audit stream [-R RULES] [ausearch options] [--output FILE]\n"
-	      "                            [--format raw|laurel|interpret] [-i] [--idle-ms N]\n"
+	      "                            [--format raw|laurel|interpret|csv|text] [-i]\n"
+	      "                            [--extra-keys] [--extra-obj2] [--extra-time] [--idle-ms N]\n"
 	      "                            [--window N] [host options] [-c] [INPUT]\n"
 	      "\n"
 	      "Read a live audit record stream - auditd's plugin stream (raw format) on standard\n"
@@ -69,6 +70,9 @@ static void usage(FILE *f)
 	      "  -i, --interpret, --format interpret  write each kept event as ausearch -i\n"
 	      "                 prints it (as audit replay -i; dates in LC_TIME's %x; an event\n"
 	      "                 held for ausearch's order is written by --idle-ms at the latest)\n"
+	      "  --format csv, --format text  write each kept event as ausearch --format\n"
+	      "                 csv|text does (as audit replay; the CSV heading first; the\n"
+	      "                 --extra-* columns as there)\n"
 	      "  --idle-ms N    after N ms without input, decide the open events (default 500)\n"
 	      "  --window N     events kept open for grouping (default 64)\n"
 	      "  --machine M, --passwd F, --group F, --dirs F, --features N, -c, --continue\n"
@@ -90,8 +94,8 @@ struct stream_args {
 	const char *output, *input;
 	size_t window;
 	long idle_ms;
-	int laurel;			/* --format laurel */
-	int interpret;			/* --format interpret, -i, --interpret */
+	unsigned fmt;			/* --format, -i: SP_AUDIT_REPLAY_LAUREL... (0: raw) */
+	unsigned extra;			/* --extra-*: SP_AUDIT_REPLAY_EXTRA_* */
 };
 
 /* 0, SP_EXIT_USAGE, or -1 after --help. */
@@ -119,18 +123,10 @@ static int parse_args(int argc, char **argv, struct sp_cli *cli, struct stream_a
 			;
 		} else if (!strcmp(a, "--output") && i + 1 < argc) {
 			sa->output = argv[++i];
-		} else if (!strcmp(a, "--format") && i + 1 < argc) {
-			if (strcmp(argv[++i], "laurel") && strcmp(argv[i], "raw") &&
-			    strcmp(argv[i], "interpret")) {
-				fprintf(cli->err, "%s: audit stream: bad --format '%s' (raw, laurel, "
-					"interpret)\n", cli->prog, argv[i]);
-				return SP_EXIT_USAGE;
-			}
-			sa->laurel = !strcmp(argv[i], "laurel");
-			sa->interpret = !strcmp(argv[i], "interpret");
-		} else if (!strcmp(a, "-i") || !strcmp(a, "--interpret")) {
-			sa->interpret = 1;
-			sa->laurel = 0;
+		} else if ((r = cli_event_format_arg(argc, argv, &i, cli, &sa->fmt, &sa->extra,
+						     "stream"))) {
+			if (r != 1)
+				return r;
 		} else if ((!strcmp(a, "--idle-ms") || !strcmp(a, "--window")) && i + 1 < argc) {
 			int win = !strcmp(a, "--window");
 			unsigned long long max = win ? 65536 : 3600000;
@@ -149,10 +145,10 @@ static int parse_args(int argc, char **argv, struct sp_cli *cli, struct stream_a
 			return SP_EXIT_USAGE;
 		}
 	}
-	if (cli_rules_args_check(cli, &sa->ra, "stream"))
+	if (cli_rules_args_check(cli, &sa->ra, "stream") ||
+	    cli_event_format_check(cli, sa->fmt, sa->extra, "stream"))
 		return SP_EXIT_USAGE;
-	if (!sa->ra.rules && !sp_audit_search_active(sa->search) && !sa->laurel &&
-	    !sa->interpret) {
+	if (!sa->ra.rules && !sp_audit_search_active(sa->search) && !sa->fmt) {
 		usage(cli->err);
 		return SP_EXIT_USAGE;
 	}
@@ -325,8 +321,7 @@ static int stream_main(struct sp_cli *cli, struct stream_args *sa, const char *t
 		.sz = sizeof(o), .parse = &sa->ra.po, .window = sa->window, .out_fd = out,
 		.diags = &s.d, .search = sp_audit_search_active(sa->search) ? sa->search : NULL,
 		.flags = (sa->ra.rules ? 0 : SP_AUDIT_REPLAY_NO_RULES) |
-			 (sa->laurel ? SP_AUDIT_REPLAY_LAUREL : 0) |
-			 (sa->interpret ? SP_AUDIT_REPLAY_INTERPRET : 0)
+			 sa->fmt | sa->extra
 	};
 	int rc = sp_audit_replay_new(text ? text : "", text ? tlen : 0,
 				     sa->ra.rules ? sa->ra.rules : "(no rules)", &o, &s.rp);
@@ -367,7 +362,8 @@ int cmd_audit_stream(int argc, char **argv, struct sp_cli *cli)
 	if (sp_audit_search_new(&sa.search))
 		return SP_EXIT_REJECTED;
 	rc = parse_args(argc, argv, cli, &sa);
-	if (!rc && sa.interpret)	/* ausearch -i prints dates in the environment's %x */
+	/* ausearch's -i, csv and text print dates in the environment's %x */
+	if (!rc && (sa.fmt & ~SP_AUDIT_REPLAY_LAUREL))
 		setlocale(LC_TIME, "");
 	if (!rc && sa.ra.rules && (rc = sp_file_read(sa.ra.rules, &text, &tlen))) {
 		fprintf(cli->err, "%s: cannot read '%s': %s\n", cli->prog, sa.ra.rules,

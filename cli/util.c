@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "secpath/audit_log.h"
 
 void cli_print_diags(struct sp_cli *cli, const struct sp_diags *d,
 		     const char *(*source_of)(void *ud, const char *file, uint32_t line), void *ud)
@@ -121,6 +122,57 @@ void cli_rules_args_inputs(const struct cli_rules_args *ra, struct cli_files *fs
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
 		if (v[i])
 			cli_files_add_input(fs, v[i]);
+}
+
+/* --format's names and their SP_AUDIT_REPLAY_* format flags (0: raw records). */
+static int event_format(const char *v)
+{
+	static const struct { const char *name; unsigned flag; } f[] = {
+		{ "raw", 0 }, { "laurel", SP_AUDIT_REPLAY_LAUREL },
+		{ "interpret", SP_AUDIT_REPLAY_INTERPRET }, { "csv", SP_AUDIT_REPLAY_CSV },
+		{ "text", SP_AUDIT_REPLAY_TEXT },
+	};
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+		if (!strcmp(v, f[i].name))
+			return (int)f[i].flag;
+	return -1;
+}
+
+int cli_event_format_arg(int argc, char **argv, int *i, struct sp_cli *cli, unsigned *fmt,
+			 unsigned *extra, const char *cmd)
+{
+	const char *a = argv[*i];
+	if (!strcmp(a, "--format") && *i + 1 < argc) {
+		int f = event_format(argv[++*i]);
+		if (f < 0) {
+			fprintf(cli->err, "%s: audit %s: bad --format '%s' (raw, laurel, interpret, "
+				"csv, text)\n", cli->prog, cmd, argv[*i]);
+			return SP_EXIT_USAGE;
+		}
+		*fmt = (unsigned)f;
+	} else if (!strcmp(a, "-i") || !strcmp(a, "--interpret")) {
+		*fmt = SP_AUDIT_REPLAY_INTERPRET;
+	} else if (!strcmp(a, "--extra-keys") || !strcmp(a, "--extra-obj2") ||
+		   !strcmp(a, "--extra-time")) {
+		*extra |= a[8] == 'k' ? SP_AUDIT_REPLAY_EXTRA_KEYS :
+			  a[8] == 'o' ? SP_AUDIT_REPLAY_EXTRA_OBJ2 : SP_AUDIT_REPLAY_EXTRA_TIME;
+	} else if (!strcmp(a, "--extra-labels")) {
+		fprintf(cli->err, "%s: audit %s: --extra-labels is not offered (auparse's subject "
+			"and object attribute lists)\n", cli->prog, cmd);
+		return SP_EXIT_USAGE;
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
+int cli_event_format_check(struct sp_cli *cli, unsigned fmt, unsigned extra, const char *cmd)
+{
+	if (!extra || fmt == SP_AUDIT_REPLAY_CSV)
+		return 0;
+	fprintf(cli->err, "%s: audit %s: --extra-keys, --extra-obj2 and --extra-time are columns "
+		"of --format csv\n", cli->prog, cmd);
+	return SP_EXIT_USAGE;
 }
 
 int cli_parse_u64(const char *s, unsigned long long *v)

@@ -8,10 +8,11 @@
  * (keys, types, syscall by name, a time range, pids, uids, exe, files, success: every record parser
  * runs) answers 0 or 1 for every event; laurel's JSON of every event (and of every other record
  * alone) is whole lines `{...}\n` with no control byte inside and only UTF-8 lead bytes that
- * start a sequence; aureport's report (its kind and --summary from the
+ * start a sequence; aureport's report (its kind, or ausearch's -i, csv or text, and --summary from the
  * first byte) over every event of a rules-less replay (some bytes: through the selection
  * above, as piped from ausearch) finishes with text that starts with aureport's blank line;
- * ausearch -i's text of every event (sp_audit_log_event_interpret) starts "----\n", no NUL.
+ * ausearch -i's text of every event (sp_audit_log_event_interpret) starts "----\n", no NUL;
+ * its --format csv and text lines (sp_audit_log_event_normalize) end with a newline, no NUL.
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -85,6 +86,15 @@ static int check_interpret(void *ud, const char *s, size_t n)
 	return 0;
 }
 
+/* sp_audit_log_event_normalize's lines: each ends with its newline, no NUL byte. */
+static int check_normalize(void *ud, const char *s, size_t n)
+{
+	(void)ud;
+	if (!n || s[n - 1] != '\n' || memchr(s, '\0', n))
+		abort();
+	return 0;
+}
+
 static int check_event(void *ud, const struct sp_audit_log_event *ev)
 {
 	const struct ctx *c = ud;
@@ -122,7 +132,11 @@ static int check_event(void *ud, const struct sp_audit_log_event *ev)
 	if (sp_audit_log_event_laurel(ev, NULL, "k\001\377", NULL, check_laurel, NULL) ||
 	    (nrec <= sizeof(mask) &&
 	     sp_audit_log_event_laurel(ev, mask, NULL, NULL, check_laurel, NULL)) ||
-	    sp_audit_log_event_interpret(ev, NULL, check_interpret, NULL))
+	    sp_audit_log_event_interpret(ev, NULL, check_interpret, NULL) ||
+	    sp_audit_log_event_normalize(ev, NULL, SP_AUDIT_REPLAY_CSV | SP_AUDIT_REPLAY_EXTRA_KEYS |
+					 SP_AUDIT_REPLAY_EXTRA_OBJ2 | SP_AUDIT_REPLAY_EXTRA_TIME,
+					 check_normalize, NULL) ||
+	    sp_audit_log_event_normalize(ev, NULL, SP_AUDIT_REPLAY_TEXT, check_normalize, NULL))
 		abort();
 	for (size_t i = 0; i < sp_audit_log_event_nrec(ev); i++) {
 		const struct sp_audit_log_rec *r = sp_audit_log_event_rec(ev, i);
@@ -185,8 +199,8 @@ static void run_report(const uint8_t *data, size_t size)
 	char *text = NULL;
 	size_t tlen = 0;
 	FILE *f = open_memstream(&text, &tlen);
-	int b = size ? data[0] : 0, kind = b % 8;
-	struct sp_audit_report_opts ro = { .sz = sizeof(ro), .kind = kind,
+	int b = size ? data[0] : 0, kind = b % 10;
+	struct sp_audit_report_opts ro = { .sz = sizeof(ro), .kind = kind, .extra = (unsigned)b / 32,
 					   .summary = kind < SP_AUDIT_REPORT_LOG && (b / 8) % 2,
 					   .out = f, .piped = (b / 16) % 2 };
 	struct sp_audit_replay_opts o = { .sz = sizeof(o), .window = 4, .out_fd = -1,
@@ -205,9 +219,13 @@ static void run_report(const uint8_t *data, size_t size)
 		abort();
 	sp_audit_replay_free(r);
 	sp_audit_report_free(rep);
-	/* aureport's text starts with its blank line; ausearch -i's (INTERPRET) with "----" */
-	if (fclose(f) || (kind == SP_AUDIT_REPORT_INTERPRET ?
-			  tlen && strncmp(text, "----\n", 5) : tlen < 2 || text[0] != '\n'))
+	/* aureport's text starts with its blank line; ausearch -i's (INTERPRET) with "----";
+	 * ausearch's CSV with its heading, its text with "At " or "On " */
+	if (fclose(f) ||
+	    (kind == SP_AUDIT_REPORT_INTERPRET ? tlen && strncmp(text, "----\n", 5) :
+	     kind == SP_AUDIT_REPORT_CSV ? tlen && strncmp(text, "NODE,EVENT,DATE,TIME,", 21) :
+	     kind == SP_AUDIT_REPORT_TEXT ? tlen && strncmp(text, "At ", 3) && strncmp(text, "On ", 3) :
+	     tlen < 2 || text[0] != '\n'))
 		abort();
 	free(text);
 }

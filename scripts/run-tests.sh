@@ -88,6 +88,8 @@ item_group() {
 	ausearch) pat=FAIL; set -- sh tests/cli/test-ausearch.sh "$out" ;;
 	# audit replay -i against ausearch -i 3.0.9 itself: the same bytes, in the same order.
 	ausearch-interp) pat=FAIL; set -- sh tests/cli/test-ausearch-interp.sh "$out" ;;
+	# audit replay --format csv|text against ausearch --format csv|text 3.0.9: the same bytes.
+	ausearch-format) pat=FAIL; set -- sh tests/cli/test-ausearch-format.sh "$out" ;;
 	# policy diff's sections against sediff (setools 4.4) on Debian's and the upstream policies.
 	sediff) pat=FAIL; set -- sh tests/cli/test-sediff.sh "$out" ;;
 	# audit stream, replay's live form: the same records, idle flush, SIGHUP reload, bad lines.
@@ -121,10 +123,10 @@ res=$(mktemp -d)
 trap 'rm -rf "$res"' EXIT
 # The items whose run dominates (oracle tools started per query), scheduled first.
 slow="prog:test_policy_seinfo group:sediff prog:test_policy_search group:ausearch group:aureport
-	group:malloc group:ausearch-interp group:cli group:laurel group:html"
+	group:malloc group:ausearch-interp group:ausearch-format group:cli group:laurel group:html"
 # The groups (item_group runs them).
-groups="layering examples html malloc cli files json ausearch ausearch-interp sediff stream laurel
-	aureport install"
+groups="layering examples html malloc cli files json ausearch ausearch-interp ausearch-format sediff
+	stream laurel aureport install"
 {
 	for i in $slow; do echo "$i"; done
 	for t in "$out"/tests/test_*; do [ -x "$t" ] && echo "prog:$(basename "$t")"; done

@@ -111,6 +111,18 @@ SP_API int sp_audit_log_event_laurel(const struct sp_audit_log_event *ev, const 
 SP_API int sp_audit_log_event_interpret(const struct sp_audit_log_event *ev, const uint8_t *mask,
 					sp_audit_log_put_fn put, void *ud);
 
+/*
+ * The event's records (mask as above) as `ausearch --format csv` (flags SP_AUDIT_REPLAY_CSV)
+ * or `--format text` (SP_AUDIT_REPLAY_TEXT) 3.0.9 writes them: auparse's normalizer over the
+ * event auparse rebuilds from the records (one line per part when a record auparse takes as
+ * an event's end splits it); SP_AUDIT_REPLAY_EXTRA_* add ausearch's CSV columns.  No CSV
+ * heading (sp_audit_report's CSV kind writes it once).  Names, times and locale as for
+ * sp_audit_log_event_interpret.  The text goes to put in one call (nothing when no record is
+ * selected).  Returns 0, -EINVAL (no or both formats), -ENOMEM, or put's non-zero return.
+ */
+SP_API int sp_audit_log_event_normalize(const struct sp_audit_log_event *ev, const uint8_t *mask,
+					unsigned flags, sp_audit_log_put_fn put, void *ud);
+
 /* How an event's records relate to the kernel filters. */
 enum sp_audit_log_class {
 	SP_AUDIT_LOG_SYSCALL = 0, /* has a SYSCALL record: task/exit lists + companions */
@@ -183,7 +195,16 @@ enum sp_audit_report_kind {
 	/* not aureport's: the selected events as `ausearch -i` prints them, in the order it
 	 * hands them out (its reader reads every event given; piped is implied); no summary */
 	SP_AUDIT_REPORT_INTERPRET = 7,
+	/* not aureport's either: the selected events as `ausearch --format csv` and `--format
+	 * text` print them (auparse's normalizer: one line per event, or per part of an event
+	 * auparse's feed splits; the CSV heading before the first), in the same order */
+	SP_AUDIT_REPORT_CSV = 8,
+	SP_AUDIT_REPORT_TEXT = 9,
 };
+/* sp_audit_report_opts.extra, CSV only: ausearch's --extra-keys, --extra-obj2, --extra-time */
+#define SP_AUDIT_REPORT_EXTRA_KEYS 0x1u
+#define SP_AUDIT_REPORT_EXTRA_OBJ2 0x2u
+#define SP_AUDIT_REPORT_EXTRA_TIME 0x4u
 
 struct sp_audit_report_opts {
 	size_t sz;			/* sizeof(struct sp_audit_report_opts) */
@@ -194,6 +215,7 @@ struct sp_audit_report_opts {
 	 * order ausearch hands events out (in a replay the unselected events take their place in
 	 * ausearch's reader too) */
 	int piped;
+	unsigned extra;			/* SP_AUDIT_REPORT_EXTRA_* (CSV; read when sz covers it) */
 };
 
 /* A report written as aureport writes it for the same events (TZ and locale as the process
@@ -245,6 +267,15 @@ struct sp_audit_replay_opts {
  * sp_audit_replay_idle write every held one); audit.log inputs only; not with
  * SP_AUDIT_REPLAY_LAUREL. */
 #define SP_AUDIT_REPLAY_INTERPRET 0x4u
+/* out_fd receives each kept event as `ausearch --format csv` (or text) 3.0.9 prints it
+ * (SP_AUDIT_REPORT_CSV/_TEXT), in ausearch's event order as with SP_AUDIT_REPLAY_INTERPRET;
+ * one of the three at most.  The EXTRA flags add ausearch's --extra-keys, --extra-obj2 and
+ * --extra-time columns to the CSV. */
+#define SP_AUDIT_REPLAY_CSV 0x8u
+#define SP_AUDIT_REPLAY_TEXT 0x10u
+#define SP_AUDIT_REPLAY_EXTRA_KEYS 0x20u
+#define SP_AUDIT_REPLAY_EXTRA_OBJ2 0x40u
+#define SP_AUDIT_REPLAY_EXTRA_TIME 0x80u
 
 struct sp_audit_replay_stats {
 	uint64_t lines, records, malformed, bytes;

@@ -3,7 +3,7 @@
 # test-stream.sh OUT - `secpath audit stream`, the live form of audit replay (OUT/secpath):
 #  - a whole log through a pipe keeps exactly what `audit replay` keeps of it, in the same
 #    order, byte for byte (every bundled replay case, with its rules, and the selection alone),
-#    and writes the same laurel JSON and ausearch -i text as replay;
+#    and writes the same laurel JSON and ausearch -i, csv and text as replay;
 #  - a kept event is written while the stream is still open, once the input is idle;
 #  - SIGHUP reloads the rules between events: what came before is decided by the old set, what
 #    comes after by the new one; a set with an error is refused and the old one stays;
@@ -65,6 +65,16 @@ e2=tests/data/audit/logs/edge/interpret-edge.log
 "$B" audit replay --format interpret --output "$tmp/ri.edge" "$e2" >/dev/null 2>&1
 "$B" audit stream --format interpret <"$e2" >"$tmp/si.edge" 2>/dev/null
 if [ -s "$tmp/ri.edge" ] && cmp -s "$tmp/ri.edge" "$tmp/si.edge"; then ok; else bad "stream --format interpret on $e2"; fi
+# ausearch --format csv|text, as replay writes them (compared with ausearch itself in
+# test-ausearch-format.sh), on the normalizer's edge log, the CSV with every extra column
+e3=tests/data/audit/logs/edge/normalize-edge.log
+for f in "csv --extra-keys --extra-obj2 --extra-time" text; do
+	# shellcheck disable=SC2086
+	"$B" audit replay --format $f --output "$tmp/rn" "$e3" >/dev/null 2>&1
+	# shellcheck disable=SC2086
+	"$B" audit stream --format $f <"$e3" >"$tmp/sn" 2>/dev/null
+	if [ -s "$tmp/rn" ] && cmp -s "$tmp/rn" "$tmp/sn"; then ok; else bad "stream --format $f on $e3"; fi
+done
 # -i live: an event held for ausearch's order is written once the input is idle
 mkfifo "$tmp/ififo"
 "$B" audit stream -i --idle-ms 100 --output "$tmp/ilive.log" "$tmp/ififo" 2>/dev/null &

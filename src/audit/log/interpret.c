@@ -1014,6 +1014,126 @@ static char *interpret_value(enum ftype t, const struct idata *id)
 	}
 }
 
+/* auparse's path_norm: the components of an absolute name joined in work->b, "." dropped,
+ * ".." backing up to the previous '/' without cutting the string there; a name starting with
+ * '.' is returned as it is.  work keeps what an earlier call left (auparse's buffer is
+ * static): a name without a component returns that. */
+static char *path_norm(struct audit_pathbuf *work, const char *name)
+{
+	char *b = work->b;
+	size_t d = 0;
+	if (!name || !*name)
+		return NULL;
+	if (name[0] == '.')
+		return strdup(name);
+	for (const char *s = name, *e; *s; s = e) {
+		while (*s == '/')
+			s++;
+		for (e = s; *e && *e != '/'; e++)
+			;
+		size_t n = (size_t)(e - s);
+		if (!n)
+			break;
+		if (n == 1 && s[0] == '.')
+			continue;
+		if (n == 2 && s[0] == '.' && s[1] == '.') {
+			if (d > 1)
+				do
+					d--;
+				while (b[d - 1] != '/');
+			continue;
+		}
+		if (d == 0 || b[d - 1] != '/')
+			b[d++] = '/';
+		if (d + n >= sizeof(work->b)) {
+			b[d] = '\0';
+			break;
+		}
+		memcpy(b + d, s, n);
+		d += n;
+		b[d] = '\0';
+	}
+	return strdup(b);
+}
+
+/* auparse's print_escaped_ext: the name made absolute against cwd (a raw field value). */
+static char *print_escaped_ext(const char *val, const char *cwd, struct audit_pathbuf *work)
+{
+	char *name = print_escaped(val), *dir = NULL, *joined = NULL, *out;
+	if (!name)
+		return NULL;
+	if (*name == '/') {
+		if (!strstr(name, ".."))
+			return name;
+		joined = name;
+		name = NULL;
+	} else if (!(dir = print_escaped(cwd)) || !(joined = xs("%s/%s", dir, name))) {
+		free(dir);
+		free(name);
+		return NULL;
+	}
+	if (!(out = path_norm(work, joined))) {
+		out = joined;
+		joined = NULL;
+	}
+	free(dir);
+	free(name);
+	free(joined);
+	return out;
+}
+
+/* s with every byte below 0x20 written \ooo (auparse's tty escaping), malloc'ed; s is freed. */
+static char *tty_escaped(char *s)
+{
+	size_t n = 0, len = strlen(s);
+	for (size_t i = 0; i < len; i++)
+		n += (unsigned char)s[i] < 32;
+	if (!n)
+		return s;
+	char *o = malloc(len + 3 * n + 1), *p = o;
+	for (size_t i = 0; o && i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c < 32)
+			p += sprintf(p, "\\%c%c%c", '0' + (c >> 6), '0' + ((c >> 3) & 7), '0' + (c & 7));
+		else
+			*p++ = (char)c;
+	}
+	if (o)
+		*p = '\0';
+	free(s);
+	return o;
+}
+
+char *audit_log_interp_field(const struct audit_ifield *x, struct audit_pathbuf *work)
+{
+	enum ftype t = field_type(x->rtype, x->name, x->val);
+	struct idata id = { x->machine, x->syscall, x->a0, x->a1, x->name, x->val, NULL };
+	char *out = enriched_value(x->enriched, x->name);
+	if (out && (!strncmp(out, "unknown-", 8) || t == FT_UID || t == FT_GID)) {
+		char *o2 = strncmp(out, "unknown-", 8) ? print_escaped(out) : NULL;
+		free(out);
+		out = o2;
+	}
+	if (!out && x->cwd && t == FT_ESCAPED)
+		out = print_escaped_ext(x->val, x->cwd, work);
+	else if (!out)
+		out = interpret_value(t, &id);
+	return out ? tty_escaped(out) : NULL;
+}
+
+int audit_log_field_kind(uint32_t rtype, const char *name, const char *val)
+{
+	switch (field_type(rtype, name, val)) {
+	case FT_UID: return AUDIT_FK_UID;
+	case FT_SOCKADDR: return AUDIT_FK_SOCKADDR;
+	case FT_SECCOMP: return AUDIT_FK_SECCOMP;
+	case FT_ESCAPED:
+		/* typetab's ESCAPED_FILE: "name", unless the record type made it plain ESCAPED */
+		return !strcmp(name, "name") && rtype != RT_KERN_MODULE ? AUDIT_FK_FILE : AUDIT_FK_OTHER;
+	default: return AUDIT_FK_OTHER;
+	}
+}
+
 /* One field as ausearch's report_interpret prints it. */
 static int field_print(FILE *f, char *name, char *val, int comma, uint32_t rtype,
 		       struct idata *id)

@@ -155,4 +155,39 @@ struct audit_interp_ev {
 };
 int audit_log_interpret(FILE *f, const struct audit_interp_ev *ev);
 
+/* interpret.c, for normalize.c: auparse_interpret_field of one field (auparse 3.0.9's
+ * interpretation, tty escaping): the loaded interpretation list's value when it has one, else
+ * the field type's printer; with cwd (auparse_interpret_realpath), an ESCAPED name made
+ * absolute against it.  work is auparse's path buffer, kept between calls.  Malloc'ed, or
+ * NULL (out of memory). */
+struct audit_ifield {
+	uint32_t rtype;
+	const char *name, *val;
+	const char *machine;		/* syscall table's machine; NULL = this host's */
+	int syscall;
+	uint64_t a0, a1;
+	const char *enriched;		/* the interpretation list loaded (ENRICHED part) or NULL */
+	const char *cwd;		/* realpath: the event's cwd value as logged, else NULL */
+};
+struct audit_pathbuf {
+	char b[4096];
+};
+char *audit_log_interp_field(const struct audit_ifield *x, struct audit_pathbuf *work);
+/* The auparse field types the normalizer asks about (auparse_get_field_type). */
+enum { AUDIT_FK_OTHER, AUDIT_FK_UID, AUDIT_FK_FILE, AUDIT_FK_SOCKADDR, AUDIT_FK_SECCOMP };
+int audit_log_field_kind(uint32_t rtype, const char *name, const char *val);
+
+/* normalize.c: one event as `ausearch --format csv` or `--format text` 3.0.9 writes it
+ * (auparse's normalizer over the event auparse rebuilds from the records; a record that ends
+ * an event for auparse's feed splits it, one line per part).  *header: the CSV heading was
+ * written (ausearch writes it before its first event). */
+struct audit_norm_opts {
+	int text;			/* 0: CSV, 1: text */
+	int extra_keys, extra_obj2, extra_time;	/* ausearch --extra-keys/-obj2/-time (CSV) */
+};
+struct audit_norm;
+int audit_norm_new(const struct audit_norm_opts *o, struct audit_norm **out);
+void audit_norm_free(struct audit_norm *n);
+int audit_log_normalize(FILE *f, struct audit_norm *n, const struct audit_interp_ev *ev);
+
 #endif

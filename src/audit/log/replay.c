@@ -35,7 +35,8 @@
 /* --output holds one format: log lines (audit.log inputs) or a stream (recorded inputs). */
 enum { OUT_NONE, OUT_LOG, OUT_STREAM };
 /* the flags that write whole events as they close instead of the kept lines */
-#define EVENT_FORMATS (SP_AUDIT_REPLAY_LAUREL | SP_AUDIT_REPLAY_INTERPRET)
+#define AUSEARCH_FORMATS (SP_AUDIT_REPLAY_INTERPRET | SP_AUDIT_REPLAY_CSV | SP_AUDIT_REPLAY_TEXT)
+#define EVENT_FORMATS (SP_AUDIT_REPLAY_LAUREL | AUSEARCH_FORMATS)
 #define SYNTH_DEV SP_AUDIT_MKDEV(4094, 1)
 
 struct rrule {
@@ -54,8 +55,8 @@ struct key_ent {
 
 struct sp_audit_replay {
 	struct sp_audit_replay_opts o;
-	/* SP_AUDIT_REPLAY_INTERPRET: a report of that kind keeps ausearch's event order; its
-	 * FILE writes into the output buffer */
+	/* SP_AUDIT_REPLAY_INTERPRET, _CSV, _TEXT: a report of that kind keeps ausearch's event
+	 * order; its FILE writes into the output buffer */
 	struct sp_audit_report *interp;
 	FILE *interp_f;
 	const char *rules_file;
@@ -533,7 +534,15 @@ static ssize_t interp_write(void *c, const char *s, size_t n)
 static int interp_open(struct sp_audit_replay *r)
 {
 	cookie_io_functions_t io = { .write = interp_write };
-	struct sp_audit_report_opts ro = { .sz = sizeof(ro), .kind = SP_AUDIT_REPORT_INTERPRET };
+	unsigned fl = r->o.flags;
+	struct sp_audit_report_opts ro = {
+		.sz = sizeof(ro),
+		.kind = (fl & SP_AUDIT_REPLAY_CSV) ? SP_AUDIT_REPORT_CSV :
+			(fl & SP_AUDIT_REPLAY_TEXT) ? SP_AUDIT_REPORT_TEXT : SP_AUDIT_REPORT_INTERPRET,
+		.extra = ((fl & SP_AUDIT_REPLAY_EXTRA_KEYS) ? SP_AUDIT_REPORT_EXTRA_KEYS : 0) |
+			 ((fl & SP_AUDIT_REPLAY_EXTRA_OBJ2) ? SP_AUDIT_REPORT_EXTRA_OBJ2 : 0) |
+			 ((fl & SP_AUDIT_REPLAY_EXTRA_TIME) ? SP_AUDIT_REPORT_EXTRA_TIME : 0),
+	};
 	if (!(ro.out = r->interp_f = fopencookie(r, "w", io)))
 		return -ENOMEM;
 	return sp_audit_report_new(&ro, &r->interp);
@@ -629,6 +638,10 @@ SP_API int sp_audit_replay_new(const char *text, size_t len, const char *file,
 		r->o.flags = 0;
 	if (!o || !SP_OPTS_HAS(o, report))
 		r->o.report = NULL;
+	if ((r->o.flags & EVENT_FORMATS) & ((r->o.flags & EVENT_FORMATS) - 1)) {
+		free(r);	/* one event format at most */
+		return -EINVAL;
+	}
 	r->rules_file = file;
 	r->next_ino = 0x5350000000000001ull;
 	if (given) {
@@ -654,7 +667,7 @@ SP_API int sp_audit_replay_new(const char *text, size_t len, const char *file,
 		err = -ENOMEM;
 		goto fail;
 	}
-	if (r->o.out_fd > 0 && (r->o.flags & SP_AUDIT_REPLAY_INTERPRET) && (err = interp_open(r)))
+	if (r->o.out_fd > 0 && (r->o.flags & AUSEARCH_FORMATS) && (err = interp_open(r)))
 		goto fail;
 	struct sp_audit_log_opts lo = { .sz = sizeof(lo),
 					.window = r->o.window,
@@ -711,7 +724,7 @@ static int out_claim(struct sp_audit_replay *r, int kind, const char *file)
 			sp_diags_add(r->o.diags, SP_SEV_ERROR, -EINVAL, file, 0, 0, 0,
 				     (r->o.flags & SP_AUDIT_REPLAY_LAUREL) ?
 				     "output: laurel's JSON is written for audit.log inputs only" :
-				     "output: ausearch -i's text is written for audit.log inputs only");
+				     "output: ausearch's formats are written for audit.log inputs only");
 		return -EINVAL;
 	}
 	if (r->out_kind == OUT_NONE) {

@@ -225,7 +225,14 @@ struct sp_audit_report {
 	uint64_t changes, acct_changes, good_logins, bad_logins, good_auth, bad_auth, events;
 	uint64_t avcs, mac, failed_syscalls, anomalies, responses, crypto, integ, virt;
 	struct rep_set users, terms, hosts, exes, comms, sfiles, skeys, pids;
+	struct audit_norm *norm;	/* CSV, TEXT: the writer */
 };
+
+/* The kinds that write the selected events as ausearch does, not a report. */
+static int events_out(int kind)
+{
+	return kind >= SP_AUDIT_REPORT_INTERPRET;
+}
 
 static int sink_file(void *ud, const char *name)
 {
@@ -282,7 +289,7 @@ SP_API int sp_audit_report_new(const struct sp_audit_report_opts *o, struct sp_a
 	struct sp_audit_report *r;
 
 	if (!o || !out || !o->out || o->kind < SP_AUDIT_REPORT_SUMMARY ||
-	    o->kind > SP_AUDIT_REPORT_INTERPRET ||
+	    o->kind > SP_AUDIT_REPORT_TEXT ||
 	    (o->summary && o->kind >= SP_AUDIT_REPORT_LOG))
 		return -EINVAL;
 	if (!(r = calloc(1, sizeof(*r))))
@@ -290,7 +297,19 @@ SP_API int sp_audit_report_new(const struct sp_audit_report_opts *o, struct sp_a
 	r->kind = o->kind;
 	r->summary = o->summary || o->kind == SP_AUDIT_REPORT_SUMMARY;
 	r->out = o->out;
-	r->piped = o->piped || o->kind == SP_AUDIT_REPORT_INTERPRET;
+	r->piped = o->piped || events_out(o->kind);
+	if (o->kind >= SP_AUDIT_REPORT_CSV) {
+		unsigned x = o->sz >= offsetof(struct sp_audit_report_opts, extra) + sizeof(o->extra) ?
+			     o->extra : 0;
+		struct audit_norm_opts no = { o->kind == SP_AUDIT_REPORT_TEXT,
+					      !!(x & SP_AUDIT_REPORT_EXTRA_KEYS),
+					      !!(x & SP_AUDIT_REPORT_EXTRA_OBJ2),
+					      !!(x & SP_AUDIT_REPORT_EXTRA_TIME) };
+		if (audit_norm_new(&no, &r->norm)) {
+			free(r);
+			return -ENOMEM;
+		}
+	}
 	set_gates(r);
 	r->sink = (struct search_sink){ sink_file, sink_ftype, sink_key, r };
 	*out = r;
@@ -780,8 +799,23 @@ static int interpret_out(struct sp_audit_report *r, const struct pev *p, size_t 
 	return rc;
 }
 
+/* CSV, TEXT: the records [lo, hi) of p, as ausearch --format csv|text prints the event. */
+static int normalize_out(struct sp_audit_report *r, const struct pev *p, size_t lo, size_t hi)
+{
+	struct audit_interp_rec *v = calloc(hi - lo, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = lo; i < hi; i++)
+		v[i - lo] = (struct audit_interp_rec){ p->rec[i].type, p->text + p->rec[i].off,
+						       strlen(p->text + p->rec[i].off) };
+	struct audit_interp_ev ev = { p->sec, p->ms, p->serial, p->node, v, hi - lo };
+	int rc = audit_log_normalize(r->out, r->norm, &ev);
+	free(v);
+	return rc;
+}
+
 /* An event lol[st] hands out: to aureport's reader (lol[1]) when piped, else reported;
- * INTERPRET: printed as ausearch -i, from ausearch's reader (lol[0]). */
+ * INTERPRET, CSV, TEXT: printed as ausearch prints it, from ausearch's reader (lol[0]). */
 static int hand_out(struct sp_audit_report *r, int st, struct pev *p, size_t lo, size_t hi)
 {
 	struct rep_ev e = { p, lo, hi, p->sec, p->serial };
@@ -789,6 +823,8 @@ static int hand_out(struct sp_audit_report *r, int st, struct pev *p, size_t lo,
 
 	if (r->kind == SP_AUDIT_REPORT_INTERPRET)
 		return p->selected ? interpret_out(r, p, lo, hi) : 0;
+	if (events_out(r->kind))
+		return p->selected ? normalize_out(r, p, lo, hi) : 0;
 	if (st == 1 || !r->piped)
 		return process(r, &e);
 	if (!p->selected)
@@ -1031,7 +1067,7 @@ int audit_report_event_sel(struct sp_audit_report *r, const struct sp_audit_log_
 		return r->err;
 	if (!selected && !r->piped)
 		return 0;
-	if ((rc = pev_make(ev, mask, r->kind == SP_AUDIT_REPORT_INTERPRET, &p)) || !p)
+	if ((rc = pev_make(ev, mask, events_out(r->kind), &p)) || !p)
 		return r->err = rc;
 	p->selected = selected;
 	if ((rc = heap_push(r, p))) {
@@ -1132,14 +1168,14 @@ SP_API int sp_audit_report_finish(struct sp_audit_report *r)
 		return -EINVAL;
 	if (r->err)
 		return r->err;
-	if (r->kind != SP_AUDIT_REPORT_INTERPRET)
+	if (!events_out(r->kind))
 		put_title(r);
 	/* aureport terminates the open events while it reads its last input, even an empty one */
 	if (!r->err && !advance(r, UINT64_MAX) && r->qhead < r->nq)
 		next_file(r, r->inq[r->nq - 1]);
 	if (terminate_all(r))
 		return r->err;
-	if (r->kind == SP_AUDIT_REPORT_INTERPRET) {
+	if (events_out(r->kind)) {
 		;
 	} else if (r->kind == SP_AUDIT_REPORT_LOG) {
 		if (r->started)
@@ -1173,6 +1209,7 @@ SP_API void sp_audit_report_free(struct sp_audit_report *r)
 		set_free(sets[i]);
 	list_free(&r->files);
 	list_free(&r->keys);
+	audit_norm_free(r->norm);
 	for (size_t i = 0; i < r->nheap; i++)
 		if (!r->heap[i]->segs)
 			pev_free(r->heap[i]);	/* (one with nodes is freed through them) */
