@@ -21,7 +21,10 @@
  *  - laurel: laurel 0.5.1 (scripts/get-laurel.sh) on the file as its standard input, fork+exec
  *    per sample, with test-laurel.sh's config; the setup checks it writes as many events as
  *    stream-laurel does (a message if not);
- *  - ausearch -k, aureport --summary: the auditd tools on the file (page cache warm), fork+exec
+ *  - csv: every event written as `ausearch --format csv` writes it (to /dev/null), first
+ *    checked to be, byte for byte, what `ausearch -m ALL --format csv` writes for the file;
+ *  - ausearch -k, aureport --summary, ausearch csv: the auditd tools on the file (page cache
+ *    warm; LC_ALL=C and this process's TZ, so dates compare), fork+exec
  *    per sample.  Debian auditd is not a dependency (its postinst starts a daemon):
  *    scripts/get-audit-tools.sh extracts the package into $SECPATH_AUDIT_TOOLS (default
  *    /var/tmp/secpath-audit-tools)/root, and the tools run from there with LD_LIBRARY_PATH set
@@ -399,9 +402,9 @@ static void r_teardown(void *state)
 /* A tool run: argv (argv[2] = the log) and its environment (LD_LIBRARY_PATH when extracted). */
 struct tool {
 	char prog[512];
-	char ldpath[1100];
+	char ldpath[1100], tz[256];
 	char *argv[8];
-	char *envp[2];
+	char *envp[4];
 };
 
 extern char **environ;
@@ -417,8 +420,13 @@ static int tool_find(struct tool *t, const char *name)
 		snprintf(t->ldpath, sizeof(t->ldpath),
 			 "LD_LIBRARY_PATH=%s/root/lib/x86_64-linux-gnu:"
 			 "%s/root/usr/lib/x86_64-linux-gnu", dir, dir);
+		/* the C locale's dates, as this process writes them, in the same zone */
+		const char *tz = getenv("TZ");
 		t->envp[0] = t->ldpath;
-		t->envp[1] = NULL;
+		t->envp[1] = (char *)"LC_ALL=C";
+		snprintf(t->tz, sizeof(t->tz), "TZ=%s", tz ? tz : "");
+		t->envp[2] = tz ? t->tz : NULL;
+		t->envp[3] = NULL;
 		return 0;
 	}
 	snprintf(t->prog, sizeof(t->prog), "/sbin/%s", name);
@@ -502,11 +510,13 @@ struct sstate {
 	struct sp_audit_search *search;
 };
 
-/* One pass of `audit replay -k exec` (no rules: the selection alone), kept records to fd. */
-static int select_pass(const struct sp_audit_search *search, int fd, uint64_t *kept)
+/* One pass of `audit replay -k exec` (no rules: the selection alone; flags add an output
+ * format), kept records or events to fd. */
+static int select_pass(const struct sp_audit_search *search, unsigned flags, int fd,
+		       uint64_t *kept)
 {
 	struct sp_audit_replay_opts o = { .sz = sizeof(o), .out_fd = fd, .search = search,
-					  .flags = SP_AUDIT_REPLAY_NO_RULES };
+					  .flags = SP_AUDIT_REPLAY_NO_RULES | flags };
 	struct sp_audit_replay *r;
 	struct sp_audit_replay_stats st;
 	int err = sp_audit_replay_new("", 0, "bench.rules", &o, &r);
@@ -566,8 +576,8 @@ static int same_lines(char *a, size_t alen, char *b, size_t blen, size_t *na)
 	return same;
 }
 
-/* The records ausearch -k exec --raw prints for the file, into *buf. */
-static int ausearch_output(char **buf, size_t *len)
+/* What ausearch prints for the file with args (at most 4), into *buf. */
+static int ausearch_output(const char *const *args, char **buf, size_t *len)
 {
 	struct tool t = { 0 };
 	char path[] = "/tmp/secpath-ausearch-XXXXXX";
@@ -576,8 +586,9 @@ static int ausearch_output(char **buf, size_t *len)
 		return err;
 	if ((fd = mkstemp(path)) < 0)
 		return -errno;
-	char *argv[] = { t.prog, (char *)"--input", gen.path, (char *)"-k", (char *)"exec",
-			 (char *)"--raw", NULL };
+	char *argv[8] = { t.prog, (char *)"--input", gen.path };
+	for (size_t i = 0; args[i] && i < 4; i++)
+		argv[3 + i] = (char *)args[i];
 	pid_t pid = fork();
 	if (pid == 0) {
 		int nul = open("/dev/null", O_WRONLY);
@@ -604,12 +615,13 @@ static int select_check(const struct sp_audit_search *search)
 	int fd = mkstemp(path), err;
 	if (fd < 0)
 		return -errno;
-	err = select_pass(search, fd, &kept);
+	err = select_pass(search, 0, fd, &kept);
 	close(fd);
 	if (!err)
 		err = sp_file_read(path, &ours, &olen);
 	unlink(path);
-	if (!err && ausearch_output(&theirs, &tlen))
+	static const char *const args[] = { "-k", "exec", "--raw", NULL };
+	if (!err && ausearch_output(args, &theirs, &tlen))
 		return 0;	/* no ausearch: timed unchecked (tool_find said so) */
 	if (!err && !same_lines(ours, olen, theirs, tlen, &lines)) {
 		fprintf(stderr, "bench replay: select -k exec keeps records ausearch -k exec does "
@@ -651,7 +663,7 @@ static void select_run(void *state, uint64_t n)
 	struct sstate *s = state;
 	uint64_t kept;
 	for (uint64_t done = 0; done < n; done += REPLAY_EVENTS)
-		if (select_pass(s->search, -1, &kept) || !kept)
+		if (select_pass(s->search, 0, -1, &kept) || !kept)
 			abort();
 }
 
@@ -869,6 +881,69 @@ static void laurel_run(void *state, uint64_t n)
 }
 
 
+/* ---- --format csv, checked byte for byte against ausearch --format csv ---- */
+
+static const char *const csv_args[] = { "-m", "ALL", "--format", "csv", NULL };
+
+/* Before it is timed, the CSV of every event must be the bytes ausearch writes (said on
+ * stderr with the count; a difference fails the variant). */
+static int csv_check(void)
+{
+	char path[] = "/tmp/secpath-csv-XXXXXX";
+	char *ours = NULL, *theirs = NULL;
+	size_t olen = 0, tlen = 0, lines = 0;
+	uint64_t kept = 0;
+	int fd = mkstemp(path), err;
+	if (fd < 0)
+		return -errno;
+	err = select_pass(NULL, SP_AUDIT_REPLAY_CSV, fd, &kept);
+	close(fd);
+	if (!err)
+		err = sp_file_read(path, &ours, &olen);
+	unlink(path);
+	if (!err && ausearch_output(csv_args, &theirs, &tlen)) {
+		free(ours);
+		return 0;	/* no ausearch: timed unchecked (tool_find said so) */
+	}
+	for (size_t i = 0; !err && i < olen; i++)
+		lines += ours[i] == '\n';
+	if (!err && (olen != tlen || memcmp(ours, theirs, olen))) {
+		fprintf(stderr, "bench replay: csv differs from ausearch --format csv on the log\n");
+		err = -EPROTO;
+	} else if (!err) {
+		fprintf(stderr, "bench replay: csv writes the %zu lines (%llu events) ausearch "
+			"--format csv writes, byte for byte\n", lines, (unsigned long long)kept);
+	}
+	free(ours);
+	free(theirs);
+	return err;
+}
+
+static int csv_setup(const void *param, void **state)
+{
+	int err = gen_once();
+	if (!err)
+		err = csv_check();
+	return err ? err : log_setup(param, state);
+}
+
+static void csv_run(void *state, uint64_t n)
+{
+	uint64_t kept;
+	int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	(void)state;
+	for (uint64_t done = 0; done < n; done += REPLAY_EVENTS)
+		if (fd < 0 || select_pass(NULL, SP_AUDIT_REPLAY_CSV, fd, &kept) ||
+		    kept != REPLAY_EVENTS)
+			abort();
+	close(fd);
+}
+
+static int ausearch_csv_setup(const void *param, void **state)
+{
+	return tool_setup("ausearch", csv_args, state);
+}
+
 static const struct sp_bench_variant variants[] = {
 	{ "replay-log", log_setup, log_run, r_teardown },
 	{ "replay-record", log_setup, rec_run, r_teardown },
@@ -878,6 +953,8 @@ static const struct sp_bench_variant variants[] = {
 	{ "aureport --summary", aureport_setup, tool_run, tool_teardown },
 	{ "stream-laurel", log_setup, pipe_laurel_run, r_teardown },
 	{ "laurel", laurel_setup, laurel_run, laurel_teardown },
+	{ "csv", csv_setup, csv_run, r_teardown },
+	{ "ausearch csv", ausearch_csv_setup, tool_run, tool_teardown },
 };
 
 static const struct sp_bench_case cases[] = {
@@ -898,7 +975,7 @@ const struct sp_bench_suite bench_suite_replay = {
 	.cases = cases,
 	.ncases = 1,
 	.variants = variants,
-	.nvariants = 8,
+	.nvariants = 10,
 	.fixed_ops = REPLAY_EVENTS,
 	.refs = refs,
 	.context = "goal: > 1M events/s on one core for replay-log; the generated log copies the "

@@ -75,6 +75,8 @@ static const struct target targets[] = {
 	  NULL, NULL, "#22" },
 	{ &bench_suite_replay, "100k-events", "stream-pipe", TGT_TIME, NULL, 1e3, NULL, NULL,
 	  "#20" },
+	{ &bench_suite_replay, "100k-events", "csv", TGT_RATIO, "ausearch csv", N1(10), NULL,
+	  NULL, "#20" },
 	{ &bench_suite_replay, "100k-events", "stream-laurel", TGT_RATIO, "laurel", N1(10), NULL,
 	  NULL, "#20" },
 	{ &bench_suite_stream, "10k-events/s", "stream raw -R", TGT_FIG, "latency-p99", 100, NULL,

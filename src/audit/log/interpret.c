@@ -15,7 +15,9 @@
  * memory); values are read with strtoul/strtoull as auparse reads them, so a value auparse
  * misreads is misread the same way.  uid and gid names come from getpwuid_r/getgrgid_r
  * (the process's passwd and group databases, as ausearch's getpwuid); the time from
- * localtime_r and the locale's %x, as ausearch.  No state outlives a call.
+ * localtime_r and the locale's %x, as ausearch.  No state outlives a call but a writer's
+ * optional table of the uid/gid names it looked up in the last second (struct audit_names),
+ * and the path buffer auparse keeps (struct audit_pathbuf).
  */
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -106,6 +108,7 @@ struct idata {
 	uint64_t a0, a1;
 	const char *name, *val;
 	const char *enriched;		/* the record's part after 0x1D, or NULL */
+	struct audit_names *names;	/* uid/gid names looked up lately, or NULL */
 };
 
 static char *xs(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -210,17 +213,60 @@ static char *conv_error(const char *val)
 	return xs("conversion error(%s)", val);
 }
 
-static char *print_id(const char *val, int base, int is_gid)
+/* The uid/gid names looked up in the last second (a direct-mapped table): ausearch asks
+ * getpwuid/getgrgid for every field, and an id the files do not name goes on to every other
+ * NSS source; a name learned less than a second ago is taken as still true. */
+#define NAMES_SLOTS 256u
+struct audit_names {
+	struct timespec epoch;		/* when the table was last emptied */
+	struct {
+		uint32_t id;
+		uint8_t used, gid;
+		char *name;		/* NULL: no such user or group */
+	} e[NAMES_SLOTS];
+};
+
+int audit_names_new(struct audit_names **out)
 {
-	char buf[4096], *name = NULL;
-	errno = 0;
-	int id = (int)strtoul(val, NULL, base);
-	if (errno)
-		return conv_error(val);
-	if (id == -1)
-		return strdup("unset");
-	if (id == 0)
-		return strdup("root");
+	if (!(*out = calloc(1, sizeof(**out))))
+		return -ENOMEM;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &(*out)->epoch);
+	return 0;
+}
+
+static void names_clear(struct audit_names *n)
+{
+	for (size_t i = 0; i < NAMES_SLOTS; i++) {
+		free(n->e[i].name);
+		n->e[i].name = NULL;
+		n->e[i].used = 0;
+	}
+}
+
+void audit_names_free(struct audit_names *n)
+{
+	if (n)
+		names_clear(n);
+	free(n);
+}
+
+/* The name of uid/gid id from the process's databases (malloc'ed in the table when there is
+ * one), or NULL; *err = -ENOMEM when it could not be kept. */
+static const char *name_lookup(struct audit_names *n, uint32_t id, int is_gid, char **tmp)
+{
+	char buf[4096];
+	const char *name = NULL;
+	struct timespec now;
+	if (n) {
+		clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
+		if (now.tv_sec - n->epoch.tv_sec > 1) {
+			names_clear(n);
+			n->epoch = now;
+		}
+		size_t k = (id * 2u + (uint32_t)is_gid) % NAMES_SLOTS;
+		if (n->e[k].used && n->e[k].id == id && n->e[k].gid == is_gid)
+			return n->e[k].name;
+	}
 	if (is_gid) {
 		struct group g, *gp = NULL;
 		if (!getgrgid_r((gid_t)id, &g, buf, sizeof(buf), &gp) && gp)
@@ -230,7 +276,35 @@ static char *print_id(const char *val, int base, int is_gid)
 		if (!getpwuid_r((uid_t)id, &p, buf, sizeof(buf), &pp) && pp)
 			name = pp->pw_name;
 	}
-	return name ? strdup(name) : xs("unknown(%d)", id);
+	*tmp = name ? strdup(name) : NULL;
+	if (n && (!name || *tmp)) {
+		size_t k = (id * 2u + (uint32_t)is_gid) % NAMES_SLOTS;
+		free(n->e[k].name);
+		n->e[k].id = id;
+		n->e[k].gid = (uint8_t)is_gid;
+		n->e[k].used = 1;
+		n->e[k].name = *tmp;
+		*tmp = NULL;
+		return n->e[k].name;
+	}
+	return *tmp;
+}
+
+static char *print_id(const char *val, int base, int is_gid, struct audit_names *names)
+{
+	char *tmp = NULL;
+	errno = 0;
+	int id = (int)strtoul(val, NULL, base);
+	if (errno)
+		return conv_error(val);
+	if (id == -1)
+		return strdup("unset");
+	if (id == 0)
+		return strdup("root");
+	const char *name = name_lookup(names, (uint32_t)id, is_gid, &tmp);
+	char *out = name ? strdup(name) : xs("unknown(%d)", id);
+	free(tmp);
+	return out;
 }
 
 static char *print_arch(const char *val)
@@ -683,7 +757,7 @@ static int is_dirfd_call(const char *sys)
 	       !strncmp(sys, "openat", 6);
 }
 
-static char *print_a0(const char *sys, const char *val)
+static char *print_a0(const char *sys, const char *val, const struct idata *id)
 {
 	if (sys_is(sys, "rt_sigaction"))
 		return print_signal(val, 16);
@@ -703,10 +777,10 @@ static char *print_a0(const char *sys, const char *val)
 		return HEXN(val, rlimit_tab, 17, "unknown-rlimit", 0);
 	if (sys_is(sys, "setuid") || sys_is(sys, "setreuid") || sys_is(sys, "setresuid") ||
 	    sys_is(sys, "setfsuid"))
-		return print_id(val, 16, 0);
+		return print_id(val, 16, 0, id->names);
 	if (sys_is(sys, "setgid") || sys_is(sys, "setregid") || sys_is(sys, "setresgid") ||
 	    sys_is(sys, "setfsgid"))
-		return print_id(val, 16, 1);
+		return print_id(val, 16, 1, id->names);
 	if (sys_is(sys, "socket"))
 		return print_named(val, 16, fam_tab, SP_ARRAY_SIZE(fam_tab), "unknown-family", ~0ul);
 	if (sys_is(sys, "socketcall"))
@@ -729,9 +803,9 @@ static char *print_a1(const char *sys, const char *val, const struct idata *id)
 		return HEXN(val, fcntl_tab, 0, "unknown-fcntl-command", 1);
 	if ((*sys == 'c' && strstr(sys, "chown")) || sys_is(sys, "setreuid") ||
 	    sys_is(sys, "setresuid"))
-		return print_id(val, 16, 0);
+		return print_id(val, 16, 0, id->names);
 	if (sys_is(sys, "setregid") || sys_is(sys, "setresgid"))
-		return print_id(val, 16, 1);
+		return print_id(val, 16, 1, id->names);
 	if (sys_is(sys, "socket"))
 		return print_named(val, 16, socktype_tab, SP_ARRAY_SIZE(socktype_tab),
 				   "unknown-type", 0xff);
@@ -767,7 +841,7 @@ static char *print_a2(const char *sys, const char *val, const struct idata *id)
 {
 	if (!strncmp(sys, "fcntl", 5)) {
 		if (id->a1 == 8)					/* F_SETOWN */
-			return print_id(val, 16, 0);
+			return print_id(val, 16, 0, id->names);
 		if (id->a1 == 2 && strtoul(val, NULL, 16) == 1)	/* F_SETFD */
 			return strdup("FD_CLOEXEC");
 	} else if (!strcmp(sys + 1, "etsockopt")) {
@@ -783,9 +857,9 @@ static char *print_a2(const char *sys, const char *val, const struct idata *id)
 	} else if (!strncmp(sys, "faccessat", 9)) {
 		return print_flags_of(val, 'a');
 	} else if (sys_is(sys, "setresuid")) {
-		return print_id(val, 16, 0);
+		return print_id(val, 16, 0, id->names);
 	} else if (sys_is(sys, "setresgid")) {
-		return print_id(val, 16, 1);
+		return print_id(val, 16, 1, id->names);
 	} else if (sys_is(sys, "socket")) {
 		return print_protocol(val, 16);
 	} else if (sys_is(sys, "sendmsg") || sys_is(sys, "recvmsg")) {
@@ -806,7 +880,7 @@ static char *print_a2(const char *sys, const char *val, const struct idata *id)
 	return xs("0x%s", val);
 }
 
-static char *print_a3(const char *sys, const char *val)
+static char *print_a3(const char *sys, const char *val, const struct idata *id)
 {
 	if (sys_is(sys, "mmap"))
 		return print_mmap(val);
@@ -825,10 +899,10 @@ static char *print_arg(int argn, const char *val, const struct idata *id)
 	if (!sys)
 		return xs("0x%s", val);
 	switch (argn) {
-	case 0: return print_a0(sys, val);
+	case 0: return print_a0(sys, val, id);
 	case 1: return print_a1(sys, val, id);
 	case 2: return print_a2(sys, val, id);
-	default: return print_a3(sys, val);
+	default: return print_a3(sys, val, id);
 	}
 }
 
@@ -953,7 +1027,7 @@ static char *interpret_value(enum ftype t, const struct idata *id)
 {
 	const char *v = id->val;
 	switch (t) {
-	case FT_UID: case FT_GID: return print_id(v, 10, t == FT_GID);
+	case FT_UID: case FT_GID: return print_id(v, 10, t == FT_GID, id->names);
 	case FT_SYSCALL: return print_syscall(id);
 	case FT_ARCH: return print_arch(v);
 	case FT_EXIT: return print_exit(v);
@@ -1107,7 +1181,7 @@ static char *tty_escaped(char *s)
 char *audit_log_interp_field(const struct audit_ifield *x, struct audit_pathbuf *work)
 {
 	enum ftype t = field_type(x->rtype, x->name, x->val);
-	struct idata id = { x->machine, x->syscall, x->a0, x->a1, x->name, x->val, NULL };
+	struct idata id = { x->machine, x->syscall, x->a0, x->a1, x->name, x->val, NULL, x->names };
 	char *out = enriched_value(x->enriched, x->name);
 	if (out && (!strncmp(out, "unknown-", 8) || t == FT_UID || t == FT_GID)) {
 		char *o2 = strncmp(out, "unknown-", 8) ? print_escaped(out) : NULL;
@@ -1283,7 +1357,7 @@ static int record_print(FILE *f, const struct audit_interp_ev *ev,
 	int err;
 	if (!line)
 		return -ENOMEM;
-	struct idata id = { .syscall = -1 };
+	struct idata id = { .syscall = -1, .names = ev->names };
 	if ((e = strchr(line, INTERP_SEP))) {
 		*e = '\0';
 		id.enriched = e + 1;
@@ -1340,7 +1414,8 @@ SP_API int sp_audit_log_event_interpret(const struct sp_audit_log_event *lev, co
 	char *buf = NULL;
 	size_t len = 0;
 	int err = 0;
-	struct audit_interp_ev ev = { lev->sec, lev->msec, lev->serial, lev->node_cstr, NULL, 0 };
+	struct audit_interp_ev ev = { lev->sec, lev->msec, lev->serial, lev->node_cstr, NULL, 0,
+				      NULL };
 	struct audit_interp_rec *v = calloc(lev->nrec ? lev->nrec : 1, sizeof(*v));
 	if (!v)
 		return -ENOMEM;

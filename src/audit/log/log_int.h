@@ -146,13 +146,20 @@ struct audit_interp_rec {
 	const char *text;
 	size_t len;
 };
+struct audit_names;
 struct audit_interp_ev {
 	uint64_t sec;
 	uint32_t msec, serial;
 	const char *node;		/* NULL: none */
 	const struct audit_interp_rec *rec;
 	size_t nrec;
+	struct audit_names *names;	/* uid/gid names looked up lately, or NULL: none kept */
 };
+/* A writer's uid/gid names (interpret.c): ausearch looks each one up for every field; a name
+ * looked up less than a second ago is reused instead (an id no file names costs a round of
+ * every NSS source).  0 or -ENOMEM. */
+int audit_names_new(struct audit_names **out);
+void audit_names_free(struct audit_names *n);
 int audit_log_interpret(FILE *f, const struct audit_interp_ev *ev);
 
 /* interpret.c, for normalize.c: auparse_interpret_field of one field (auparse 3.0.9's
@@ -168,6 +175,7 @@ struct audit_ifield {
 	uint64_t a0, a1;
 	const char *enriched;		/* the interpretation list loaded (ENRICHED part) or NULL */
 	const char *cwd;		/* realpath: the event's cwd value as logged, else NULL */
+	struct audit_names *names;	/* or NULL */
 };
 struct audit_pathbuf {
 	char b[4096];

@@ -69,6 +69,7 @@ struct nev {
 	const char *find;		/* find's name */
 	int notime;			/* stamped at second 0: auparse reads no field */
 	struct audit_pathbuf *work;
+	struct audit_names *names;	/* or NULL */
 };
 
 /* A field position: record << 16 | field; UNSET when the record half is 0xffff. */

@@ -369,7 +369,7 @@ static const char *norm_interp_cwd(struct nev *e, const char *cwd)
 		return NULL;
 	if (!f->interp) {
 		struct audit_ifield x = { r->type, f->name, f->val, r->machine, r->syscall, r->a0,
-					  r->a1, e->il ? r->enriched : NULL, cwd };
+					  r->a1, e->il ? r->enriched : NULL, cwd, e->names };
 		f->interp = audit_log_interp_field(&x, e->work);
 	}
 	return f->interp;
@@ -872,7 +872,7 @@ static int part_out(FILE *f, struct audit_norm *n, struct nev *e, const struct a
 
 int audit_log_normalize(FILE *f, struct audit_norm *n, const struct audit_interp_ev *ev)
 {
-	struct nev e = { .work = &n->work, .notime = ev->sec == 0 };
+	struct nev e = { .work = &n->work, .notime = ev->sec == 0, .names = ev->names };
 	int rc = 0;
 	if (!ev->nrec)
 		return 0;
@@ -914,7 +914,8 @@ SP_API int sp_audit_log_event_normalize(const struct sp_audit_log_event *lev, co
 	if (!lev || !put || !(flags & (SP_AUDIT_REPLAY_CSV | SP_AUDIT_REPLAY_TEXT)) ||
 	    (flags & SP_AUDIT_REPLAY_CSV && flags & SP_AUDIT_REPLAY_TEXT))
 		return -EINVAL;
-	struct audit_interp_ev ev = { lev->sec, lev->msec, lev->serial, lev->node_cstr, NULL, 0 };
+	struct audit_interp_ev ev = { lev->sec, lev->msec, lev->serial, lev->node_cstr, NULL, 0,
+				      NULL };
 	struct audit_interp_rec *v = calloc(lev->nrec ? lev->nrec : 1, sizeof(*v));
 	int err = v ? audit_norm_new(&o, &n) : -ENOMEM;
 	if (err) {

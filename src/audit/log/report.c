@@ -226,6 +226,7 @@ struct sp_audit_report {
 	uint64_t avcs, mac, failed_syscalls, anomalies, responses, crypto, integ, virt;
 	struct rep_set users, terms, hosts, exes, comms, sfiles, skeys, pids;
 	struct audit_norm *norm;	/* CSV, TEXT: the writer */
+	struct audit_names *names;	/* INTERPRET, CSV, TEXT: uid/gid names looked up lately */
 };
 
 /* The kinds that write the selected events as ausearch does, not a report. */
@@ -298,6 +299,10 @@ SP_API int sp_audit_report_new(const struct sp_audit_report_opts *o, struct sp_a
 	r->summary = o->summary || o->kind == SP_AUDIT_REPORT_SUMMARY;
 	r->out = o->out;
 	r->piped = o->piped || events_out(o->kind);
+	if (events_out(o->kind) && audit_names_new(&r->names)) {
+		free(r);
+		return -ENOMEM;
+	}
 	if (o->kind >= SP_AUDIT_REPORT_CSV) {
 		unsigned x = o->sz >= offsetof(struct sp_audit_report_opts, extra) + sizeof(o->extra) ?
 			     o->extra : 0;
@@ -306,6 +311,7 @@ SP_API int sp_audit_report_new(const struct sp_audit_report_opts *o, struct sp_a
 					      !!(x & SP_AUDIT_REPORT_EXTRA_OBJ2),
 					      !!(x & SP_AUDIT_REPORT_EXTRA_TIME) };
 		if (audit_norm_new(&no, &r->norm)) {
+			audit_names_free(r->names);
 			free(r);
 			return -ENOMEM;
 		}
@@ -793,7 +799,7 @@ static int interpret_out(struct sp_audit_report *r, const struct pev *p, size_t 
 	for (size_t i = lo; i < hi; i++)
 		v[i - lo] = (struct audit_interp_rec){ p->rec[i].type, p->text + p->rec[i].off,
 						       strlen(p->text + p->rec[i].off) };
-	struct audit_interp_ev ev = { p->sec, p->ms, p->serial, p->node, v, hi - lo };
+	struct audit_interp_ev ev = { p->sec, p->ms, p->serial, p->node, v, hi - lo, r->names };
 	int rc = audit_log_interpret(r->out, &ev);
 	free(v);
 	return rc;
@@ -808,7 +814,7 @@ static int normalize_out(struct sp_audit_report *r, const struct pev *p, size_t 
 	for (size_t i = lo; i < hi; i++)
 		v[i - lo] = (struct audit_interp_rec){ p->rec[i].type, p->text + p->rec[i].off,
 						       strlen(p->text + p->rec[i].off) };
-	struct audit_interp_ev ev = { p->sec, p->ms, p->serial, p->node, v, hi - lo };
+	struct audit_interp_ev ev = { p->sec, p->ms, p->serial, p->node, v, hi - lo, r->names };
 	int rc = audit_log_normalize(r->out, r->norm, &ev);
 	free(v);
 	return rc;
@@ -1210,6 +1216,7 @@ SP_API void sp_audit_report_free(struct sp_audit_report *r)
 	list_free(&r->files);
 	list_free(&r->keys);
 	audit_norm_free(r->norm);
+	audit_names_free(r->names);
 	for (size_t i = 0; i < r->nheap; i++)
 		if (!r->heap[i]->segs)
 			pev_free(r->heap[i]);	/* (one with nodes is freed through them) */
