@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -28,7 +29,7 @@ static void usage(FILE *f)
 	      "                            [--format raw|laurel|interpret|csv|text] [-i]\n"
 	      "                            [--extra-keys] [--extra-obj2] [--extra-time]\n"
 	      "                            [--report KIND [--summary]]\n"
-	      "                            [--window N] [--input-logs]\n"
+	      "                            [--window N] [--jobs N] [--input-logs]\n"
 	      "                            [host options] [-c] [LOG...]\n"
 	      "\n"
 	      "Replay audit.log files (plain or gzip; \"-\" = stdin; raw or ENRICHED) or recorded\n"
@@ -83,6 +84,10 @@ static void usage(FILE *f)
 	      "                 heading), as -i; --extra-keys, --extra-obj2 and --extra-time add\n"
 	      "                 ausearch's extra CSV columns (--extra-labels is not offered)\n"
 	      "  --window N     events kept open for grouping (default 64)\n"
+	      "  --jobs N       read each plain audit.log file with N threads (1 to 64): cut\n"
+	      "                 at line starts, the parts' kept records in input order and their\n"
+	      "                 counts added, as one pass gives them (an event across a cut makes\n"
+	      "                 the file read in one pass); not with --format or --report\n"
 	      "  --input-logs   read auditd's log and its rotations (auditd.conf's log_file)\n"
 	      "A LOG that is a directory is its audit.log and rotations, oldest first (ausearch\n"
 	      "-if DIR); no LOG is standard input when it is a pipe, else auditd's logs.\n"
@@ -164,8 +169,26 @@ static void progress_line(struct sp_audit_replay *r, struct sp_cli *cli, const c
 
 /* Read one input, plain or gzip (zlib reads both); recorded streams are read whole.  Prints why
  * an input could not be read to its end and returns -errno then (the output is not kept). */
+/* --jobs N on a plain audit.log file: mapped and fed by N threads.  1 when the file is not
+ * one (gzip, a recorded stream: read as any input), else the feed's result. */
+static int replay_mapped(struct sp_audit_replay *r, const char *path, int fd, size_t size,
+			 unsigned jobs)
+{
+	void *m = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+	const unsigned char *b = m;
+	int rc;
+	if (m == MAP_FAILED)
+		return 1;
+	if ((size >= 2 && b[0] == 0x1f && b[1] == 0x8b) || sp_audit_record_is_stream(m, size))
+		rc = 1;
+	else
+		rc = sp_audit_replay_feed_jobs(r, path, m, size, jobs);
+	munmap(m, size);
+	return rc;
+}
+
 static int replay_input(struct sp_audit_replay *r, const char *path, struct sp_cli *cli,
-			int progress, size_t *bytes, int *read_failed)
+			int progress, unsigned jobs, size_t *bytes, int *read_failed)
 {
 	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : dup(0);
 	struct stat st;
@@ -191,6 +214,12 @@ static int replay_input(struct sp_audit_replay *r, const char *path, struct sp_c
 	if (S_ISREG(st.st_mode))
 		size = (long long)st.st_size;
 	*read_failed = 0;
+	if (jobs > 1 && size > 0 && (rc = replay_mapped(r, path, fd, (size_t)size, jobs)) != 1) {
+		close(fd);
+		*bytes = (size_t)size;
+		return rc;
+	}
+	rc = 0;
 	gz = gzdopen(fd, "rb");
 	buf = malloc(CHUNK);
 	if (!gz || !buf) {
@@ -254,7 +283,8 @@ static void print_key_text(FILE *f, const char *k)
 		fputc(*k >= 0x21 && *k <= 0x7e ? *k : '?', f);
 }
 
-static void report_text(struct sp_cli *cli, struct sp_audit_replay *r, const struct sp_diags *d)
+static void report_text(struct sp_cli *cli, struct sp_audit_replay *r, const struct sp_diags *d,
+			unsigned jobs)
 {
 	struct sp_audit_replay_stats st;
 	struct sp_audit_replay_rule rr;
@@ -293,10 +323,18 @@ static void report_text(struct sp_cli *cli, struct sp_audit_replay *r, const str
 		if (!sp_audit_replay_rule(r, i, &rr) && !rr.is_del && !rr.load_err && !rr.hits)
 			fprintf(f, "  %s:%u\n", rr.file, rr.line);
 	fprintf(f, "malformed: %llu\n", (unsigned long long)st.malformed);
+	if (jobs > 1) {
+		uint64_t split, whole;
+		sp_audit_replay_get_jobs(r, &split, &whole);
+		fprintf(f, "jobs: %u threads; %llu inputs read in parts, %llu read again in one pass "
+			"(an event across a cut)\n", jobs, (unsigned long long)split,
+			(unsigned long long)whole);
+	}
 	(void)d;
 }
 
-static void report_json(struct sp_cli *cli, struct sp_audit_replay *r, const struct sp_diags *d)
+static void report_json(struct sp_cli *cli, struct sp_audit_replay *r, const struct sp_diags *d,
+			unsigned jobs)
 {
 	struct sp_audit_replay_stats st;
 	struct sp_audit_replay_rule rr;
@@ -345,7 +383,14 @@ static void report_json(struct sp_cli *cli, struct sp_audit_replay *r, const str
 			cli_json_str(f, loc);
 			first = 0;
 		}
-	fputs("],\"diagnostics\":", f);
+	fputs("],", f);
+	if (jobs > 1) {
+		uint64_t split, whole;
+		sp_audit_replay_get_jobs(r, &split, &whole);
+		fprintf(f, "\"jobs\":{\"threads\":%u,\"split\":%llu,\"one_pass\":%llu},", jobs,
+			(unsigned long long)split, (unsigned long long)whole);
+	}
+	fputs("\"diagnostics\":", f);
 	cli_json_diags(f, d);
 	fputs("}\n", f);
 }
@@ -358,6 +403,7 @@ struct replay_args {
 	int json;
 	unsigned fmt;			/* --format, -i: SP_AUDIT_REPLAY_LAUREL... (0: raw) */
 	unsigned extra;			/* --extra-*: SP_AUDIT_REPLAY_EXTRA_* */
+	unsigned jobs;			/* --jobs N: threads per plain audit.log file (1) */
 	struct sp_audit_search *search;	/* ausearch's options */
 	int input_logs;			/* --input-logs: auditd's logs, whatever stdin is */
 	char **owned;			/* the inputs a directory or auditd's logs expanded to */
@@ -495,6 +541,14 @@ static int parse_args(int argc, char **argv, struct sp_cli *cli, struct replay_a
 						     "replay"))) {
 			if (r != 1)
 				return r;
+		} else if (!strcmp(a, "--jobs") && i + 1 < argc) {
+			unsigned long long v;
+			if (cli_parse_u64(argv[++i], &v) || !v || v > 64) {
+				fprintf(cli->err, "%s: audit replay: bad --jobs '%s' (1 to 64)\n",
+					cli->prog, argv[i]);
+				return SP_EXIT_USAGE;
+			}
+			ra->jobs = (unsigned)v;
 		} else if (!strcmp(a, "--window") && i + 1 < argc) {
 			char *e;
 			unsigned long v = strtoul(argv[++i], &e, 10);
@@ -516,6 +570,12 @@ static int parse_args(int argc, char **argv, struct sp_cli *cli, struct replay_a
 		return SP_EXIT_USAGE;
 	if (cli_event_format_check(cli, ra->fmt, ra->extra, "replay"))
 		return SP_EXIT_USAGE;
+	if (ra->jobs > 1 && (ra->fmt || ra->report)) {
+		fprintf(cli->err, "%s: audit replay: --jobs writes the kept records and the "
+			"counts, not --format %s or --report (they read the input in one pass)\n",
+			cli->prog, "laurel|interpret|csv|text");
+		return SP_EXIT_USAGE;
+	}
 	if (ra->report && (ra->output ? !strcmp(ra->output, "-") : ra->fmt != 0)) {
 		fprintf(cli->err, "%s: audit replay: --report writes to standard output: the kept "
 			"events need an --output FILE\n", cli->prog);
@@ -542,7 +602,7 @@ static int replay_inputs(struct sp_cli *cli, struct sp_audit_replay *rp,
 		if (rep)
 			sp_audit_report_input(rep, ra->inputs[k]);
 		sp_audit_replay_get_stats(rp, &before);
-		rc = replay_input(rp, ra->inputs[k], cli, progress, &bytes, &read_failed);
+		rc = replay_input(rp, ra->inputs[k], cli, progress, ra->jobs, &bytes, &read_failed);
 		sp_audit_replay_get_stats(rp, &after);
 		if (!rc && bytes && after.records + after.stream_events ==
 					    before.records + before.stream_events) {
@@ -785,10 +845,10 @@ int cmd_audit_replay(int argc, char **argv, struct sp_cli *cli)
 		if (sp_audit_report_finish(rep))
 			status = SP_EXIT_REJECTED;
 	} else if (ra.json) {
-		report_json(cli, rp, &d);
+		report_json(cli, rp, &d, ra.jobs);
 	} else {
 		cli_print_diags(cli, &d, NULL, NULL);
-		report_text(cli, rp, &d);
+		report_text(cli, rp, &d, ra.jobs);
 	}
 	cli->out = report;
 out:

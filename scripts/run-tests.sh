@@ -92,6 +92,8 @@ item_group() {
 	ausearch-format) pat=FAIL; set -- sh tests/cli/test-ausearch-format.sh "$out" ;;
 	# policy diff's sections against sediff (setools 4.4) on Debian's and the upstream policies.
 	sediff) pat=FAIL; set -- sh tests/cli/test-sediff.sh "$out" ;;
+	# audit replay --jobs N against one pass: records, report, diagnostics, exit status.
+	jobs) pat=FAIL; set -- sh tests/cli/test-jobs.sh "$out" ;;
 	# audit stream, replay's live form: the same records, idle flush, SIGHUP reload, bad lines.
 	stream) pat=FAIL; set -- sh tests/cli/test-stream.sh "$out" ;;
 	# audit replay --format laurel against laurel 0.5.1 itself on the bundled logs.
@@ -126,7 +128,7 @@ slow="prog:test_policy_seinfo group:sediff prog:test_policy_search group:ausearc
 	group:malloc group:ausearch-interp group:ausearch-format group:cli group:laurel group:html"
 # The groups (item_group runs them).
 groups="layering examples html malloc cli files json ausearch ausearch-interp ausearch-format sediff
-	stream laurel aureport install"
+	stream jobs laurel aureport install"
 {
 	for i in $slow; do echo "$i"; done
 	for t in "$out"/tests/test_*; do [ -x "$t" ] && echo "prog:$(basename "$t")"; done

@@ -303,6 +303,24 @@ struct sp_audit_replay_rule {
 SP_API int sp_audit_replay_new(const char *text, size_t len, const char *file,
 			       const struct sp_audit_replay_opts *o, struct sp_audit_replay **out);
 SP_API void sp_audit_replay_free(struct sp_audit_replay *r);
+
+/*
+ * sp_audit_replay_feed of one whole audit.log input (buf, len) by `jobs` threads: the input cut
+ * at line starts into parts, each read by a replay of its own over r's rules and selection, the
+ * kept records written to out_fd in input order and the counts, rule hits, keys and
+ * diagnostics added to r's, as one pass gives them.  An event that has records on both sides
+ * of a cut (its node, time and serial seen held at one part's end and starting the next)
+ * makes the parts void: the input is then fed in one pass.  Events held from earlier inputs
+ * are ended first (an event does not span inputs).  With a report, an event format
+ * (SP_AUDIT_REPLAY_LAUREL, _INTERPRET, _CSV, _TEXT), jobs < 2 or a small input, it is
+ * sp_audit_replay_feed.  Returns as sp_audit_replay_feed.
+ */
+SP_API int sp_audit_replay_feed_jobs(struct sp_audit_replay *r, const char *file, const void *buf,
+				     size_t len, unsigned jobs);
+/* The inputs sp_audit_replay_feed_jobs read in parts (*split), and those whose parts were void
+ * and read again in one pass (*whole). */
+SP_API void sp_audit_replay_get_jobs(const struct sp_audit_replay *r, uint64_t *split,
+				     uint64_t *whole);
 /* audit.log bytes of `file` (borrowed until finish), in chunks.  Returns 0 or -errno. */
 SP_API int sp_audit_replay_feed(struct sp_audit_replay *r, const char *file, const void *buf,
 				size_t len);

@@ -11,6 +11,8 @@
  * file per sample (fixed_ops), so events/s compare directly:
  *  - replay-log: sp_audit_replay over the in-memory log (read, group, build, filter, count);
  *  - replay-record: the same events as a recorded stream (audit_record.h) through the matcher;
+ *  - replay-log --jobs 2: replay-log with the log cut in two parts read by two threads
+ *    (sp_audit_replay_feed_jobs), the scaling `audit replay --jobs 2` gets (wall time);
  *  - stream-pipe: the log written into a pipe by a thread (not pinned: it runs beside the
  *    reader, as auditd beside its plugin) and read as `audit stream` reads auditd's plugin
  *    stream (256 KiB reads, each fed and its decided records written out);
@@ -376,6 +378,34 @@ static void log_run(void *state, uint64_t n)
 		sp_audit_replay_free(s->r);
 		s->r = NULL;
 	}
+}
+
+/* As log_run, the log fed whole by two threads (sp_audit_replay_feed_jobs).  The run is
+ * pinned to one CPU, which its threads would inherit: for the pass this thread may run
+ * anywhere (its wall time is what a user waits for). */
+static void jobs_run(void *state, uint64_t n)
+{
+	struct rstate *s = state;
+	struct sp_audit_replay_stats st;
+	cpu_set_t saved, all;
+	CPU_ZERO(&all);
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		CPU_SET(c, &all);
+	if (pthread_getaffinity_np(pthread_self(), sizeof(saved), &saved) ||
+	    pthread_setaffinity_np(pthread_self(), sizeof(all), &all))
+		abort();
+	for (uint64_t done = 0; done < n; done += REPLAY_EVENTS) {
+		if (replay_make(&s->r) || sp_audit_replay_feed_jobs(s->r, "bench.log", gen.log,
+								      gen.len, 2) ||
+		    sp_audit_replay_finish(s->r))
+			abort();
+		sp_audit_replay_get_stats(s->r, &st);
+		if (st.events != REPLAY_EVENTS || st.malformed)
+			abort();
+		sp_audit_replay_free(s->r);
+		s->r = NULL;
+	}
+	(void)pthread_setaffinity_np(pthread_self(), sizeof(saved), &saved);
 }
 
 static void rec_run(void *state, uint64_t n)
@@ -947,6 +977,7 @@ static int ausearch_csv_setup(const void *param, void **state)
 static const struct sp_bench_variant variants[] = {
 	{ "replay-log", log_setup, log_run, r_teardown },
 	{ "replay-record", log_setup, rec_run, r_teardown },
+	{ "replay-log --jobs 2", log_setup, jobs_run, r_teardown },
 	{ "stream-pipe", log_setup, pipe_run, r_teardown },
 	{ "select -k exec", select_setup, select_run, select_teardown },
 	{ "ausearch -k", ausearch_setup, tool_run, tool_teardown },
@@ -975,7 +1006,7 @@ const struct sp_bench_suite bench_suite_replay = {
 	.cases = cases,
 	.ncases = 1,
 	.variants = variants,
-	.nvariants = 10,
+	.nvariants = 11,
 	.fixed_ops = REPLAY_EVENTS,
 	.refs = refs,
 	.context = "goal: > 1M events/s on one core for replay-log; the generated log copies the "

@@ -52,6 +52,10 @@ printf -- '-a always,exit -F arch=b64 -S all -k all\n' >"$tmp/all.rules"
 valid audit-replay 0 "$B" audit replay --json -R "$tmp/all.rules" tests/data/audit/logs/go-libaudit/audit-rhel6.log
 valid audit-replay 1 "$B" audit replay --json -R "$tmp/all.rules" tests/cases/replay/05-malformed.log
 has '"line":17,"col":0,"end_col":0,"severity":"warning"' "replay --json: the cut line's warning"
+# --jobs: the "jobs" member (a kernel log repeated past the size worth cutting)
+for i in 1 2 3 4 5 6 7 8; do cat tests/cases/kernel-run/stig/audit.log; done >"$tmp/k8.log"
+valid audit-replay 0 "$B" audit replay --json --jobs 3 -R "$tmp/all.rules" "$tmp/k8.log"
+if grep -q '"jobs":{"threads":3,' "$tmp/o"; then ok; else bad "audit replay --jobs 3 --json: no jobs member"; fi
 valid audit-filter 0 "$B" audit filter --json tests/cases/audit/02-exit.rules tests/cases/audit/02-exit.events
 has '"exit": {"verdict": "always", "rule": 2}' "filter --json: a verdict and its rule"
 valid audit-filter 0 "$B" audit filter --json --engine ref tests/cases/audit/06-user-exclude.rules tests/cases/audit/06-user-exclude.events

@@ -111,6 +111,11 @@ static inline uint64_t log_len_bit(size_t len)
  * and obj= are skipped without LOG_NEED_LSM, PATH name= without LOG_NEED_PATH.  The events'
  * filter inputs then lack them; records and counts are unchanged. */
 void audit_log_set_need(struct sp_audit_log *l, unsigned need);
+/* The next feed of `file` continues it after `lines` lines and `bytes` bytes (a part of an
+ * input read on its own: its diagnostics keep the input's line numbers). */
+void audit_log_resume(struct sp_audit_log *l, const char *file, uint64_t lines, uint64_t bytes);
+/* The reader's end-of-event timeout in seconds (sp_audit_log_opts.timeout, 0 read as 2). */
+uint64_t audit_log_timeout(const struct sp_audit_log *l);
 /* Close every open event, oldest first, as finish does, but the input goes on (a partial line
  * stays carried).  For a live stream that went idle.  0 or the callback's -errno. */
 int audit_log_close_open(struct sp_audit_log *l);

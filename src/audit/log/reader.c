@@ -1509,6 +1509,18 @@ SP_API int sp_audit_log_feed(struct sp_audit_log *l, const char *file, const voi
 	return 0;
 }
 
+uint64_t audit_log_timeout(const struct sp_audit_log *l)
+{
+	return l->o.timeout;
+}
+
+void audit_log_resume(struct sp_audit_log *l, const char *file, uint64_t lines, uint64_t bytes)
+{
+	l->file = file;
+	l->line = lines;
+	l->fbytes = bytes;
+}
+
 int audit_log_close_open(struct sp_audit_log *l)
 {
 	int rc = 0;

@@ -27,76 +27,9 @@
 #include <unistd.h>
 
 #include "audit/log/log_int.h"
+#include "audit/log/replay_int.h"
 #include "base/compiler.h"
 #include "secpath/audit_record.h"
-
-#define OBUF_SIZE (256u * 1024u)
-
-/* --output holds one format: log lines (audit.log inputs) or a stream (recorded inputs). */
-enum { OUT_NONE, OUT_LOG, OUT_STREAM };
-/* the flags that write whole events as they close instead of the kept lines */
-#define AUSEARCH_FORMATS (SP_AUDIT_REPLAY_INTERPRET | SP_AUDIT_REPLAY_CSV | SP_AUDIT_REPLAY_TEXT)
-#define EVENT_FORMATS (SP_AUDIT_REPLAY_LAUREL | AUSEARCH_FORMATS)
-#define SYNTH_DEV SP_AUDIT_MKDEV(4094, 1)
-
-struct rrule {
-	uint32_t line;
-	uint32_t list;
-	int load_err;
-	int is_del;
-	uint64_t hits;
-};
-
-struct key_ent {
-	char *key;
-	size_t len;
-	uint64_t count;
-};
-
-struct sp_audit_replay {
-	struct sp_audit_replay_opts o;
-	/* SP_AUDIT_REPLAY_INTERPRET, _CSV, _TEXT: a report of that kind keeps ausearch's event
-	 * order; its FILE writes into the output buffer */
-	struct sp_audit_report *interp;
-	FILE *interp_f;
-	const char *rules_file;
-	struct sp_audit_ruleset *rs;
-	struct sp_audit_fsview *fs;
-	struct sp_audit_ref *ref, *xref;
-	struct sp_audit_matcher *m, *xm;
-	int has_exclude;
-	/* record types an exclude rule can match: rules with `msgtype=T` match only T; a rule
-	 * without one makes every type possible (xany).  Other types skip the exclude matcher. */
-	uint32_t xtypes[16];
-	size_t nxtypes;
-	int xany;
-	struct rrule *rules;
-	size_t nrules;
-	struct key_ent *keys;		/* first-seen order */
-	size_t nkeys, kcap;
-	uint32_t *kidx;			/* open addressing: index + 1 into keys, 0 = empty */
-	size_t kicap;
-	struct sp_audit_log *log;
-	struct sp_audit_event *ev;
-	struct sp_audit_replay_stats st;
-	int rs_borrowed;		/* rs is the caller's (opts.rules) */
-	char *obuf;
-	size_t olen;
-	/* kept audit.log records waiting for the events before them to close, so the output keeps
-	 * the input's order: a min-heap by seq; texts in one growing pool */
-	struct pend { uint64_t seq; size_t off, len; } *pend;
-	size_t npend, pend_cap;
-	char *pool;
-	size_t pool_len, pool_cap;
-	int out_kind;			/* OUT_*: what out_fd receives */
-	struct sp_audit_record_writer *ow;	/* OUT_STREAM: kept events of recorded streams */
-	int err;			/* first error from the callback path */
-	uint8_t *keepv;			/* per record of the current event: kept */
-	size_t keepcap;
-	unsigned need;			/* LOG_NEED_*: what the loaded rules can look at */
-	uint64_t fs_lens;		/* log_len_bit() of every fs-view path */
-	uint64_t next_ino;
-};
 
 /* ---- rules ---- */
 
@@ -282,7 +215,7 @@ static uint64_t khash(const char *s, size_t n)
 	return h;
 }
 
-static int key_count(struct sp_audit_replay *r, const char *k, size_t n)
+int audit_replay_key_add(struct sp_audit_replay *r, const char *k, size_t n, uint64_t count)
 {
 	if ((r->nkeys + 1) * 2 > r->kicap) {
 		size_t cap = r->kicap ? r->kicap * 2 : 64;
@@ -303,7 +236,7 @@ static int key_count(struct sp_audit_replay *r, const char *k, size_t n)
 	for (; r->kidx[s]; s = (s + 1) & (r->kicap - 1)) {
 		struct key_ent *e = &r->keys[r->kidx[s] - 1];
 		if (e->len == n && !memcmp(e->key, k, n)) {
-			e->count++;
+			e->count += count;
 			return 0;
 		}
 	}
@@ -320,7 +253,7 @@ static int key_count(struct sp_audit_replay *r, const char *k, size_t n)
 		return -ENOMEM;
 	memcpy(c, k, n);
 	c[n] = 0;
-	r->keys[r->nkeys] = (struct key_ent){ .key = c, .len = n, .count = 1 };
+	r->keys[r->nkeys] = (struct key_ent){ .key = c, .len = n, .count = count };
 	r->kidx[s] = (uint32_t)++r->nkeys;
 	return 0;
 }
@@ -334,7 +267,7 @@ static int count_keys(struct sp_audit_replay *r, const struct sp_audit_decision 
 		const char *sep = memchr(k, 0x01, (size_t)(end - k));
 		if (!sep)
 			sep = end;
-		int err = key_count(r, k, (size_t)(sep - k));
+		int err = audit_replay_key_add(r, k, (size_t)(sep - k), 1);
 		if (err)
 			return err;
 		k = sep + 1;
@@ -350,7 +283,7 @@ static void hit(struct sp_audit_replay *r, int32_t id)
 
 /* ---- output ---- */
 
-static int oflush(struct sp_audit_replay *r)
+int audit_replay_oflush(struct sp_audit_replay *r)
 {
 	int err = sp_fd_write_all(r->o.out_fd, r->obuf, r->olen);
 	if (err)
@@ -363,7 +296,7 @@ static int oput(struct sp_audit_replay *r, const char *s, size_t n)
 {
 	while (n) {
 		if (r->olen == OBUF_SIZE) {
-			int err = oflush(r);
+			int err = audit_replay_oflush(r);
 			if (err)
 				return err;
 		}
@@ -439,7 +372,7 @@ static void pend_pop(struct sp_audit_replay *r)
 
 /* Write the held records that come before `floor` (the oldest open event's first record), in
  * input order; the pool is compacted once it is empty. */
-static int pend_flush(struct sp_audit_replay *r, uint64_t floor)
+int audit_replay_pend_flush(struct sp_audit_replay *r, uint64_t floor)
 {
 	while (r->npend && r->pend[0].seq < floor) {
 		int err = oput(r, r->pool + r->pend[0].off, r->pend[0].len);
@@ -568,6 +501,8 @@ static int on_event(void *ud, const struct sp_audit_log_event *lev)
 	size_t n = lev->nrec, kept = 0;
 	int err, syscall_kept = 0;
 
+	if (r->part && (err = audit_replay_part_note(r->part, lev, r->finishing)))
+		return r->err = err;
 	if (n > r->keepcap) {
 		uint8_t *k = realloc(r->keepv, n);
 		if (!k)
@@ -606,8 +541,11 @@ static int on_event(void *ud, const struct sp_audit_log_event *lev)
 		return r->err = err;
 	if (kept && (err = reports_event(r, lev, 1)))
 		return r->err = err;
-	audit_report_advance(r->o.report, audit_log_open_floor(r->log));
-	audit_report_advance(r->interp, audit_log_open_floor(r->log));
+	if (r->o.report || r->interp) {	/* the floor is a walk of the open events */
+		uint64_t floor = audit_log_open_floor(r->log);
+		audit_report_advance(r->o.report, floor);
+		audit_report_advance(r->interp, floor);
+	}
 	r->st.records_kept += kept;
 	r->st.records_dropped += n - kept;
 	if (kept)
@@ -715,7 +653,7 @@ SP_API void sp_audit_replay_free(struct sp_audit_replay *r)
 }
 
 /* The output takes the format of the first input; a second format is refused. */
-static int out_claim(struct sp_audit_replay *r, int kind, const char *file)
+int audit_replay_out_claim(struct sp_audit_replay *r, int kind, const char *file)
 {
 	if (r->o.out_fd <= 0 || r->out_kind == kind)
 		return 0;
@@ -740,13 +678,13 @@ static int out_claim(struct sp_audit_replay *r, int kind, const char *file)
 SP_API int sp_audit_replay_feed(struct sp_audit_replay *r, const char *file, const void *buf,
 				size_t len)
 {
-	int rc = out_claim(r, OUT_LOG, file);
+	int rc = audit_replay_out_claim(r, OUT_LOG, file);
 	if (rc)
 		return rc;
 	rc = sp_audit_log_feed(r->log, file, buf, len);
 	if (rc)
 		return r->err ? r->err : rc;
-	return r->o.out_fd > 0 && r->out_kind == OUT_LOG ? pend_flush(r, audit_log_open_floor(r->log))
+	return r->o.out_fd > 0 && r->out_kind == OUT_LOG ? audit_replay_pend_flush(r, audit_log_open_floor(r->log))
 							  : 0;
 }
 
@@ -756,7 +694,7 @@ SP_API int sp_audit_replay_stream(struct sp_audit_replay *r, const char *file, c
 	struct sp_audit_record_reader *rd;
 	struct sp_audit_decision d;
 	struct sp_diags local, *dg = r->o.diags;
-	int rc = out_claim(r, OUT_STREAM, file);
+	int rc = audit_replay_out_claim(r, OUT_STREAM, file);
 	if (rc)
 		return rc;
 	if (sp_audit_search_active(r->o.search)) {
@@ -807,7 +745,9 @@ SP_API int sp_audit_replay_stream(struct sp_audit_replay *r, const char *file, c
 
 SP_API int sp_audit_replay_finish(struct sp_audit_replay *r)
 {
+	r->finishing = 1;
 	int rc = sp_audit_log_finish(r->log);
+	r->finishing = 0;
 	if (rc)
 		return r->err ? r->err : rc;
 	if (r->ow) {
@@ -817,9 +757,9 @@ SP_API int sp_audit_replay_finish(struct sp_audit_replay *r)
 	}
 	if (r->interp && (rc = sp_audit_report_finish(r->interp)))
 		return rc;
-	if (r->o.out_fd > 0 && (rc = pend_flush(r, UINT64_MAX)))
+	if (r->o.out_fd > 0 && (rc = audit_replay_pend_flush(r, UINT64_MAX)))
 		return rc;
-	return r->o.out_fd > 0 ? oflush(r) : 0;
+	return r->o.out_fd > 0 ? audit_replay_oflush(r) : 0;
 }
 
 SP_API int sp_audit_replay_idle(struct sp_audit_replay *r)
@@ -831,9 +771,9 @@ SP_API int sp_audit_replay_idle(struct sp_audit_replay *r)
 		return 0;
 	if (r->interp && ((rc = audit_report_idle(r->interp)) || fflush(r->interp_f)))
 		return r->err ? r->err : rc ? rc : -EIO;
-	if ((rc = pend_flush(r, UINT64_MAX)))
+	if ((rc = audit_replay_pend_flush(r, UINT64_MAX)))
 		return rc;
-	return oflush(r);
+	return audit_replay_oflush(r);
 }
 
 SP_API int sp_audit_replay_flush(struct sp_audit_replay *r)
@@ -842,7 +782,7 @@ SP_API int sp_audit_replay_flush(struct sp_audit_replay *r)
 		return 0;
 	if (r->interp_f && fflush(r->interp_f))
 		return r->err ? r->err : -EIO;
-	return oflush(r);
+	return audit_replay_oflush(r);
 }
 
 /* Exchange what the rules decide with: the parsed set, its tables, fs view and matchers. */
@@ -889,14 +829,15 @@ SP_API void sp_audit_replay_get_stats(const struct sp_audit_replay *r,
 {
 	struct sp_audit_log_stats ls;
 	sp_audit_log_get_stats(r->log, &ls);
+	const struct sp_audit_log_stats *p = &r->plog;
 	*st = r->st;
-	st->lines = ls.lines;
-	st->records = ls.records;
-	st->malformed = ls.malformed;
-	st->truncated = ls.truncated;
-	st->skipped = ls.skipped;
-	st->bytes = ls.bytes;
-	st->events = ls.events + r->st.stream_events;
+	st->lines = ls.lines + p->lines;
+	st->records = ls.records + p->records;
+	st->malformed = ls.malformed + p->malformed;
+	st->truncated = ls.truncated + p->truncated;
+	st->skipped = ls.skipped + p->skipped;
+	st->bytes = ls.bytes + p->bytes;
+	st->events = ls.events + p->events + r->st.stream_events;
 }
 
 SP_API size_t sp_audit_replay_rule_count(const struct sp_audit_replay *r)

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * replay_int.h - the replay's state (replay.c), shared with replay_jobs.c, which runs one
+ * input as parts on several replays and adds their results into the caller's.
+ *
+ * Invariants: kept audit.log records reach out_fd in input order (the pending heap holds a
+ * record until every earlier one was decided); keys[] is in first-seen order and kidx indexes
+ * it; a replay with `part` set reads only that part of one input.
+ */
+#ifndef SP_AUDIT_REPLAY_INT_H
+#define SP_AUDIT_REPLAY_INT_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "secpath/audit_log.h"
+#include "secpath/audit_record.h"
+
+#define OBUF_SIZE (256u * 1024u)
+
+/* --output holds one format: log lines (audit.log inputs) or a stream (recorded inputs). */
+enum { OUT_NONE, OUT_LOG, OUT_STREAM };
+/* the flags that write whole events as they close instead of the kept lines */
+#define AUSEARCH_FORMATS (SP_AUDIT_REPLAY_INTERPRET | SP_AUDIT_REPLAY_CSV | SP_AUDIT_REPLAY_TEXT)
+#define EVENT_FORMATS (SP_AUDIT_REPLAY_LAUREL | AUSEARCH_FORMATS)
+#define SYNTH_DEV SP_AUDIT_MKDEV(4094, 1)
+
+struct rrule {
+	uint32_t line;
+	uint32_t list;
+	int load_err;
+	int is_del;
+	uint64_t hits;
+};
+
+struct key_ent {
+	char *key;
+	size_t len;
+	uint64_t count;
+};
+
+struct sp_audit_replay {
+	struct sp_audit_replay_opts o;
+	/* SP_AUDIT_REPLAY_INTERPRET, _CSV, _TEXT: a report of that kind keeps ausearch's event
+	 * order; its FILE writes into the output buffer */
+	struct sp_audit_report *interp;
+	FILE *interp_f;
+	const char *rules_file;
+	struct sp_audit_ruleset *rs;
+	struct sp_audit_fsview *fs;
+	struct sp_audit_ref *ref, *xref;
+	struct sp_audit_matcher *m, *xm;
+	int has_exclude;
+	/* record types an exclude rule can match: rules with `msgtype=T` match only T; a rule
+	 * without one makes every type possible (xany).  Other types skip the exclude matcher. */
+	uint32_t xtypes[16];
+	size_t nxtypes;
+	int xany;
+	struct rrule *rules;
+	size_t nrules;
+	struct key_ent *keys;		/* first-seen order */
+	size_t nkeys, kcap;
+	uint32_t *kidx;			/* open addressing: index + 1 into keys, 0 = empty */
+	size_t kicap;
+	struct sp_audit_log *log;
+	struct sp_audit_event *ev;
+	struct sp_audit_replay_stats st;
+	int rs_borrowed;		/* rs is the caller's (opts.rules) */
+	char *obuf;
+	size_t olen;
+	/* kept audit.log records waiting for the events before them to close, so the output keeps
+	 * the input's order: a min-heap by seq; texts in one growing pool */
+	struct pend { uint64_t seq; size_t off, len; } *pend;
+	size_t npend, pend_cap;
+	char *pool;
+	size_t pool_len, pool_cap;
+	int out_kind;			/* OUT_*: what out_fd receives */
+	struct sp_audit_record_writer *ow;	/* OUT_STREAM: kept events of recorded streams */
+	int err;			/* first error from the callback path */
+	uint8_t *keepv;			/* per record of the current event: kept */
+	size_t keepcap;
+	unsigned need;			/* LOG_NEED_*: what the loaded rules can look at */
+	uint64_t fs_lens;		/* log_len_bit() of every fs-view path */
+	uint64_t next_ino;
+	/* sp_audit_replay_feed_jobs: the part this replay reads (NULL: a whole input), and
+	 * whether its reader is closing what is left open at the part's end */
+	struct replay_part *part;
+	int finishing;
+	struct sp_audit_log_stats plog;	/* the reader counts of the parts fed by jobs */
+	uint64_t jobs_split, jobs_whole;	/* inputs fed by jobs: in parts, again whole */
+};
+
+
+/* replay.c's helpers for replay_jobs.c */
+int audit_replay_key_add(struct sp_audit_replay *r, const char *k, size_t n, uint64_t count);
+int audit_replay_oflush(struct sp_audit_replay *r);
+int audit_replay_pend_flush(struct sp_audit_replay *r, uint64_t floor);
+int audit_replay_out_claim(struct sp_audit_replay *r, int kind, const char *file);
+/* replay_jobs.c: note an event a part's replay closed (the cut check) */
+struct replay_part;
+int audit_replay_part_note(struct replay_part *p, const struct sp_audit_log_event *lev,
+			   int finishing);
+
+#endif

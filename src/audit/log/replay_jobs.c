@@ -1,0 +1,392 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * replay_jobs.c - one audit.log input replayed by several threads (sp_audit_replay_feed_jobs).
+ *
+ * The input is cut at line starts into parts of about equal size; each part is read by a
+ * replay of its own (the caller's parsed rules and selection, borrowed read-only) in a thread,
+ * its kept records into a memory file.  Then, in part order, the records go to the caller's
+ * output and the counts, rule hits, keys and diagnostics are added to the caller's.
+ *
+ * Why the result is the sequential one: a replay decides an event from its records alone and
+ * writes kept records in input order.  What one pass carries across a cut is the events its
+ * reader still holds there, waiting for a later record with their stamp or for `timeout`
+ * seconds of log time; every other part of its state is a cache.  A held event changes what
+ * comes after the cut only if a record there has its stamp while one pass would still hold
+ * it: then it would have joined it.  (It also takes a place in the reader's window, but the
+ * window closes its oldest event first, the held one, which was complete.)  So each part notes
+ * the stamps (node, time, serial) of the events its reader still held at its end, and the next
+ * part's records are read from its start as the reader would meet them: a held stamp met
+ * again voids the parts (the input is then replayed in one pass); a record `timeout` seconds
+ * after a held event would have ended it; the scan stops when none is left.  A key first seen
+ * in a held event voids them too: one pass lists keys in the order events are decided.
+ * Cuts are made after an event's last record (a PROCTITLE or EOE line, searched for within
+ * CUT_SEEK bytes), where nothing is held in logs that have them.  An event held from the
+ * input before ends first (as at the end of an input), so events do not span inputs.
+ *
+ * Invariants: the caller's replay is not touched until every part succeeded; every thread is
+ * joined and every part freed on every path.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "audit/log/log_int.h"
+#include "audit/log/replay_int.h"
+#include "base/compiler.h"
+
+#define JOBS_MAX 64u
+#define CUT_SEEK (4u << 20)	/* bytes past a part's even share searched for an event's end */
+
+/* The stamp of an event a part's reader held at its end. */
+struct stamp {
+	char *node;			/* NULL: none */
+	uint64_t sec;
+	uint32_t msec, serial;
+	int open;			/* one pass would still hold it (the scan) */
+};
+
+struct stamps {
+	struct stamp *v;
+	size_t n, cap;
+};
+
+struct replay_part {
+	struct sp_audit_replay *r;
+	const char *file, *buf;
+	size_t len;
+	uint64_t lines, bytes;		/* of the input before the part */
+	struct stamps held;
+	size_t keys_held;		/* keys first seen in the held events */
+	struct sp_diags d;
+	int fd;				/* the kept records (a memory file), or -1 */
+	int rc;
+};
+
+int audit_replay_part_note(struct replay_part *p, const struct sp_audit_log_event *lev,
+			   int finishing)
+{
+	struct stamps *k = &p->held;
+	if (!finishing)
+		return 0;
+	if (k->n == k->cap) {
+		size_t cap = k->cap ? 2 * k->cap : 16;
+		struct stamp *v = realloc(k->v, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		k->v = v;
+		k->cap = cap;
+	}
+	struct stamp *t = &k->v[k->n];
+	*t = (struct stamp){ NULL, lev->sec, lev->msec, lev->serial, 1 };
+	if (lev->node_cstr && !(t->node = strdup(lev->node_cstr)))
+		return -ENOMEM;
+	k->n++;
+	return 0;
+}
+
+/* A line's node (up to the space after "node=") and stamp; 0 when it has no stamp (the reader
+ * skips such a line too). */
+static int line_stamp(const char *p, const char *e, const char **node, size_t *nlen,
+		      struct stamp *t)
+{
+	const char *a;
+	char *q;
+	*node = NULL;
+	*nlen = 0;
+	if (e - p > 5 && !memcmp(p, "node=", 5)) {
+		const char *sp = memchr(p + 5, ' ', (size_t)(e - p - 5));
+		if (!sp)
+			return 0;
+		*node = p + 5;
+		*nlen = (size_t)(sp - p - 5);
+	}
+	if (!(a = memmem(p, (size_t)(e - p), "audit(", 6)))
+		return 0;
+	errno = 0;
+	t->sec = strtoull(a + 6, &q, 10);
+	if (*q != '.')
+		return 0;
+	t->msec = (uint32_t)strtoul(q + 1, &q, 10);
+	if (*q != ':')
+		return 0;
+	t->serial = (uint32_t)strtoul(q + 1, &q, 10);
+	return *q == ')' && !errno;
+}
+
+#define SCAN_SEEN 65536u	/* stamps the scan remembers (a power of two); more: void */
+
+static uint64_t stamp_key(const struct stamp *t, const char *node, size_t nlen)
+{
+	uint64_t x = t->sec * 0x9e3779b97f4a7c15ull ^ ((uint64_t)t->msec << 32 | t->serial);
+	for (size_t i = 0; i < nlen; i++)
+		x = (x ^ (unsigned char)node[i]) * 0x100000001b3ull;
+	x ^= x >> 31;
+	return (x * 0xbf58476d1ce4e5b9ull) | 1;	/* never 0: 0 marks an empty slot */
+}
+
+/* 1 when k was in the set (else it is added); -1 when the set is full. */
+static int seen_add(uint64_t *set, size_t *n, uint64_t k)
+{
+	size_t i = k & (SCAN_SEEN - 1);
+	for (; set[i]; i = (i + 1) & (SCAN_SEEN - 1))
+		if (set[i] == k)
+			return 1;
+	if (++*n > SCAN_SEEN / 2)
+		return -1;
+	set[i] = k;
+	return 0;
+}
+
+static int held_match(const struct stamp *h, const struct stamp *t, const char *node,
+		      size_t nlen)
+{
+	return h->sec == t->sec && h->msec == t->msec && h->serial == t->serial &&
+	       (h->node ? node && strlen(h->node) == nlen && !memcmp(h->node, node, nlen) : !node);
+}
+
+/* 1 when an event `before` held at its end could have taken a record of `after` in one pass
+ * (or it cannot be told), 0 when not, -ENOMEM.  after's records are read as the reader meets
+ * them: one with a held stamp joins it; one that starts an event (a stamp not met before in
+ * the scan) ends the held events `timeout` s older than it; the scan stops when none is left. */
+static int cut_joins(struct replay_part *before, const struct replay_part *after,
+		     uint64_t timeout)
+{
+	size_t open = before->held.n, nseen = 0;
+	uint64_t *seen = open ? calloc(SCAN_SEEN, sizeof(*seen)) : NULL;
+	int rc = 0;
+	if (open && !seen)
+		return -ENOMEM;
+	for (const char *p = after->buf, *end = p + after->len; open && !rc && p < end;) {
+		const char *e = memchr(p, '\n', (size_t)(end - p)), *node;
+		size_t nlen;
+		struct stamp t;
+		e = e ? e : end;
+		int has = line_stamp(p, e, &node, &nlen, &t);
+		p = e + 1;
+		if (!has)
+			continue;
+		for (size_t i = 0; i < before->held.n && !rc; i++)
+			rc = before->held.v[i].open && held_match(&before->held.v[i], &t, node, nlen);
+		if (rc)
+			break;	/* it joins a held event */
+		int met = seen_add(seen, &nseen, stamp_key(&t, node, nlen));
+		if (met < 0) {
+			rc = 1;	/* too many events to follow: cannot tell */
+			break;
+		}
+		if (met)
+			continue;	/* a record of an event met before: it ends no other */
+		for (size_t i = 0; i < before->held.n; i++) {
+			struct stamp *h = &before->held.v[i];
+			if (h->open && h->sec + timeout <= t.sec) {
+				h->open = 0;
+				open--;
+			}
+		}
+	}
+	free(seen);
+	return rc;
+}
+
+/* Where a part that should end near `at` ends: after the first PROCTITLE or EOE line that
+ * ends at or past it (within CUT_SEEK), else at the line start past it. */
+static size_t cut_at(const char *buf, size_t len, size_t at)
+{
+	const char *nl = at < len ? memchr(buf + at, '\n', len - at) : NULL;
+	size_t first = nl ? (size_t)(nl - buf) + 1 : len, lim = SP_MIN(len, first + CUT_SEEK);
+	for (size_t p = first; p < lim;) {
+		const char *e = memchr(buf + p, '\n', lim - p);
+		if (!e)
+			break;
+		const char *t = memmem(buf + p, (size_t)(e - (buf + p)), "type=", 5);
+		if (t && (!strncmp(t, "type=PROCTITLE ", 15) || !strncmp(t, "type=EOE ", 9)))
+			return (size_t)(e - buf) + 1;
+		p = (size_t)(e - buf) + 1;
+	}
+	return first;
+}
+
+static void *part_run(void *arg)
+{
+	struct replay_part *p = arg;
+	struct sp_audit_replay *r = p->r;
+	audit_log_resume(r->log, p->file, p->lines, p->bytes);
+	p->rc = sp_audit_replay_feed(r, p->file, p->buf, p->len);
+	size_t keys = r->nkeys;
+	if (!p->rc)
+		p->rc = sp_audit_replay_finish(r);
+	p->keys_held = r->nkeys - keys;
+	return NULL;
+}
+
+/* A replay for one part: the caller's options with its rules and selection borrowed. */
+static int part_open(struct sp_audit_replay *r, struct replay_part *p)
+{
+	struct sp_audit_replay_opts o = r->o;
+	sp_diags_init(&p->d, NULL);
+	p->d.limit = r->o.diags ? r->o.diags->limit : 0;	/* as many as the caller keeps */
+	p->fd = -1;
+	if (r->o.out_fd > 0 && (p->fd = memfd_create("secpath-replay-part", MFD_CLOEXEC)) < 0)
+		return -errno;
+	o.rules = r->rs;
+	o.out_fd = p->fd;
+	o.diags = &p->d;
+	int err = sp_audit_replay_new(NULL, 0, r->rules_file, &o, &p->r);
+	if (!err)
+		p->r->part = p;
+	return err;
+}
+
+static void part_close(struct replay_part *p)
+{
+	sp_audit_replay_free(p->r);
+	sp_diags_release(&p->d);
+	if (p->fd >= 0)
+		close(p->fd);
+	for (size_t i = 0; i < p->held.n; i++)
+		free(p->held.v[i].node);
+	free(p->held.v);
+}
+
+/* Cut buf into n parts at line starts; each part's line and byte offsets. */
+static void parts_cut(struct replay_part *v, size_t n, const char *file, const char *buf,
+		      size_t len)
+{
+	size_t at = 0;
+	uint64_t lines = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t end = i + 1 == n ? len : cut_at(buf, len, len / n * (i + 1));
+		if (end < at)
+			end = at;
+		v[i].file = file;
+		v[i].buf = buf + at;
+		v[i].len = end - at;
+		v[i].bytes = at;
+		v[i].lines = lines;
+		for (const char *q = buf + at; (q = memchr(q, '\n', (size_t)(buf + end - q))); q++)
+			lines++;
+		at = end;
+	}
+}
+
+/* The part's kept records to the caller's output, after what the caller holds. */
+static int part_copy(struct sp_audit_replay *r, struct replay_part *p)
+{
+	char buf[1 << 16];
+	ssize_t k;
+	int err = audit_replay_pend_flush(r, UINT64_MAX);
+	if (!err)
+		err = audit_replay_oflush(r);
+	if (err || p->fd < 0)
+		return err;
+	if (lseek(p->fd, 0, SEEK_SET) < 0)
+		return -errno;
+	while ((k = read(p->fd, buf, sizeof(buf))) > 0)
+		if ((err = sp_fd_write_all(r->o.out_fd, buf, (size_t)k)))
+			return err;
+	return k < 0 ? -errno : 0;
+}
+
+/* The part's counts, rule hits, keys and diagnostics added to the caller's. */
+static int part_add(struct sp_audit_replay *r, struct replay_part *p)
+{
+	struct sp_audit_replay_stats *a = &r->st;
+	const struct sp_audit_replay_stats *b = &p->r->st;
+	struct sp_audit_log_stats ls;
+	int err = 0;
+	sp_audit_log_get_stats(p->r->log, &ls);
+	r->plog.lines += ls.lines;
+	r->plog.records += ls.records;
+	r->plog.malformed += ls.malformed;
+	r->plog.truncated += ls.truncated;
+	r->plog.skipped += ls.skipped;
+	r->plog.bytes += ls.bytes;
+	r->plog.events += ls.events;
+	a->kept += b->kept;
+	a->dropped += b->dropped;
+	a->records_kept += b->records_kept;
+	a->records_dropped += b->records_dropped;
+	for (size_t i = 0; i < r->nrules && i < p->r->nrules; i++)
+		r->rules[i].hits += p->r->rules[i].hits;
+	for (size_t i = 0; !err && i < p->r->nkeys; i++)
+		err = audit_replay_key_add(r, p->r->keys[i].key, p->r->keys[i].len,
+					   p->r->keys[i].count);
+	for (size_t i = 0; !err && r->o.diags && i < p->d.n; i++) {
+		const struct sp_diag *g = &p->d.v[i];
+		err = g->has_offset ?
+		      sp_diags_add_offset(r->o.diags, g->severity, g->code, g->file, g->offset, "%s",
+					  g->msg) :
+		      sp_diags_add(r->o.diags, g->severity, g->code, g->file, g->line, g->col,
+				   g->end_col, "%s", g->msg);
+	}
+	if (r->o.diags)
+		r->o.diags->dropped += p->d.dropped;
+	return err;
+}
+
+/* Run the parts in threads (the first in this one): 0, 1 when an event a part held at its
+ * end may continue in the next, or the first part's error. */
+static int parts_run(struct replay_part *v, size_t n, uint64_t timeout)
+{
+	pthread_t th[JOBS_MAX];
+	size_t started = 1;
+	int err = 0;
+	for (size_t i = 1; i < n; i++, started++)
+		if (pthread_create(&th[i], NULL, part_run, &v[i])) {
+			err = -EAGAIN;
+			break;
+		}
+	if (!err)
+		part_run(&v[0]);
+	for (size_t i = 1; i < started; i++)
+		pthread_join(th[i], NULL);
+	for (size_t i = 0; !err && i < n; i++)
+		err = v[i].rc;
+	/* one pass decides a held event later, after events of the next part: the key table's
+	 * first-seen order would differ if the held events brought a key first */
+	for (size_t i = 0; !err && i + 1 < n; i++)
+		if (v[i].keys_held || cut_joins(&v[i], &v[i + 1], timeout))
+			return 1;
+	return err;
+}
+
+SP_API int sp_audit_replay_feed_jobs(struct sp_audit_replay *r, const char *file, const void *buf,
+				     size_t len, unsigned jobs)
+{
+	struct replay_part v[JOBS_MAX];
+	size_t n = jobs > JOBS_MAX ? JOBS_MAX : jobs, made = 0;
+	int err;
+	if (!r || !file || (!buf && len))
+		return -EINVAL;
+	if (n < 2 || len < n * 4096u || r->o.report || (r->o.flags & EVENT_FORMATS) || r->part)
+		return sp_audit_replay_feed(r, file, buf, len);
+	if ((err = audit_replay_out_claim(r, OUT_LOG, file)) || (err = sp_audit_replay_idle(r)))
+		return err;
+	memset(v, 0, sizeof(v));
+	parts_cut(v, n, file, buf, len);
+	for (; made < n && !err; made++)
+		err = part_open(r, &v[made]);
+	if (!err)
+		err = parts_run(v, n, audit_log_timeout(r->log));
+	for (size_t i = 0; !err && i < n; i++)
+		if (!(err = part_add(r, &v[i])))
+			err = part_copy(r, &v[i]);
+	for (size_t i = 0; i < made; i++)
+		part_close(&v[i]);
+	if (err == 1) {	/* an event may cross a cut: one pass gives the sequential result */
+		r->jobs_whole++;
+		return sp_audit_replay_feed(r, file, buf, len);
+	}
+	r->jobs_split += !err;
+	return err;
+}
+
+SP_API void sp_audit_replay_get_jobs(const struct sp_audit_replay *r, uint64_t *split,
+				     uint64_t *whole)
+{
+	*split = r ? r->jobs_split : 0;
+	*whole = r ? r->jobs_whole : 0;
+}
