@@ -73,6 +73,8 @@ static const struct target targets[] = {
 	  "`cat`-bound: 3-4x today's", NULL, "#22" },
 	{ &bench_suite_replay, "100k-events", "replay-log", TGT_RATIO, "ausearch -k", N1(10),
 	  NULL, NULL, "#22" },
+	{ &bench_suite_replay, "100k-events", "replay-log --jobs 2", TGT_RATIO, "replay-log", N1(1.8),
+	  "1/2 of replay-log on 2 cores", NULL, "#22" },
 	{ &bench_suite_replay, "100k-events", "stream-pipe", TGT_TIME, NULL, 1e3, NULL, NULL,
 	  "#20" },
 	{ &bench_suite_replay, "100k-events", "csv", TGT_RATIO, "ausearch csv", N1(10), NULL,
