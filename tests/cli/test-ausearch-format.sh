@@ -39,6 +39,7 @@ cp $d/ausearch-edge.log $d/interpret-edge.log $d/normalize-edge.log "$tmp/"
 logs="$tmp/normalize-edge.log $tmp/ausearch-edge.log $tmp/interpret-edge.log"
 . tests/cli/carried-logs.sh
 carried_logs
+logs="$logs tests/cases/kernel-run/stig/audit.log"	# real kernel records, EOE included
 
 result() {
 	if [ "$1" -le 1 ] && cmp -s "$tmp/a" "$tmp/s"; then

@@ -45,6 +45,7 @@ logs="$tmp/ausearch-edge.log $tmp/interpret-edge.log"
 cp tests/data/audit/logs/edge/ausearch-edge.log tests/data/audit/logs/edge/interpret-edge.log "$tmp/"
 . tests/cli/carried-logs.sh
 carried_logs
+logs="$logs tests/cases/kernel-run/stig/audit.log"	# real kernel records, EOE included
 
 
 # one selection on one log: the same bytes (an empty selection: both print nothing)

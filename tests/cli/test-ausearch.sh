@@ -41,6 +41,9 @@ cp tests/data/audit/logs/edge/ausearch-edge.log "$tmp/edge.log"
 logs="$tmp/edge.log"
 . tests/cli/carried-logs.sh
 carried_logs
+# real kernel records with their EOE (the kernel harness's netlink capture): an EOE that comes
+# after its event's PROCTITLE is kept or dropped with that event, as ausearch's event holds it
+logs="$logs tests/cases/kernel-run/stig/audit.log"
 
 
 # one query on one log

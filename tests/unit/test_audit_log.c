@@ -544,10 +544,13 @@ static void test_audit_log__live_idle_reload(void **st)
 	static const char b[] = "-a always,exit -F arch=b64 -S connect -k B\n";
 	static const char bad[] = "-a always,exit -F arch=b64 -S nosuchcall -k C\n";
 	static const char e1[] = SC("1", "50", "257", "success=yes exit=3");	/* no end record */
+	/* a plugin's stream: the kernel's EOE ends each syscall event (PROCTITLE does not) */
 	static const char e2[] = SC("2", "50", "42", "success=yes exit=0")
-		"type=PROCTITLE msg=audit(50.000:2): proctitle=\"x\"\n";
+		"type=PROCTITLE msg=audit(50.000:2): proctitle=\"x\"\n"
+		"type=EOE msg=audit(50.000:2): \n";
 	static const char e3[] = SC("3", "50", "257", "success=yes exit=3")
-		"type=PROCTITLE msg=audit(50.000:3): proctitle=\"x\"\n";
+		"type=PROCTITLE msg=audit(50.000:3): proctitle=\"x\"\n"
+		"type=EOE msg=audit(50.000:3): \n";
 
 	assert_int_equal(pipe(p), 0);
 	assert_int_equal(fcntl(p[0], F_SETFL, O_NONBLOCK), 0);

@@ -10,8 +10,9 @@
  *    (lines == records + malformed + skipped + truncated);
  *  - memory is bounded by window * (LOG_EVENT_MAX_BYTES) plus one max_line carry buffer,
  *    independent of the input size;
- *  - an event closes when a last-of-event type arrives (PROCTITLE, EOE, user-space and auditd
- *    messages), when a record comes `timeout` seconds or more after it (auparse's rule, in
+ *  - an event closes when a last-of-event type arrives (EOE, user-space and auditd messages),
+ *    at the first record not its own after its PROCTITLE (so the EOE after it joins it),
+ *    when a record comes `timeout` seconds or more after it (auparse's rule, in
  *    any order), when the window is full (oldest first), when it grows past
  *    LOG_EVENT_MAX_RECS/BYTES, or at finish.
  *
@@ -49,6 +50,10 @@ struct sp_audit_log {
 	uint32_t *freev;		/* free slots, a stack (window - nopen) */
 	size_t nopen;
 	size_t last;			/* slot of the last record's event */
+	/* the slot of an event whose PROCTITLE came last: it closes at the next record that is
+	 * not its own (its EOE joins it and ends it) */
+	size_t pending;
+	int has_pending;
 	uint64_t seq;
 	uint64_t min_open_sec;		/* <= the oldest open event's sec (a scan makes it exact) */
 	/* current file and the partial line carried between chunks */
@@ -1015,6 +1020,8 @@ static int close_event(struct sp_audit_log *l, size_t slot)
 {
 	struct sp_audit_log_event *e = &l->ev[slot];
 	int rc = 0;
+	if (l->has_pending && l->pending == slot)
+		l->has_pending = 0;
 	for (size_t i = 0; i < e->nrec; i++)
 		e->rec[i].text = e->arena + e->rec_off[i];
 	e->node_cstr = log_str_at(e, e->node);
@@ -1098,10 +1105,12 @@ static int malformed(struct sp_audit_log *l, const char *msg)
 	return 0;
 }
 
-/* A type that ends its event (auparse: always-last and single-record types). */
+/* A type that ends its event: EOE, and the single-record types (user-space and auditd
+ * messages).  PROCTITLE ends it at the next record not its own: the kernel's EOE comes right
+ * after it (a plugin's stream, a netlink capture), and ausearch's event holds it. */
 static int type_ends_event(uint32_t t)
 {
-	return t == LT_PROCTITLE || t == LT_EOE || log_type_is_user(t) || log_type_is_daemon(t);
+	return t == LT_EOE || log_type_is_user(t) || log_type_is_daemon(t);
 }
 
 static size_t find_or_open(struct sp_audit_log *l, uint64_t sec, uint32_t msec, uint32_t serial,
@@ -1394,6 +1403,12 @@ static int do_line(struct sp_audit_log *l, const char *line, size_t len)
 	l->st.lines++;
 	if (!(p = parse_head(l, line, end, &h)))
 		return 0;
+	if (l->has_pending) {	/* the event past its PROCTITLE ends unless this is its own */
+		const struct sp_audit_log_event *pe = &l->ev[l->pending];
+		if ((pe->sec != h.sec || pe->msec != h.msec || pe->serial != h.serial ||
+		     pe->node_hash != h.nh) && (rc = close_event(l, l->pending)))
+			return rc;
+	}
 	size_t slot = find_or_open(l, h.sec, h.msec, h.serial, h.node, h.node_len, h.nh, &rc);
 	if (rc)
 		return rc;
@@ -1417,6 +1432,10 @@ static int do_line(struct sp_audit_log *l, const char *line, size_t len)
 	l->st.records++;
 	if (type_ends_event(h.type) || e->alen > LOG_EVENT_MAX_BYTES)
 		return close_event(l, slot);
+	if (h.type == LT_PROCTITLE) {
+		l->pending = slot;
+		l->has_pending = 1;
+	}
 	return 0;
 }
 

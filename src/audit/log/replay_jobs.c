@@ -19,8 +19,8 @@
  * again voids the parts (the input is then replayed in one pass); a record `timeout` seconds
  * after a held event would have ended it; the scan stops when none is left.  A key first seen
  * in a held event voids them too: one pass lists keys in the order events are decided.
- * Cuts are made after an event's last record (a PROCTITLE or EOE line, searched for within
- * CUT_SEEK bytes), where nothing is held in logs that have them.  An event held from the
+ * Cuts are made after an event's last record (an EOE line, or a PROCTITLE line and its EOE
+ * if one follows, searched for within CUT_SEEK bytes), where little is held.  An event held from the
  * input before ends first (as at the end of an input), so events do not span inputs.
  *
  * Invariants: the caller's replay is not touched until every part succeeded; every thread is
@@ -191,8 +191,16 @@ static int cut_joins(struct replay_part *before, const struct replay_part *after
 	return rc;
 }
 
+/* 1 when the line at p (to e) is an EOE record ("node=... " first or not). */
+static int line_is_eoe(const char *p, const char *e)
+{
+	const char *t = memmem(p, (size_t)(e - p), "type=", 5);
+	return t && (size_t)(e - t) >= 9 && !memcmp(t, "type=EOE ", 9);
+}
+
 /* Where a part that should end near `at` ends: after the first PROCTITLE or EOE line that
- * ends at or past it (within CUT_SEEK), else at the line start past it. */
+ * ends at or past it (within CUT_SEEK; after a PROCTITLE's EOE too, which belongs to its
+ * event), else at the line start past it. */
 static size_t cut_at(const char *buf, size_t len, size_t at)
 {
 	const char *nl = at < len ? memchr(buf + at, '\n', len - at) : NULL;
@@ -202,9 +210,14 @@ static size_t cut_at(const char *buf, size_t len, size_t at)
 		if (!e)
 			break;
 		const char *t = memmem(buf + p, (size_t)(e - (buf + p)), "type=", 5);
-		if (t && (!strncmp(t, "type=PROCTITLE ", 15) || !strncmp(t, "type=EOE ", 9)))
-			return (size_t)(e - buf) + 1;
-		p = (size_t)(e - buf) + 1;
+		size_t next = (size_t)(e - buf) + 1;
+		if (t && !strncmp(t, "type=PROCTITLE ", 15)) {
+			const char *e2 = next < len ? memchr(buf + next, '\n', len - next) : NULL;
+			return e2 && line_is_eoe(buf + next, e2) ? (size_t)(e2 - buf) + 1 : next;
+		}
+		if (t && !strncmp(t, "type=EOE ", 9))
+			return next;
+		p = next;
 	}
 	return first;
 }
