@@ -634,25 +634,35 @@ static int ausearch_output(const char *const *args, char **buf, size_t *len)
 	return err;
 }
 
+/* What one select_pass writes, read back into *buf (malloc'd). */
+static int pass_text(const struct sp_audit_search *search, unsigned flags, char **buf,
+		    size_t *len, uint64_t *kept)
+{
+	char path[] = "/tmp/secpath-pass-XXXXXX";
+	int fd = mkstemp(path), err;
+	if (fd < 0)
+		return -errno;
+	err = select_pass(search, flags, fd, kept);
+	close(fd);
+	if (!err)
+		err = sp_file_read(path, buf, len);
+	unlink(path);
+	return err;
+}
+
 /* Before it is timed, the selection must keep exactly the records ausearch prints (said on
  * stderr with the count; a disagreement fails the variant). */
 static int select_check(const struct sp_audit_search *search)
 {
-	char path[] = "/tmp/secpath-select-XXXXXX";
 	char *ours = NULL, *theirs = NULL;
 	size_t olen = 0, tlen = 0, lines = 0;
 	uint64_t kept = 0;
-	int fd = mkstemp(path), err;
-	if (fd < 0)
-		return -errno;
-	err = select_pass(search, 0, fd, &kept);
-	close(fd);
-	if (!err)
-		err = sp_file_read(path, &ours, &olen);
-	unlink(path);
+	int err = pass_text(search, 0, &ours, &olen, &kept);
 	static const char *const args[] = { "-k", "exec", "--raw", NULL };
-	if (!err && ausearch_output(args, &theirs, &tlen))
+	if (!err && ausearch_output(args, &theirs, &tlen)) {
+		free(ours);
 		return 0;	/* no ausearch: timed unchecked (tool_find said so) */
+	}
 	if (!err && !same_lines(ours, olen, theirs, tlen, &lines)) {
 		fprintf(stderr, "bench replay: select -k exec keeps records ausearch -k exec does "
 			"not print, or misses some\n");
@@ -919,18 +929,10 @@ static const char *const csv_args[] = { "-m", "ALL", "--format", "csv", NULL };
  * stderr with the count; a difference fails the variant). */
 static int csv_check(void)
 {
-	char path[] = "/tmp/secpath-csv-XXXXXX";
 	char *ours = NULL, *theirs = NULL;
 	size_t olen = 0, tlen = 0, lines = 0;
 	uint64_t kept = 0;
-	int fd = mkstemp(path), err;
-	if (fd < 0)
-		return -errno;
-	err = select_pass(NULL, SP_AUDIT_REPLAY_CSV, fd, &kept);
-	close(fd);
-	if (!err)
-		err = sp_file_read(path, &ours, &olen);
-	unlink(path);
+	int err = pass_text(NULL, SP_AUDIT_REPLAY_CSV, &ours, &olen, &kept);
 	if (!err && ausearch_output(csv_args, &theirs, &tlen)) {
 		free(ours);
 		return 0;	/* no ausearch: timed unchecked (tool_find said so) */

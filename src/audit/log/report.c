@@ -790,32 +790,22 @@ static int pev_before(const struct pev *a, const struct pev *b)
 
 static int lol_add(struct sp_audit_report *r, int st, struct pev *p, size_t i);
 
-/* INTERPRET: the records [lo, hi) of p, as ausearch -i prints the event lol handed out. */
-static int interpret_out(struct sp_audit_report *r, const struct pev *p, size_t lo, size_t hi)
+/* INTERPRET, CSV, TEXT: the records [lo, hi) of p, as ausearch -i (or --format csv|text)
+ * prints the event lol handed out. */
+static int events_print(struct sp_audit_report *r, const struct pev *p, size_t lo, size_t hi)
 {
 	struct audit_interp_rec *v = calloc(hi - lo, sizeof(*v));
+	int rc;
 	if (!v)
 		return -ENOMEM;
 	for (size_t i = lo; i < hi; i++)
 		v[i - lo] = (struct audit_interp_rec){ p->rec[i].type, p->text + p->rec[i].off,
 						       strlen(p->text + p->rec[i].off) };
 	struct audit_interp_ev ev = { p->sec, p->ms, p->serial, p->node, v, hi - lo, r->names };
-	int rc = audit_log_interpret(r->out, &ev);
-	free(v);
-	return rc;
-}
-
-/* CSV, TEXT: the records [lo, hi) of p, as ausearch --format csv|text prints the event. */
-static int normalize_out(struct sp_audit_report *r, const struct pev *p, size_t lo, size_t hi)
-{
-	struct audit_interp_rec *v = calloc(hi - lo, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	for (size_t i = lo; i < hi; i++)
-		v[i - lo] = (struct audit_interp_rec){ p->rec[i].type, p->text + p->rec[i].off,
-						       strlen(p->text + p->rec[i].off) };
-	struct audit_interp_ev ev = { p->sec, p->ms, p->serial, p->node, v, hi - lo, r->names };
-	int rc = audit_log_normalize(r->out, r->norm, &ev);
+	if (r->kind == SP_AUDIT_REPORT_INTERPRET)
+		rc = audit_log_interpret(r->out, &ev);
+	else
+		rc = audit_log_normalize(r->out, r->norm, &ev);
 	free(v);
 	return rc;
 }
@@ -827,10 +817,8 @@ static int hand_out(struct sp_audit_report *r, int st, struct pev *p, size_t lo,
 	struct rep_ev e = { p, lo, hi, p->sec, p->serial };
 	int rc = 0;
 
-	if (r->kind == SP_AUDIT_REPORT_INTERPRET)
-		return p->selected ? interpret_out(r, p, lo, hi) : 0;
 	if (events_out(r->kind))
-		return p->selected ? normalize_out(r, p, lo, hi) : 0;
+		return p->selected ? events_print(r, p, lo, hi) : 0;
 	if (st == 1 || !r->piped)
 		return process(r, &e);
 	if (!p->selected)
