@@ -458,11 +458,98 @@ static void test_audit_replay__real_logs(void **st)
 	sp_diags_release(&d);
 }
 
+/* n copies of text, copy i's stamps moved by 1000*i s and 100000*i serials. */
+static char *copies(const char *text, size_t len, unsigned n, size_t *out_len)
+{
+	char *out = malloc(n * (len + len / 4 + 64)), *o = out;
+	assert_non_null(out);
+	for (unsigned i = 0; i < n; i++)
+		for (const char *p = text, *end = text + len; p < end;) {
+			const char *nl = memchr(p, '\n', (size_t)(end - p)), *a;
+			size_t ll = nl ? (size_t)(nl - p) : (size_t)(end - p);
+			unsigned long long sec;
+			unsigned ms, ser;
+			int used;
+			if ((a = memmem(p, ll, "audit(", 6)) &&
+			    sscanf(a + 6, "%llu.%u:%u)%n", &sec, &ms, &ser, &used) == 3) {
+				memcpy(o, p, (size_t)(a - p));
+				o += a - p;
+				o += sprintf(o, "audit(%llu.%03u:%u)", sec + 1000ull * i, ms,
+					     ser + 100000u * i);
+				size_t rest = ll - (size_t)(a + 6 + used - p);
+				memcpy(o, a + 6 + used, rest);
+				o += rest;
+			} else {
+				memcpy(o, p, ll);
+				o += ll;
+			}
+			*o++ = '\n';
+			p += ll + 1;
+		}
+	*out_len = (size_t)(o - out);
+	return out;
+}
+
+/* sp_audit_replay_feed_jobs gives what one pass gives: kept records, counts, hits, keys. */
+static void test_audit_replay__jobs(void **st)
+{
+	(void)st;
+	static const char rules[] = "-a always,exit -F arch=b64 -S openat,unlink -k files\n"
+				    "-a always,exit -F arch=b64 -S execve -F auid>=1000 -k user\n";
+	size_t blen, len;
+	char *base = slurp("tests/cases/kernel-run/neo23x0/audit.log", &blen);
+	char *log = copies(base, blen, 40, &len);
+	struct run one, par;
+	run_replay(&one, rules, "j.rules", log, len, "j.log", len);
+	for (unsigned jobs = 2; jobs <= 7; jobs += 5) {
+		struct sp_audit_parse_opts po = { .sz = sizeof(po), .machine = "x86_64" };
+		FILE *tmp = tmpfile();
+		uint64_t split, whole;
+		assert_non_null(tmp);
+		sp_diags_init(&par.d, NULL);
+		struct sp_audit_replay_opts o = { .sz = sizeof(o), .parse = &po,
+						  .out_fd = fileno(tmp), .diags = &par.d };
+		assert_int_equal(sp_audit_replay_new(rules, strlen(rules), "j.rules", &o, &par.r), 0);
+		assert_int_equal(sp_audit_replay_feed_jobs(par.r, "j.log", log, len, jobs), 0);
+		assert_int_equal(sp_audit_replay_finish(par.r), 0);
+		sp_audit_replay_get_jobs(par.r, &split, &whole);
+		assert_int_equal(split, 1);	/* read in parts, not again in one pass */
+		assert_int_equal(whole, 0);
+		sp_audit_replay_get_stats(par.r, &par.st);
+		par.out = fd_bytes(fileno(tmp), &par.out_len);
+		fclose(tmp);
+		assert_memory_equal(&par.st, &one.st, sizeof(par.st));
+		assert_int_equal(par.out_len, one.out_len);
+		assert_memory_equal(par.out, one.out, one.out_len);
+		assert_int_equal(sp_audit_replay_key_count(par.r), sp_audit_replay_key_count(one.r));
+		for (size_t i = 0; i < sp_audit_replay_key_count(one.r); i++) {
+			const char *k1, *k2;
+			uint64_t c1, c2;
+			sp_audit_replay_key(one.r, i, &k1, &c1);
+			sp_audit_replay_key(par.r, i, &k2, &c2);
+			assert_string_equal(k1, k2);
+			assert_int_equal(c1, c2);
+		}
+		for (size_t i = 0; i < sp_audit_replay_rule_count(one.r); i++) {
+			struct sp_audit_replay_rule a, b;
+			assert_int_equal(sp_audit_replay_rule(one.r, i, &a), 0);
+			assert_int_equal(sp_audit_replay_rule(par.r, i, &b), 0);
+			assert_int_equal(a.hits, b.hits);
+		}
+		run_release(&par);
+	}
+	assert_true(one.st.kept > 0 && one.st.dropped > 0);
+	run_release(&one);
+	free(log);
+	free(base);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_audit_replay__cases),
 		cmocka_unit_test(test_audit_replay__real_logs),
+		cmocka_unit_test(test_audit_replay__jobs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
