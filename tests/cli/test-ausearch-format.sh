@@ -16,23 +16,15 @@
 set -u
 out=${1:-out/release}
 bin=$(cd "$out" && pwd)/secpath
-tools=${SECPATH_AUDIT_TOOLS:-/var/tmp/secpath-audit-tools}
 pass=0
 fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export TZ=UTC LC_ALL=C
 
-if ! sh scripts/get-audit-tools.sh >"$tmp/get.log" 2>&1; then
-	cat "$tmp/get.log"
-	echo "ausearch-format: skipped (ausearch 3.0.9 could not be fetched)"
-	exit 0
-fi
-root=$tools/root
-aus() {
-	LD_LIBRARY_PATH=$root/lib/x86_64-linux-gnu:$root/usr/lib/x86_64-linux-gnu \
-		"$root/sbin/ausearch" "$@" 2>/dev/null
-}
+. tests/cli/audit-tools.sh
+audit_tools ausearch-format skip
+aus() { ausearch_tool "$@"; }
 
 d=tests/data/audit/logs/edge
 cp $d/ausearch-edge.log $d/interpret-edge.log $d/normalize-edge.log "$tmp/"

@@ -15,7 +15,6 @@
 set -u
 out=${1:-out/release}
 bin=$(cd "$out" && pwd)/secpath
-tools=${SECPATH_AUDIT_TOOLS:-/var/tmp/secpath-audit-tools}
 pass=0
 fail=0
 nq=0
@@ -24,16 +23,9 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export TZ=UTC LC_ALL=C
 
-if ! sh scripts/get-audit-tools.sh >"$tmp/get.log" 2>&1; then
-	cat "$tmp/get.log"
-	echo "ausearch: 0 passed, 1 failed"
-	exit 1
-fi
-root=$tools/root
-aus() {
-	LD_LIBRARY_PATH=$root/lib/x86_64-linux-gnu:$root/usr/lib/x86_64-linux-gnu \
-		"$root/sbin/ausearch" --raw "$@" 2>/dev/null
-}
+. tests/cli/audit-tools.sh
+audit_tools ausearch fail
+aus() { ausearch_tool --raw "$@"; }
 
 # The edge log (tests/data/audit/logs/edge/README.md): 2025-11-28 .. 2025-12-01 UTC.
 cp tests/data/audit/logs/edge/ausearch-edge.log "$tmp/edge.log"
