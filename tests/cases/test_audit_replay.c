@@ -54,8 +54,9 @@ struct run {
 	struct sp_audit_replay *r;
 };
 
+/* One replay of log: fed in chunks, or (jobs > 1) whole to sp_audit_replay_feed_jobs. */
 static void run_replay(struct run *run, const char *rules, const char *rules_name, const char *log,
-		       size_t log_len, const char *log_name, size_t chunk)
+		       size_t log_len, const char *log_name, size_t chunk, unsigned jobs)
 {
 	struct sp_audit_parse_opts po = { .sz = sizeof(po), .machine = "x86_64" };
 	FILE *tmp = tmpfile();
@@ -65,7 +66,9 @@ static void run_replay(struct run *run, const char *rules, const char *rules_nam
 	struct sp_audit_replay_opts o = { .sz = sizeof(o), .parse = &po, .out_fd = fileno(tmp),
 					  .diags = &run->d };
 	assert_int_equal(sp_audit_replay_new(rules, strlen(rules), rules_name, &o, &run->r), 0);
-	for (size_t off = 0; off < log_len; off += chunk) {
+	if (jobs > 1)
+		assert_int_equal(sp_audit_replay_feed_jobs(run->r, log_name, log, log_len, jobs), 0);
+	for (size_t off = 0; jobs <= 1 && off < log_len; off += chunk) {
 		size_t n = log_len - off < chunk ? log_len - off : chunk;
 		assert_int_equal(sp_audit_replay_feed(run->r, log_name, log + off, n), 0);
 	}
@@ -269,8 +272,8 @@ static void check_case(const char *name)
 	print_message("case %s\n", name);
 
 	struct run whole, chunked;
-	run_replay(&whole, rules, "case.rules", log, ll, log_name, ll ? ll : 1);
-	run_replay(&chunked, rules, "case.rules", log, ll, log_name, 7);
+	run_replay(&whole, rules, "case.rules", log, ll, log_name, ll ? ll : 1, 1);
+	run_replay(&chunked, rules, "case.rules", log, ll, log_name, 7, 1);
 	assert_memory_equal(&whole.st, &chunked.st, sizeof(whole.st));
 	assert_int_equal(whole.out_len, chunked.out_len);
 	assert_memory_equal(whole.out, chunked.out, whole.out_len);
@@ -317,8 +320,8 @@ static void check_generic_path(const char *name)
 		nswapped++;
 	}
 	struct run fast, slow;
-	run_replay(&fast, rules, "case.rules", log, ll, "case.log", ll ? ll : 1);
-	run_replay(&slow, rules, "case.rules", swapped, ll, "case.log", ll ? ll : 1);
+	run_replay(&fast, rules, "case.rules", log, ll, "case.log", ll ? ll : 1, 1);
+	run_replay(&slow, rules, "case.rules", swapped, ll, "case.log", ll ? ll : 1, 1);
 	if (nswapped)
 		print_message("case %s: %zu SYSCALL records through the generic parser\n", name, nswapped);
 	assert_memory_equal(&fast.st, &slow.st, sizeof(fast.st));
@@ -500,24 +503,13 @@ static void test_audit_replay__jobs(void **st)
 	char *base = slurp("tests/cases/kernel-run/neo23x0/audit.log", &blen);
 	char *log = copies(base, blen, 40, &len);
 	struct run one, par;
-	run_replay(&one, rules, "j.rules", log, len, "j.log", len);
+	run_replay(&one, rules, "j.rules", log, len, "j.log", len, 1);
 	for (unsigned jobs = 2; jobs <= 7; jobs += 5) {
-		struct sp_audit_parse_opts po = { .sz = sizeof(po), .machine = "x86_64" };
-		FILE *tmp = tmpfile();
 		uint64_t split, whole;
-		assert_non_null(tmp);
-		sp_diags_init(&par.d, NULL);
-		struct sp_audit_replay_opts o = { .sz = sizeof(o), .parse = &po,
-						  .out_fd = fileno(tmp), .diags = &par.d };
-		assert_int_equal(sp_audit_replay_new(rules, strlen(rules), "j.rules", &o, &par.r), 0);
-		assert_int_equal(sp_audit_replay_feed_jobs(par.r, "j.log", log, len, jobs), 0);
-		assert_int_equal(sp_audit_replay_finish(par.r), 0);
+		run_replay(&par, rules, "j.rules", log, len, "j.log", len, jobs);
 		sp_audit_replay_get_jobs(par.r, &split, &whole);
 		assert_int_equal(split, 1);	/* read in parts, not again in one pass */
 		assert_int_equal(whole, 0);
-		sp_audit_replay_get_stats(par.r, &par.st);
-		par.out = fd_bytes(fileno(tmp), &par.out_len);
-		fclose(tmp);
 		assert_memory_equal(&par.st, &one.st, sizeof(par.st));
 		assert_int_equal(par.out_len, one.out_len);
 		assert_memory_equal(par.out, one.out, one.out_len);

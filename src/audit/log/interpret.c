@@ -162,7 +162,7 @@ static unsigned hexval(unsigned char c)
  * "(null)"-style values are copied up to their ')'.  NULL when fewer than 2 digits (or out
  * of memory).  *dlen gets the decoded length.
  */
-static char *unhex(const char *buf, size_t min, size_t *dlen)
+char *audit_log_unhex(const char *buf, size_t min, size_t *dlen)
 {
 	size_t olen = strlen(buf), n = 0, cap = SP_MAX(olen + 1, min);
 	char *out;
@@ -192,7 +192,7 @@ static char *print_escaped(const char *val)
 		const char *e = strchr(val + 1, '"');
 		return e ? strndup(val + 1, (size_t)(e - val - 1)) : strdup(" ");
 	}
-	char *out = unhex(val[0] == '0' && val[1] == '0' ? val + 2 : val, 0, &n);
+	char *out = audit_log_unhex(val[0] == '0' && val[1] == '0' ? val + 2 : val, 0, &n);
 	return out ? out : strdup(val);
 }
 
@@ -250,49 +250,24 @@ void audit_names_free(struct audit_names *n)
 	free(n);
 }
 
-/* The name of uid/gid id from the process's databases (malloc'ed in the table when there is
- * one), or NULL; *err = -ENOMEM when it could not be kept. */
-static const char *name_lookup(struct audit_names *n, uint32_t id, int is_gid, char **tmp)
+/* n's slot for uid/gid id, emptied first when the table is over a second old. */
+static size_t names_slot(struct audit_names *n, uint32_t id, int is_gid)
 {
-	char buf[4096];
-	const char *name = NULL;
 	struct timespec now;
-	if (n) {
-		clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
-		if (now.tv_sec - n->epoch.tv_sec > 1) {
-			names_clear(n);
-			n->epoch = now;
-		}
-		size_t k = (id * 2u + (uint32_t)is_gid) % NAMES_SLOTS;
-		if (n->e[k].used && n->e[k].id == id && n->e[k].gid == is_gid)
-			return n->e[k].name;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
+	if (now.tv_sec - n->epoch.tv_sec > 1) {
+		names_clear(n);
+		n->epoch = now;
 	}
-	if (is_gid) {
-		struct group g, *gp = NULL;
-		if (!getgrgid_r((gid_t)id, &g, buf, sizeof(buf), &gp) && gp)
-			name = gp->gr_name;
-	} else {
-		struct passwd p, *pp = NULL;
-		if (!getpwuid_r((uid_t)id, &p, buf, sizeof(buf), &pp) && pp)
-			name = pp->pw_name;
-	}
-	*tmp = name ? strdup(name) : NULL;
-	if (n && (!name || *tmp)) {
-		size_t k = (id * 2u + (uint32_t)is_gid) % NAMES_SLOTS;
-		free(n->e[k].name);
-		n->e[k].id = id;
-		n->e[k].gid = (uint8_t)is_gid;
-		n->e[k].used = 1;
-		n->e[k].name = *tmp;
-		*tmp = NULL;
-		return n->e[k].name;
-	}
-	return *tmp;
+	return (id * 2u + (uint32_t)is_gid) % NAMES_SLOTS;
 }
 
 static char *print_id(const char *val, int base, int is_gid, struct audit_names *names)
 {
-	char *tmp = NULL;
+	char buf[4096];
+	const char *name = NULL;
+	size_t k = 0;
+	int hit = 0;
 	errno = 0;
 	int id = (int)strtoul(val, NULL, base);
 	if (errno)
@@ -301,9 +276,27 @@ static char *print_id(const char *val, int base, int is_gid, struct audit_names 
 		return strdup("unset");
 	if (id == 0)
 		return strdup("root");
-	const char *name = name_lookup(names, (uint32_t)id, is_gid, &tmp);
+	if (names && names->e[k = names_slot(names, (uint32_t)id, is_gid)].used &&
+	    names->e[k].id == (uint32_t)id && names->e[k].gid == is_gid) {
+		name = names->e[k].name;
+		hit = 1;
+	} else if (is_gid) {
+		struct group g, *gp = NULL;
+		if (!getgrgid_r((gid_t)id, &g, buf, sizeof(buf), &gp) && gp)
+			name = gp->gr_name;
+	} else {
+		struct passwd p, *pp = NULL;
+		if (!getpwuid_r((uid_t)id, &p, buf, sizeof(buf), &pp) && pp)
+			name = pp->pw_name;
+	}
 	char *out = name ? strdup(name) : xs("unknown(%d)", id);
-	free(tmp);
+	if (names && out && !hit) {	/* looked up: kept for reuse */
+		free(names->e[k].name);
+		names->e[k].name = name ? strdup(name) : NULL;
+		names->e[k].used = !name || names->e[k].name;
+		names->e[k].id = (uint32_t)id;
+		names->e[k].gid = (uint8_t)is_gid;
+	}
 	return out;
 }
 
@@ -396,7 +389,7 @@ static char *print_mode(const char *val, int base, int full)
 static char *print_sockaddr(const char *val)
 {
 	size_t slen = strlen(val) / 2, n;
-	char *host = unhex(val, sizeof(struct sockaddr_storage) + 1, &n), *out;
+	char *host = audit_log_unhex(val, sizeof(struct sockaddr_storage) + 1, &n), *out;
 	char name[NI_MAXHOST], serv[NI_MAXSERV];
 	if (!host)
 		return xs("malformed-host(%s)", val);
@@ -919,7 +912,7 @@ static char *print_tty_data(const char *raw)
 		return strdup(raw);
 	if (strlen(raw) < 2)	/* auparse's NULL, which ausearch's printf shows so */
 		return strdup("(null)");
-	char *data = unhex(raw, 0, &dn);
+	char *data = audit_log_unhex(raw, 0, &dn);
 	if (!data)
 		return NULL;
 	size_t end = strlen(raw) / 2, cap = 40 * end + 4, o = 0;	/* a key name is < 36 bytes */
@@ -1088,6 +1081,19 @@ static char *interpret_value(enum ftype t, const struct idata *id)
 	}
 }
 
+/* The interpretation list's value for the field, as auparse takes it first (a uid or gid name
+ * escaped, an "unknown-" one ignored: the printer decides then); malloc'ed, or NULL. */
+static char *enriched_first(const char *enriched, enum ftype t, const char *name)
+{
+	char *out = enriched_value(enriched, name);
+	if (out && (!strncmp(out, "unknown-", 8) || t == FT_UID || t == FT_GID)) {
+		char *o2 = strncmp(out, "unknown-", 8) ? print_escaped(out) : NULL;
+		free(out);
+		out = o2;
+	}
+	return out;
+}
+
 /* auparse's path_norm: the components of an absolute name joined in work->b, "." dropped,
  * ".." backing up to the previous '/' without cutting the string there; a name starting with
  * '.' is returned as it is.  work keeps what an earlier call left (auparse's buffer is
@@ -1182,16 +1188,10 @@ char *audit_log_interp_field(const struct audit_ifield *x, struct audit_pathbuf 
 {
 	enum ftype t = field_type(x->rtype, x->name, x->val);
 	struct idata id = { x->machine, x->syscall, x->a0, x->a1, x->name, x->val, NULL, x->names };
-	char *out = enriched_value(x->enriched, x->name);
-	if (out && (!strncmp(out, "unknown-", 8) || t == FT_UID || t == FT_GID)) {
-		char *o2 = strncmp(out, "unknown-", 8) ? print_escaped(out) : NULL;
-		free(out);
-		out = o2;
-	}
-	if (!out && x->cwd && t == FT_ESCAPED)
-		out = print_escaped_ext(x->val, x->cwd, work);
-	else if (!out)
-		out = interpret_value(t, &id);
+	char *out = enriched_first(x->enriched, t, x->name);
+	if (!out)
+		out = x->cwd && t == FT_ESCAPED ? print_escaped_ext(x->val, x->cwd, work) :
+						  interpret_value(t, &id);
 	return out ? tty_escaped(out) : NULL;
 }
 
@@ -1244,12 +1244,7 @@ static int field_print(FILE *f, char *name, char *val, int comma, uint32_t rtype
 		cur.syscall = 0;	/* ausearch's id.syscall outside SYSCALL/SECCOMP */
 		cur.machine = NULL;
 	}
-	char *out = enriched_value(id->enriched, name);
-	if (out && (!strncmp(out, "unknown-", 8) || t == FT_UID || t == FT_GID)) {
-		char *o2 = strncmp(out, "unknown-", 8) ? print_escaped(out) : NULL;
-		free(out);
-		out = o2;
-	}
+	char *out = enriched_first(id->enriched, t, name);
 	if (!out && !(out = interpret_value(t, &cur)))
 		return -ENOMEM;
 	if (t == FT_UNCLASSIFIED) {

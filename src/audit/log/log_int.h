@@ -182,6 +182,10 @@ struct audit_ifield {
 	const char *cwd;		/* realpath: the event's cwd value as logged, else NULL */
 	struct audit_names *names;	/* or NULL */
 };
+/* auparse's au_unescape (interpret.c): the leading hex digits of buf decoded into a zeroed
+ * buffer of max(strlen(buf) + 1, min) bytes, "(null)"-style values copied to their ')';
+ * NULL for fewer than 2 digits or out of memory; *dlen gets the decoded length. */
+char *audit_log_unhex(const char *buf, size_t min, size_t *dlen);
 struct audit_pathbuf {
 	char b[4096];
 };

@@ -92,7 +92,6 @@ struct norm {
 };
 
 /* The cursor (auparse.c's functions of the same names, on one event). */
-struct nrec *norm_cur(const struct nev *e);
 int norm_first_record(struct nev *e);
 int norm_next_record(struct nev *e);
 int norm_goto_record(struct nev *e, uint32_t num);
@@ -103,12 +102,9 @@ uint32_t norm_record_num(const struct nev *e);
 uint32_t norm_field_num(const struct nev *e);
 uint32_t norm_rec_type(const struct nev *e);
 const char *norm_field_str(const struct nev *e);
-const char *norm_field_name(const struct nev *e);
 int norm_field_int(const struct nev *e, int *err);
-int norm_field_kind(const struct nev *e);
 const char *norm_find(struct nev *e, const char *name);
 const char *norm_interp(struct nev *e);
-const char *norm_realpath_of(struct nev *e);
 uint32_t norm_here(const struct nev *e);
 
 /* The normalizer's helpers (normalize.c) and the normalizer (norm_rules.c). */

@@ -53,37 +53,12 @@ static int rec_add(struct nrec *r, const char *name, const char *val, char *own)
 	return 0;
 }
 
-static unsigned hexnib(char c)
-{
-	return c >= '0' && c <= '9' ? (unsigned)(c - '0') :
-	       c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10) :
-	       c >= 'A' && c <= 'F' ? (unsigned)(c - 'A' + 10) : 0;
-}
-
-/* auparse's au_unescape of a hex key: the leading hex digits decoded (an odd last digit is the
- * high nibble), NULL for fewer than two. */
-static char *key_unhex(const char *v, size_t *n)
-{
-	size_t h = 0;
-	while ((v[h] >= '0' && v[h] <= '9') || ((v[h] | 32) >= 'a' && (v[h] | 32) <= 'f'))
-		h++;
-	if (h < 2)
-		return NULL;
-	char *o = malloc(h / 2 + 2);
-	if (!o)
-		return NULL;
-	for (*n = 0; *n * 2 < h; (*n)++)
-		o[*n] = (char)(hexnib(v[*n * 2]) << 4 | (*n * 2 + 1 < h ? hexnib(v[*n * 2 + 1]) : 0));
-	o[*n] = '\0';
-	return o;
-}
-
 /* A key auditd joined with 0x01: one "key" field per part, each written back as auparse's
  * escape() does (quoted, or upper-case hex when a byte is '"' or outside 0x21-0x7e). */
 static int rec_keys(struct nrec *r, const char *v)
 {
 	size_t n;
-	char *k = key_unhex(v, &n);
+	char *k = audit_log_unhex(v, 0, &n);	/* auparse's au_unescape */
 	if (!k)
 		return rec_add(r, "key", NULL, NULL);
 	int err = 0;
@@ -216,7 +191,7 @@ static int rec_parse(struct nrec *r, const struct audit_interp_rec *in, const ch
 	return err < 0 ? err : err ? 1 : r->nf == 0;
 }
 
-struct nrec *norm_cur(const struct nev *e)
+static struct nrec *norm_cur(const struct nev *e)
 {
 	return e->cur < e->n ? &e->r[e->cur] : NULL;
 }
@@ -301,7 +276,7 @@ const char *norm_field_str(const struct nev *e)
 	return norm_curf(e) ? norm_curf(e)->val : NULL;
 }
 
-const char *norm_field_name(const struct nev *e)
+static const char *norm_field_name(const struct nev *e)
 {
 	return norm_curf(e) ? norm_curf(e)->name : NULL;
 }
@@ -319,7 +294,7 @@ int norm_field_int(const struct nev *e, int *err)
 	return *err ? -1 : (int)l;
 }
 
-int norm_field_kind(const struct nev *e)
+static int norm_field_kind(const struct nev *e)
 {
 	const struct nfield *f = norm_curf(e);
 	return f && f->val ? audit_log_field_kind(norm_cur(e)->type, f->name, f->val) : AUDIT_FK_OTHER;
@@ -380,7 +355,7 @@ const char *norm_interp(struct nev *e)
 	return norm_interp_cwd(e, NULL);
 }
 
-const char *norm_realpath_of(struct nev *e)
+static const char *norm_realpath_of(struct nev *e)
 {
 	return norm_field_kind(e) == AUDIT_FK_FILE ? norm_interp_cwd(e, e->cwd) : NULL;
 }

@@ -191,11 +191,13 @@ static int cut_joins(struct replay_part *before, const struct replay_part *after
 	return rc;
 }
 
-/* 1 when the line at p (to e) is an EOE record ("node=... " first or not). */
-static int line_is_eoe(const char *p, const char *e)
+/* 1 when the line at p (to e) is a record of type `type` ("PROCTITLE", "EOE"; "node=... "
+ * first or not). */
+static int line_type_is(const char *p, const char *e, const char *type)
 {
 	const char *t = memmem(p, (size_t)(e - p), "type=", 5);
-	return t && (size_t)(e - t) >= 9 && !memcmp(t, "type=EOE ", 9);
+	size_t n = strlen(type);
+	return t && (size_t)(e - t) > 5 + n && !memcmp(t + 5, type, n) && t[5 + n] == ' ';
 }
 
 /* Where a part that should end near `at` ends: after the first PROCTITLE or EOE line that
@@ -209,13 +211,12 @@ static size_t cut_at(const char *buf, size_t len, size_t at)
 		const char *e = memchr(buf + p, '\n', lim - p);
 		if (!e)
 			break;
-		const char *t = memmem(buf + p, (size_t)(e - (buf + p)), "type=", 5);
 		size_t next = (size_t)(e - buf) + 1;
-		if (t && !strncmp(t, "type=PROCTITLE ", 15)) {
+		if (line_type_is(buf + p, e, "PROCTITLE")) {
 			const char *e2 = next < len ? memchr(buf + next, '\n', len - next) : NULL;
-			return e2 && line_is_eoe(buf + next, e2) ? (size_t)(e2 - buf) + 1 : next;
+			return e2 && line_type_is(buf + next, e2, "EOE") ? (size_t)(e2 - buf) + 1 : next;
 		}
-		if (t && !strncmp(t, "type=EOE ", 9))
+		if (line_type_is(buf + p, e, "EOE"))
 			return next;
 		p = next;
 	}
