@@ -12,7 +12,8 @@
  * first byte) over every event of a rules-less replay (some bytes: through the selection
  * above, as piped from ausearch) finishes with text that starts with aureport's blank line;
  * ausearch -i's text of every event (sp_audit_log_event_interpret) starts "----\n", no NUL;
- * its --format csv and text lines (sp_audit_log_event_normalize) end with a newline, no NUL.
+ * its --format csv and text lines (sp_audit_log_event_normalize) end with a newline, no NUL;
+ * an input of 8 KiB or more fed by 2-4 threads (sp_audit_replay_feed_jobs) counts as one pass.
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -230,9 +231,23 @@ static void run_report(const uint8_t *data, size_t size)
 	free(text);
 }
 
+/* The input fed whole by 2-4 threads (sp_audit_replay_feed_jobs): one pass's counts in *out. */
+static void run_jobs(const uint8_t *data, size_t size, struct sp_audit_replay_stats *out)
+{
+	static struct sp_audit_parse_opts po = { .sz = sizeof(po), .machine = "x86_64" };
+	struct sp_audit_replay_opts o = { .sz = sizeof(o), .parse = &po, .window = 4, .out_fd = -1 };
+	struct sp_audit_replay *r;
+	if (sp_audit_replay_new(rules, sizeof(rules) - 1, "fuzz.rules", &o, &r) ||
+	    sp_audit_replay_feed_jobs(r, "fuzz.log", data, size, 2u + data[0] % 3u) ||
+	    sp_audit_replay_finish(r))
+		abort();
+	sp_audit_replay_get_stats(r, out);
+	sp_audit_replay_free(r);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct sp_audit_replay_stats a, b;
+	struct sp_audit_replay_stats a, b, j;
 	struct ctx c = { data, size };
 	size_t chunk = size ? (size_t)(data[0] % 61) + 1 : 1;
 	run(0, data, size, size ? size : 1, &a);
@@ -241,6 +256,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    a.truncated != b.truncated || a.skipped != b.skipped ||
 	    a.kept != b.kept || a.dropped != b.dropped)
 		abort();
+	if (size >= 8192) {	/* large enough to be cut: the parts add up to one pass */
+		run_jobs(data, size, &j);
+		if (j.lines != a.lines || j.records != a.records || j.malformed != a.malformed ||
+		    j.truncated != a.truncated || j.skipped != a.skipped || j.events != a.events ||
+		    j.kept != a.kept || j.dropped != a.dropped || j.records_kept != a.records_kept ||
+		    j.records_dropped != a.records_dropped)
+			abort();
+	}
 
 	/* the bare reader with a tiny line limit and window: texts point into the input */
 	struct sp_audit_log_opts lo = { .sz = sizeof(lo), .window = 2, .max_line = 200,
