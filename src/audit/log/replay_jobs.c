@@ -147,19 +147,13 @@ static int held_match(const struct stamp *h, const struct stamp *t, const char *
 	       (h->node ? node && strlen(h->node) == nlen && !memcmp(h->node, node, nlen) : !node);
 }
 
-/* 1 when an event `before` held at its end could have taken a record of `after` in one pass
- * (or it cannot be told), 0 when not, -ENOMEM.  after's records are read as the reader meets
- * them: one with a held stamp joins it; one that starts an event (a stamp not met before in
- * the scan) ends the held events `timeout` s older than it; the scan stops when none is left. */
-static int cut_joins(struct replay_part *before, const struct replay_part *after,
-		     uint64_t timeout)
+/* cut_joins' scan of one part `after`: 1 when a record joins a held event (or the events met
+ * are too many to follow); *open counts the held events not yet ended. */
+static int scan_part(struct replay_part *before, const struct replay_part *after,
+		     uint64_t timeout, uint64_t *seen, size_t *nseen, size_t *open)
 {
-	size_t open = before->held.n, nseen = 0;
-	uint64_t *seen = open ? calloc(SCAN_SEEN, sizeof(*seen)) : NULL;
 	int rc = 0;
-	if (open && !seen)
-		return -ENOMEM;
-	for (const char *p = after->buf, *end = p + after->len; open && !rc && p < end;) {
+	for (const char *p = after->buf, *end = p + after->len; *open && !rc && p < end;) {
 		const char *e = memchr(p, '\n', (size_t)(end - p)), *node;
 		size_t nlen;
 		struct stamp t;
@@ -172,7 +166,7 @@ static int cut_joins(struct replay_part *before, const struct replay_part *after
 			rc = before->held.v[i].open && held_match(&before->held.v[i], &t, node, nlen);
 		if (rc)
 			break;	/* it joins a held event */
-		int met = seen_add(seen, &nseen, stamp_key(&t, node, nlen));
+		int met = seen_add(seen, nseen, stamp_key(&t, node, nlen));
 		if (met < 0) {
 			rc = 1;	/* too many events to follow: cannot tell */
 			break;
@@ -183,10 +177,29 @@ static int cut_joins(struct replay_part *before, const struct replay_part *after
 			struct stamp *h = &before->held.v[i];
 			if (h->open && h->sec + timeout <= t.sec) {
 				h->open = 0;
-				open--;
+				(*open)--;
 			}
 		}
 	}
+	return rc;
+}
+
+/* 1 when an event `before` held at its end could have taken a record of the `nafter` parts
+ * after it in one pass (or it cannot be told), 0 when not, -ENOMEM.  Their records are read
+ * in order as the reader meets them: one with a held stamp joins it; one that starts an event
+ * (a stamp not met before in the scan) ends the held events `timeout` s older than it; the
+ * scan stops when none is left.  It goes on past the next part: log time may run backwards,
+ * and then a held event outlives any number of parts. */
+static int cut_joins(struct replay_part *before, const struct replay_part *after, size_t nafter,
+		     uint64_t timeout)
+{
+	size_t open = before->held.n, nseen = 0;
+	uint64_t *seen = open ? calloc(SCAN_SEEN, sizeof(*seen)) : NULL;
+	int rc = 0;
+	if (open && !seen)
+		return -ENOMEM;
+	for (size_t j = 0; j < nafter && open && !rc; j++)
+		rc = scan_part(before, &after[j], timeout, seen, &nseen, &open);
 	free(seen);
 	return rc;
 }
@@ -362,7 +375,7 @@ static int parts_run(struct replay_part *v, size_t n, uint64_t timeout)
 	/* one pass decides a held event later, after events of the next part: the key table's
 	 * first-seen order would differ if the held events brought a key first */
 	for (size_t i = 0; !err && i + 1 < n; i++)
-		if (v[i].keys_held || cut_joins(&v[i], &v[i + 1], timeout))
+		if (v[i].keys_held || cut_joins(&v[i], &v[i + 1], n - i - 1, timeout))
 			return 1;
 	return err;
 }
