@@ -114,6 +114,13 @@ void audit_log_set_need(struct sp_audit_log *l, unsigned need);
 /* The next feed of `file` continues it after `lines` lines and `bytes` bytes (a part of an
  * input read on its own: its diagnostics keep the input's line numbers). */
 void audit_log_resume(struct sp_audit_log *l, const char *file, uint64_t lines, uint64_t bytes);
+/* The node (NULL: none) and stamp of a line (without its '\n') whose head the reader reads,
+ * opening or joining an event with them: 1, else 0 (a line it reports malformed or skips). */
+int audit_log_head_peek(const char *line, size_t len, const char **node, size_t *node_len,
+			uint64_t *sec, uint32_t *msec, uint32_t *serial);
+/* The reader's longest line (sp_audit_log_opts.max_line, 0 read as 1 MiB): a longer one is
+ * malformed. */
+size_t audit_log_max_line(const struct sp_audit_log *l);
 /* The reader's end-of-event timeout in seconds (sp_audit_log_opts.timeout, 0 read as 2). */
 uint64_t audit_log_timeout(const struct sp_audit_log *l);
 /* Close every open event, oldest first, as finish does, but the input goes on (a partial line

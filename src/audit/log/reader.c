@@ -1059,7 +1059,10 @@ static inline int type_common(const char *p, size_t n, uint32_t *type)
 	}
 }
 
-static int type_lookup(struct sp_audit_log *l, const char *p, size_t n, uint32_t *type)
+/* A record type by name: the common ones, "UNKNOWN[n]", else the name table (through the
+ * reader's cache when l is given).  0, or -1 for a name the reader does not know. */
+static sp_always_inline int type_lookup(struct sp_audit_log *l, const char *p, size_t n,
+					 uint32_t *type)
 {
 	char name[64];
 	if (type_common(p, n, type))
@@ -1068,6 +1071,12 @@ static int type_lookup(struct sp_audit_log *l, const char *p, size_t n, uint32_t
 		return parse_u32(p + 8, p + n - 1, 10, type) ? -1 : 0;
 	if (n >= sizeof(name))
 		return -1;
+	if (!l) {
+		memcpy(name, p, n);
+		name[n] = 0;
+		int v = sp_audit_msgtype_lookup(name);
+		return v < 0 ? -1 : (*type = (uint32_t)v, 0);
+	}
 	uint64_t h = hash_bytes(p, n);
 	struct type_slot *s = NULL;
 	for (unsigned k = 0; k < 8; k++) {	/* linear probing over 8 slots */
@@ -1196,30 +1205,40 @@ static size_t find_or_open(struct sp_audit_log *l, uint64_t sec, uint32_t msec, 
 	return slot;
 }
 
-/* A malformed head, reported: no body. */
-static const char *head_bad(struct sp_audit_log *l, const char *msg)
-{
-	malformed(l, msg);
-	return NULL;
-}
-
 /* A record's head: "[node=N ]type=T msg=audit(SEC.MS:SERIAL): ". */
 struct rec_head {
 	const char *node;		/* NULL: no node= prefix */
 	size_t node_len;
 	uint64_t nh;			/* hash of the node name | 1, 0 without one */
+	const char *tname;		/* the type's name (for a diagnostic) */
+	size_t tlen;
 	uint32_t type;
 	uint64_t sec;
 	uint32_t msec, serial;
 };
 
+/* Why a head is not read: what head_scan found, and the diagnostic parse_head gives it. */
+enum head_err {
+	HEAD_OK, HEAD_SKIP, HEAD_EMPTY, HEAD_NODE, HEAD_NO_TYPE, HEAD_NO_MSG, HEAD_UNKNOWN_TYPE,
+	HEAD_SEC, HEAD_MSEC, HEAD_SERIAL, HEAD_PAREN,
+};
+static const char *const head_why[] = {
+	[HEAD_EMPTY] = "empty line", [HEAD_NODE] = "bad node= prefix",
+	[HEAD_NO_TYPE] = "missing type=", [HEAD_NO_MSG] = "missing msg=audit(...)",
+	[HEAD_SEC] = "bad timestamp seconds", [HEAD_MSEC] = "bad timestamp milliseconds",
+	[HEAD_SERIAL] = "bad serial (not a 32-bit number)",
+	[HEAD_PAREN] = "missing ')' after the serial",
+};
+
 /* The stamp after "msg=audit(" up to its ')': the previous record's when the text is the same
- * (records of one event repeat it), else parsed and remembered.  The ')' or NULL (reported). */
-static const char *parse_stamp(struct sp_audit_log *l, const char *p, const char *end,
-			       struct rec_head *h)
+ * (records of one event repeat it; with a reader l), else parsed (and remembered by l).  The
+ * ')', or NULL with *err set. */
+static sp_always_inline const char *parse_stamp(struct sp_audit_log *l, const char *p,
+						const char *end, struct rec_head *h,
+						enum head_err *err)
 {
 	const char *q, *s = p;
-	if (l->hlen && (size_t)(end - p) >= l->hlen && !memcmp(p, l->htext, l->hlen)) {
+	if (l && l->hlen && (size_t)(end - p) >= l->hlen && !memcmp(p, l->htext, l->hlen)) {
 		h->sec = l->hsec;	/* the previous record's stamp, ')' included */
 		h->msec = l->hmsec;
 		h->serial = l->hserial;
@@ -1229,18 +1248,20 @@ static const char *parse_stamp(struct sp_audit_log *l, const char *p, const char
 	while (q < end && *q >= '0' && *q <= '9')
 		q++;
 	if (q == end || *q != '.' || parse_u64(p, q, 10, &h->sec))
-		return head_bad(l, "bad timestamp seconds");
+		return *err = HEAD_SEC, NULL;
 	p = q + 1;
 	if (end - p < 4 || p[3] != ':' || parse_u32(p, p + 3, 10, &h->msec))
-		return head_bad(l, "bad timestamp milliseconds");
+		return *err = HEAD_MSEC, NULL;
 	p += 4;
 	q = p;
 	while (q < end && *q >= '0' && *q <= '9')
 		q++;
 	if (q == p || parse_u32(p, q, 10, &h->serial))
-		return head_bad(l, "bad serial (not a 32-bit number)");
+		return *err = HEAD_SERIAL, NULL;
 	if (q == end || q[0] != ')')
-		return head_bad(l, "missing ')' after the serial");
+		return *err = HEAD_PAREN, NULL;
+	if (!l)
+		return q;
 	l->hlen = 0;
 	if ((size_t)(q + 1 - s) <= sizeof(l->htext)) {
 		memcpy(l->htext, s, (size_t)(q + 1 - s));
@@ -1252,57 +1273,93 @@ static const char *parse_stamp(struct sp_audit_log *l, const char *p, const char
 	return q;
 }
 
-/* The head of a record; the body that follows it, or NULL when malformed (reported). */
-static const char *parse_head(struct sp_audit_log *l, const char *line, const char *end,
-			      struct rec_head *h)
+/* The head of a record (l's caches used when l is given, nothing reported): the body that
+ * follows it, or NULL with *err set (HEAD_SKIP: a record auditd could not stamp). */
+static sp_always_inline const char *head_scan(struct sp_audit_log *l, const char *line,
+					       const char *end, struct rec_head *h,
+					       enum head_err *err)
 {
 	const char *p = line, *q;
-	char msg[160];
 	h->node = NULL;
 	h->node_len = 0;
 	h->nh = 0;
 	if (p == end)
-		return head_bad(l, "empty line");
+		return *err = HEAD_EMPTY, NULL;
 	if (end - p >= 5 && !memcmp(p, "node=", 5)) {
 		h->node = p + 5;
 		q = memchr(h->node, ' ', (size_t)(end - h->node));
 		if (!q || q == h->node)
-			return head_bad(l, "bad node= prefix");
+			return *err = HEAD_NODE, NULL;
 		h->node_len = (size_t)(q - h->node);
 		h->nh = hash_bytes(h->node, h->node_len) | 1;
 		p = q + 1;
 	}
 	if (end - p < 5 || memcmp(p, "type=", 5))
-		return head_bad(l, "missing type=");
+		return *err = HEAD_NO_TYPE, NULL;
 	p += 5;
 	q = memchr(p, ' ', (size_t)(end - p));
 	if (!q)
-		return head_bad(l, "missing msg=audit(...)");
-	if (type_lookup(l, p, (size_t)(q - p), &h->type)) {
-		snprintf(msg, sizeof(msg), "unknown record type '%.*s'", (int)SP_MIN(q - p, 40), p);
-		return head_bad(l, msg);
-	}
+		return *err = HEAD_NO_MSG, NULL;
+	h->tname = p;
+	h->tlen = (size_t)(q - p);
+	if (type_lookup(l, p, h->tlen, &h->type))
+		return *err = HEAD_UNKNOWN_TYPE, NULL;
 	p = q + 1;
-	if (end - p >= 5 && !memcmp(p, "msg=?", 5) && (end - p == 5 || p[5] == ' ')) {
-		/* a record auditd could not stamp (RHEL 7: "type=UNKNOWN[1329] msg=?"): it belongs
-		 * to no event; ausearch and aureport pass over it, so it is skipped, with a warning */
+	/* a record auditd could not stamp (RHEL 7: "type=UNKNOWN[1329] msg=?") */
+	if (end - p >= 5 && !memcmp(p, "msg=?", 5) && (end - p == 5 || p[5] == ' '))
+		return *err = HEAD_SKIP, NULL;
+	if (end - p < 11 || memcmp(p, "msg=audit(", 10))
+		return *err = HEAD_NO_MSG, NULL;
+	if (!(q = parse_stamp(l, p + 10, end, h, err)))
+		return NULL;
+	/* auditd writes "): " except in a few of its own records ("DAEMON_CONFIG ...) config") */
+	if (q + 1 < end && q[1] != ':' && q[1] != ' ')
+		return *err = HEAD_PAREN, NULL;
+	p = q + 1 + (q + 1 < end && q[1] == ':');
+	if (p < end && *p == ' ')
+		p++;
+	return p;
+}
+
+/* The head of a record; the body that follows it, or NULL when malformed or skipped
+ * (reported). */
+static const char *parse_head(struct sp_audit_log *l, const char *line, const char *end,
+			      struct rec_head *h)
+{
+	enum head_err err = HEAD_OK;
+	const char *p = head_scan(l, line, end, h, &err);
+	char msg[160];
+	if (p)
+		return p;
+	if (err == HEAD_SKIP) {
+		/* ausearch and aureport pass over it, so it is skipped, with a warning */
 		l->st.skipped++;
 		if (l->o.diags)
 			sp_diags_add(l->o.diags, SP_SEV_WARNING, 0, l->file, l->line, 0, 0,
 				     "a record without a time stamp (msg=?): skipped");
 		return NULL;
 	}
-	if (end - p < 11 || memcmp(p, "msg=audit(", 10))
-		return head_bad(l, "missing msg=audit(...)");
-	if (!(q = parse_stamp(l, p + 10, end, h)))
-		return NULL;
-	/* auditd writes "): " except in a few of its own records ("DAEMON_CONFIG ...) config") */
-	if (q + 1 < end && q[1] != ':' && q[1] != ' ')
-		return head_bad(l, "missing ')' after the serial");
-	p = q + 1 + (q + 1 < end && q[1] == ':');
-	if (p < end && *p == ' ')
-		p++;
-	return p;
+	if (err == HEAD_UNKNOWN_TYPE)
+		snprintf(msg, sizeof(msg), "unknown record type '%.*s'",
+			 (int)SP_MIN(h->tlen, 40), h->tname);
+	malformed(l, err == HEAD_UNKNOWN_TYPE ? msg : head_why[err]);
+	return NULL;
+}
+
+int audit_log_head_peek(const char *line, size_t len, const char **node, size_t *node_len,
+			uint64_t *sec, uint32_t *msec, uint32_t *serial)
+{
+	const char *q = memchr(line, 0x1d, len);
+	struct rec_head h;
+	enum head_err err;
+	if (!head_scan(NULL, line, q ? q : line + len, &h, &err))
+		return 0;
+	*node = h.node;
+	*node_len = h.node_len;
+	*sec = h.sec;
+	*msec = h.msec;
+	*serial = h.serial;
+	return 1;
 }
 
 /* What a record body may change in its event: put back when the record is malformed. */
@@ -1531,6 +1588,11 @@ SP_API int sp_audit_log_feed(struct sp_audit_log *l, const char *file, const voi
 uint64_t audit_log_timeout(const struct sp_audit_log *l)
 {
 	return l->o.timeout;
+}
+
+size_t audit_log_max_line(const struct sp_audit_log *l)
+{
+	return l->o.max_line;
 }
 
 void audit_log_resume(struct sp_audit_log *l, const char *file, uint64_t lines, uint64_t bytes)

@@ -14,10 +14,11 @@
  * comes after the cut only if a record there has its stamp while one pass would still hold
  * it: then it would have joined it.  (It also takes a place in the reader's window, but the
  * window closes its oldest event first, the held one, which was complete.)  So each part notes
- * the stamps (node, time, serial) of the events its reader still held at its end, and the next
- * part's records are read from its start as the reader would meet them: a held stamp met
- * again voids the parts (the input is then replayed in one pass); a record `timeout` seconds
- * after a held event would have ended it; the scan stops when none is left.  A key first seen
+ * the stamps (node, time, serial) of the events its reader still held at its end, and the later
+ * parts' records are read from the cut on as the reader would meet them (its own head parse): a
+ * held stamp met again voids the parts (the input is then replayed in one pass); a record
+ * `timeout` seconds after a held event would have ended it; the scan stops when none is left,
+ * which may be parts later, as log time may run backwards.  A key first seen
  * in a held event voids them too: one pass lists keys in the order events are decided.
  * Cuts are made after an event's last record (an EOE line, or a PROCTITLE line and its EOE
  * if one follows, searched for within CUT_SEEK bytes), where little is held.  An event held from the
@@ -87,36 +88,15 @@ int audit_replay_part_note(struct replay_part *p, const struct sp_audit_log_even
 	return 0;
 }
 
-/* A line's node (up to the space after "node=") and stamp; 0 when it has no stamp (the reader
- * skips such a line too). */
-static int line_stamp(const char *p, const char *e, const char **node, size_t *nlen,
-		      struct stamp *t)
-{
-	const char *a;
-	char *q;
-	*node = NULL;
-	*nlen = 0;
-	if (e - p > 5 && !memcmp(p, "node=", 5)) {
-		const char *sp = memchr(p + 5, ' ', (size_t)(e - p - 5));
-		if (!sp)
-			return 0;
-		*node = p + 5;
-		*nlen = (size_t)(sp - p - 5);
-	}
-	if (!(a = memmem(p, (size_t)(e - p), "audit(", 6)))
-		return 0;
-	errno = 0;
-	t->sec = strtoull(a + 6, &q, 10);
-	if (*q != '.')
-		return 0;
-	t->msec = (uint32_t)strtoul(q + 1, &q, 10);
-	if (*q != ':')
-		return 0;
-	t->serial = (uint32_t)strtoul(q + 1, &q, 10);
-	return *q == ')' && !errno;
-}
-
 #define SCAN_SEEN 65536u	/* stamps the scan remembers (a power of two); more: void */
+
+/* cut_joins' scan state across the parts it reads. */
+struct scan {
+	uint64_t *seen;			/* stamp keys met (0: an empty slot) */
+	size_t nseen, open;		/* keys met; held events not yet ended */
+	uint64_t timeout;		/* the reader's end-of-event timeout */
+	size_t max_line;		/* the reader's longest line */
+};
 
 static uint64_t stamp_key(const struct stamp *t, const char *node, size_t nlen)
 {
@@ -148,59 +128,62 @@ static int held_match(const struct stamp *h, const struct stamp *t, const char *
 }
 
 /* cut_joins' scan of one part `after`: 1 when a record joins a held event (or the events met
- * are too many to follow); *open counts the held events not yet ended. */
+ * are too many to follow); *open counts the held events not yet ended.  A line is a record
+ * when the reader reads its head (audit_log_head_peek); only a record the reader reads whole
+ * (not past max_line, not a last line without '\n') ends held events. */
 static int scan_part(struct replay_part *before, const struct replay_part *after,
-		     uint64_t timeout, uint64_t *seen, size_t *nseen, size_t *open)
+		     struct scan *sc)
 {
-	int rc = 0;
-	for (const char *p = after->buf, *end = p + after->len; *open && !rc && p < end;) {
+	for (const char *p = after->buf, *end = p + after->len; sc->open && p < end;) {
 		const char *e = memchr(p, '\n', (size_t)(end - p)), *node;
+		int whole = e && (size_t)(e - p) <= sc->max_line;
 		size_t nlen;
-		struct stamp t;
+		struct stamp t = { 0 };
 		e = e ? e : end;
-		int has = line_stamp(p, e, &node, &nlen, &t);
+		int has = audit_log_head_peek(p, (size_t)(e - p), &node, &nlen, &t.sec, &t.msec,
+					      &t.serial);
 		p = e + 1;
 		if (!has)
 			continue;
-		for (size_t i = 0; i < before->held.n && !rc; i++)
-			rc = before->held.v[i].open && held_match(&before->held.v[i], &t, node, nlen);
-		if (rc)
-			break;	/* it joins a held event */
-		int met = seen_add(seen, nseen, stamp_key(&t, node, nlen));
-		if (met < 0) {
-			rc = 1;	/* too many events to follow: cannot tell */
-			break;
-		}
+		for (size_t i = 0; i < before->held.n; i++)
+			if (before->held.v[i].open && held_match(&before->held.v[i], &t, node, nlen))
+				return 1;	/* it joins a held event */
+		if (!whole)
+			continue;
+		int met = seen_add(sc->seen, &sc->nseen, stamp_key(&t, node, nlen));
+		if (met < 0)
+			return 1;	/* too many events to follow: cannot tell */
 		if (met)
 			continue;	/* a record of an event met before: it ends no other */
 		for (size_t i = 0; i < before->held.n; i++) {
 			struct stamp *h = &before->held.v[i];
-			if (h->open && h->sec + timeout <= t.sec) {
+			if (h->open && h->sec + sc->timeout <= t.sec) {
 				h->open = 0;
-				(*open)--;
+				sc->open--;
 			}
 		}
 	}
-	return rc;
+	return 0;
 }
 
 /* 1 when an event `before` held at its end could have taken a record of the `nafter` parts
- * after it in one pass (or it cannot be told), 0 when not, -ENOMEM.  Their records are read
+ * after it in one pass (or it cannot be told), 0 when not, -ENOMEM (the caller voids).  Their records are read
  * in order as the reader meets them: one with a held stamp joins it; one that starts an event
  * (a stamp not met before in the scan) ends the held events `timeout` s older than it; the
  * scan stops when none is left.  It goes on past the next part: log time may run backwards,
  * and then a held event outlives any number of parts. */
 static int cut_joins(struct replay_part *before, const struct replay_part *after, size_t nafter,
-		     uint64_t timeout)
+		     uint64_t timeout, size_t max_line)
 {
-	size_t open = before->held.n, nseen = 0;
-	uint64_t *seen = open ? calloc(SCAN_SEEN, sizeof(*seen)) : NULL;
+	struct scan sc = { .open = before->held.n, .timeout = timeout, .max_line = max_line };
 	int rc = 0;
-	if (open && !seen)
+	if (!sc.open)
+		return 0;
+	if (!(sc.seen = calloc(SCAN_SEEN, sizeof(*sc.seen))))
 		return -ENOMEM;
-	for (size_t j = 0; j < nafter && open && !rc; j++)
-		rc = scan_part(before, &after[j], timeout, seen, &nseen, &open);
-	free(seen);
+	for (size_t j = 0; j < nafter && sc.open && !rc; j++)
+		rc = scan_part(before, &after[j], &sc);
+	free(sc.seen);
 	return rc;
 }
 
@@ -355,8 +338,8 @@ static int part_add(struct sp_audit_replay *r, struct replay_part *p)
 }
 
 /* Run the parts in threads (the first in this one): 0, 1 when an event a part held at its
- * end may continue in the next, or the first part's error. */
-static int parts_run(struct replay_part *v, size_t n, uint64_t timeout)
+ * end may continue in a later part, or the first part's error. */
+static int parts_run(struct replay_part *v, size_t n, uint64_t timeout, size_t max_line)
 {
 	pthread_t th[JOBS_MAX];
 	size_t started = 1;
@@ -375,7 +358,7 @@ static int parts_run(struct replay_part *v, size_t n, uint64_t timeout)
 	/* one pass decides a held event later, after events of the next part: the key table's
 	 * first-seen order would differ if the held events brought a key first */
 	for (size_t i = 0; !err && i + 1 < n; i++)
-		if (v[i].keys_held || cut_joins(&v[i], &v[i + 1], n - i - 1, timeout))
+		if (v[i].keys_held || cut_joins(&v[i], &v[i + 1], n - i - 1, timeout, max_line))
 			return 1;
 	return err;
 }
@@ -397,7 +380,7 @@ SP_API int sp_audit_replay_feed_jobs(struct sp_audit_replay *r, const char *file
 	for (; made < n && !err; made++)
 		err = part_open(r, &v[made]);
 	if (!err)
-		err = parts_run(v, n, audit_log_timeout(r->log));
+		err = parts_run(v, n, audit_log_timeout(r->log), audit_log_max_line(r->log));
 	for (size_t i = 0; !err && i < n; i++)
 		if (!(err = part_add(r, &v[i])))
 			err = part_copy(r, &v[i]);
