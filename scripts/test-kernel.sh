@@ -15,6 +15,9 @@
 #   5. test_audit_kernel (built by make) on the fresh verdicts: both engines, step by step
 #   6. (all cases only) tests/kernel/run-audit-run.sh: the kernel-run workloads under the kernel
 #      and `secpath audit run` at once, judged by test_audit_run_kernel event by event
+#   7. (all cases only) tests/kernel/run-plugin.sh: Debian's auditd with `secpath audit stream`
+#      as its plugin, its rules reloaded 100 times under a workload; every kernel event accounted
+#      for (tests/kernel/plugin/check.sh)
 #
 # --record copies the fresh verdicts into tests/cases/kernel/ (after reviewing the drift).
 # Exit: 0 all agree, 1 drift or engine disagreement, 2 setup failure.
@@ -69,6 +72,10 @@ if [ $# -eq 0 ]; then
 		{ echo "test-kernel.sh: build failed" >&2; exit 2; }
 	sh tests/kernel/run-audit-run.sh -j "$jobs" -o "$KO_CACHE/runs-run" $record || rc=1
 	SP_KERNEL_RUN_RESULTS=$KO_CACHE/runs-run out/release/tests/test_audit_run_kernel || rc=1
+	# the live plugin under the real auditd, its rules reloaded 100 times
+	prc=0
+	sh tests/kernel/run-plugin.sh -o "$KO_CACHE/runs-plugin" || prc=$?
+	case $prc in 0) ;; 2) echo "test-kernel.sh: plugin case: setup failed" >&2; exit 2 ;; *) rc=1 ;; esac
 fi
 [ $drift -eq 0 ] || rc=1
 echo "test-kernel.sh: done in $(($(date +%s) - t0)) s (exit $rc)"

@@ -7,6 +7,8 @@
 #  - a kept event is written while the stream is still open, once the input is idle;
 #  - SIGHUP reloads the rules between events: what came before is decided by the old set, what
 #    comes after by the new one; a set with an error is refused and the old one stays;
+#  - an EOE that comes after the idle input closed its event follows its event's verdict;
+#  - the recorded run under the real auditd (tests/cases/kernel-plugin) is accounted for;
 #  - a malformed line is reported with its line and the stream goes on; SIGUSR1 prints the
 #    counts; SIGTERM decides what is open, flushes and exits 0;
 #  - the output is appended to, never truncated, and is never the input.
@@ -141,6 +143,42 @@ if [ "$got" = "1 4 5 7 " ]; then ok; else bad "live stream kept serials '$got', 
 if [ "$(sed 1d "$tmp/live.log" | wc -l)" -eq 7 ]; then ok; else bad "live stream: not 7 records"; fi
 if [ "$rc" -eq 1 ]; then ok; else bad "exit $rc after a malformed line and a refused reload, want 1"; fi
 if grep -q 'fifo:[0-9]*: ' "$tmp/live.err"; then ok; else bad "the malformed line has no position"; fi
+
+# 5b. an EOE after its event was closed by the idle input (auditd's plugin stream: EOE comes
+# last, and may come late) follows its event: written after a kept one, dropped after a dropped
+# one, and never an event kept on its own (the reader counts it as an event: 11, 12, their
+# EOEs, 13)
+mkfifo "$tmp/efifo"
+"$B" audit stream -R "$tmp/a.rules" --output "$tmp/eoe.log" --idle-ms 100 "$tmp/efifo" \
+	2>"$tmp/eoe.err" &
+sp=$!
+pids="$pids $sp"
+exec 5>"$tmp/efifo"
+{ ev 11 257; ev 12 42; } >&5
+wait_for 5 has_lines "$tmp/eoe.log" 2 || :
+sleep 0.3	# both events closed by the idle input
+printf 'type=EOE msg=audit(1700000000.%03d:%d): \n' 11 11 12 12 >&5
+ev 13 42 >&5
+exec 5>&-
+wait "$sp"
+rc=$?
+pids=""
+got=$(grep -o '^type=[A-Z]* msg=audit([0-9.]*:[0-9]*' "$tmp/eoe.log" | sed 's/ msg=audit([0-9.]*:/ /' | tr '\n' ' ')
+if [ "$got" = "type=SYSCALL 11 type=PROCTITLE 11 type=EOE 11 " ]; then ok; else
+	bad "late EOE: kept '$got', want the openat event 11 with its EOE"; fi
+if [ "$rc" -eq 0 ] && grep -q '5 events: 2 kept, 3 dropped' "$tmp/eoe.err"; then ok; else
+	bad "late EOE: exit $rc, counts: $(tail -1 "$tmp/eoe.err")"; fi
+
+# 5c. the recorded run of the plugin under the real auditd and kernel (tests/cases/kernel-plugin):
+# today's replay of auditd's log with each rule set accounts for every event as the live plugin
+# decided it (tests/kernel/plugin/check.sh)
+kp=tests/cases/kernel-plugin
+mkdir -p "$tmp/kp"
+gzip -dc "$kp/audit.log.gz" >"$tmp/kp/audit.log"
+gzip -dc "$kp/stream.log.gz" >"$tmp/kp/stream.log"
+cp "$kp/stream.err" "$kp/reloads.txt" "$kp/auditctl-s-after.txt" "$tmp/kp/"
+if sh tests/kernel/plugin/check.sh "$tmp/kp" "$B" >"$tmp/kp.out" 2>&1; then ok; else
+	bad "the recorded plugin run: $(grep -m3 'plugin check' "$tmp/kp.out")"; fi
 
 # 6. the output may not be the input; usage errors exit 2
 cp "$e" "$tmp/in.log"

@@ -34,7 +34,10 @@ pkgs="$kpkg busybox-static auditd libaudit1 libauparse0 libcap-ng0 libc6"
 # Debian's own tools for the audit-run workload (dynamic executables: the ELF interpreter too)
 tools="coreutils tar findutils sed"
 toollibs="libacl1 libattr1 libgmp10 libselinux1 libpcre2-8-0"
-pkgs="$pkgs $tools $toollibs"
+# the libraries of Debian's auditd, for the plugin case (copied into that guest only)
+auditdlibs="libwrap0 libnsl2 libtirpc3 libkrb5-3 libgssapi-krb5-2 libk5crypto3 libkrb5support0
+	libcom-err2 libkeyutils1 libssl3"
+pkgs="$pkgs $tools $toollibs $auditdlibs"
 cd "$cache/debs"
 for p in $pkgs; do
 	ls "${p}_"*.deb > /dev/null 2>&1 || apt-get download -qq "$p" 2>&1 | grep -v '^W: Download is performed unsandboxed' || true

@@ -12,6 +12,7 @@
 #   KO_ACCEL    qemu accelerator: tcg (default) or kvm
 #   KO_TIMEOUT  seconds before the guest is killed (default 300)
 #   KO_SECPATH  the secpath binary of a WORKLOAD run
+#   KO_EXTRA    a folder copied over the guest's root (run-plugin.sh: the plugin case)
 set -eu
 [ $# -eq 3 ] || [ $# -eq 4 ] || { echo "usage: run.sh SCENARIO RULES OUTDIR [WORKLOAD]" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
@@ -37,6 +38,7 @@ if [ $# -eq 4 ]; then
 		case $(basename "$l") in libc.so.*|ld-linux*) ;; *) cp -L "$l" "$work/root/lib/x86_64-linux-gnu/" ;; esac
 	done
 fi
+[ -z "${KO_EXTRA:-}" ] || cp -a "$KO_EXTRA/." "$work/root/"
 (cd "$work/root" && find . | cpio -o -H newc -R 0:0 --quiet) | gzip -1 > "$work/extra.cpio.gz"
 cat "$cache/base.cpio.gz" "$work/extra.cpio.gz" > "$work/initrd.gz"
 

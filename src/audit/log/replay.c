@@ -15,7 +15,8 @@
  * Then ausearch's selection (search.c), if given, sees only the kept records and keeps the
  * event whole or drops it; SP_AUDIT_REPLAY_NO_RULES skips the rules (every record kept).
  * An event is kept when at least one of its records is.  Exclude list `pid` is the thread id,
- * which logs do not show: the replay uses the pid.
+ * which logs do not show: the replay uses the pid.  An EOE alone, of one of the last LATE_RING
+ * events decided (it came after the reader closed its event), follows that event.
  *
  * Memory: the reader's window, the rule tables and the key table; nothing grows with the log
  * except the key table (bounded by the distinct keys the rules can produce).
@@ -494,6 +495,50 @@ static int reports_event(struct sp_audit_replay *r, const struct sp_audit_log_ev
 	return 0;
 }
 
+/* ---- an EOE after its event closed ---- */
+
+/* Note a decided event: its stamp, and whether it kept a companion record (as its EOE is). */
+static void decided_note(struct sp_audit_replay *r, const struct sp_audit_log_event *lev)
+{
+	uint8_t kept = 0;
+	for (size_t i = 0; i < lev->nrec && !kept; i++)
+		kept = r->keepv[i] && sp_audit_log_type_is_companion(lev->rec[i].type);
+	r->decided[r->ndecided++ % LATE_RING] = (struct decided){
+		.sec = lev->sec, .node_hash = lev->node_hash, .msec = lev->msec,
+		.serial = lev->serial, .kept = kept
+	};
+}
+
+/* An event that is an EOE alone, of an event decided before: the kernel sends EOE after its
+ * event's other records, so it came after the reader closed that event (a stream's idle close,
+ * the window).  It carries nothing to decide: it is kept when its event's companions were
+ * (and the exclude list passes it), and written to a raw output only.  1 when lev is one
+ * (taken), 0 when not, -errno. */
+static int late_eoe(struct sp_audit_replay *r, const struct sp_audit_log_event *lev)
+{
+	const struct decided *d = NULL;
+	int keep, err;
+	if (lev->nrec != 1 || lev->rec[0].type != LT_EOE)
+		return 0;
+	for (uint64_t i = 0; i < LATE_RING && i < r->ndecided && !d; i++) {
+		const struct decided *c = &r->decided[i];
+		if (c->serial == lev->serial && c->sec == lev->sec && c->msec == lev->msec &&
+		    c->node_hash == lev->node_hash)
+			d = c;
+	}
+	if (!d)
+		return 0;
+	keep = d->kept && !(r->has_exclude && exclude_may_match(r, LT_EOE) && excluded(r, LT_EOE));
+	if (keep && r->o.out_fd > 0 && !(r->o.flags & EVENT_FORMATS) &&
+	    (err = pend_push(r, &lev->rec[0])))
+		return err;
+	r->st.records_kept += (unsigned)keep;
+	r->st.records_dropped += (unsigned)!keep;
+	r->st.kept += (unsigned)keep;
+	r->st.dropped += (unsigned)!keep;
+	return 1;
+}
+
 static int on_event(void *ud, const struct sp_audit_log_event *lev)
 {
 	struct sp_audit_replay *r = ud;
@@ -503,6 +548,8 @@ static int on_event(void *ud, const struct sp_audit_log_event *lev)
 
 	if (r->part && (err = audit_replay_part_note(r->part, lev, r->finishing)))
 		return r->err = err;
+	if ((err = late_eoe(r, lev)))
+		return err < 0 ? (r->err = err) : 0;
 	if (n > r->keepcap) {
 		uint8_t *k = realloc(r->keepv, n);
 		if (!k)
@@ -552,6 +599,7 @@ static int on_event(void *ud, const struct sp_audit_log_event *lev)
 		r->st.kept++;
 	else
 		r->st.dropped++;
+	decided_note(r, lev);
 	return 0;
 }
 

@@ -38,6 +38,8 @@ struct key_ent {
 	uint64_t count;
 };
 
+#define LATE_RING 16u	/* decided events an EOE arriving late may belong to */
+
 struct sp_audit_replay {
 	struct sp_audit_replay_opts o;
 	/* SP_AUDIT_REPLAY_INTERPRET, _CSV, _TEXT: a report of that kind keeps ausearch's event
@@ -87,6 +89,14 @@ struct sp_audit_replay {
 	int finishing;
 	struct sp_audit_log_stats plog;	/* the reader counts of the parts fed by jobs */
 	uint64_t jobs_split, jobs_whole;	/* inputs fed by jobs: in parts, again whole */
+	/* the last LATE_RING events decided: stamp and whether their companions were kept (an
+	 * EOE that comes after its event closed follows that) */
+	struct decided {
+		uint64_t sec, node_hash;
+		uint32_t msec, serial;
+		uint8_t kept;
+	} decided[LATE_RING];
+	uint64_t ndecided;
 };
 
 
