@@ -11,6 +11,21 @@
 export PATH=/sbin:/bin:/usr/sbin:/usr/bin
 O=/out
 step() { echo "ko-init: $*" > /dev/ttyS0; }
+# handoff FILE...: the files of $O to the host on the second serial port (collect.sh splits
+# them), then power off
+handoff() {
+	stty -F /dev/ttyS1 raw -echo 2>/dev/null
+	{
+		for f in "$@"; do
+			echo "=== ko-begin $f ==="
+			cat $O/$f 2>/dev/null
+			echo "=== ko-end $f ==="
+		done
+		echo "=== ko-done ==="
+	} > /dev/ttyS1
+	sync
+	poweroff -f
+}
 
 {
 	echo "kernel=$(uname -r)"
@@ -90,16 +105,6 @@ while kill -0 $KOD 2>/dev/null; do
 done
 
 # 6. hand everything to the host on the second serial port
-stty -F /dev/ttyS1 raw -echo 2>/dev/null
-{
-	for f in guest.txt setup.txt rules.loaded dirs.txt fs.txt auditctl-load.txt auditctl-l.txt auditctl-s-before.txt \
-		auditctl-s-after.txt run.err auditd.err workload.tsv audit.log secpath.pid secpath.log \
-		secpath.sum secpath.rec.b64; do
-		echo "=== ko-begin $f ==="
-		cat $O/$f 2>/dev/null
-		echo "=== ko-end $f ==="
-	done
-	echo "=== ko-done ==="
-} > /dev/ttyS1
-sync
-poweroff -f
+handoff guest.txt setup.txt rules.loaded dirs.txt fs.txt auditctl-load.txt auditctl-l.txt \
+	auditctl-s-before.txt auditctl-s-after.txt run.err auditd.err workload.tsv audit.log \
+	secpath.pid secpath.log secpath.sum secpath.rec.b64

@@ -7,11 +7,11 @@
 #
 # Generation g (1..RELOADS) runs set A (odd g: mkdir kept) or B (even g: rmdir kept): after the
 # plugin said it reloaded, `mkdir /w/g.j; rmdir /w/g.j` three times, a chmod neither set keeps,
-# then the marker
-# `mknod /m/g p`; the next reload waits until the marker is in the plugin's output (every
-# event before it is then decided).  All the while a background loop creates and removes
-# symlinks in /bg (about 10 a second), kept by both sets.  Outputs in /out: audit.log (auditd's), stream.log and
-# stream.err (the plugin's), reloads.txt (generation, set), bg.count, auditctl-*.txt.
+# then the marker `mknod /m/g p`; the next reload waits until the marker is in the plugin's
+# output (every event before it is then decided).  All the while a background loop creates and
+# removes symlinks in /bg (about 10 a second), kept by both sets.  Outputs in /out: audit.log
+# (auditd's), stream.log and stream.err (the plugin's), reloads.txt (generation, set),
+# bg.count, auditctl-*.txt; they go to the host through /init's handoff, which powers off.
 O=/out
 P=/ko/plugin
 [ ! -f $P/env ] || . $P/env	# RELOADS, from run-plugin.sh
@@ -89,15 +89,5 @@ kill -TERM $AUD
 wait_for 30 sh -c "! kill -0 $AUD" || step "auditd did not stop"
 wait_for 30 sh -c "! pidof secpath" || step "the plugin did not stop"
 
-stty -F /dev/ttyS1 raw -echo 2>/dev/null
-{
-	for f in guest.txt syslog.txt auditctl-load.txt auditctl-l.txt auditctl-s-after.txt auditd.err \
-		reloads.txt bg.count stream.err stream.log audit.log; do
-		echo "=== ko-begin $f ==="
-		cat $O/$f 2>/dev/null
-		echo "=== ko-end $f ==="
-	done
-	echo "=== ko-done ==="
-} > /dev/ttyS1
-sync
-poweroff -f
+handoff guest.txt syslog.txt auditctl-load.txt auditctl-l.txt auditctl-s-after.txt auditd.err \
+	reloads.txt bg.count stream.err stream.log audit.log
