@@ -586,6 +586,51 @@ static void test_audit_replay__jobs_held_far(void **st)
 	free(base);
 }
 
+/* An EOE alone (here a second EOE of an event decided a while before: it came after its event
+ * closed) follows its event's verdict; read by parts it might follow an event of the part
+ * before, so the parts are void and the input is read again in one pass. */
+static void test_audit_replay__jobs_lone_eoe(void **st)
+{
+	(void)st;
+	static const char rules[] = "-a always,exit -F arch=b64 -S execve -k exec\n";
+	size_t blen, len, l2, ll;
+	char *base = slurp("tests/cases/kernel-run/neo23x0/audit.log", &blen);
+	char *log = copies(base, blen, 8, &len);
+	/* the stamp of the last execve SYSCALL before half the log (its event long closed when
+	 * the EOE comes, at 5/8) */
+	const char *at = NULL;
+	for (const char *p = log; (p = strstr(p, "type=SYSCALL ")) && p < log + len / 2; p++)
+		if (strstr(p, " syscall=59 ") < strchr(p, '\n'))
+			at = p;
+	assert_non_null(at);
+	const char *a = strstr(at, "audit("), *b = strchr(a, ')');
+	char eoe[96];
+	ll = (size_t)snprintf(eoe, sizeof(eoe), "type=EOE msg=%.*s): \n", (int)(b - a), a);
+	assert_true(ll < sizeof(eoe));
+	char *lg = insert_line(log, len, len / 8 * 5, eoe, &l2);
+	struct run one, par;
+	uint64_t split, whole;
+	run_replay(&one, rules, "j.rules", lg, l2, "j.log", l2, 1);
+	run_replay(&par, rules, "j.rules", lg, l2, "j.log", l2, 4);
+	sp_audit_replay_get_jobs(par.r, &split, &whole);
+	assert_int_equal(split, 0);
+	assert_int_equal(whole, 1);
+	assert_memory_equal(&par.st, &one.st, sizeof(par.st));
+	assert_int_equal(par.out_len, one.out_len);
+	assert_memory_equal(par.out, one.out, one.out_len);
+	/* the execve event is kept: its late EOE is written, once more than the event's own */
+	eoe[ll - 1] = 0;
+	size_t n = 0;
+	for (const char *p = one.out; (p = strstr(p, eoe)); p++)
+		n++;
+	assert_int_equal(n, 2);
+	run_release(&par);
+	run_release(&one);
+	free(lg);
+	free(log);
+	free(base);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -593,6 +638,7 @@ int main(void)
 		cmocka_unit_test(test_audit_replay__real_logs),
 		cmocka_unit_test(test_audit_replay__jobs),
 		cmocka_unit_test(test_audit_replay__jobs_held_far),
+		cmocka_unit_test(test_audit_replay__jobs_lone_eoe),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -520,8 +520,9 @@ static int late_eoe(struct sp_audit_replay *r, const struct sp_audit_log_event *
 	int keep, err;
 	if (lev->nrec != 1 || lev->rec[0].type != LT_EOE)
 		return 0;
-	for (uint64_t i = 0; i < LATE_RING && i < r->ndecided && !d; i++) {
-		const struct decided *c = &r->decided[i];
+	r->lone_eoe = 1;
+	for (uint64_t k = 1; k <= LATE_RING && k <= r->ndecided && !d; k++) {	/* newest first */
+		const struct decided *c = &r->decided[(r->ndecided - k) % LATE_RING];
 		if (c->serial == lev->serial && c->sec == lev->sec && c->msec == lev->msec &&
 		    c->node_hash == lev->node_hash)
 			d = c;

@@ -97,6 +97,9 @@ struct sp_audit_replay {
 		uint8_t kept;
 	} decided[LATE_RING];
 	uint64_t ndecided;
+	/* an EOE alone was met: read after the input before it, it might have followed an event
+	 * of that input (replay_jobs.c) */
+	int lone_eoe;
 };
 
 

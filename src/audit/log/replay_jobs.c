@@ -19,7 +19,8 @@
  * held stamp met again voids the parts (the input is then replayed in one pass); a record
  * `timeout` seconds after a held event would have ended it; the scan stops when none is left,
  * which may be parts later, as log time may run backwards.  A key first seen
- * in a held event voids them too: one pass lists keys in the order events are decided.
+ * in a held event voids them too: one pass lists keys in the order events are decided; so does
+ * an EOE alone in a part, which may follow an event of the part before (replay.c).
  * Cuts are made after an event's last record (an EOE line, or a PROCTITLE line and its EOE
  * if one follows, searched for within CUT_SEEK bytes), where little is held.  An event held from the
  * input before ends first (as at the end of an input), so events do not span inputs.
@@ -356,9 +357,11 @@ static int parts_run(struct replay_part *v, size_t n, uint64_t timeout, size_t m
 	for (size_t i = 0; !err && i < n; i++)
 		err = v[i].rc;
 	/* one pass decides a held event later, after events of the next part: the key table's
-	 * first-seen order would differ if the held events brought a key first */
+	 * first-seen order would differ if the held events brought a key first; an EOE alone in
+	 * a part may be of an event the part before decided */
 	for (size_t i = 0; !err && i + 1 < n; i++)
-		if (v[i].keys_held || cut_joins(&v[i], &v[i + 1], n - i - 1, timeout, max_line))
+		if (v[i].keys_held || v[i + 1].r->lone_eoe ||
+		    cut_joins(&v[i], &v[i + 1], n - i - 1, timeout, max_line))
 			return 1;
 	return err;
 }
