@@ -16,7 +16,8 @@
  * event whole or drops it; SP_AUDIT_REPLAY_NO_RULES skips the rules (every record kept).
  * An event is kept when at least one of its records is.  Exclude list `pid` is the thread id,
  * which logs do not show: the replay uses the pid.  An EOE alone, of one of the last LATE_RING
- * events decided (it came after the reader closed its event), follows that event.
+ * events decided in the same input (it came after the reader closed its event), follows that
+ * event.
  *
  * Memory: the reader's window, the rule tables and the key table; nothing grows with the log
  * except the key table (bounded by the distinct keys the rules can produce).
@@ -730,6 +731,10 @@ SP_API int sp_audit_replay_feed(struct sp_audit_replay *r, const char *file, con
 	int rc = audit_replay_out_claim(r, OUT_LOG, file);
 	if (rc)
 		return rc;
+	if (file != r->decided_file) {	/* a late EOE follows an event of its own input */
+		r->decided_file = file;
+		r->ndecided = 0;
+	}
 	rc = sp_audit_log_feed(r->log, file, buf, len);
 	if (rc)
 		return r->err ? r->err : rc;
@@ -797,6 +802,8 @@ SP_API int sp_audit_replay_finish(struct sp_audit_replay *r)
 	r->finishing = 1;
 	int rc = sp_audit_log_finish(r->log);
 	r->finishing = 0;
+	r->ndecided = 0;
+	r->decided_file = NULL;
 	if (rc)
 		return r->err ? r->err : rc;
 	if (r->ow) {

@@ -89,14 +89,16 @@ struct sp_audit_replay {
 	int finishing;
 	struct sp_audit_log_stats plog;	/* the reader counts of the parts fed by jobs */
 	uint64_t jobs_split, jobs_whole;	/* inputs fed by jobs: in parts, again whole */
-	/* the last LATE_RING events decided: stamp and whether their companions were kept (an
-	 * EOE that comes after its event closed follows that) */
+	/* the last LATE_RING events decided in the input decided_file (until finish): stamp and
+	 * whether their companions were kept (an EOE that comes after its event closed follows
+	 * that) */
 	struct decided {
 		uint64_t sec, node_hash;
 		uint32_t msec, serial;
 		uint8_t kept;
 	} decided[LATE_RING];
 	uint64_t ndecided;
+	const char *decided_file;
 	/* an EOE alone was met: read after the input before it, it might have followed an event
 	 * of that input (replay_jobs.c) */
 	int lone_eoe;
