@@ -550,6 +550,23 @@ static char *insert_line(const char *log, size_t len, size_t at, const char *lin
 	return out;
 }
 
+/* log read by 4 threads is voided and read again in one pass, with one pass's result (*one,
+ * released by the caller). */
+static void jobs_voided(const char *rules, const char *log, size_t len, struct run *one)
+{
+	struct run par;
+	uint64_t split, whole;
+	run_replay(one, rules, "j.rules", log, len, "j.log", len, 1);
+	run_replay(&par, rules, "j.rules", log, len, "j.log", len, 4);
+	sp_audit_replay_get_jobs(par.r, &split, &whole);
+	assert_int_equal(split, 0);
+	assert_int_equal(whole, 1);
+	assert_memory_equal(&par.st, &one->st, sizeof(par.st));
+	assert_int_equal(par.out_len, one->out_len);
+	assert_memory_equal(par.out, one->out, one->out_len);
+	run_release(&par);
+}
+
 /* An event held at a part's end may outlive the next part when log time runs backwards: a
  * record of it two parts on joins it in one pass, so the parts are void and the input is read
  * again in one pass, with one pass's result (the second SYSCALL of one event is malformed). */
@@ -567,18 +584,9 @@ static void test_audit_replay__jobs_held_far(void **st)
 	char *log = copies(base, blen, 8, &len);
 	char *a = insert_line(log, len, len / 8, late, &l1);
 	char *b = insert_line(a, l1, l1 / 8 * 5, late, &l2);
-	struct run one, par;
-	uint64_t split, whole;
-	run_replay(&one, rules, "j.rules", b, l2, "j.log", l2, 1);
-	run_replay(&par, rules, "j.rules", b, l2, "j.log", l2, 4);
-	sp_audit_replay_get_jobs(par.r, &split, &whole);
-	assert_int_equal(split, 0);
-	assert_int_equal(whole, 1);
+	struct run one;
+	jobs_voided(rules, b, l2, &one);
 	assert_true(one.st.malformed >= 1);
-	assert_memory_equal(&par.st, &one.st, sizeof(par.st));
-	assert_int_equal(par.out_len, one.out_len);
-	assert_memory_equal(par.out, one.out, one.out_len);
-	run_release(&par);
 	run_release(&one);
 	free(b);
 	free(a);
@@ -608,23 +616,14 @@ static void test_audit_replay__jobs_lone_eoe(void **st)
 	ll = (size_t)snprintf(eoe, sizeof(eoe), "type=EOE msg=%.*s): \n", (int)(b - a), a);
 	assert_true(ll < sizeof(eoe));
 	char *lg = insert_line(log, len, len / 8 * 5, eoe, &l2);
-	struct run one, par;
-	uint64_t split, whole;
-	run_replay(&one, rules, "j.rules", lg, l2, "j.log", l2, 1);
-	run_replay(&par, rules, "j.rules", lg, l2, "j.log", l2, 4);
-	sp_audit_replay_get_jobs(par.r, &split, &whole);
-	assert_int_equal(split, 0);
-	assert_int_equal(whole, 1);
-	assert_memory_equal(&par.st, &one.st, sizeof(par.st));
-	assert_int_equal(par.out_len, one.out_len);
-	assert_memory_equal(par.out, one.out, one.out_len);
+	struct run one;
+	jobs_voided(rules, lg, l2, &one);
 	/* the execve event is kept: its late EOE is written, once more than the event's own */
 	eoe[ll - 1] = 0;
 	size_t n = 0;
 	for (const char *p = one.out; (p = strstr(p, eoe)); p++)
 		n++;
 	assert_int_equal(n, 2);
-	run_release(&par);
 	run_release(&one);
 	free(lg);
 	free(log);
