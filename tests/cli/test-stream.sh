@@ -155,8 +155,8 @@ sp=$!
 pids="$pids $sp"
 exec 5>"$tmp/efifo"
 { ev 11 257; ev 12 42; } >&5
-wait_for 5 has_lines "$tmp/eoe.log" 2 || :
-sleep 0.3	# both events closed by the idle input
+# event 11's records written: the idle input closed both events
+wait_for 10 has_lines "$tmp/eoe.log" 2 || bad "late EOE: the idle input closed no event"
 printf 'type=EOE msg=audit(1700000000.%03d:%d): \n' 11 11 12 12 >&5
 ev 13 42 >&5
 exec 5>&-
