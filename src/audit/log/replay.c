@@ -496,6 +496,17 @@ static int reports_event(struct sp_audit_replay *r, const struct sp_audit_log_ev
 	return 0;
 }
 
+/* An event decided: `kept` of its n records kept. */
+static void count_event(struct sp_audit_replay *r, size_t kept, size_t n)
+{
+	r->st.records_kept += kept;
+	r->st.records_dropped += n - kept;
+	if (kept)
+		r->st.kept++;
+	else
+		r->st.dropped++;
+}
+
 /* ---- an EOE after its event closed ---- */
 
 /* Note a decided event: its stamp, and whether it kept a companion record (as its EOE is). */
@@ -534,10 +545,7 @@ static int late_eoe(struct sp_audit_replay *r, const struct sp_audit_log_event *
 	if (keep && r->o.out_fd > 0 && !(r->o.flags & EVENT_FORMATS) &&
 	    (err = pend_push(r, &lev->rec[0])))
 		return err;
-	r->st.records_kept += (unsigned)keep;
-	r->st.records_dropped += (unsigned)!keep;
-	r->st.kept += (unsigned)keep;
-	r->st.dropped += (unsigned)!keep;
+	count_event(r, (size_t)keep, 1);
 	return 1;
 }
 
@@ -595,12 +603,7 @@ static int on_event(void *ud, const struct sp_audit_log_event *lev)
 		audit_report_advance(r->o.report, floor);
 		audit_report_advance(r->interp, floor);
 	}
-	r->st.records_kept += kept;
-	r->st.records_dropped += n - kept;
-	if (kept)
-		r->st.kept++;
-	else
-		r->st.dropped++;
+	count_event(r, kept, n);
 	decided_note(r, lev);
 	return 0;
 }

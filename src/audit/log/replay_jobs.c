@@ -18,9 +18,9 @@
  * parts' records are read from the cut on as the reader would meet them (its own head parse): a
  * held stamp met again voids the parts (the input is then replayed in one pass); a record
  * `timeout` seconds after a held event would have ended it; the scan stops when none is left,
- * which may be parts later, as log time may run backwards.  A key first seen
- * in a held event voids them too: one pass lists keys in the order events are decided; so does
- * an EOE alone in a part, which may follow an event of the part before (replay.c).
+ * which may be parts later, as log time may run backwards.  A key first seen in a held event
+ * voids them too: one pass lists keys in the order events are decided; so does an EOE alone
+ * in a part, which may follow an event of the part before (replay.c).
  * Cuts are made after an event's last record (an EOE line, or a PROCTITLE line and its EOE
  * if one follows, searched for within CUT_SEEK bytes), where little is held.  An event held from the
  * input before ends first (as at the end of an input), so events do not span inputs.
@@ -168,11 +168,11 @@ static int scan_part(struct replay_part *before, const struct replay_part *after
 }
 
 /* 1 when an event `before` held at its end could have taken a record of the `nafter` parts
- * after it in one pass (or it cannot be told), 0 when not, -ENOMEM (the caller voids).  Their records are read
- * in order as the reader meets them: one with a held stamp joins it; one that starts an event
- * (a stamp not met before in the scan) ends the held events `timeout` s older than it; the
- * scan stops when none is left.  It goes on past the next part: log time may run backwards,
- * and then a held event outlives any number of parts. */
+ * after it in one pass (or it cannot be told), 0 when not, -ENOMEM (the caller voids).  Their
+ * records are read in order as the reader meets them: one with a held stamp joins it; one that
+ * starts an event (a stamp not met before in the scan) ends the held events `timeout` s older
+ * than it; the scan stops when none is left.  It goes on past the next part: log time may run
+ * backwards, and then a held event outlives any number of parts. */
 static int cut_joins(struct replay_part *before, const struct replay_part *after, size_t nafter,
 		     uint64_t timeout, size_t max_line)
 {
