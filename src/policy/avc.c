@@ -2,7 +2,7 @@
 /*
  * avc.c - the access vector cache (security/selinux/avc.c, in user space): full decisions keyed
  * by (source type, target type, class) in nbuckets hash chains (default 512, hash
- * (s ^ t << 2 ^ c << 4) & mask as the kernel's avc_hash), one lock per chain for writers.
+ * a multiplicative hash, not the kernel's avc_hash: avc_hash), one lock per chain for writers.
  *
  * Lifecycle: a hit is lock-free and outside RCU: the chain heads and links are atomics, the
  * nodes type-stable (freed only by sp_avc_free; dropped nodes go to a free list and are reused)
@@ -95,9 +95,15 @@ struct sp_avc {
  * reused node's link into another chain (or the free list) stops; a miss is always correct. */
 #define AVC_HOPS 64
 
+/*
+ * The chain of (s, t, c): one multiply of the packed key with c folded in at bit 20, its bits
+ * 32 and up (every key bit below them reaches them).  The kernel's avc_hash, s ^ t << 2 ^ c << 4,
+ * sends triples whose values differ in a few low bits to the same chains.
+ */
 static inline unsigned avc_hash(const struct sp_avc *a, uint32_t s, uint32_t t, uint32_t c)
 {
-	return (s ^ (t << 2) ^ (c << 4)) & a->mask;
+	return (unsigned)(((node_key(s, t) ^ (uint64_t)c << 20) * 0x9e3779b97f4a7c15ull) >> 32) &
+	       a->mask;
 }
 
 SP_API int sp_avc_create(struct sp_policy *p, const struct sp_avc_opts *o, struct sp_avc **out)
@@ -247,11 +253,54 @@ static sp_noinline int avc_miss(struct sp_avc *a, uint64_t kst, uint64_t kcg,
 }
 
 /*
+ * Node n's decision into *avd if n holds the key (kst, kcg): 1 when read under an even and
+ * unchanged seqcount, -1 when the key matched but a writer was (re)initialising the node, 0 for
+ * another key.
+ */
+static sp_always_inline int node_read(const struct avc_node *n, uint64_t kst, uint64_t kcg,
+				      struct sp_av_decision *avd)
+{
+	unsigned q = atomic_load_explicit(&n->seq, memory_order_acquire);
+	if (atomic_load_explicit(&n->st, memory_order_acquire) != kst ||
+	    atomic_load_explicit(&n->cg, memory_order_acquire) != kcg)
+		return 0;
+	uint64_t d01 = atomic_load_explicit(&n->avd01, memory_order_acquire);
+	uint64_t d23 = atomic_load_explicit(&n->avd23, memory_order_acquire);
+	uint32_t d4 = atomic_load_explicit(&n->avd4, memory_order_acquire);
+	if ((q & 1) || atomic_load_explicit(&n->seq, memory_order_relaxed) != q)
+		return -1;
+	avd->allowed = (uint32_t)d01;
+	avd->auditallow = (uint32_t)(d01 >> 32);
+	avd->auditdeny = (uint32_t)d23;
+	avd->flags = (uint32_t)(d23 >> 32);
+	avd->seqno = d4;
+	return 1;
+}
+
+/* The chain after its first node n (which did not hold the key), then a miss. */
+static sp_noinline int avc_search(struct sp_avc *a, const struct avc_node *n, uint64_t kst,
+				  uint64_t kcg, struct sp_av_decision *avd)
+{
+	for (unsigned hops = AVC_HOPS - 1; n && hops; hops--) {
+		n = atomic_load_explicit(&n->next, memory_order_acquire);
+		int r = n ? node_read(n, kst, kcg, avd) : 0;
+		if (r > 0) {
+			atomic_fetch_add_explicit(&a->hits, 1, memory_order_relaxed);
+			return 0;
+		}
+		if (r < 0)
+			break;
+	}
+	return avc_miss(a, kst, kcg, avd);
+}
+
+/*
  * A hit takes no lock and no RCU read-side section: the chain is walked through type-stable
  * nodes, and a node's decision counts only if its key and generation match and its seqcount was
  * even and unchanged around the reads.  A decision so read was cached for the generation the
- * lookup began in, which is what an RCU reader could have seen.  Anything else is a miss, a
- * tail call given the packed key (few live values), so a hit saves no registers.
+ * lookup began in, which is what an RCU reader could have seen.  A hit at the chain's first
+ * node is the inline path; the rest of the chain (at most AVC_HOPS nodes in all) and a miss
+ * are tail calls given the packed key (few live values), so a hit saves no registers.
  */
 SP_API int sp_avc_lookup(struct sp_avc *a, uint32_t s, uint32_t t, uint32_t c,
 			 struct sp_av_decision *avd)
@@ -260,26 +309,14 @@ SP_API int sp_avc_lookup(struct sp_avc *a, uint32_t s, uint32_t t, uint32_t c,
 	uint64_t kst = node_key(s, t), kcg = node_key(c, gen);
 	struct avc_node *n = atomic_load_explicit(&a->head[avc_hash(a, s, t, c)],
 						  memory_order_acquire);
-	for (unsigned hops = AVC_HOPS; n && hops; hops--) {
-		unsigned q = atomic_load_explicit(&n->seq, memory_order_acquire);
-		if (atomic_load_explicit(&n->st, memory_order_acquire) == kst &&
-		    atomic_load_explicit(&n->cg, memory_order_acquire) == kcg) {
-			uint64_t d01 = atomic_load_explicit(&n->avd01, memory_order_acquire);
-			uint64_t d23 = atomic_load_explicit(&n->avd23, memory_order_acquire);
-			uint32_t d4 = atomic_load_explicit(&n->avd4, memory_order_acquire);
-			if ((q & 1) || atomic_load_explicit(&n->seq, memory_order_relaxed) != q)
-				break;
-			avd->allowed = (uint32_t)d01;
-			avd->auditallow = (uint32_t)(d01 >> 32);
-			avd->auditdeny = (uint32_t)d23;
-			avd->flags = (uint32_t)(d23 >> 32);
-			avd->seqno = d4;
-			atomic_fetch_add_explicit(&a->hits, 1, memory_order_relaxed);
-			return 0;
-		}
-		n = atomic_load_explicit(&n->next, memory_order_acquire);
+	int r = n ? node_read(n, kst, kcg, avd) : 0;
+	if (likely(r > 0)) {
+		atomic_fetch_add_explicit(&a->hits, 1, memory_order_relaxed);
+		return 0;
 	}
-	return avc_miss(a, kst, kcg, avd);
+	if (r < 0 || !n)
+		return avc_miss(a, kst, kcg, avd);
+	return avc_search(a, n, kst, kcg, avd);
 }
 
 SP_API void sp_avc_flush(struct sp_avc *a)

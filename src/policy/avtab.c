@@ -212,14 +212,6 @@ const uint16_t policy_flat_code_spec[16] = {
 	SP_AVTAB_XPERMS_DONTAUDIT,
 };
 
-static inline unsigned spec_code(uint16_t spec)
-{
-	for (unsigned i = 1; i < 10; i++)
-		if (policy_flat_code_spec[i] == spec)
-			return i;
-	return 0;
-}
-
 static inline uint32_t flat_home(const struct sp_avtab *t, uint16_t s, uint16_t tt,
 				 uint16_t c)
 {
@@ -422,56 +414,205 @@ static inline void flatc_set(struct sp_avtab *t, uint32_t b, unsigned j, uint32_
 		t->u.fl.enabled[b] = (uint8_t)((t->u.fl.enabled[b] & ~(1u << j)) | (en ? 1u << j : 0));
 }
 
-/*
- * Home-first placement over buckets (linear probing): an entry in its home line is never moved;
- * a newcomer whose home is full takes the slot of the least displaced entry there that is not
- * at home, which moves on.  Each line so keeps min(7, entries homed there) of its own entries,
- * the fewest possible second-line reads for hits (fewer entries away from home than Robin
- * Hood's fairest-displacement rule leaves: docs/DESIGN.md).  Buckets only ever
- * fill, so a home's entries lie between it and the first non-full bucket, and disp (the max over
- * a home's entries, saturating) only grows.
- */
-static int flatc_place(struct sp_avtab *t, uint32_t k, unsigned code, unsigned en,
-		       uint32_t data)
+/* ---- flat, compact form: the build (home-sorted, one pass over the buckets) ---- */
+
+/* a kind bit's code (policy_flat_code_spec), by the bit's position; 0 for no known kind */
+static const uint8_t code_of_bit[16] = { 1, 2, 3, 0, 4, 5, 6, 0, 7, 8, 9 };
+
+static inline unsigned spec_code(uint16_t spec)
 {
-	SP_ASSERT_INTERNAL(k >= t->u.fl.nt * t->u.fl.nc && code && code < 10);	/* flat.h */
-	uint64_t h = policy_flatc_mix(k);
-	uint32_t home = policy_flatc_home(t, h), b = home;
-	unsigned d = 0;
-	for (;;) {
-		if (d > t->nslot)
-			return -ENOSPC;	/* cannot happen: the load stays below 1 */
-		struct flatc_bucket *bk = &t->u.fl.cb[b];
-		unsigned cnt = flatc_count(bk);
-		if (cnt < FLATC_SLOTS) {
-			flatc_set(t, b, cnt, k, code, en, data);
-			flatc_note(t, home, h, d);
-			return 0;
+	SP_ASSERT_INTERNAL(spec && !(spec & (spec - 1)));	/* exactly one kind bit */
+	return code_of_bit[__builtin_ctz(spec) & 15];
+}
+
+/* One rule on its way into a compact table; code 0 marks an entry folded into another. */
+struct flatc_ent {
+	uint32_t k, data;
+	uint16_t code, en;
+};
+
+/* te tables: a repeated kind of a key is an error (but xperm kinds); merged tables fold it
+ * into the first entry of the key and kind. */
+static int flatc_dup(enum policy_avtab_kind kind, struct flatc_ent *first, struct flatc_ent *x)
+{
+	if (kind == POLICY_AVTAB_TE)
+		return -EEXIST;
+	merge_datum(&first->data, policy_flat_code_spec[x->code], x->data);
+	x->code = 0;
+	return 0;
+}
+
+struct flatc_pos {
+	uint32_t k, code, p;
+};
+
+static int pos_cmp(const void *a, const void *b)
+{
+	const struct flatc_pos *x = a, *y = b;
+	if (x->k != y->k)
+		return x->k < y->k ? -1 : 1;
+	if (x->code != y->code)
+		return x->code < y->code ? -1 : 1;
+	return (x->p > y->p) - (x->p < y->p);
+}
+
+#define FLATC_PAIRWISE 32	/* larger home groups are sorted to find their duplicates */
+
+/*
+ * The duplicates among one home's entries e[0..g) (in rule order, so the first of a key and
+ * kind is the one kept): none to look for in a conditional table, xperm kinds may repeat in a te
+ * table.  A group of up to FLATC_PAIRWISE entries is compared pairwise; a larger one (only
+ * crafted hash collisions make one) is sorted, so a group costs O(g log g) at worst.
+ */
+static int flatc_group_dups(const struct sp_avtab *t, struct flatc_ent *e, uint32_t g)
+{
+	if (t->kind == POLICY_AVTAB_COND || g < 2)
+		return 0;
+	if (g <= FLATC_PAIRWISE) {
+		for (uint32_t p = 1; p < g; p++) {
+			if (t->kind == POLICY_AVTAB_TE && policy_flat_code_spec[e[p].code] & SP_AVTAB_XPERMS)
+				continue;
+			for (uint32_t q = 0; q < p; q++)
+				if (e[q].k == e[p].k && e[q].code == e[p].code) {
+					int rc = flatc_dup(t->kind, &e[q], &e[p]);
+					if (rc)
+						return rc;
+					break;
+				}
 		}
-		if (!d) {	/* at its home bucket, the newcomer evicts the entry nearest its own */
-			unsigned jmin = 0, dmin = ~0u;
-			for (unsigned j = 0; j < FLATC_SLOTS; j++) {
-				uint32_t hj = policy_flatc_home(t, policy_flatc_mix(bk->key[j]));
-				unsigned dj = flat_dist(t, hj, b);
-				if (dj && dj < dmin)
-					dmin = dj, jmin = j;
+		return 0;
+	}
+	struct flatc_pos *v = sp_alloc(t->alloc, (size_t)g * sizeof(*v), 0);
+	if (!v)
+		return -ENOMEM;
+	for (uint32_t p = 0; p < g; p++)
+		v[p] = (struct flatc_pos){ e[p].k, e[p].code, p };
+	qsort(v, g, sizeof(*v), pos_cmp);
+	int rc = 0;
+	for (uint32_t i = 0, f = 0; i < g && !rc; i++) {
+		if (i && v[i].k == v[f].k && v[i].code == v[f].code &&
+		    !(t->kind == POLICY_AVTAB_TE && policy_flat_code_spec[v[i].code] & SP_AVTAB_XPERMS))
+			rc = flatc_dup(t->kind, &e[v[f].p], &e[v[i].p]);
+		else
+			f = i;
+	}
+	sp_free(t->alloc, v, (size_t)g * sizeof(*v));
+	return rc;
+}
+
+/*
+ * Lay out the home-sorted entries e (group b = e[end[b - 1]..end[b]), end[-1] = 0) bucket by
+ * bucket: a bucket takes its own entries first (up to seven, in order), then fills up from the
+ * entries carried over from earlier buckets, the most displaced first (the queue is in home
+ * order); a bucket's own entries past seven join the queue's end.  What is still queued after
+ * the last bucket wraps to the first buckets' free slots.  So every line keeps min(7, entries
+ * homed there) of its own entries, and an entry is carried past a bucket only when it is full
+ * (the reach invariant of flat.h).  Each bucket is written whole when its turn comes (the
+ * array need not be zeroed); only a carried entry's home (an earlier bucket) learns its disp
+ * and filter bit later.  Returns the number of entries placed.
+ */
+static uint32_t flatc_lay(struct sp_avtab *t, const struct flatc_ent *restrict e,
+			  const uint32_t *restrict end, uint32_t *restrict queue)
+{
+	uint32_t qh = 0, qt = 0, placed = 0;
+	for (uint32_t b = 0; b < t->nslot; b++) {
+		/* built in a local: disp 0 and no filter bit, none of b's entries being placed past
+		 * it yet; the carried entries' homes are earlier buckets */
+		struct flatc_bucket nb = { .meta = 0 };
+		unsigned j = 0, en = 0;
+		for (uint32_t p = b ? end[b - 1] : 0, pe = end[b]; p < pe; p++) {
+			struct flatc_ent x = e[p];
+			if (!x.code)
+				continue;	/* folded into an earlier entry */
+			if (j == FLATC_SLOTS) {
+				queue[qt++] = p;
+				continue;
 			}
-			if (dmin != ~0u) {
-				uint32_t ok = bk->key[jmin], odata = bk->data[jmin];
-				unsigned ocode = policy_flatc_kind(bk->meta, jmin);
-				unsigned oen = t->u.fl.enabled ? t->u.fl.enabled[b] >> jmin & 1 : 0;
-				flatc_set(t, b, jmin, k, code, en, data);
-				k = ok, code = ocode, en = oen, data = odata;
-				h = policy_flatc_mix(k);
-				home = policy_flatc_home(t, h);
-				d = dmin;
-			}
+			nb.key[j] = x.k, nb.data[j] = x.data;
+			nb.meta |= (uint32_t)x.code << (4 * j), en |= (unsigned)x.en << j;
+			j++;
 		}
-		b = b + 1 == t->nslot ? 0 : b + 1;
-		d++;
+		for (; j < FLATC_SLOTS && qh < qt; j++) {
+			struct flatc_ent x = e[queue[qh++]];
+			uint64_t h = policy_flatc_mix(x.k);
+			uint32_t home = policy_flatc_home(t, h);
+			nb.key[j] = x.k, nb.data[j] = x.data;
+			nb.meta |= (uint32_t)x.code << (4 * j), en |= (unsigned)x.en << j;
+			flatc_note(t, home, h, flat_dist(t, home, b));
+		}
+		placed += j;
+		t->u.fl.cb[b] = nb;
+		if (t->u.fl.enabled)
+			t->u.fl.enabled[b] = (uint8_t)en;
+	}
+	for (uint32_t b = 0; qh < qt; b++) {	/* b < nslot: the load stays below 1 */
+		SP_ASSERT_INTERNAL(b < t->nslot);
+		for (unsigned j = flatc_count(&t->u.fl.cb[b]); j < FLATC_SLOTS && qh < qt; j++, placed++) {
+			const struct flatc_ent *x = &e[queue[qh++]];
+			uint64_t h = policy_flatc_mix(x->k);
+			uint32_t home = policy_flatc_home(t, h);
+			flatc_set(t, b, j, x->k, x->code, x->en, x->data);
+			flatc_note(t, home, h, flat_dist(t, home, b));
+		}
+	}
+	return placed;
+}
+
+/*
+ * The counting sort of r[0..n) by home into e (stable: rule order within a home); after it
+ * end[b] is the end of group b.  tmp (n keys) is scratch.  Locals and restrict keep the loops
+ * in registers (the build is compiled without strict aliasing).
+ */
+static void flatc_sort(const struct sp_avtab *t, const struct policy_rule *restrict r, uint32_t n,
+		       const uint8_t *restrict en, uint32_t *restrict end, uint32_t *restrict tmp,
+		       struct flatc_ent *restrict e)
+{
+	const uint32_t nt = t->u.fl.nt, nc = t->u.fl.nc, nslot = t->nslot;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t k = ((uint32_t)r[i].s * nt + r[i].t) * nc + r[i].c;
+		tmp[i] = k;
+		end[(uint32_t)(((policy_flatc_mix(k) >> 32) * nslot) >> 32) + 1]++;	/* home + 1 */
+	}
+	for (uint32_t b = 1; b <= nslot; b++)
+		end[b] += end[b - 1];	/* end[b] = the start of group b */
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t k = tmp[i], home = (uint32_t)(((policy_flatc_mix(k) >> 32) * nslot) >> 32);
+		e[end[home]++] = (struct flatc_ent){ k, r[i].data, (uint16_t)spec_code(r[i].spec),
+						     (uint16_t)(en && en[i]) };
 	}
 }
 
+/*
+ * Build a compact table: every rule's home, a stable counting sort of the rules by home, the
+ * duplicates of each home's group (flatc_group_dups), then one pass over the buckets
+ * (flatc_lay).  Linear in the rules and buckets; the table is written in bucket order.
+ */
+static int flatc_fill(struct sp_avtab *t, const struct policy_rule *r, uint32_t n,
+		      const uint8_t *en)
+{
+	size_t nb = t->nslot;
+	uint32_t *end = sp_zalloc(t->alloc, (nb + 1) * sizeof(uint32_t), 0);
+	uint32_t *tmp = sp_alloc(t->alloc, ((size_t)n + 1) * sizeof(uint32_t), 0);
+	struct flatc_ent *e = sp_alloc(t->alloc, ((size_t)n + 1) * sizeof(*e), 0);
+	int rc = -ENOMEM;
+	if (!end || !tmp || !e)
+		goto out;
+	/* tmp holds the packed keys until the scatter, then the queue (flatc_fits: every key is
+	 * in range) */
+	flatc_sort(t, r, n, en, end, tmp, e);
+	for (size_t b = 0; b < nb; b++) {	/* end[b] = the end of group b now */
+		uint32_t g0 = b ? end[b - 1] : 0;
+		if ((rc = flatc_group_dups(t, &e[g0], end[b] - g0)))
+			goto out;
+	}
+	t->nel = flatc_lay(t, e, end, tmp);
+	rc = 0;
+out:
+	sp_free(t->alloc, end, (nb + 1) * sizeof(uint32_t));
+	sp_free(t->alloc, tmp, ((size_t)n + 1) * sizeof(uint32_t));
+	sp_free(t->alloc, e, ((size_t)n + 1) * sizeof(*e));
+	return rc;
+}
 
 /*
  * The compact form applies when every rule has s >= 1 and ns * nt * nc <= 2^32 (radices = the
@@ -754,20 +895,13 @@ static sp_always_inline int walk_next(struct avtab_it *it, enum policy_avtab_for
 	return walk_settle(it, f);
 }
 
-/* ---- one fill for both flat forms ---- */
-
-/* flat: the datum of the entry at the position, writable (only a table being built) */
-static uint32_t *flat_datum(struct sp_avtab *t, const struct avtab_it *it)
-{
-	if (t->form == POLICY_FORM_COMPACT)
-		return &t->u.fl.cb[it->i].data[it->j];
-	return &t->u.fl.b[it->i].data[it->j];
-}
+/* ---- the wide form's fill ---- */
 
 /*
- * Place every rule.  Merged tables fold a key's repeated kind into its entry (allow/auditallow
- * OR, auditdeny AND, type rules: last wins) instead of adding one; te tables reject a repeated
- * kind (not xperms: -EEXIST); conditional tables keep every rule.
+ * The wide form's fill: every rule placed in turn.  Merged tables fold a key's repeated kind
+ * into its entry (allow/auditallow OR, auditdeny AND, type rules: last wins) instead of adding
+ * one; te tables reject a repeated kind (not xperms: -EEXIST); conditional tables keep every
+ * rule.
  */
 static int flat_fill(struct sp_avtab *t, const struct policy_rule *r, uint32_t n,
 		     const uint8_t *en)
@@ -778,20 +912,17 @@ static int flat_fill(struct sp_avtab *t, const struct policy_rule *r, uint32_t n
 		const struct policy_rule *x = &r[i];
 		struct avtab_it it;
 		if (merge || (t->kind == POLICY_AVTAB_TE && !(x->spec & SP_AVTAB_XPERMS))) {
-			int found = t->form == POLICY_FORM_COMPACT
-					    ? it_first(&it, t, POLICY_FORM_COMPACT, x->s, x->t, x->c, x->spec)
-					    : it_first(&it, t, POLICY_FORM_WIDE, x->s, x->t, x->c, x->spec);
+			int found = it_first(&it, t, POLICY_FORM_WIDE, x->s, x->t, x->c, x->spec);
 			if (found && !merge)
 				return -EEXIST;
 			if (found) {
-				merge_datum(flat_datum(t, &it), x->spec, x->data);
+				merge_datum(&t->u.fl.b[it.i].data[it.j], x->spec, x->data);
 				continue;
 			}
 		}
-		unsigned code = spec_code(x->spec), on = en ? en[i] : 0;
-		int rc = t->form == POLICY_FORM_COMPACT
-				 ? flatc_place(t, policy_flatc_key(t, x->s, x->t, x->c), code, on, x->data)
-				 : flat_place(t, (struct flat_ent){ x->s, x->t, x->c, code, on, x->data });
+		unsigned on = en ? en[i] : 0;
+		int rc = flat_place(t, (struct flat_ent){ x->s, x->t, x->c, spec_code(x->spec), on,
+							  x->data });
 		if (rc)
 			return rc;
 		placed++;
@@ -812,16 +943,19 @@ static int flat_build(struct sp_avtab *t, const struct policy_rule *r, uint32_t 
 	if (nb > UINT32_MAX / 2)
 		return -ENOMEM;
 	t->nslot = (uint32_t)nb;
-	t->u.fl.b = sp_zalloc(t->alloc, nb * sizeof(struct flat_bucket), 64);
+	/* the compact fill writes every bucket and enabled byte (flatc_lay); the wide one adds */
+	void *(*get)(const struct sp_allocator *, size_t, size_t) =
+		t->form == POLICY_FORM_COMPACT ? sp_alloc : sp_zalloc;
+	t->u.fl.b = get(t->alloc, nb * sizeof(struct flat_bucket), 64);
 	if (!t->u.fl.b)
 		return -ENOMEM;
 	if (t->kind == POLICY_AVTAB_COND) {
-		t->u.fl.enabled = sp_zalloc(t->alloc, nb, 0);
+		t->u.fl.enabled = get(t->alloc, nb, 0);
 		if (!t->u.fl.enabled)
 			return -ENOMEM;
 	}
 	t->bytes = nb * sizeof(struct flat_bucket) + (t->u.fl.enabled ? nb : 0);
-	return flat_fill(t, r, n, en);
+	return t->form == POLICY_FORM_COMPACT ? flatc_fill(t, r, n, en) : flat_fill(t, r, n, en);
 }
 
 /* ---- the operations, once over the iterator; instantiated per form ---- */

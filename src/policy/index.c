@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * index.c - what turns a read core (read.c) into a decision engine's core, and its release:
- * sorted name indexes, the reverse of the attribute CSR rows, the decision filters, filename
- * transitions sorted for binary search, the triple Bloom filter, and the te_avtab in the chosen
- * layout (chained: with the core's own node cache, which the conditional tables of every
- * policy sharing the core use too).  policy_core_put frees what this file built, then hands the
- * rest to read.c.
+ * name indexes (classes and booleans sorted, types hashed), the reverse of the attribute CSR
+ * rows, the decision filters, filename transitions sorted for binary search, the triple Bloom
+ * filter, and the te_avtab in the chosen layout (chained: with the core's own node cache, which
+ * the conditional tables of every policy sharing the core use too).  policy_core_put frees what
+ * this file built, then hands the rest to read.c.
  *
  * Decision filters: src rows keep only values that occur as the source of some AV rule (either
  * table, any boolean state), tgt rows only values that occur as a target, and a blocked Bloom
@@ -50,6 +50,49 @@ static int build_ix(const struct sp_allocator *al, const char **names, uint32_t 
 	return 0;
 }
 
+/* FNV-1a over the name's bytes */
+static inline uint32_t name_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 16777619u;
+	return h;
+}
+
+/*
+ * The type names' hash index: open addressing with linear probing at a load of at most 1/2, so
+ * a lookup ends at an empty slot after a few probes; a name given twice is found at its first
+ * entry.  Built in one pass over type_ix (a sorted index would cost a sort of every name).
+ */
+static int build_type_hash(struct policy_core *k)
+{
+	uint32_t size = 16;
+	while (size < 2 * (uint64_t)k->ntype_ix)
+		size *= 2;
+	k->type_hash = sp_zalloc(k->alloc, (size_t)size * sizeof(uint32_t), 0);
+	if (!k->type_hash)
+		return -ENOMEM;
+	k->type_hash_mask = size - 1;
+	for (uint32_t i = 0; i < k->ntype_ix; i++) {
+		uint32_t h = name_hash(k->type_ix[i].name) & k->type_hash_mask;
+		while (k->type_hash[h])
+			h = (h + 1) & k->type_hash_mask;
+		k->type_hash[h] = i + 1;
+	}
+	return 0;
+}
+
+uint32_t policy_type_find(const struct policy_core *k, const char *name)
+{
+	if (!k->type_hash)
+		return 0;
+	for (uint32_t h = name_hash(name) & k->type_hash_mask, at; (at = k->type_hash[h]);
+	     h = (h + 1) & k->type_hash_mask)
+		if (!strcmp(k->type_ix[at - 1].name, name))
+			return k->type_ix[at - 1].value;
+	return 0;
+}
+
 static int build_name_ixs(struct policy_core *k)
 {
 	const char **cn = sp_zalloc(k->alloc, ((size_t)k->nclasses + 1) * sizeof(char *), 0);
@@ -61,8 +104,7 @@ static int build_name_ixs(struct policy_core *k)
 	sp_free(k->alloc, cn, ((size_t)k->nclasses + 1) * sizeof(char *));
 	if (rc || (rc = build_ix(k->alloc, k->bool_name, k->nbools, &k->bool_ix)))
 		return rc;
-	qsort(k->type_ix, k->ntype_ix, sizeof(*k->type_ix), ix_cmp);
-	return 0;
+	return build_type_hash(k);
 }
 
 /* The attribute rows restricted to values v with keep[v] (rows 1..nt, sorted like the rows). */
@@ -125,30 +167,6 @@ static int build_rev(struct policy_core *k)
 	return 0;
 }
 
-/* The decision filters: rows restricted to values that are the source (target) of an AV rule. */
-static int build_filters(struct policy_core *k)
-{
-	uint32_t nt = k->ntypes;
-	int rc;
-	uint8_t *src = sp_zalloc(k->alloc, (size_t)nt + 1, 0), *tgt = sp_zalloc(k->alloc, (size_t)nt + 1, 0);
-	if (!src || !tgt) {
-		rc = -ENOMEM;
-	} else {
-		for (uint32_t i = 0; i < k->nte; i++)
-			if (k->te[i].spec & SP_AVTAB_AV)
-				src[k->te[i].s] = tgt[k->te[i].t] = 1;
-		for (uint32_t i = 0; i < k->ncr; i++)
-			if (k->cr[i].spec & SP_AVTAB_AV)
-				src[k->cr[i].s] = tgt[k->cr[i].t] = 1;
-		rc = csr_filter(k, src, &k->src_off, &k->src_v);
-		if (!rc)
-			rc = csr_filter(k, tgt, &k->tgt_off, &k->tgt_v);
-	}
-	sp_free(k->alloc, src, (size_t)nt + 1);
-	sp_free(k->alloc, tgt, (size_t)nt + 1);
-	return rc;
-}
-
 static int ft_cmp(const void *a, const void *b)
 {
 	const struct sp_filename_trans *x = *(const struct sp_filename_trans *const *)a;
@@ -181,35 +199,46 @@ static int sort_ft(struct policy_core *k)
 	return 0;
 }
 
-/* ---- the triple Bloom filter (probe: policy_bloom_may in policy_int.h) ---- */
+/* ---- the decision filters and the triple Bloom filter (probe: policy_bloom_may) ---- */
 
-static void bloom_add(struct policy_core *k, const struct policy_rule *r, uint32_t n)
+/* Every AV rule of r[0..n): its source and target marked, its triple added to the filter. */
+static void scan_av(const struct policy_rule *r, uint32_t n, uint8_t *src, uint8_t *tgt,
+		    uint64_t *bloom, uint32_t shift)
 {
 	for (uint32_t i = 0; i < n; i++)
 		if (r[i].spec & SP_AVTAB_AV) {
 			uint64_t h = policy_bloom_hash(r[i].s, r[i].t, r[i].c);
-			k->bloom[h >> k->bloom_shift] |= policy_bloom_bits(h);
+			src[r[i].s] = tgt[r[i].t] = 1;
+			bloom[h >> shift] |= policy_bloom_bits(h);
 		}
 }
 
-static int bloom_build(struct policy_core *k)
+/*
+ * The Bloom filter over every AV triple of te and cond rules, and the decision filters: rows
+ * restricted to values that are the source (target) of an AV rule.  The filter has at least 16
+ * bits per rule (AV or not: one pass over the rules fills it).
+ */
+static int build_filters(struct policy_core *k)
 {
-	uint64_t n = 0;
-	for (uint32_t i = 0; i < k->nte; i++)
-		n += (k->te[i].spec & SP_AVTAB_AV) != 0;
-	for (uint32_t i = 0; i < k->ncr; i++)
-		n += (k->cr[i].spec & SP_AVTAB_AV) != 0;
-	uint32_t lg = 6;			/* >= 64 words; ~16 bits per triple */
+	uint64_t n = (uint64_t)k->nte + k->ncr;
+	uint32_t lg = 6, nt = k->ntypes;	/* >= 64 words */
 	while ((1ull << lg) < n / 4 && lg < 30)
 		lg++;
 	k->bloom_words = 1u << lg;
 	k->bloom_shift = 64 - lg;
 	k->bloom = sp_zalloc(k->alloc, (size_t)k->bloom_words * 8, 64);
-	if (!k->bloom)
-		return -ENOMEM;
-	bloom_add(k, k->te, k->nte);
-	bloom_add(k, k->cr, k->ncr);
-	return 0;
+	uint8_t *src = sp_zalloc(k->alloc, (size_t)nt + 1, 0), *tgt = sp_zalloc(k->alloc, (size_t)nt + 1, 0);
+	int rc = -ENOMEM;
+	if (k->bloom && src && tgt) {
+		scan_av(k->te, k->nte, src, tgt, k->bloom, k->bloom_shift);
+		scan_av(k->cr, k->ncr, src, tgt, k->bloom, k->bloom_shift);
+		rc = csr_filter(k, src, &k->src_off, &k->src_v);
+		if (!rc)
+			rc = csr_filter(k, tgt, &k->tgt_off, &k->tgt_v);
+	}
+	sp_free(k->alloc, src, (size_t)nt + 1);
+	sp_free(k->alloc, tgt, (size_t)nt + 1);
+	return rc;
 }
 
 /* Destroy a node cache none of whose nodes is allocated. */
@@ -233,7 +262,7 @@ int policy_core_finish(struct policy_core *k, enum sp_avtab_layout layout)
 	k->layout = layout;
 	SP_ASSERT_INTERNAL(k->attr_off && k->attr_off[k->ntypes + 1] >= k->ntypes);	/* self rows */
 	if ((rc = build_name_ixs(k)) || (rc = build_rev(k)) || (rc = build_filters(k)) ||
-	    (rc = sort_ft(k)) || (rc = bloom_build(k)))
+	    (rc = sort_ft(k)))
 		return rc;
 	struct sp_slab_cache *nodes = NULL;	/* chained: kept in te_tab (policy_core_nodes) */
 	if (layout == SP_AVTAB_CHAINED &&
@@ -262,6 +291,8 @@ void policy_core_put(struct policy_core *k)
 	uint32_t nt = k->ntypes;
 	struct sp_slab_cache *nodes = policy_core_nodes(k);
 	policy_avtab_destroy(&k->te_tab);
+	if (k->type_hash)
+		FREE_N(k->type_hash, (size_t)k->type_hash_mask + 1);
 	FREE_N(k->class_ix, k->nclasses + 1);
 	FREE_N(k->bool_ix, k->nbools + 1);
 	FREE_N(k->ft_sorted, k->nft + 1);

@@ -226,7 +226,8 @@ SP_API void sp_policy_get_info(const struct sp_policy *p, struct sp_policy_info 
 			   (size_t)k->nrtrans * sizeof(*k->rtrans) +
 			   (size_t)k->nrallow * sizeof(*k->rallow) +
 			   ((size_t)k->nclasses + 1) * sizeof(struct policy_class) +
-			   (size_t)k->ntype_ix * sizeof(struct policy_name_ix) + sizeof(*k) + sizeof(*p);
+			   (size_t)k->ntype_ix * sizeof(struct policy_name_ix) +
+			   ((size_t)k->type_hash_mask + 1) * sizeof(uint32_t) + sizeof(*k) + sizeof(*p);
 }
 
 SP_API int sp_policy_get_counts(const struct sp_policy *p, struct sp_policy_counts *out)
@@ -279,7 +280,7 @@ SP_API int sp_policy_type_is_attr(const struct sp_policy *p, uint32_t t)
 
 SP_API uint32_t sp_policy_type_lookup(const struct sp_policy *p, const char *name)
 {
-	return ix_find(p->core->type_ix, p->core->ntype_ix, name);
+	return policy_type_find(p->core, name);
 }
 
 SP_API size_t sp_policy_type_attrs(const struct sp_policy *p, uint32_t t, const uint32_t **v)

@@ -230,7 +230,7 @@ struct policy_cond_node {
 	uint32_t file_state;
 };
 
-struct policy_name_ix {			/* sorted name -> value index */
+struct policy_name_ix {			/* name -> value (class_ix, bool_ix: sorted by name) */
 	const char *name;
 	uint32_t value;
 };
@@ -249,8 +249,10 @@ struct policy_core {
 	uint32_t ntypes;		/* nprim */
 	const char **type_name;		/* [ntypes + 1] */
 	uint8_t *type_flags;		/* [ntypes + 1]: 1 attribute, 2 permissive, 4 has name */
-	struct policy_name_ix *type_ix;
+	struct policy_name_ix *type_ix;	/* every type and alias name, in file order */
 	uint32_t ntype_ix, type_ix_cap;
+	uint32_t *type_hash;		/* [type_hash_mask + 1]: type_ix position + 1, 0 empty */
+	uint32_t type_hash_mask;
 
 	uint32_t nclasses;
 	struct policy_class *cls;	/* [nclasses + 1] */
@@ -385,6 +387,8 @@ size_t policy_pair_names(const struct policy_core *k, const struct policy_pairs 
 			 uint32_t owner, const char *const *name_of, uint32_t limit,
 			 const char ***out);
 size_t policy_type_aliases(const struct policy_core *k, uint32_t v, const char **out, size_t max);
+/* The value of the type or alias `name`, 0 when the policy has none (index.c). */
+uint32_t policy_type_find(const struct policy_core *k, const char *name);
 /* symbols.c: user v's record levels (lv[0] range low, lv[1] high, lv[2] default), 0: none */
 int policy_user_levels(const struct policy_core *k, uint32_t v, const uint32_t *lv[3]);
 /* diff_te.c: sediff's section of AV rules of one kind (SP_AVTAB_ALLOWED, _AUDITALLOW,

@@ -32,6 +32,7 @@
 #define CEXPR_L1L2 0x20u	/* this and the higher operands compare levels: an mls constraint */
 
 struct cur {
+	uint32_t te_hist[16];		/* te rules by kind bit (count_te_kinds, count_rules) */
 	const uint8_t *p;
 	size_t len, off;
 	uint32_t vers;
@@ -54,6 +55,27 @@ __attribute__((format(printf, 3, 4))) static int bad(struct cur *c, size_t off, 
 	if (c->d)
 		sp_diags_add_offset(c->d, SP_SEV_ERROR, -EINVAL, c->file, off, "%s: %s", c->sec, msg);
 	return -EINVAL;
+}
+
+/* little-endian loads (one load each on a little-endian host) */
+static inline uint16_t ld16(const uint8_t *q)
+{
+	uint16_t v;
+	memcpy(&v, q, 2);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap16(v);
+#endif
+	return v;
+}
+
+static inline uint32_t ld32(const uint8_t *q)
+{
+	uint32_t v;
+	memcpy(&v, q, 4);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap32(v);
+#endif
+	return v;
 }
 
 static inline size_t left(const struct cur *c)
@@ -99,12 +121,15 @@ static int count(struct cur *c, uint32_t *n, size_t minrec, const char *what)
 	return 0;
 }
 
-static int grow_slow(const struct sp_allocator *a, void **p, uint32_t *cap, uint64_t need_n,
-		     size_t elsz)
+/* Room for need_n elements: at least doubled (from 16), or exactly need_n when `exact`. */
+static int resize(const struct sp_allocator *a, void **p, uint32_t *cap, uint64_t need_n,
+		  size_t elsz, int exact)
 {
 	uint64_t ncap = *cap ? *cap : 16;
 	while (ncap < need_n)
 		ncap *= 2;
+	if (exact)
+		ncap = need_n;
 	if (ncap > UINT32_MAX / 2)
 		return -ENOMEM;
 	void *np = sp_alloc(a, ncap * elsz, 0);
@@ -123,7 +148,7 @@ static int grow_slow(const struct sp_allocator *a, void **p, uint32_t *cap, uint
 static inline int grow(const struct sp_allocator *a, void **p, uint32_t *cap, uint64_t need_n,
 		       size_t elsz)
 {
-	return need_n <= *cap ? 0 : grow_slow(a, p, cap, need_n, elsz);
+	return need_n <= *cap ? 0 : resize(a, p, cap, need_n, elsz, 0);
 }
 
 static int vec_push(const struct sp_allocator *a, struct u32vec *v, uint32_t x)
@@ -228,14 +253,24 @@ static int ebitmap(struct cur *c, uint32_t limit, struct u32vec *bits)
 			return bad(c, nat, "ebitmap node start %u out of order or range", w[0]);
 		prev = (uint64_t)w[0] + 64;
 		uint64_t map = (uint64_t)w[1] | (uint64_t)w[2] << 32;
-		while (map) {
+		if (!map)
+			continue;
+		uint32_t top = w[0] + 63 - (uint32_t)__builtin_clzll(map);	/* the highest bit */
+		if (limit && top >= limit) {
 			uint32_t bit = w[0] + (uint32_t)__builtin_ctzll(map);
-			map &= map - 1;
-			if (limit && bit >= limit)
-				return bad(c, nat, "ebitmap bit %u out of range (limit %u)", bit, limit);
-			if (bits && (rc = vec_push(c->core->alloc, bits, bit)))
-				return rc;
+			while (bit < limit)	/* name the first bit out of range */
+				map &= map - 1, bit = w[0] + (uint32_t)__builtin_ctzll(map);
+			return bad(c, nat, "ebitmap bit %u out of range (limit %u)", bit, limit);
 		}
+		if (!bits)
+			continue;
+		if ((rc = grow(c->core->alloc, (void **)&bits->v, &bits->cap, (uint64_t)bits->n + 64,
+			       sizeof(uint32_t))))
+			return rc;	/* room for the node's (at most 64) bits */
+		uint32_t *out = bits->v + bits->n, *from = out;
+		for (; map; map &= map - 1)
+			*out++ = w[0] + (uint32_t)__builtin_ctzll(map);
+		bits->n += (uint32_t)(out - from);
 	}
 	if (h[2] && prev != h[1])
 		return bad(c, at + 4, "ebitmap high bit %u does not match its last node", h[1]);
@@ -831,42 +866,118 @@ static int avtab_item(struct cur *c, int cond, uint32_t node)
 	return push_rule(c, cond, &r, node);
 }
 
-/* The summary counts of te rules by kind (every xperm kind counts as te_xperms). */
-static void count_te_kinds(struct policy_core *k)
+/*
+ * A run of common items from q (avail bytes) into dst[0..max): version >= 20, 12 bytes, one AV
+ * or type kind, a valid key (and default type).  Returns how many it decoded; it stops before
+ * the first other item (xperms, or an invalid one), which avtab_item then reads or reports.
+ * Everything lives in locals, so the loop keeps them in registers.
+ */
+static uint32_t avtab_run(const uint8_t *q, size_t avail, struct policy_rule *dst, uint32_t max,
+			  uint32_t ntypes, uint32_t nclasses)
 {
-	struct sp_policy_info *in = &k->info;
-	in->te_rules = k->nte;
-	for (uint32_t i = 0; i < k->nte; i++) {
-		switch (k->te[i].spec) {
-		case SP_AVTAB_ALLOWED: in->te_allow++; break;
-		case SP_AVTAB_AUDITALLOW: in->te_auditallow++; break;
-		case SP_AVTAB_AUDITDENY: in->te_dontaudit++; break;
-		case SP_AVTAB_TRANSITION: in->te_type_trans++; break;
-		case SP_AVTAB_CHANGE: in->te_type_change++; break;
-		case SP_AVTAB_MEMBER: in->te_type_member++; break;
-		default: in->te_xperms++; break;
-		}
+	uint32_t i = 0;
+	for (; i < max && avail >= 12; i++, q += 12, avail -= 12) {
+		uint32_t s = ld16(q), t = ld16(q + 2), cl = ld16(q + 4), data = ld32(q + 8);
+		uint16_t sp = ld16(q + 6) & (uint16_t)~SP_AVTAB_ENABLED;
+		/* v - 1 < n: 1 <= v <= n in one compare (v == 0 wraps); one branch for all */
+		int bad = (s - 1 >= ntypes) | (t - 1 >= ntypes) | (cl - 1 >= nclasses) |
+			  ((sp & (sp - 1)) != 0) | !(sp & (SP_AVTAB_AV | SP_AVTAB_TYPE)) |
+			  (((sp & SP_AVTAB_TYPE) != 0) & (data - 1 >= ntypes));
+		if (bad)
+			break;
+		dst[i] = (struct policy_rule){ (uint16_t)s, (uint16_t)t, (uint16_t)cl, sp, data,
+					       POLICY_NO_XP };
 	}
+	return i;
+}
+
+/*
+ * n avtab items of one list: the te_avtab (cond == 0) or a conditional node's list (node: its
+ * index | list bit).  Room for n rules is made first; runs of common items take avtab_run, any
+ * other item avtab_item (which grows the arrays itself: a version < 20 item may hold several
+ * rules).
+ */
+static int avtab_items(struct cur *c, uint32_t n, int cond, uint32_t node)
+{
+	struct policy_core *k = c->core;
+	int rc;
+	if (cond) {
+		uint32_t cap = k->cr_cap;
+		if ((rc = grow(k->alloc, (void **)&k->cr, &k->cr_cap, (uint64_t)k->ncr + n,
+			       sizeof(*k->cr))) ||
+		    (rc = grow(k->alloc, (void **)&k->cr_node, &cap, (uint64_t)k->ncr + n,
+			       sizeof(uint32_t))))
+			return rc;
+	} else if (k->te_cap < (uint64_t)k->nte + n &&
+		   (rc = resize(k->alloc, (void **)&k->te, &k->te_cap, (uint64_t)k->nte + n,
+				sizeof(*k->te), 1))) {
+		return rc;	/* te: read once, n exact (but before version 20) */
+	}
+	for (uint32_t i = 0; i < n;) {
+		if (c->vers >= 20) {
+			uint32_t *nr = cond ? &k->ncr : &k->nte;
+			uint32_t got = avtab_run(c->p + c->off, left(c), (cond ? k->cr : k->te) + *nr,
+						 n - i, k->ntypes, k->nclasses);
+			for (uint32_t j = 0; cond && j < got; j++)
+				k->cr_node[k->ncr + j] = node;
+			*nr += got;
+			c->off += (size_t)got * 12;
+			if ((i += got) == n)
+				break;
+		}
+		if ((rc = avtab_item(c, cond, node)))
+			return rc;
+		i++;
+	}
+	return 0;
+}
+
+/* hist[b] += the rules of r[0..n) whose kind is bit b (every rule has exactly one kind bit) */
+static void kind_hist(const struct policy_rule *r, uint32_t n, uint32_t hist[16])
+{
+	for (uint32_t i = 0; i < n; i++)
+		hist[__builtin_ctz(r[i].spec) & 15]++;
+}
+
+#define KIND(h, bit) ((h)[__builtin_ctz(bit)])
+
+/* The summary counts of te rules by kind (every xperm kind counts as te_xperms). */
+static void count_te_kinds(struct cur *c)
+{
+	struct policy_core *k = c->core;
+	struct sp_policy_info *in = &k->info;
+	uint32_t *h = c->te_hist;
+	memset(c->te_hist, 0, sizeof(c->te_hist));
+	kind_hist(k->te, k->nte, h);
+	in->te_rules = k->nte;
+	in->te_allow = KIND(h, SP_AVTAB_ALLOWED);
+	in->te_auditallow = KIND(h, SP_AVTAB_AUDITALLOW);
+	in->te_dontaudit = KIND(h, SP_AVTAB_AUDITDENY);
+	in->te_type_trans = KIND(h, SP_AVTAB_TRANSITION);
+	in->te_type_change = KIND(h, SP_AVTAB_CHANGE);
+	in->te_type_member = KIND(h, SP_AVTAB_MEMBER);
+	in->te_xperms = KIND(h, SP_AVTAB_XPERMS_ALLOWED) + KIND(h, SP_AVTAB_XPERMS_AUDITALLOW) +
+			KIND(h, SP_AVTAB_XPERMS_DONTAUDIT);
 }
 
 /* setools' rule counts: te_avtab and conditional entries by kind, and a type_transition per
  * source type of each filename transition (what libsepol's policydb holds). */
-static void count_rules(struct policy_core *k)
+static void count_rules(struct cur *c)
 {
+	struct policy_core *k = c->core;
 	struct sp_policy_counts *n = &k->counts;
-	for (uint32_t i = 0; i < k->nte + k->ncr; i++) {
-		switch (i < k->nte ? k->te[i].spec : k->cr[i - k->nte].spec) {
-		case SP_AVTAB_ALLOWED: n->allow++; break;
-		case SP_AVTAB_AUDITALLOW: n->auditallow++; break;
-		case SP_AVTAB_AUDITDENY: n->dontaudit++; break;
-		case SP_AVTAB_TRANSITION: n->type_trans++; break;
-		case SP_AVTAB_CHANGE: n->type_change++; break;
-		case SP_AVTAB_MEMBER: n->type_member++; break;
-		case SP_AVTAB_XPERMS_ALLOWED: n->allowxperm++; break;
-		case SP_AVTAB_XPERMS_AUDITALLOW: n->auditallowxperm++; break;
-		default: n->dontauditxperm++; break;
-		}
-	}
+	uint32_t h[16];
+	memcpy(h, c->te_hist, sizeof(h));
+	kind_hist(k->cr, k->ncr, h);
+	n->allow += KIND(h, SP_AVTAB_ALLOWED);
+	n->auditallow += KIND(h, SP_AVTAB_AUDITALLOW);
+	n->dontaudit += KIND(h, SP_AVTAB_AUDITDENY);
+	n->type_trans += KIND(h, SP_AVTAB_TRANSITION);
+	n->type_change += KIND(h, SP_AVTAB_CHANGE);
+	n->type_member += KIND(h, SP_AVTAB_MEMBER);
+	n->allowxperm += KIND(h, SP_AVTAB_XPERMS_ALLOWED);
+	n->auditallowxperm += KIND(h, SP_AVTAB_XPERMS_AUDITALLOW);
+	n->dontauditxperm += KIND(h, SP_AVTAB_XPERMS_DONTAUDIT);
 	n->type_trans += k->nft;
 	n->conditionals = k->ncnode;
 	n->role_trans = k->nrtrans;
@@ -883,14 +994,11 @@ static int read_te(struct cur *c)
 		return rc;
 	if (!n)
 		return bad(c, c->off - 4, "table is empty");
-	/* n rules at least (a version < 20 entry may hold several), n bounded by the bytes left */
-	struct policy_core *k = c->core;
-	if ((rc = grow(k->alloc, (void **)&k->te, &k->te_cap, n, sizeof(*k->te))))
+	/* n rules at least (a version < 20 entry may hold several), n bounded by the bytes left:
+	 * avtab_items makes room for them */
+	if ((rc = avtab_items(c, n, 0, 0)))
 		return rc;
-	for (uint32_t i = 0; i < n; i++)
-		if ((rc = avtab_item(c, 0, 0)))
-			return rc;
-	count_te_kinds(c->core);
+	count_te_kinds(c);
 	return 0;
 }
 
@@ -935,9 +1043,8 @@ static int read_cond(struct cur *c)
 			c->sec = "conditional avtab";
 			if ((rc = count(c, &m, c->vers < 20 ? 24 : 12, "conditional avtab entry")))
 				return rc;
-			for (uint32_t j = 0; j < m; j++)
-				if ((rc = avtab_item(c, 1, i | (list ? 0x80000000u : 0))))
-					return rc;
+			if ((rc = avtab_items(c, m, 1, i | (list ? 0x80000000u : 0))))
+				return rc;
 			c->sec = "conditional";
 		}
 	}
@@ -1430,7 +1537,7 @@ static int read_rules(struct cur *c, uint32_t want_ocon)
 		return rc;
 	if (c->vers >= 25 && (rc = read_filename_trans(c)))
 		return rc;
-	count_rules(c->core);
+	count_rules(c);
 	if ((rc = read_ocontexts(c, want_ocon)))
 		return rc;
 	if (c->vers >= 19 && (rc = read_range_trans(c)))

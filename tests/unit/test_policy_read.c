@@ -790,6 +790,95 @@ static void test_policy__flat_home_first(void **st)
 	sp_policy_free(p);
 }
 
+/* The entries of (s, t, c) of kind `kind` in t, their data summed into *sum. */
+static size_t kind_entries(const struct sp_avtab *t, uint16_t s, uint16_t tt, uint16_t c,
+			   uint16_t kind, uint32_t *sum)
+{
+	struct sp_avtab_entry e[64];
+	size_t n = policy_avtab_lookup(t, s, tt, c, kind, e, 64);
+	*sum = 0;
+	for (size_t i = 0; i < n && i < 64; i++)
+		*sum += e[i].data;
+	return n;
+}
+
+/*
+ * The compact build's duplicate rules, in home groups compared pairwise (small) and sorted
+ * (over 32 entries, crafted or duplicate-heavy), and its wrap past the last bucket: a merged
+ * table folds a key's kind into one entry (allow OR, auditdeny AND, a type rule's last datum),
+ * a te table rejects a repeated kind but keeps repeated xperm kinds, and entries homed at the
+ * last bucket wrap to the first with every invariant kept.
+ */
+static void test_policy__flat_build_groups(void **st)
+{
+	(void)st;
+	enum { N = 160 };
+	struct policy_rule r[N];
+	for (int big = 0; big < 2; big++) {
+		uint32_t n = 0, m = big ? 40 : 4;	/* rules per folded key: sorted or pairwise */
+		for (uint32_t i = 0; i < m; i++) {
+			r[n++] = (struct policy_rule){ 5, 6, 7, SP_AVTAB_ALLOWED, 1u << i, POLICY_NO_XP };
+			r[n++] = (struct policy_rule){ 5, 6, 7, SP_AVTAB_AUDITDENY, ~(1u << i), POLICY_NO_XP };
+			r[n++] = (struct policy_rule){ 5, 6, 7, SP_AVTAB_TRANSITION, 100 + i, POLICY_NO_XP };
+		}
+		for (uint16_t i = 1; n < N; i++)
+			r[n++] = (struct policy_rule){ i, (uint16_t)(i + 1), 2, SP_AVTAB_ALLOWED, i, POLICY_NO_XP };
+		struct sp_avtab t;
+		uint32_t sum, want = m == 40 ? 0xffffffffu : 0xfu;
+		assert_int_equal(policy_avtab_build(&t, SP_AVTAB_FLAT, POLICY_AVTAB_MERGED, r, N, N, NULL, NULL, NULL, NULL), 0);
+		assert_true(t.form == POLICY_FORM_COMPACT && policy_avtab_is_valid(&t));
+		assert_int_equal(t.nel, N - 3 * (m - 1));
+		assert_int_equal(kind_entries(&t, 5, 6, 7, SP_AVTAB_ALLOWED, &sum), 1);
+		assert_int_equal(sum, want);
+		assert_int_equal(kind_entries(&t, 5, 6, 7, SP_AVTAB_AUDITDENY, &sum), 1);
+		assert_int_equal(sum, ~want);
+		assert_int_equal(kind_entries(&t, 5, 6, 7, SP_AVTAB_TRANSITION, &sum), 1);
+		assert_int_equal(sum, 100 + m - 1);
+		policy_avtab_destroy(&t);
+		/* te: the same rules are refused; xperm kinds alone may repeat */
+		assert_int_equal(policy_avtab_build(&t, SP_AVTAB_FLAT, POLICY_AVTAB_TE, r, N, N, NULL, NULL, NULL, NULL), -EEXIST);
+		for (uint32_t i = 0; i < 3 * m; i++)
+			r[i].spec = SP_AVTAB_XPERMS_ALLOWED, r[i].data = 0;
+		struct sp_avtab_xperms xp = { 0 };
+		assert_int_equal(policy_avtab_build(&t, SP_AVTAB_FLAT, POLICY_AVTAB_TE, r, N, N, NULL, &xp, NULL, NULL), 0);
+		assert_int_equal(kind_entries(&t, 5, 6, 7, SP_AVTAB_XPERMS_ALLOWED, &sum), 3 * m);
+		assert_true(policy_avtab_is_valid(&t));
+		policy_avtab_destroy(&t);
+	}
+	/* 30 conditional rules of one key homed at the last of the table's 7 buckets: they fill
+	 * it, then wrap to buckets 0, 1, ... */
+	enum { W = 30 };
+	struct sp_avtab probe = { .nslot = (W * 100 + 63 * FLATC_SLOTS - 1) / (63 * FLATC_SLOTS) };
+	uint16_t s = 1, tt = 1, c = 1;
+	for (;; s++) {	/* a key (s, 1, 1) of radices (s + 1, 2, 2) homed at the last bucket */
+		assert_true(s < 5000);
+		probe.u.fl.ns = s + 1u, probe.u.fl.nt = 2, probe.u.fl.nc = 2;
+		if (policy_flatc_home(&probe, policy_flatc_mix(policy_flatc_key(&probe, s, tt, c))) ==
+		    probe.nslot - 1)
+			break;
+	}
+	struct policy_rule w[W];
+	uint8_t en[W];
+	for (uint32_t i = 0; i < W; i++) {
+		w[i] = (struct policy_rule){ s, tt, c, SP_AVTAB_ALLOWED, i, POLICY_NO_XP };
+		en[i] = (uint8_t)(i % 2);
+	}
+	struct sp_avtab t;
+	uint32_t sum, away;
+	assert_int_equal(policy_avtab_build(&t, SP_AVTAB_FLAT, POLICY_AVTAB_COND, w, W, W, en, NULL, NULL, NULL), 0);
+	assert_int_equal(t.nslot, probe.nslot);
+	assert_int_equal(t.u.fl.cb[0].key[0], policy_flatc_key(&t, s, tt, c));	/* wrapped */
+	check_flatc_layout(&t, &away);
+	assert_int_equal(away, W - FLATC_SLOTS);
+	assert_int_equal(kind_entries(&t, s, tt, c, SP_AVTAB_ALLOWED, &sum), W);
+	assert_int_equal(sum, W * (W - 1) / 2);
+	struct sp_avtab_entry e[W];
+	assert_int_equal(policy_avtab_lookup(&t, s, tt, c, SP_AVTAB_ALLOWED, e, W), W);
+	for (uint32_t i = 0; i < W; i++)
+		assert_int_equal((e[i].specified & SP_AVTAB_ENABLED) != 0, e[i].data % 2);
+	policy_avtab_destroy(&t);
+}
+
 /* policy_avtab_is_valid accepts every table the builder makes and refuses each broken invariant */
 static void test_policy__avtab_is_valid(void **st)
 {
@@ -893,6 +982,7 @@ int main(void)
 		cmocka_unit_test(test_policy__duplicate_heavy_tables),
 		cmocka_unit_test(test_policy__flat_forms_agree),
 		cmocka_unit_test(test_policy__flat_home_first),
+		cmocka_unit_test(test_policy__flat_build_groups),
 		cmocka_unit_test(test_policy__avtab_is_valid),
 		cmocka_unit_test(test_policy__find_running),
 	};
