@@ -19,7 +19,8 @@
  *             multiply (no division), two SSE2 compares decide the match, and a 32-bit filter
  *             per bucket of keys placed past it, so hits and misses read the home line only
  *             unless the key's filter bit is set.  Home-first placement (an entry at home is
- *             never moved) at 0.63 load; the hit path is inline (flat.h).
+ *             never moved) at 0.63 load, built in one pass over the buckets after a counting
+ *             sort of the rules by home (flatc_fill); the hit path is inline (flat.h).
  *           wide (fallback when the ranges do not fit 32 bits or s == 0): six slots of three
  *             u16 keys, one SSE2 compare of the sources, Robin Hood placement; 0.75 load; a
  *             lookup scans home..home+disp.

@@ -57,25 +57,15 @@ __attribute__((format(printf, 3, 4))) static int bad(struct cur *c, size_t off, 
 	return -EINVAL;
 }
 
-/* little-endian loads (one load each on a little-endian host) */
+/* little-endian loads (the compiler makes each one load on a little-endian host) */
 static inline uint16_t ld16(const uint8_t *q)
 {
-	uint16_t v;
-	memcpy(&v, q, 2);
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	v = __builtin_bswap16(v);
-#endif
-	return v;
+	return (uint16_t)(q[0] | q[1] << 8);
 }
 
 static inline uint32_t ld32(const uint8_t *q)
 {
-	uint32_t v;
-	memcpy(&v, q, 4);
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	v = __builtin_bswap32(v);
-#endif
-	return v;
+	return (uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 | (uint32_t)q[3] << 24;
 }
 
 static inline size_t left(const struct cur *c)
