@@ -62,12 +62,17 @@ static int finish(struct policy_core *k, enum sp_avtab_layout layout, size_t len
 	return rc;
 }
 
-/* A policy read from its uncompressed bytes. */
-static int read_plain(const void *buf, size_t len, const struct sp_policy_opts *o,
+/*
+ * A policy read from its uncompressed bytes.  own (malloc'd, may be NULL) is freed as soon as
+ * the reader is done with the bytes (the core keeps copies of what it needs), before the core
+ * is finished, so the finishing allocations can take its memory.
+ */
+static int read_plain(const void *buf, size_t len, void *own, const struct sp_policy_opts *o,
 		      enum sp_avtab_layout layout, struct sp_policy **out)
 {
 	struct policy_core *k;
 	int rc = policy_core_read(buf, len, o, &k);
+	free(own);
 	if (rc)
 		return rc;
 	if ((rc = finish(k, layout, len, o)) || (rc = policy_new(k, out)))
@@ -75,25 +80,29 @@ static int read_plain(const void *buf, size_t len, const struct sp_policy_opts *
 	return rc;
 }
 
-SP_API int sp_policy_read(const void *buf, size_t len, const struct sp_policy_opts *o,
-			  struct sp_policy **out)
+/* sp_policy_read, freeing own (the bytes' malloc'd buffer, or NULL) as early as it can. */
+static int policy_read(const void *buf, size_t len, void *own, const struct sp_policy_opts *o,
+		       struct sp_policy **out)
 {
-	if (!buf && len)
-		return -EINVAL;
 	enum sp_avtab_layout layout = SP_OPTS_HAS(o, layout) ? o->layout : SP_AVTAB_CHAINED;
-	if ((unsigned)layout >= SP_AVTAB_NLAYOUTS)
+	if ((!buf && len) || (unsigned)layout >= SP_AVTAB_NLAYOUTS) {
+		free(own);
 		return -EINVAL;
+	}
 	if (!policy_xz_is(buf, len))
-		return read_plain(buf, len, o, layout, out);
+		return read_plain(buf, len, own, o, layout, out);
 	uint8_t *raw;
 	size_t rawlen;
 	int rc = policy_xz_decode(buf, len, SP_OPTS_HAS(o, diags) ? o->diags : NULL,
 				  SP_OPTS_HAS(o, file) ? o->file : NULL, &raw, &rawlen);
-	if (rc)
-		return rc;
-	rc = read_plain(raw, rawlen, o, layout, out);
-	free(raw);
-	return rc;
+	free(own);
+	return rc ? rc : read_plain(raw, rawlen, raw, o, layout, out);
+}
+
+SP_API int sp_policy_read(const void *buf, size_t len, const struct sp_policy_opts *o,
+			  struct sp_policy **out)
+{
+	return policy_read(buf, len, NULL, o, out);
 }
 
 /* A copy sharing the core, with its own conditional state (used by the AVC's boolean change). */
@@ -194,9 +203,7 @@ SP_API int sp_policy_read_file(const char *path, const struct sp_policy_opts *o,
 		.diags = SP_OPTS_HAS(o, diags) ? o->diags : NULL,
 		.file = SP_OPTS_HAS(o, file) && o->file ? o->file : path,
 	};
-	rc = sp_policy_read(buf, len, &oo, out);
-	free(buf);
-	return rc;
+	return policy_read(buf, len, buf, &oo, out);	/* frees buf */
 }
 
 SP_API void sp_policy_get_info(const struct sp_policy *p, struct sp_policy_info *out)

@@ -817,8 +817,8 @@ static void test_policy__flat_build_groups(void **st)
 	for (int big = 0; big < 2; big++) {
 		uint32_t n = 0, m = big ? 40 : 4;	/* rules per folded key: sorted or pairwise */
 		for (uint32_t i = 0; i < m; i++) {
-			r[n++] = (struct policy_rule){ 5, 6, 7, SP_AVTAB_ALLOWED, 1u << i, POLICY_NO_XP };
-			r[n++] = (struct policy_rule){ 5, 6, 7, SP_AVTAB_AUDITDENY, ~(1u << i), POLICY_NO_XP };
+			r[n++] = (struct policy_rule){ 5, 6, 7, SP_AVTAB_ALLOWED, 1u << (i % 32), POLICY_NO_XP };
+			r[n++] = (struct policy_rule){ 5, 6, 7, SP_AVTAB_AUDITDENY, ~(1u << (i % 32)), POLICY_NO_XP };
 			r[n++] = (struct policy_rule){ 5, 6, 7, SP_AVTAB_TRANSITION, 100 + i, POLICY_NO_XP };
 		}
 		for (uint16_t i = 1; n < N; i++)
