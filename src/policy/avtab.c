@@ -153,8 +153,8 @@ static int chained_build(struct sp_avtab *t, const struct policy_rule *r, uint32
 			return -ENOMEM;
 		nn->s = x->s, nn->t = x->t, nn->c = x->c;
 		nn->spec = x->spec | (en && en[i] ? SP_AVTAB_ENABLED : 0);
-		if (x->xp != POLICY_NO_XP)
-			nn->u.xp = &t->xperms[x->xp];
+		if (x->spec & SP_AVTAB_XPERMS)
+			nn->u.xp = &t->xperms[x->data];
 		else
 			nn->u.data = x->data;
 		nn->next = *pp;

@@ -424,7 +424,7 @@ SP_API int sp_policy_avtab_foreach(const struct sp_policy *p, int cond,
 			.source = r->s, .target = r->t, .tclass = r->c,
 			.specified = (uint16_t)(r->spec | (p->cs.rule_enabled[i] ? SP_AVTAB_ENABLED : 0)),
 			.data = r->data,
-			.xperms = r->xp != POLICY_NO_XP ? &k->xperms[r->xp] : NULL,
+			.xperms = r->spec & SP_AVTAB_XPERMS ? &k->xperms[r->data] : NULL,
 			.cond = (k->cr_node[i] & 0x7fffffffu) + 1,
 			.cond_list = (int)(k->cr_node[i] >> 31),
 		};

@@ -20,14 +20,11 @@
 
 struct sp_slab_cache;
 
-/* One avtab entry as read from the file (layout-independent).  12 bytes + xperm index. */
+/* One avtab entry as read from the file (layout-independent), 12 bytes. */
 struct policy_rule {
 	uint16_t s, t, c, spec;		/* spec: one kind bit, enabled bit masked off */
-	uint32_t data;
-	uint32_t xp;			/* index into core->xperms, or UINT32_MAX */
+	uint32_t data;			/* xperm kinds: the index into core->xperms */
 };
-
-#define POLICY_NO_XP UINT32_MAX
 
 /* ---- avtab layouts ---- */
 

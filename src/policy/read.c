@@ -780,7 +780,7 @@ static int avtab_item(struct cur *c, int cond, uint32_t node)
 	struct policy_core *k = c->core;
 	size_t at = c->off;
 	int rc;
-	struct policy_rule r = { .xp = POLICY_NO_XP };
+	struct policy_rule r = { 0 };
 	if (c->vers < 20) {
 		uint32_t n, v[10];
 		if ((rc = u32(c, &n, "entry")))
@@ -845,8 +845,7 @@ static int avtab_item(struct cur *c, int cond, uint32_t node)
 		c->off += 2;
 		if ((rc = u32s(c, x->perms, 8, "extended permissions")))
 			return rc;
-		r.xp = k->nxperms++;
-		r.data = r.xp;
+		r.data = k->nxperms++;
 	} else {
 		if ((rc = u32(c, &r.data, "entry datum")))
 			return rc;
@@ -875,8 +874,7 @@ static uint32_t avtab_run(const uint8_t *q, size_t avail, struct policy_rule *ds
 			  (((sp & SP_AVTAB_TYPE) != 0) & (data - 1 >= ntypes));
 		if (bad)
 			break;
-		dst[i] = (struct policy_rule){ (uint16_t)s, (uint16_t)t, (uint16_t)cl, sp, data,
-					       POLICY_NO_XP };
+		dst[i] = (struct policy_rule){ (uint16_t)s, (uint16_t)t, (uint16_t)cl, sp, data };
 	}
 	return i;
 }

@@ -594,7 +594,7 @@ static void test_policy__duplicate_heavy_tables(void **st)
 		int dup = i < 300;
 		r[i] = (struct policy_rule){ (uint16_t)(dup ? 7 : 1 + i % 50), (uint16_t)(dup ? 9 : 1 + i / 50),
 					     (uint16_t)(dup ? 3 : 1 + i % 7), SP_AVTAB_ALLOWED,
-					     i, POLICY_NO_XP };
+					     i };
 		en[i] = (uint8_t)(i % 3 == 0);
 	}
 	struct sp_avtab_entry *e = calloc(N, sizeof(*e));
@@ -658,7 +658,6 @@ static void test_policy__flat_forms_agree(void **st)
 			}
 			r[i].spec = k;
 			r[i].data = (uint32_t)tp_rand(&seed);
-			r[i].xp = POLICY_NO_XP;
 		}
 		struct sp_avtab ch, fl;
 		assert_int_equal(policy_avtab_build(&ch, SP_AVTAB_CHAINED, POLICY_AVTAB_TE, r, N, N, NULL, NULL, tp_nodes(), NULL), 0);
@@ -760,7 +759,6 @@ static void test_policy__flat_home_first(void **st)
 			r[i].spec = SP_AVTAB_ALLOWED;
 		}
 		r[i].data = (uint32_t)i;
-		r[i].xp = POLICY_NO_XP;
 	}
 	struct sp_avtab t;
 	uint32_t away;
@@ -817,12 +815,12 @@ static void test_policy__flat_build_groups(void **st)
 	for (int big = 0; big < 2; big++) {
 		uint32_t n = 0, m = big ? 40 : 4;	/* rules per folded key: sorted or pairwise */
 		for (uint32_t i = 0; i < m; i++) {
-			r[n++] = (struct policy_rule){ 5, 6, 7, SP_AVTAB_ALLOWED, 1u << (i % 32), POLICY_NO_XP };
-			r[n++] = (struct policy_rule){ 5, 6, 7, SP_AVTAB_AUDITDENY, ~(1u << (i % 32)), POLICY_NO_XP };
-			r[n++] = (struct policy_rule){ 5, 6, 7, SP_AVTAB_TRANSITION, 100 + i, POLICY_NO_XP };
+			r[n++] = (struct policy_rule){ 5, 6, 7, SP_AVTAB_ALLOWED, 1u << (i % 32) };
+			r[n++] = (struct policy_rule){ 5, 6, 7, SP_AVTAB_AUDITDENY, ~(1u << (i % 32)) };
+			r[n++] = (struct policy_rule){ 5, 6, 7, SP_AVTAB_TRANSITION, 100 + i };
 		}
 		for (uint16_t i = 1; n < N; i++)
-			r[n++] = (struct policy_rule){ i, (uint16_t)(i + 1), 2, SP_AVTAB_ALLOWED, i, POLICY_NO_XP };
+			r[n++] = (struct policy_rule){ i, (uint16_t)(i + 1), 2, SP_AVTAB_ALLOWED, i };
 		struct sp_avtab t;
 		uint32_t sum, want = m == 40 ? 0xffffffffu : 0xfu;
 		assert_int_equal(policy_avtab_build(&t, SP_AVTAB_FLAT, POLICY_AVTAB_MERGED, r, N, N, NULL, NULL, NULL, NULL), 0);
@@ -860,7 +858,7 @@ static void test_policy__flat_build_groups(void **st)
 	struct policy_rule w[W];
 	uint8_t en[W];
 	for (uint32_t i = 0; i < W; i++) {
-		w[i] = (struct policy_rule){ s, tt, c, SP_AVTAB_ALLOWED, i, POLICY_NO_XP };
+		w[i] = (struct policy_rule){ s, tt, c, SP_AVTAB_ALLOWED, i };
 		en[i] = (uint8_t)(i % 2);
 	}
 	struct sp_avtab t;
@@ -890,7 +888,7 @@ static void test_policy__avtab_is_valid(void **st)
 	for (uint32_t i = 0; i < N; i++) {
 		r[i] = (struct policy_rule){ (uint16_t)(1 + i % 300), (uint16_t)(1 + i / 300),
 					     (uint16_t)(1 + tp_rand(&seed) % 40), SP_AVTAB_ALLOWED,
-					     (uint32_t)i, POLICY_NO_XP };
+					     (uint32_t)i };
 		en[i] = (uint8_t)(i & 1);
 	}
 	for (int l = 0; l < SP_AVTAB_NLAYOUTS; l++)
