@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * avc.c - the access vector cache (security/selinux/avc.c, in user space): full decisions keyed
- * by (source type, target type, class) in nbuckets hash chains (default 512, hash
- * a multiplicative hash, not the kernel's avc_hash: avc_hash), one lock per chain for writers.
+ * by (source type, target type, class) in nbuckets hash chains (default 512; a key's chain by a
+ * multiplicative hash, avc_hash, not the kernel's), one lock per chain for writers.
  *
  * Lifecycle: a hit is lock-free and outside RCU: the chain heads and links are atomics, the
  * nodes type-stable (freed only by sp_avc_free; dropped nodes go to a free list and are reused)
@@ -281,9 +281,10 @@ static sp_always_inline int node_read(const struct avc_node *n, uint64_t kst, ui
 static sp_noinline int avc_search(struct sp_avc *a, const struct avc_node *n, uint64_t kst,
 				  uint64_t kcg, struct sp_av_decision *avd)
 {
-	for (unsigned hops = AVC_HOPS - 1; n && hops; hops--) {
-		n = atomic_load_explicit(&n->next, memory_order_acquire);
-		int r = n ? node_read(n, kst, kcg, avd) : 0;
+	for (unsigned hops = AVC_HOPS - 1; hops; hops--) {
+		if (!(n = atomic_load_explicit(&n->next, memory_order_acquire)))
+			break;
+		int r = node_read(n, kst, kcg, avd);
 		if (r > 0) {
 			atomic_fetch_add_explicit(&a->hits, 1, memory_order_relaxed);
 			return 0;

@@ -432,6 +432,14 @@ struct flatc_ent {
 	uint16_t code, en;
 };
 
+/* Whether entries of kind `code` may share a key in table t: always in a conditional table,
+ * for the xperm kinds in a te table. */
+static inline int may_repeat(const struct sp_avtab *t, unsigned code)
+{
+	return t->kind == POLICY_AVTAB_COND ||
+	       (t->kind == POLICY_AVTAB_TE && (policy_flat_code_spec[code] & SP_AVTAB_XPERMS));
+}
+
 /* te tables: a repeated kind of a key is an error (but xperm kinds); merged tables fold it
  * into the first entry of the key and kind. */
 static int flatc_dup(enum policy_avtab_kind kind, struct flatc_ent *first, struct flatc_ent *x)
@@ -471,7 +479,7 @@ static int flatc_group_dups(const struct sp_avtab *t, struct flatc_ent *e, uint3
 		return 0;
 	if (g <= FLATC_PAIRWISE) {
 		for (uint32_t p = 1; p < g; p++) {
-			if (t->kind == POLICY_AVTAB_TE && policy_flat_code_spec[e[p].code] & SP_AVTAB_XPERMS)
+			if (may_repeat(t, e[p].code))
 				continue;
 			for (uint32_t q = 0; q < p; q++)
 				if (e[q].k == e[p].k && e[q].code == e[p].code) {
@@ -491,8 +499,7 @@ static int flatc_group_dups(const struct sp_avtab *t, struct flatc_ent *e, uint3
 	qsort(v, g, sizeof(*v), pos_cmp);
 	int rc = 0;
 	for (uint32_t i = 0, f = 0; i < g && !rc; i++) {
-		if (i && v[i].k == v[f].k && v[i].code == v[f].code &&
-		    !(t->kind == POLICY_AVTAB_TE && policy_flat_code_spec[v[i].code] & SP_AVTAB_XPERMS))
+		if (i && v[i].k == v[f].k && v[i].code == v[f].code && !may_repeat(t, v[i].code))
 			rc = flatc_dup(t->kind, &e[v[f].p], &e[v[i].p]);
 		else
 			f = i;
@@ -568,18 +575,18 @@ static void flatc_sort(const struct sp_avtab *t, const struct policy_rule *restr
 		       const uint8_t *restrict en, uint32_t *restrict end, uint32_t *restrict tmp,
 		       struct flatc_ent *restrict e)
 {
-	const uint32_t nt = t->u.fl.nt, nc = t->u.fl.nc, nslot = t->nslot;
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t k = ((uint32_t)r[i].s * nt + r[i].t) * nc + r[i].c;
+	const uint32_t nt = t->u.fl.nt, nc = t->u.fl.nc;
+	for (uint32_t i = 0; i < n; i++) {	/* flatc_fits: every key is in range */
+		uint32_t k = policy_flatc_pack(r[i].s, r[i].t, r[i].c, nt, nc);
 		tmp[i] = k;
-		end[(uint32_t)(((policy_flatc_mix(k) >> 32) * nslot) >> 32) + 1]++;	/* home + 1 */
+		end[policy_flatc_home(t, policy_flatc_mix(k)) + 1]++;
 	}
-	for (uint32_t b = 1; b <= nslot; b++)
+	for (uint32_t b = 1; b <= t->nslot; b++)
 		end[b] += end[b - 1];	/* end[b] = the start of group b */
 	for (uint32_t i = 0; i < n; i++) {
-		uint32_t k = tmp[i], home = (uint32_t)(((policy_flatc_mix(k) >> 32) * nslot) >> 32);
-		e[end[home]++] = (struct flatc_ent){ k, r[i].data, (uint16_t)spec_code(r[i].spec),
-						     (uint16_t)(en && en[i]) };
+		uint32_t k = tmp[i];
+		e[end[policy_flatc_home(t, policy_flatc_mix(k))]++] = (struct flatc_ent){
+			k, r[i].data, (uint16_t)spec_code(r[i].spec), (uint16_t)(en && en[i]) };
 	}
 }
 
@@ -598,9 +605,7 @@ static int flatc_fill(struct sp_avtab *t, const struct policy_rule *r, uint32_t 
 	int rc = -ENOMEM;
 	if (!end || !tmp || !e)
 		goto out;
-	/* tmp holds the packed keys until the scatter, then the queue (flatc_fits: every key is
-	 * in range) */
-	flatc_sort(t, r, n, en, end, tmp, e);
+	flatc_sort(t, r, n, en, end, tmp, e);	/* tmp: its scratch, then flatc_lay's queue */
 	for (size_t b = 0; b < nb; b++) {	/* end[b] = the end of group b now */
 		uint32_t g0 = b ? end[b - 1] : 0;
 		if ((rc = flatc_group_dups(t, &e[g0], end[b] - g0)))

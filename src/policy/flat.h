@@ -26,6 +26,13 @@ extern const uint16_t policy_flat_code_spec[16];
  * entry can match wrongly: stored keys have s >= 1, so they are >= nt * nc, while s == 0 gives a
  * key below that (0 itself, the empty-slot marker, only for (0, 0, 0), which callers reject).
  */
+/* The mixed-radix packing of (s, tt, c) (radices nt and nc; the caller checks the ranges). */
+static inline uint32_t policy_flatc_pack(uint32_t s, uint32_t tt, uint32_t c, uint32_t nt,
+					 uint32_t nc)
+{
+	return (s * nt + tt) * nc + c;
+}
+
 static inline uint32_t policy_flatc_key(const struct sp_avtab *t, uint16_t s, uint16_t tt,
 					uint16_t c)
 {
@@ -33,7 +40,7 @@ static inline uint32_t policy_flatc_key(const struct sp_avtab *t, uint16_t s, ui
 	if (unlikely(!((((uint32_t)s - t->u.fl.ns) & ((uint32_t)tt - t->u.fl.nt) &
 			((uint32_t)c - t->u.fl.nc)) >> 31)))
 		return 0;
-	return ((uint32_t)s * t->u.fl.nt + tt) * t->u.fl.nc + c;
+	return policy_flatc_pack(s, tt, c, t->u.fl.nt, t->u.fl.nc);
 }
 
 static inline uint64_t policy_flatc_mix(uint32_t k)

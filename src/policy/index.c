@@ -291,8 +291,7 @@ void policy_core_put(struct policy_core *k)
 	uint32_t nt = k->ntypes;
 	struct sp_slab_cache *nodes = policy_core_nodes(k);
 	policy_avtab_destroy(&k->te_tab);
-	if (k->type_hash)
-		FREE_N(k->type_hash, (size_t)k->type_hash_mask + 1);
+	FREE_N(k->type_hash, (size_t)k->type_hash_mask + 1);
 	FREE_N(k->class_ix, k->nclasses + 1);
 	FREE_N(k->bool_ix, k->nbools + 1);
 	FREE_N(k->ft_sorted, k->nft + 1);
