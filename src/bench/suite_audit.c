@@ -439,13 +439,25 @@ static int setup_unsw(const void *p, void **st)
 static int setup_compiled(const void *p, void **st) { return setup_common(p, st, 0, 1); }
 static int setup_matcher(const void *p, void **st) { return setup_common(p, st, 0, 2); }
 
+/*
+ * The single-event variants' loop: n events in ring order, walked by pointer in passes of at most
+ * NEV, each decision's record bit summed; the same loop around every engine (about 9
+ * instructions an event: the load, the call's arguments, the sum, the pointer and its test).
+ */
+#define RING_FOR_EACH(ev, s, n)                                                                  \
+	for (uint64_t left__ = (n), k__; left__; left__ -= k__)                                  \
+		for (struct sp_audit_event *const *ev = (s)->ev,                                  \
+					       *const *end__ = ev + (k__ = left__ < NEV ? left__ : NEV); \
+		     ev < end__; ev++)
+
 static void run_ref(void *state, uint64_t n)
 {
 	struct audit_state *s = state;
+	struct sp_audit_ref *r = s->ref;
 	struct sp_audit_decision d;
 	uint64_t acc = 0;
-	for (uint64_t i = 0; i < n; i++) {
-		sp_audit_ref_filter(s->ref, s->ev[i & (NEV - 1)], &d);
+	RING_FOR_EACH(ev, s, n) {
+		sp_audit_ref_filter(r, *ev, &d);
 		acc += d.record;
 	}
 	s->sink += acc;
@@ -473,11 +485,12 @@ static void run_batch(void *state, uint64_t n)
 static void run_compiled(void *state, uint64_t n)
 {
 	struct audit_state *s = state;
+	struct sp_audit_engine *e = s->eng;
 	struct sp_audit_decision d;
 	uint64_t acc = 0;
 	sp_audit_reader_register();
-	for (uint64_t i = 0; i < n; i++) {
-		sp_audit_engine_filter(s->eng, s->ev[i & (NEV - 1)], &d);
+	RING_FOR_EACH(ev, s, n) {
+		sp_audit_engine_filter(e, *ev, &d);
 		acc += d.record;
 	}
 	s->sink += acc;
@@ -492,8 +505,8 @@ static void run_matcher(void *state, uint64_t n)
 	struct sp_audit_decision d;
 	uint64_t acc = 0;
 	const struct sp_audit_matcher *m = s->m;
-	for (uint64_t i = 0; i < n; i++) {
-		sp_audit_matcher_filter(m, s->ev[i & (NEV - 1)], &d);
+	RING_FOR_EACH(ev, s, n) {
+		sp_audit_matcher_filter(m, *ev, &d);
 		acc += d.record;
 	}
 	s->sink += acc;

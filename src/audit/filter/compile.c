@@ -7,7 +7,8 @@
  * The steps (audit_matcher_compile_db): compile_lists (task, user, exclude, io_uring, the inode
  * hash, pending watches, the filesystem list's fstype terms, the exit rules), compile_arch_copies
  * (the exit rules' copies without a statically true arch=), compile_gate, matcher_alloc_hot,
- * compile_dir_guards, compile_candidates, compile_dyn, matcher_layout.
+ * compile_dir_guards, compile_candidates, compile_dyn, matcher_layout, compile_busy (the fast
+ * path's bitmap by the event's fast index).
  *
  * A candidate list for (slot, nr) holds the exit rules whose mask has nr and whose arch= and
  * perm= predicates are not statically false for that ABI and syscall, and, for events without a
@@ -30,9 +31,9 @@
 #include "audit/filter/match_int.h"
 
 #define PERM_UNKNOWN (-2)	/* perm_memo: not computed yet */
-/* The hot block's fixed parts: cand_off, then live and dlive. */
+/* The hot block's fixed parts: cand_off, then live, dlive and busy. */
 #define MATCHER_SZ_CAND (2 * NSLOT * NSYS * sizeof(uint32_t))
-#define MATCHER_SZ_LIVE ((2 * NSLOT + NSLOT) * (NSYS / 64) * sizeof(uint64_t))
+#define MATCHER_SZ_LIVE ((2 * NSLOT + NSLOT + EV_NROWS) * (NSYS / 64) * sizeof(uint64_t))
 
 struct builder {
 	struct sp_audit_matcher *m;
@@ -841,6 +842,7 @@ static int matcher_alloc_hot(struct builder *b)
 	m->cand_off = (void *)((char *)m->hot + b->sz_rules + b->sz_preds);
 	m->live = (void *)((char *)m->cand_off + MATCHER_SZ_CAND);
 	m->dlive = (void *)((char *)m->live + 2 * NSLOT * (NSYS / 64) * sizeof(uint64_t));
+	m->busy = (void *)((char *)m->dlive + NSLOT * (NSYS / 64) * sizeof(uint64_t));
 	b->tmp = malloc((b->exit_end - b->exit_first + 1) * sizeof(*b->tmp));
 	b->gdir = malloc((b->exit_end - b->exit_first + 1) * sizeof(*b->gdir));
 	if (!b->tmp || !b->gdir)
@@ -932,7 +934,7 @@ static int compile_candidates(struct builder *b)
 				return b->err;
 			m->cand_off[tab][nr] = off;
 			if (n || ng)
-				m->live[tab][nr / 64] |= 1ull << (nr % 64);
+				m->live[(tab * NSYS + nr) / 64] |= 1ull << (nr % 64);
 			if (ng)	/* only named tables: dir= needs a name */
 				m->dlive[slot][nr / 64] |= 1ull << (nr % 64);
 		}
@@ -965,11 +967,31 @@ static int compile_dyn(struct builder *b)
 				if (b->err)
 					return b->err;
 			}
-			if (m->live[tab][nr / 64] >> (nr % 64) & 1)
+			if (matcher_live(m, tab * NSYS + nr))
 				m->cand_off[tab][nr] = DYN_FLAG | (uint32_t)k;
 		}
 	}
 	return 0;
+}
+
+/* busy[] bit of fast index (row, nr): the event needs the lists (match_int.h).  1 or 0. */
+static int busy_bit(const struct sp_audit_matcher *m, uint32_t row, uint32_t nr)
+{
+	if (m->slow_gate == ~0u || row == EV_ROW_OTHER)
+		return 1;	/* task list or no rules; another kind, or auditd: the slow path */
+	if (row == EV_ROW_RANGE)	/* no mask holds nr: only a filesystem rule can hide a name */
+		return nr == 1 && m->nfs;
+	if (matcher_live(m, row * NSYS + nr))
+		return 1;
+	return row < NSLOT && (m->hash_any || m->nfs);	/* names: the inode hash, fstype terms */
+}
+
+/* The fast path's busy[] bitmap, from live[] and the lists every event of a row consults. */
+static void compile_busy(struct sp_audit_matcher *m)
+{
+	for (uint32_t row = 0; row < EV_NROWS; row++)
+		for (uint32_t nr = 0; nr < NSYS; nr++)
+			m->busy[(row * NSYS + nr) / 64] |= (uint64_t)busy_bit(m, row, nr) << (nr % 64);
 }
 
 /* The dir= roots' open-addressing table (at most half full) and bloom bits. */
@@ -1054,6 +1076,7 @@ int audit_matcher_compile_db(const struct audit_ruledb *db, struct sp_audit_matc
 	if (matcher_alloc_hot(&b) || compile_dir_guards(&b) || compile_candidates(&b) ||
 	    compile_dyn(&b) || matcher_layout(&b))
 		goto fail;
+	compile_busy(m);
 	builder_free(&b);
 	SP_ASSERT_EXPENSIVE(audit_matcher_is_valid(m));
 	*out = m;
@@ -1143,7 +1166,8 @@ static int rules_are_valid(const struct sp_audit_matcher *m)
 }
 
 /* The candidate tables and the fast path's bitmaps: a syscall with candidates or dir-guarded
- * rules is live (the fast path never skips it), a dynamic entry names its own syscall. */
+ * rules is live (the fast path never skips it), a dynamic entry names its own syscall, busy[]
+ * is busy_bit's. */
 static int tables_are_valid(const struct sp_audit_matcher *m)
 {
 	for (int tab = 0; tab < 2 * NSLOT; tab++) {
@@ -1154,7 +1178,7 @@ static int tables_are_valid(const struct sp_audit_matcher *m)
 					return 0;
 		for (uint32_t nr = 0; nr < NSYS; nr++) {
 			uint32_t off = m->cand_off[tab][nr];
-			int live = (int)(m->live[tab][nr / 64] >> (nr % 64) & 1);
+			int live = matcher_live(m, tab * NSYS + nr);
 			int dlive = tab < NSLOT && (m->dlive[tab][nr / 64] >> (nr % 64) & 1);
 			if (live != (off || dlive))
 				return 0;
@@ -1166,6 +1190,10 @@ static int tables_are_valid(const struct sp_audit_matcher *m)
 			}
 		}
 	}
+	for (uint32_t row = 0; row < EV_NROWS; row++)
+		for (uint32_t nr = 0; nr < NSYS; nr++)
+			if ((int)(m->busy[(row * NSYS + nr) / 64] >> (nr % 64) & 1) != busy_bit(m, row, nr))
+				return 0;
 	return 1;
 }
 

@@ -35,48 +35,40 @@
  * an unaudited syscall, without entering a read-side critical section (liburcu's
  * rcu_read_lock/unlock, even inlined, cost more than the decision they would guard:
  * docs/DESIGN.md).
- * The gate is a copy of the current matcher's fast-path inputs (slow_gate, hash_any, the live
- * bitmaps), read under a seqcount: a reader that sees an even, unchanged gseq around its loads
- * read one matcher's gate, and an event that gate sends nowhere gets exactly the decision that
- * matcher's own fast path returns (audit_decision_init: no list consulted), so the decision is
- * that of a rule set live at that moment.  Every other event (odd or changed gseq included)
- * takes the RCU path.  Writers update the gate under wlock; all gate accesses are atomics (no
- * fences: the writer's opening increment is an acquire RMW, the data stores and the closing
- * increment release; the reader's loads acquire), which ThreadSanitizer checks as they are.
+ * The gate is a copy of the current matcher's busy[] bitmap, read under a seqcount: a reader that
+ * sees an even, unchanged gseq around its load read one matcher's bit, and an event whose bit is
+ * clear gets exactly the decision that matcher's own fast path returns (audit_decision_init: no
+ * list consulted), so the decision is that of a rule set live at that moment.  Every other
+ * event (odd or changed gseq included) takes the RCU path.  Writers update the gate under wlock;
+ * all gate accesses are atomics (no fences: the writer's opening increment is an acquire RMW, the
+ * data stores and the closing increment release; the reader's loads acquire), which
+ * ThreadSanitizer checks as they are.
  */
 struct sp_audit_engine {
 	struct sp_audit_matcher *cur;
 	uint32_t gseq;			/* odd while the gate is rewritten */
-	uint32_t g_slow;		/* cur->slow_gate */
-	uint32_t g_hash;		/* cur->hash_any */
 	pthread_mutex_t wlock;
-	uint64_t g_live[2 * NSLOT][NSYS / 64] sp_cacheline_aligned;	/* cur->live */
+	uint64_t g_busy[EV_NROWS * NSYS / 64] sp_cacheline_aligned;	/* cur->busy */
 };
 
-/* The gate holds m's fast-path inputs and no writer is inside it.  Under e->wlock (the only
- * writer's view). */
+/* The gate holds m's busy[] and no writer is inside it.  Under e->wlock (the only writer's
+ * view). */
 static int gate_is(const struct sp_audit_engine *e, const struct sp_audit_matcher *m)
 {
-	if ((__atomic_load_n(&e->gseq, __ATOMIC_RELAXED) & 1) ||
-	    __atomic_load_n(&e->g_slow, __ATOMIC_RELAXED) != m->slow_gate ||
-	    __atomic_load_n(&e->g_hash, __ATOMIC_RELAXED) != m->hash_any)
+	if (__atomic_load_n(&e->gseq, __ATOMIC_RELAXED) & 1)
 		return 0;
-	for (size_t t = 0; t < 2 * NSLOT; t++)
-		for (size_t w = 0; w < NSYS / 64; w++)
-			if (__atomic_load_n(&e->g_live[t][w], __ATOMIC_RELAXED) != m->live[t][w])
-				return 0;
+	for (size_t w = 0; w < EV_NROWS * NSYS / 64; w++)
+		if (__atomic_load_n(&e->g_busy[w], __ATOMIC_RELAXED) != m->busy[w])
+			return 0;
 	return 1;
 }
 
-/* Copy m's fast-path inputs into the gate.  Under e->wlock (or before e is shared). */
+/* Copy m's busy[] into the gate.  Under e->wlock (or before e is shared). */
 static void gate_store(struct sp_audit_engine *e, const struct sp_audit_matcher *m)
 {
 	__atomic_fetch_add(&e->gseq, 1, __ATOMIC_ACQUIRE);
-	__atomic_store_n(&e->g_slow, m->slow_gate, __ATOMIC_RELEASE);
-	__atomic_store_n(&e->g_hash, m->hash_any, __ATOMIC_RELEASE);
-	for (size_t t = 0; t < 2 * NSLOT; t++)
-		for (size_t w = 0; w < NSYS / 64; w++)
-			__atomic_store_n(&e->g_live[t][w], m->live[t][w], __ATOMIC_RELEASE);
+	for (size_t w = 0; w < EV_NROWS * NSYS / 64; w++)
+		__atomic_store_n(&e->g_busy[w], m->busy[w], __ATOMIC_RELEASE);
 	__atomic_fetch_add(&e->gseq, 1, __ATOMIC_RELEASE);
 	SP_ASSERT_INTERNAL(gate_is(e, m));
 }
@@ -85,19 +77,11 @@ static void gate_store(struct sp_audit_engine *e, const struct sp_audit_matcher 
 static sp_always_inline int gate_filter(const struct sp_audit_engine *e, const struct sp_audit_event *ev,
 					struct sp_audit_decision *d)
 {
-	uint32_t g = ev->gate;
+	uint32_t fast = ev->gate >> EV_GATE_FAST_SHIFT;
 	uint32_t s1 = __atomic_load_n(&e->gseq, __ATOMIC_ACQUIRE);
 	SP_ASSERT_INTERNAL(audit_event_is_synced(ev));
-	if (g & __atomic_load_n(&e->g_slow, __ATOMIC_ACQUIRE))
+	if (__atomic_load_n(&e->g_busy[fast / 64], __ATOMIC_ACQUIRE) >> (fast % 64) & 1)
 		return 0;
-	uint32_t major = (uint32_t)ev->c_major;
-	if (major < NSYS) {
-		uint64_t w = __atomic_load_n(&e->g_live[g >> EV_GATE_TAB_SHIFT][major / 64], __ATOMIC_ACQUIRE);
-		if (w >> (major % 64) & 1)
-			return 0;
-		if ((g & EV_GATE_NAMES) && __atomic_load_n(&e->g_hash, __ATOMIC_ACQUIRE))
-			return 0;
-	}
 	if ((s1 & 1) || __atomic_load_n(&e->gseq, __ATOMIC_RELAXED) != s1)
 		return 0;
 	audit_decision_init(d);

@@ -154,8 +154,15 @@ _Static_assert(offsetof(struct audit_name, octx) <= 64, "a name's hot fields fit
 static uint32_t gate_of(const struct sp_audit_event *ev)
 {
 	uint32_t tab = (uint32_t)audit_slot_of(ev->c_arch) + (ev->nnames ? 0 : 3);
+	uint32_t major = (uint32_t)ev->c_major, fast;
+	if (ev->kind != SP_AUDIT_EV_SYSCALL || ev->is_auditd)
+		fast = EV_ROW_OTHER * EV_NSYS;
+	else if (major >= EV_NSYS)
+		fast = EV_ROW_RANGE * EV_NSYS + (ev->nnames ? 1 : 0);
+	else
+		fast = tab * EV_NSYS + major;
 	return (ev->kind & 0xffu) | (ev->is_auditd ? EV_GATE_AUDITD : 0) |
-	       (ev->nnames ? EV_GATE_NAMES : 0) | tab << EV_GATE_TAB_SHIFT;
+	       (ev->nnames ? EV_GATE_NAMES : 0) | fast << EV_GATE_FAST_SHIFT;
 }
 
 /* Refreshed by every setter of kind, arch, is_auditd or the names. */

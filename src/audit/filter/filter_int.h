@@ -104,11 +104,22 @@ struct audit_name {
 	struct lsm_ctx octx;
 } __attribute__((aligned(64)));
 
-/* gate (see filter/event.c): bits 0-7 kind, bit 8 is_auditd, bit 16 the event has names, bits 24-31 the
- * compiled engine's candidate table (ABI slot, +3 without names) */
+/*
+ * gate (see filter/event.c): bits 0-7 kind, bit 8 is_auditd, bit 16 the event has names, bits
+ * 18-31 the event's fast index: one bit of the compiled engine's fast-path tables (match_int.h
+ * busy[]).  A syscall of a task other than auditd with a number below EV_NSYS has the index
+ * tab * EV_NSYS + number, tab its candidate table (ABI slot, +3 without names); any other
+ * syscall number is in row EV_ROW_RANGE (bit 0 without names, 1 with), any other event in row
+ * EV_ROW_OTHER.
+ */
 #define EV_GATE_AUDITD 0x100u
 #define EV_GATE_NAMES 0x10000u
-#define EV_GATE_TAB_SHIFT 24
+#define EV_GATE_FAST_SHIFT 18
+#define EV_NSYS (ARD_MASK_WORDS * 32)	/* syscall numbers an audit mask holds */
+#define EV_ROW_OTHER 6u
+#define EV_ROW_RANGE 7u
+#define EV_NROWS 8u
+_Static_assert(EV_NROWS * EV_NSYS <= 1u << (32 - EV_GATE_FAST_SHIFT), "the fast index fits the gate");
 
 /*
  * Cache-line aligned; line 0 holds everything the compiled engine's fast path and its commonest

@@ -489,7 +489,7 @@ static sp_always_inline void exit_phase(const struct sp_audit_matcher *m, const 
 	uint32_t major = (uint32_t)ev->c_major;
 	if (likely(ev->kind == SP_AUDIT_EV_SYSCALL)) {
 		/* exit list: candidates for (ABI, syscall); every exit rule outranks prio 0 */
-		if (likely(major < NSYS) && (m->live[tab][major / 64] >> (major % 64) & 1)) {
+		if (likely(major < NSYS) && matcher_live(m, tab * NSYS + major)) {
 			const struct crule *win = exit_candidates(m, ev, vis, tab, major);
 			if (tab < NSLOT && (m->dlive[tab][major / 64] >> (major % 64) & 1))
 				win = dir_guarded(m, ev, vis, major, win);

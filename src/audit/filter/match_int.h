@@ -12,8 +12,12 @@
  *         cand_off[6][2048]  per ABI slot (x86_64, i386, other) x (event with / without a
  *                       visible name) and syscall: offset of its candidate list in pool
  *                       (0 = empty list; DYN_FLAG = see dyn_off), deduplicated
- *         live[6][32]   bitmap: syscall has candidates or dir-guarded rules (the fast path)
+ *         live[6*32]    bitmap by tab * NSYS + syscall (the fast index of rows 0-5): syscall
+ *                       has candidates or dir-guarded rules
  *         dlive[3][32]  bitmap: syscall has dir-guarded rules (events with names)
+ *         busy[8][32]   bitmap by the event's fast index (filter_int.h EV_GATE_FAST_SHIFT): the
+ *                       event needs more than its gate word (live, or a list every event of
+ *                       its row must consult); clear bits are decided with no other read
  *         dyn_off       open/openat/openat2/socketcall: one list per value of the event's perm
  *                       bits (ACC_MODE of the flags, SYS_BIND)
  *         pool[]        candidate lists: count, then rule indices in priority order
@@ -67,15 +71,18 @@ struct cident {
 
 #define NSLOT 3
 #define DYN_FLAG 0x80000000u	/* cand_off: index into dyn_off instead of a pool offset */
-#define NSYS (ARD_MASK_WORDS * 32)
+#define NSYS EV_NSYS
 
 struct sp_audit_matcher {
 	/* hot */
 	struct crule *rules;
 	struct cpred *preds;
 	uint32_t (*cand_off)[NSYS];	/* [2 * NSLOT][NSYS]: with names, then without names */
-	uint64_t (*live)[NSYS / 64];	/* [2 * NSLOT][32]: candidates or dir-guarded rules */
+	uint64_t *live;			/* [2 * NSLOT * 32], bit tab * NSYS + syscall: candidates or
+					 * dir-guarded rules (matcher_live) */
 	uint64_t (*dlive)[NSYS / 64];	/* [NSLOT][32]: dir-guarded rules may match (named events) */
+	uint64_t *busy;			/* [EV_NROWS * 32], bit = the event's fast index: clear =
+					 * nothing can match, the decision is audit_decision_init's */
 	uint32_t *dir_off;		/* per dir= root: its guarded exit rules (pool list) */
 	uint32_t ndwords;		/* words of dir bits to scan for guarded rules, 0 = no guards */
 	uint32_t *pool;
@@ -99,7 +106,7 @@ struct sp_audit_matcher {
 	uint32_t task_off, uring_off, user_off, exclude_off;
 	uint32_t pending_off;		/* pending watches (followed by path), 0 = none */
 	uint32_t nfs;
-	uint32_t slow_gate;		/* event gate bits that need filter_slow (EV_GATE_*) */
+	uint32_t slow_gate;		/* event gate bits that need audit_matcher_slow (EV_GATE_*) */
 	uint32_t hash_any;		/* hash_nonempty | pending_off */
 	struct { uint32_t op, val; } *fs;	/* fstype terms of filesystem `never` rules */
 	uint32_t n_rules;
@@ -114,6 +121,12 @@ struct sp_audit_matcher {
 };
 
 #define DIRBITS_MAX 4096
+
+/* Bit `fast` (tab * NSYS + syscall, the event's fast index in rows 0-5) of live[]. */
+static inline int matcher_live(const struct sp_audit_matcher *m, uint32_t fast)
+{
+	return (int)(m->live[fast / 64] >> (fast % 64) & 1);
+}
 
 static inline uint32_t ident_hash(uint64_t ino, uint32_t dev)
 {
@@ -135,28 +148,27 @@ void audit_matcher_exit_only(const struct sp_audit_matcher *m, const struct sp_a
 
 
 /*
- * The fast path: a syscall event with no task rule, no filesystem rule, audit rules loaded, not
- * auditd, whose (ABI, syscall) has no candidate and no name that could reach the inode hash is
- * decided here: nothing matches, the state stays BUILD (the gate word and one live bitmap word
- * read, no table walked).
+ * The fast path: one load of the event's gate word and one word of busy[] decide the commonest
+ * event, a syscall whose (ABI, syscall) has no candidate, no dir= root and no name that could
+ * reach the inode hash or a filesystem rule, in a rule set without task rules: nothing matches,
+ * the state stays BUILD.  A syscall of a task other than auditd that needs no task list and no
+ * filesystem check goes straight to the exit list and inode hash; anything else to the slow path.
  */
 static sp_always_inline void matcher_filter(const struct sp_audit_matcher *m, const struct sp_audit_event *ev,
 					   struct sp_audit_decision *d)
 {
-	uint32_t g = ev->gate;	/* kind, auditd, has names, candidate table: one load (line 0) */
+	uint32_t g = ev->gate;	/* kind, auditd, has names, fast index: one load (line 0) */
+	uint32_t fast = g >> EV_GATE_FAST_SHIFT;
 
 	SP_ASSERT_INTERNAL(audit_event_is_synced(ev));
 	audit_decision_init(d);
+	if (likely(!(m->busy[fast / 64] >> (fast % 64) & 1)))
+		return;
 	if (likely(!(g & m->slow_gate))) {
-		uint32_t major = (uint32_t)ev->c_major;
-		if (unlikely(major >= NSYS))
-			return;	/* audit_in_mask() fails for every rule, exit list and hash alike */
-		uint32_t tab = g >> EV_GATE_TAB_SHIFT;
-		int live = (int)(m->live[tab][major / 64] >> (major % 64) & 1);
-		if (!live && (!(g & EV_GATE_NAMES) || !m->hash_any))
-			return;
-		/* no task/filesystem list to consult: straight to the exit list and inode hash */
-		audit_matcher_exit_only(m, ev, d, tab, live);
+		/* a syscall below NSYS (busy rows EV_ROW_OTHER and EV_ROW_RANGE set only bits
+		 * slow_gate takes) of a rule set without task or filesystem lists */
+		SP_ASSERT_INTERNAL(fast < 2 * NSLOT * NSYS && fast % NSYS == (uint32_t)ev->c_major);
+		audit_matcher_exit_only(m, ev, d, fast / NSYS, matcher_live(m, fast));
 		return;
 	}
 	audit_matcher_slow(m, ev, d);
