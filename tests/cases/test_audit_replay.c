@@ -550,6 +550,46 @@ static char *insert_line(const char *log, size_t len, size_t at, const char *lin
 	return out;
 }
 
+/* Read by parts, an input's diagnostics carry the lines one pass gives them: each part's
+ * reader counts from its start and its lines are offset by the parts before it. */
+static void test_audit_replay__jobs_diag_lines(void **st)
+{
+	(void)st;
+	static const char rules[] = "-a always,exit -F arch=b64 -S openat,unlink -k files\n";
+	static const char bad[] = "type=SYSCALL msg=audit(oops): not a record\n";
+	size_t blen, len;
+	char *base = slurp("tests/cases/kernel-run/neo23x0/audit.log", &blen);
+	char *log = copies(base, blen, 40, &len);
+	for (unsigned k = 1; k < 10; k++) {	/* one bad line in every part of 2 and of 7 */
+		size_t nlen;
+		char *t = insert_line(log, len, len / 10 * k, bad, &nlen);
+		free(log);
+		log = t;
+		len = nlen;
+	}
+	struct run one, par;
+	run_replay(&one, rules, "j.rules", log, len, "j.log", len, 1);
+	assert_int_equal(one.d.n, 9);
+	for (unsigned jobs = 2; jobs <= 7; jobs += 5) {
+		uint64_t split, whole;
+		run_replay(&par, rules, "j.rules", log, len, "j.log", len, jobs);
+		sp_audit_replay_get_jobs(par.r, &split, &whole);
+		assert_int_equal(split, 1);
+		assert_int_equal(par.d.n, one.d.n);
+		for (size_t i = 0; i < one.d.n; i++) {
+			size_t ll;
+			const char *l = line_at(log, len, one.d.v[i].line, &ll);
+			assert_int_equal(par.d.v[i].line, one.d.v[i].line);
+			assert_string_equal(par.d.v[i].msg, one.d.v[i].msg);
+			assert_true(ll + 1 == sizeof(bad) - 1 && !memcmp(l, bad, ll));
+		}
+		run_release(&par);
+	}
+	run_release(&one);
+	free(log);
+	free(base);
+}
+
 /* log read by 4 threads is voided and read again in one pass, with one pass's result (*one,
  * released by the caller). */
 static void jobs_voided(const char *rules, const char *log, size_t len, struct run *one)
@@ -636,6 +676,7 @@ int main(void)
 		cmocka_unit_test(test_audit_replay__cases),
 		cmocka_unit_test(test_audit_replay__real_logs),
 		cmocka_unit_test(test_audit_replay__jobs),
+		cmocka_unit_test(test_audit_replay__jobs_diag_lines),
 		cmocka_unit_test(test_audit_replay__jobs_held_far),
 		cmocka_unit_test(test_audit_replay__jobs_lone_eoe),
 	};

@@ -59,7 +59,8 @@ struct replay_part {
 	struct sp_audit_replay *r;
 	const char *file, *buf;
 	size_t len;
-	uint64_t lines, bytes;		/* of the input before the part */
+	uint64_t bytes;			/* of the input before the part */
+	uint64_t lines;			/* the input's lines before the part (part_add) */
 	struct stamps held;
 	size_t keys_held;		/* keys first seen in the held events */
 	struct sp_diags d;
@@ -224,7 +225,7 @@ static void *part_run(void *arg)
 {
 	struct replay_part *p = arg;
 	struct sp_audit_replay *r = p->r;
-	audit_log_resume(r->log, p->file, p->lines, p->bytes);
+	audit_log_resume(r->log, p->file, 0, p->bytes);	/* lines: part_add offsets them */
 	p->rc = sp_audit_replay_feed(r, p->file, p->buf, p->len);
 	size_t keys = r->nkeys;
 	if (!p->rc)
@@ -262,12 +263,13 @@ static void part_close(struct replay_part *p)
 	free(p->held.v);
 }
 
-/* Cut buf into n parts at line starts; each part's line and byte offsets. */
+/* Cut buf into n parts at line starts; each part's byte offset.  The parts' line offsets are
+ * their readers' line counts, added up after they ran (part_add), so no thread waits for a
+ * count of the input's lines. */
 static void parts_cut(struct replay_part *v, size_t n, const char *file, const char *buf,
 		      size_t len)
 {
 	size_t at = 0;
-	uint64_t lines = 0;
 	for (size_t i = 0; i < n; i++) {
 		size_t end = i + 1 == n ? len : cut_at(buf, len, len / n * (i + 1));
 		if (end < at)
@@ -276,9 +278,6 @@ static void parts_cut(struct replay_part *v, size_t n, const char *file, const c
 		v[i].buf = buf + at;
 		v[i].len = end - at;
 		v[i].bytes = at;
-		v[i].lines = lines;
-		for (const char *q = buf + at; (q = memchr(q, '\n', (size_t)(buf + end - q))); q++)
-			lines++;
 		at = end;
 	}
 }
@@ -301,7 +300,9 @@ static int part_copy(struct sp_audit_replay *r, struct replay_part *p)
 	return k < 0 ? -errno : 0;
 }
 
-/* The part's counts, rule hits, keys and diagnostics added to the caller's. */
+/* The part's counts, rule hits, keys and diagnostics added to the caller's; its diagnostics'
+ * lines are its reader's plus the lines of the parts before it (p->lines), and every part but
+ * the last ends after a newline, so its reader's count is the input's. */
 static int part_add(struct sp_audit_replay *r, struct replay_part *p)
 {
 	struct sp_audit_replay_stats *a = &r->st;
@@ -327,11 +328,13 @@ static int part_add(struct sp_audit_replay *r, struct replay_part *p)
 					   p->r->keys[i].count);
 	for (size_t i = 0; !err && r->o.diags && i < p->d.n; i++) {
 		const struct sp_diag *g = &p->d.v[i];
+		int in_part = g->line && g->file && !strcmp(g->file, p->file);
 		err = g->has_offset ?
 		      sp_diags_add_offset(r->o.diags, g->severity, g->code, g->file, g->offset, "%s",
 					  g->msg) :
-		      sp_diags_add(r->o.diags, g->severity, g->code, g->file, g->line, g->col,
-				   g->end_col, "%s", g->msg);
+		      sp_diags_add(r->o.diags, g->severity, g->code, g->file,
+				   (uint32_t)(g->line + (in_part ? p->lines : 0)), g->col, g->end_col, "%s",
+				   g->msg);
 	}
 	if (r->o.diags)
 		r->o.diags->dropped += p->d.dropped;
@@ -384,9 +387,15 @@ SP_API int sp_audit_replay_feed_jobs(struct sp_audit_replay *r, const char *file
 		err = part_open(r, &v[made]);
 	if (!err)
 		err = parts_run(v, n, audit_log_timeout(r->log), audit_log_max_line(r->log));
-	for (size_t i = 0; !err && i < n; i++)
+	for (size_t i = 0; !err && i < n; i++) {
+		struct sp_audit_log_stats ls;
+		if (i) {
+			sp_audit_log_get_stats(v[i - 1].r->log, &ls);
+			v[i].lines = v[i - 1].lines + ls.lines;
+		}
 		if (!(err = part_add(r, &v[i])))
 			err = part_copy(r, &v[i]);
+	}
 	for (size_t i = 0; i < made; i++)
 		part_close(&v[i]);
 	if (err == 1) {	/* an event may cross a cut: one pass gives the sequential result */
