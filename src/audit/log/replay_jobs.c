@@ -56,7 +56,8 @@ struct stamps {
 };
 
 struct replay_part {
-	struct sp_audit_replay *r;
+	struct sp_audit_replay *owner;	/* the caller's replay (read only while parts run) */
+	struct sp_audit_replay *r;	/* the part's own, opened in its thread */
 	const char *file, *buf;
 	size_t len;
 	uint64_t bytes;			/* of the input before the part */
@@ -91,11 +92,13 @@ int audit_replay_part_note(struct replay_part *p, const struct sp_audit_log_even
 }
 
 #define SCAN_SEEN 65536u	/* stamps the scan remembers (a power of two); more: void */
+#define SCAN_SEEN_MIN 1024u	/* the set's first size: a scan usually meets a few thousand */
 
 /* cut_joins' scan state across the parts it reads. */
 struct scan {
-	uint64_t *seen;			/* stamp keys met (0: an empty slot) */
-	size_t nseen, open;		/* keys met; held events not yet ended */
+	uint64_t *seen;			/* stamp keys met (0: an empty slot), at most half full */
+	size_t nseen, cap;		/* keys met; slots (a power of two, <= SCAN_SEEN) */
+	size_t open;			/* held events not yet ended */
 	uint64_t timeout;		/* the reader's end-of-event timeout */
 	size_t max_line;		/* the reader's longest line */
 };
@@ -109,16 +112,42 @@ static uint64_t stamp_key(const struct stamp *t, const char *node, size_t nlen)
 	return (x * 0xbf58476d1ce4e5b9ull) | 1;	/* never 0: 0 marks an empty slot */
 }
 
-/* 1 when k was in the set (else it is added); -1 when the set is full. */
-static int seen_add(uint64_t *set, size_t *n, uint64_t k)
+/* The slot of k in set (cap slots): its own, or the empty one where it would go. */
+static size_t seen_slot(const uint64_t *set, size_t cap, uint64_t k)
 {
-	size_t i = k & (SCAN_SEEN - 1);
-	for (; set[i]; i = (i + 1) & (SCAN_SEEN - 1))
-		if (set[i] == k)
-			return 1;
-	if (++*n > SCAN_SEEN / 2)
+	size_t i = k & (cap - 1);
+	while (set[i] && set[i] != k)
+		i = (i + 1) & (cap - 1);
+	return i;
+}
+
+/* The set twice as large (grown only as keys come: a fresh table of SCAN_SEEN keys is 512 KiB
+ * of pages to fault in before the first probe).  0, or -1 (the caller cannot tell). */
+static int seen_grow(struct scan *sc)
+{
+	size_t cap = sc->cap ? 2 * sc->cap : SCAN_SEEN_MIN;
+	uint64_t *set;
+	if (cap > SCAN_SEEN || !(set = calloc(cap, sizeof(*set))))
 		return -1;
-	set[i] = k;
+	for (size_t i = 0; i < sc->cap; i++)
+		if (sc->seen[i])
+			set[seen_slot(set, cap, sc->seen[i])] = sc->seen[i];
+	free(sc->seen);
+	sc->seen = set;
+	sc->cap = cap;
+	return 0;
+}
+
+/* 1 when k was in the set (else it is added); -1 when the set is full (or cannot grow). */
+static int seen_add(struct scan *sc, uint64_t k)
+{
+	if (2 * (sc->nseen + 1) > sc->cap && seen_grow(sc))
+		return -1;
+	size_t i = seen_slot(sc->seen, sc->cap, k);
+	if (sc->seen[i])
+		return 1;
+	sc->seen[i] = k;
+	sc->nseen++;
 	return 0;
 }
 
@@ -152,7 +181,7 @@ static int scan_part(struct replay_part *before, const struct replay_part *after
 				return 1;	/* it joins a held event */
 		if (!whole)
 			continue;
-		int met = seen_add(sc->seen, &sc->nseen, stamp_key(&t, node, nlen));
+		int met = seen_add(sc, stamp_key(&t, node, nlen));
 		if (met < 0)
 			return 1;	/* too many events to follow: cannot tell */
 		if (met)
@@ -169,7 +198,7 @@ static int scan_part(struct replay_part *before, const struct replay_part *after
 }
 
 /* 1 when an event `before` held at its end could have taken a record of the `nafter` parts
- * after it in one pass (or it cannot be told), 0 when not, -ENOMEM (the caller voids).  Their
+ * after it in one pass (or it cannot be told: too many stamps, or no memory), 0 when not.  Their
  * records are read in order as the reader meets them: one with a held stamp joins it; one that
  * starts an event (a stamp not met before in the scan) ends the held events `timeout` s older
  * than it; the scan stops when none is left.  It goes on past the next part: log time may run
@@ -181,8 +210,6 @@ static int cut_joins(struct replay_part *before, const struct replay_part *after
 	int rc = 0;
 	if (!sc.open)
 		return 0;
-	if (!(sc.seen = calloc(SCAN_SEEN, sizeof(*sc.seen))))
-		return -ENOMEM;
 	for (size_t j = 0; j < nafter && sc.open && !rc; j++)
 		rc = scan_part(before, &after[j], &sc);
 	free(sc.seen);
@@ -221,9 +248,15 @@ static size_t cut_at(const char *buf, size_t len, size_t at)
 	return first;
 }
 
+static int part_open(struct replay_part *p);
+
+/* A part's thread: its replay opened (each part compiles the rules into its own matchers, so
+ * the parts do that in parallel too), then its input read. */
 static void *part_run(void *arg)
 {
 	struct replay_part *p = arg;
+	if ((p->rc = part_open(p)))
+		return NULL;
 	struct sp_audit_replay *r = p->r;
 	audit_log_resume(r->log, p->file, 0, p->bytes);	/* lines: part_add offsets them */
 	p->rc = sp_audit_replay_feed(r, p->file, p->buf, p->len);
@@ -235,12 +268,11 @@ static void *part_run(void *arg)
 }
 
 /* A replay for one part: the caller's options with its rules and selection borrowed. */
-static int part_open(struct sp_audit_replay *r, struct replay_part *p)
+static int part_open(struct replay_part *p)
 {
+	const struct sp_audit_replay *r = p->owner;
 	struct sp_audit_replay_opts o = r->o;
-	sp_diags_init(&p->d, NULL);
 	p->d.limit = r->o.diags ? r->o.diags->limit : 0;	/* as many as the caller keeps */
-	p->fd = -1;
 	if (r->o.out_fd > 0 && (p->fd = memfd_create("secpath-replay-part", MFD_CLOEXEC)) < 0)
 		return -errno;
 	o.rules = r->rs;
@@ -263,17 +295,22 @@ static void part_close(struct replay_part *p)
 	free(p->held.v);
 }
 
-/* Cut buf into n parts at line starts; each part's byte offset.  The parts' line offsets are
- * their readers' line counts, added up after they ran (part_add), so no thread waits for a
- * count of the input's lines. */
-static void parts_cut(struct replay_part *v, size_t n, const char *file, const char *buf,
-		      size_t len)
+/* Cut buf into n parts of r's input at line starts; each part's byte offset, no replay or
+ * output yet (part_close may take it as it is).  The parts' line offsets are their readers'
+ * line counts, added up after they ran (part_add), so no thread waits for a count of the
+ * input's lines. */
+static void parts_cut(struct replay_part *v, size_t n, struct sp_audit_replay *r, const char *file,
+		      const char *buf, size_t len)
 {
 	size_t at = 0;
+	memset(v, 0, n * sizeof(*v));
 	for (size_t i = 0; i < n; i++) {
 		size_t end = i + 1 == n ? len : cut_at(buf, len, len / n * (i + 1));
 		if (end < at)
 			end = at;
+		v[i].owner = r;
+		v[i].fd = -1;
+		sp_diags_init(&v[i].d, NULL);
 		v[i].file = file;
 		v[i].buf = buf + at;
 		v[i].len = end - at;
@@ -373,7 +410,7 @@ SP_API int sp_audit_replay_feed_jobs(struct sp_audit_replay *r, const char *file
 				     size_t len, unsigned jobs)
 {
 	struct replay_part v[JOBS_MAX];
-	size_t n = jobs > JOBS_MAX ? JOBS_MAX : jobs, made = 0;
+	size_t n = jobs > JOBS_MAX ? JOBS_MAX : jobs;
 	int err;
 	if (!r || !file || (!buf && len))
 		return -EINVAL;
@@ -381,12 +418,8 @@ SP_API int sp_audit_replay_feed_jobs(struct sp_audit_replay *r, const char *file
 		return sp_audit_replay_feed(r, file, buf, len);
 	if ((err = audit_replay_out_claim(r, OUT_LOG, file)) || (err = sp_audit_replay_idle(r)))
 		return err;
-	memset(v, 0, sizeof(v));
-	parts_cut(v, n, file, buf, len);
-	for (; made < n && !err; made++)
-		err = part_open(r, &v[made]);
-	if (!err)
-		err = parts_run(v, n, audit_log_timeout(r->log), audit_log_max_line(r->log));
+	parts_cut(v, n, r, file, buf, len);
+	err = parts_run(v, n, audit_log_timeout(r->log), audit_log_max_line(r->log));
 	for (size_t i = 0; !err && i < n; i++) {
 		struct sp_audit_log_stats ls;
 		if (i) {
@@ -396,7 +429,7 @@ SP_API int sp_audit_replay_feed_jobs(struct sp_audit_replay *r, const char *file
 		if (!(err = part_add(r, &v[i])))
 			err = part_copy(r, &v[i]);
 	}
-	for (size_t i = 0; i < made; i++)
+	for (size_t i = 0; i < n; i++)
 		part_close(&v[i]);
 	if (err == 1) {	/* an event may cross a cut: one pass gives the sequential result */
 		r->jobs_whole++;
