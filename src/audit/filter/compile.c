@@ -708,6 +708,7 @@ SP_API void sp_audit_matcher_free(struct sp_audit_matcher *m)
 	free(m->idents);
 	free(m->dirs);
 	free(m->dirhash);
+	free(m->dir_bloom);
 	free(m->dir_off);
 	free(m->hk);
 	free(m->masks);
@@ -994,21 +995,26 @@ static void compile_busy(struct sp_audit_matcher *m)
 			m->busy[(row * NSYS + nr) / 64] |= (uint64_t)busy_bit(m, row, nr) << (nr % 64);
 }
 
-/* The dir= roots' open-addressing table (at most half full) and bloom bits. */
+/* The dir= roots' open-addressing table (at most half full) and bloom bits (64 per root, at
+ * least 256 and at most 64 Ki: a walked inode that is no root passes with odds of about 1/64). */
 static int compile_dirhash(struct sp_audit_matcher *m)
 {
-	uint32_t cap = 16;
+	uint32_t cap = 16, bits = 256;
 	while (cap < 2 * m->ndirs + 2)
 		cap *= 2;
+	while (bits < 64 * m->ndirs && bits < 65536)
+		bits *= 2;
 	m->dirhash = calloc(cap, sizeof(uint32_t));
-	if (!m->dirhash)
+	m->dir_bloom = calloc(bits / 64, sizeof(uint64_t));
+	if (!m->dirhash || !m->dir_bloom)
 		return -ENOMEM;
 	m->dirhash_mask = cap - 1;
+	m->dir_bloom_mask = bits - 1;
 	for (uint32_t i = 0; i < m->ndirs; i++) {
-		uint64_t ino = m->dirs[i].ino;
-		m->dir_bloom[(ino >> 6) & 3] |= 1ull << (ino & 63);
-		m->dir_sig |= audit_walk_bit(ino, m->dirs[i].dev);
-		uint32_t h = ident_hash(m->dirs[i].ino, m->dirs[i].dev) & m->dirhash_mask;
+		uint32_t wh = audit_walk_hash(m->dirs[i].ino, m->dirs[i].dev), b = dir_bloom_bit(m, wh);
+		m->dir_bloom[b / 64] |= 1ull << (b % 64);
+		m->dir_sig |= audit_walk_bit(wh);
+		uint32_t h = wh & m->dirhash_mask;
 		while (m->dirhash[h])
 			h = (h + 1) & m->dirhash_mask;
 		m->dirhash[h] = i + 1;
@@ -1053,7 +1059,8 @@ static int matcher_layout(struct builder *b)
 		       b->npool * sizeof(uint32_t);
 	m->total_bytes = m->hot_bytes + b->nkeys + b->nidents * sizeof(struct cident) +
 			 b->nlsm * sizeof(struct lsm_rule) + b->nmasks * sizeof(*m->masks) +
-			 (m->hk_mask + 1) * sizeof(*m->hk) + (m->dir_off ? m->ndirs * sizeof(uint32_t) : 0);
+			 (m->hk_mask + 1) * sizeof(*m->hk) + (m->dir_off ? m->ndirs * sizeof(uint32_t) : 0) +
+			 (m->dirhash_mask + 1) * sizeof(uint32_t) + (m->dir_bloom_mask + 1) / 8;
 	return 0;
 }
 
@@ -1207,12 +1214,15 @@ static int dirs_are_valid(const struct sp_audit_matcher *m)
 		used += m->dirhash[h] != 0;
 	if (used != m->ndirs)
 		return 0;
+	if (!m->dir_bloom || m->dir_bloom_mask < 255 || (m->dir_bloom_mask & (m->dir_bloom_mask + 1)))
+		return 0;
 	for (uint32_t i = 0; i < m->ndirs; i++) {
-		uint64_t ino = m->dirs[i].ino;
-		uint32_t h = ident_hash(ino, m->dirs[i].dev) & m->dirhash_mask;
+		uint32_t wh = audit_walk_hash(m->dirs[i].ino, m->dirs[i].dev), b = dir_bloom_bit(m, wh);
+		uint32_t h = wh & m->dirhash_mask;
 		while (m->dirhash[h] && m->dirhash[h] != i + 1)
 			h = (h + 1) & m->dirhash_mask;
-		if (!m->dirhash[h] || !(m->dir_bloom[(ino >> 6) & 3] >> (ino & 63) & 1))
+		if (!m->dirhash[h] || !(m->dir_bloom[b / 64] >> (b % 64) & 1) ||
+		    !(m->dir_sig & audit_walk_bit(wh)))
 			return 0;
 	}
 	if (!m->ndirs || m->ndirs > DIRBITS_MAX)

@@ -662,10 +662,12 @@ SP_API int sp_audit_event_name_add_walked(struct sp_audit_event *ev, int i, uint
 		n->walk = w;
 		n->walk_cap = cap;
 	}
+	uint32_t h = audit_walk_hash(ino, dev);
 	n->walk[n->nwalk].ino = ino;
 	n->walk[n->nwalk].dev = dev;
+	n->walk[n->nwalk].h = h;
 	n->nwalk++;
-	n->walk_sig |= audit_walk_bit(ino, dev);
+	n->walk_sig |= audit_walk_bit(h);
 	return 0;
 }
 

@@ -80,13 +80,22 @@ int audit_lsm_match(const struct lsm_ctx *c, const struct lsm_rule *r);
 struct audit_walk {
 	uint64_t ino;
 	uint32_t dev;
+	uint32_t h;			/* audit_walk_hash(ino, dev), set with the entry */
 };
 
-/* One bit of 64 for a walked identity: a name whose walk_sig shares no bit with a matcher's
- * directories' cannot be under any of them (dir_scan skips its walk). */
-static inline uint64_t audit_walk_bit(uint64_t ino, uint32_t dev)
+/* The hash of an identity the compiled matcher's dir= tables are keyed by (match_int.h): its
+ * low bits pick the root table's slot, bits 6 and up the roots' bloom bit, the top 6 bits the
+ * walk signature's. */
+static inline uint32_t audit_walk_hash(uint64_t ino, uint32_t dev)
 {
-	return 1ull << (((ino ^ ((uint64_t)dev << 32)) * 0x9e3779b97f4a7c15ull) >> 58);
+	return (uint32_t)(((ino ^ ((uint64_t)dev << 32)) * 0x9e3779b97f4a7c15ull) >> 32);
+}
+
+/* One bit of 64 for a walked identity of hash h: a name whose walk_sig shares no bit with a
+ * matcher's directories' cannot be under any of them (dir_scan skips its walk). */
+static inline uint64_t audit_walk_bit(uint32_t h)
+{
+	return 1ull << (h >> 26);
 }
 
 /* The first cache line holds what the filters read; the object context (cold) follows. */

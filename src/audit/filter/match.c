@@ -70,20 +70,25 @@ static sp_noinline void dir_scan(const struct sp_audit_matcher *m, const struct 
 {
 	const struct audit_name *n;
 	uint32_t nw = (m->ndirs + 63) / 64;
-	sc->dir_bits[0] = 0;			/* usually the only word: no memset call */
-	if (unlikely(nw > 1))
-		memset(&sc->dir_bits[1], 0, (nw - 1) * sizeof(uint64_t));
+	sc->dir_bits[0] = 0;			/* one or two words: no memset call */
+	if (nw > 1)
+		sc->dir_bits[1] = 0;
+	if (unlikely(nw > 2))
+		memset(&sc->dir_bits[2], 0, (nw - 2) * sizeof(uint64_t));
 	audit_for_each_visible(n, ev, ~vis) {
 		if (!(n->walk_sig & m->dir_sig))
 			continue;
-		for (uint32_t i = 0; i < n->nwalk; i++) {
-			uint64_t ino = n->walk[i].ino;
-			if (!(m->dir_bloom[(ino >> 6) & 3] >> (ino & 63) & 1))
+		/* locals: the stores into sc below would make the compiler reload them per inode */
+		const uint64_t *bloom = m->dir_bloom;
+		const uint32_t *dirhash = m->dirhash;
+		uint32_t bmask = m->dir_bloom_mask, hmask = m->dirhash_mask;
+		for (const struct audit_walk *w = n->walk, *end = w + n->nwalk; w < end; w++) {
+			uint32_t b = (w->h >> 6) & bmask;	/* dir_bloom_bit */
+			if (!(bloom[b / 64] >> (b % 64) & 1))
 				continue;
-			uint32_t h = ident_hash(ino, n->walk[i].dev) & m->dirhash_mask;
-			for (uint32_t x; (x = m->dirhash[h]); h = (h + 1) & m->dirhash_mask) {
+			for (uint32_t x, h = w->h & hmask; (x = dirhash[h]); h = (h + 1) & hmask) {
 				const struct cident *id = &m->dirs[x - 1];
-				if (id->ino == ino && id->dev == n->walk[i].dev) {
+				if (id->ino == w->ino && id->dev == w->dev) {
 					sc->dir_bits[(x - 1) / 64] |= 1ull << ((x - 1) % 64);
 					break;
 				}

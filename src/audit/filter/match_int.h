@@ -93,8 +93,10 @@ struct sp_audit_matcher {
 	/* dir= trees: distinct roots, looked up once per event from the walked inodes */
 	struct cident *dirs;
 	uint32_t ndirs, dirhash_mask;
-	/* bit (ino & 255) set for every root: most walked inodes miss it and skip the probe */
-	uint64_t dir_bloom[4];
+	/* bit dir_bloom_bit(h) set for every root's hash h: most walked inodes miss it and skip
+	 * the probe (at least 64 bits per root, at most 64 Ki bits) */
+	uint64_t *dir_bloom;
+	uint32_t dir_bloom_mask;	/* bits - 1 */
 	uint64_t dir_sig;		/* OR of audit_walk_bit over the roots */
 	uint32_t *dirhash;		/* open addressing: index + 1, 0 = empty */
 	uint32_t hash_nonempty;		/* bit b: inode bucket b has rules */
@@ -128,10 +130,11 @@ static inline int matcher_live(const struct sp_audit_matcher *m, uint32_t fast)
 	return (int)(m->live[fast / 64] >> (fast % 64) & 1);
 }
 
-static inline uint32_t ident_hash(uint64_t ino, uint32_t dev)
+/* The bloom bit of an identity of hash h (audit_walk_hash): bits the root table's slot and
+ * the walk signature use least. */
+static inline uint32_t dir_bloom_bit(const struct sp_audit_matcher *m, uint32_t h)
 {
-	uint64_t h = (ino ^ ((uint64_t)dev << 32)) * 0x9e3779b97f4a7c15ull;
-	return (uint32_t)(h >> 32);
+	return (h >> 6) & m->dir_bloom_mask;
 }
 
 #define FCMP_TASK 0x8000u	/* PK_FCMP_CRED on the task list: the forking task's credentials */
