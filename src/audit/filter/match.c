@@ -230,7 +230,7 @@ static sp_always_inline int rule_match(const struct sp_audit_matcher *m, const s
 {
 	const struct cpred *p = &m->preds[cr->pred], *end = p + cr->npred;
 	for (; p < end; p++) {
-		/* the commonest predicates inline: a 32-bit load and compare, perm, exe */
+		/* the commonest predicates inline: a 32-bit load and compare, perm, exe, watch */
 		switch (p->kind) {
 		case PK_U32:
 			if (!audit_comparator(ld32(ev, p->aux), p->op, p->val))
@@ -243,6 +243,15 @@ static sp_always_inline int rule_match(const struct sp_audit_matcher *m, const s
 		case PK_EXE: {
 			const struct cident *id = &m->idents[p->aux];
 			int r = ev->has_exe && ev->exe_ino == id->ino && ev->exe_dev == id->dev;
+			if (!(r ^ (p->op == OP_NE)))
+				return 0;
+			break;
+		}
+		case PK_WATCH: {	/* every watch rule's: the name the inode hash found it by */
+			const struct cident *id = &m->idents[p->aux];
+			if (!name)
+				return 0;	/* as eval: no name, no watch (whatever the op) */
+			int r = id->ino != SP_AUDIT_INO_UNSET && id->ino == name->ino && id->dev == name->dev;
 			if (!(r ^ (p->op == OP_NE)))
 				return 0;
 			break;
@@ -410,8 +419,9 @@ static sp_noinline const struct crule *hash_pass(const struct sp_audit_matcher *
 					w = first_hash_match(m, &m->pool[m->hk[h].off], ev, n, vis, major, floor);
 					break;
 				}
-			const struct crule *u = first_hash_match(m, &m->pool[m->hash_off[b]], ev, n, vis, major,
-								 w ? w->prio : floor);
+			const struct crule *u = !m->hash_off[b] ? NULL :	/* most buckets: keyed only */
+				first_hash_match(m, &m->pool[m->hash_off[b]], ev, n, vis, major,
+						 w ? w->prio : floor);
 			if (u)
 				w = u;
 		}
