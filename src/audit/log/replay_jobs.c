@@ -41,6 +41,7 @@
 
 #define JOBS_MAX 64u
 #define CUT_SEEK (4u << 20)	/* bytes past a part's even share searched for an event's end */
+#define FEED_CHUNK (1u << 20)	/* bytes of its input a part's reader is fed at a time */
 
 /* The stamp of an event a part's reader held at its end. */
 struct stamp {
@@ -259,7 +260,11 @@ static void *part_run(void *arg)
 		return NULL;
 	struct sp_audit_replay *r = p->r;
 	audit_log_resume(r->log, p->file, 0, p->bytes);	/* lines: part_add offsets them */
-	p->rc = sp_audit_replay_feed(r, p->file, p->buf, p->len);
+	/* in chunks, as a one-pass reader is fed: kept records wait in the replay's pool until
+	 * the records before them are decided, and a feed's end writes them out; fed whole, the
+	 * pool would hold the part's whole output */
+	for (size_t off = 0; !p->rc && off < p->len; off += FEED_CHUNK)
+		p->rc = sp_audit_replay_feed(r, p->file, p->buf + off, SP_MIN(FEED_CHUNK, p->len - off));
 	size_t keys = r->nkeys;
 	if (!p->rc)
 		p->rc = sp_audit_replay_finish(r);
