@@ -743,6 +743,41 @@ static int compile_fs_terms(struct builder *b, const struct audit_krule *const *
 
 /* Every list but the exit list's candidates; the exit rules themselves become crules
  * [exit_first, exit_end). */
+/* A rule of the exclude list cannot match a record of `type` when, before any STOP, one of
+ * its predicates is false whatever the event: a msgtype= false for type, or PK_FALSE (filter_ue
+ * evaluates them in field order and rejects the rule there at the latest).  1 or 0. */
+static int exclude_dead(const struct builder *b, uint32_t ri, uint32_t type)
+{
+	const struct crule *cr = &b->rules[ri];
+	for (uint32_t j = 0; j < cr->npred; j++) {
+		const struct cpred *p = &b->preds[cr->pred + j];
+		if (p->kind == PK_STOP)
+			return 0;
+		if (p->kind == PK_FALSE ||
+		    (p->kind == PK_MSGTYPE && !audit_comparator(type, p->op, p->val)))
+			return 1;
+	}
+	return 0;
+}
+
+/* The exclude list (built) without the rules exclude_dead for `type`, in list order: its pool
+ * offset (0 = empty; b->err set on error). */
+static uint32_t exclude_view(struct builder *b, uint32_t type)
+{
+	uint32_t off = b->m->exclude_off, n = 0, cnt = off ? b->pool[off] : 0;
+	uint32_t *idx = cnt ? malloc(cnt * sizeof(*idx)) : NULL;
+	if (cnt && !idx) {
+		b->err = -ENOMEM;
+		return 0;
+	}
+	for (uint32_t k = 1; k <= cnt; k++)
+		if (!exclude_dead(b, b->pool[off + k], type))
+			idx[n++] = b->pool[off + k];
+	uint32_t view = n ? add_list(b, idx, n) : 0;
+	free(idx);
+	return view;
+}
+
 static int compile_lists(struct builder *b)
 {
 	const struct audit_ruledb *db = b->db;
@@ -757,6 +792,8 @@ static int compile_lists(struct builder *b)
 	m->user_off = compile_list(b, ks, nk, M_UE);
 	ks = audit_ruledb_list(db, AL_EXCLUDE, &nk);
 	m->exclude_off = compile_list(b, ks, nk, M_UE);
+	m->exclude_sys_off = exclude_view(b, KA_MSG_SYSCALL);
+	m->exclude_uring_off = exclude_view(b, KA_MSG_URINGOP);
 	ks = audit_ruledb_list(db, AL_URING, &nk);
 	m->uring_off = compile_list(b, ks, nk, M_EXIT);
 	if (compile_hash(b, m, db))
@@ -1276,6 +1313,7 @@ int audit_matcher_is_valid(const struct sp_audit_matcher *m)
 		return 0;
 	if (!list_is_valid(m, m->task_off, 0) || !list_is_valid(m, m->user_off, 0) ||
 	    !list_is_valid(m, m->exclude_off, 0) || !list_is_valid(m, m->uring_off, 1) ||
+	    !list_is_valid(m, m->exclude_sys_off, 0) || !list_is_valid(m, m->exclude_uring_off, 0) ||
 	    !list_is_valid(m, m->pending_off, 1))
 		return 0;
 	return rules_are_valid(m) && tables_are_valid(m) && dirs_are_valid(m) && hash_is_valid(m);

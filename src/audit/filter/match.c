@@ -371,8 +371,9 @@ static sp_noinline void exclude_record(const struct sp_audit_matcher *m, const s
 				       struct sp_audit_decision *d)
 {
 	uint8_t v;
-	uint32_t type = ev->kind == SP_AUDIT_EV_URING ? KA_MSG_URINGOP : KA_MSG_SYSCALL;
-	d->excluded = !filter_ue(m, m->exclude_off, ev, type, 1, &d->exclude_rule, &v);
+	int uring = ev->kind == SP_AUDIT_EV_URING;
+	d->excluded = !filter_ue(m, uring ? m->exclude_uring_off : m->exclude_sys_off, ev,
+				 uring ? KA_MSG_URINGOP : KA_MSG_SYSCALL, 1, &d->exclude_rule, &v);
 }
 
 /* The first rule of list l (priority order) above floor whose mask has major and that matches. */
@@ -487,7 +488,7 @@ sp_noinline void audit_matcher_exit_only(const struct sp_audit_matcher *m, const
 	if (keyrule)
 		set_key(d, m, keyrule);
 	d->record = win->action != AA_NEVER;
-	if (d->record && m->pool[m->exclude_off])
+	if (d->record && m->pool[m->exclude_sys_off])	/* a syscall: its SYSCALL record */
 		exclude_record(m, ev, d);
 }
 
@@ -538,7 +539,8 @@ out:
 	if (s.keyrule)
 		set_key(d, m, s.keyrule);
 	d->record = s.state == STATE_RECORD;
-	if (d->record && m->pool[m->exclude_off])
+	if (d->record &&
+	    m->pool[ev->kind == SP_AUDIT_EV_URING ? m->exclude_uring_off : m->exclude_sys_off])
 		exclude_record(m, ev, d);
 }
 

@@ -106,6 +106,9 @@ struct sp_audit_matcher {
 	struct hkslot { uint32_t key, off; } *hk;
 	uint32_t hk_mask;
 	uint32_t task_off, uring_off, user_off, exclude_off;
+	/* the exclude list as the SYSCALL and the URINGOP record meet it: without the rules a
+	 * predicate that is false for that record type ends before any STOP (compile.c) */
+	uint32_t exclude_sys_off, exclude_uring_off;
 	uint32_t pending_off;		/* pending watches (followed by path), 0 = none */
 	uint32_t nfs;
 	uint32_t slow_gate;		/* event gate bits that need audit_matcher_slow (EV_GATE_*) */
