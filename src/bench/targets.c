@@ -52,7 +52,8 @@ static const struct target targets[] = {
 	{ &bench_suite_audit, "neo23x0/recorded", "compiled", TGT_IR, NULL, 150, NULL, NULL,
 	  "#22" },
 	{ &bench_suite_audit, "stig/getpid", "compiled", TGT_IR, NULL, 30,
-	  "~25-29 Ir with the loop (the gate ~16-20: the gate word, one bitmap bit, the seqcount re-check, the decision's stores; the loop ~9)", NULL, "#22" },
+	  "~25-29 Ir with the loop (the gate ~16-20: the gate word, one bitmap bit, the seqcount "
+	  "re-check, the decision's stores; the loop ~9)", NULL, "#22" },
 	/* policy (#22 item 6) */
 	{ &bench_suite_policy, "load", "flat", TGT_TIME, NULL, 3e6, "~2-3 ms", NULL, "#22" },
 	{ &bench_suite_policy, "load", "flat", TGT_RATIO, "libsepol", N1(7), NULL, NULL, "#22" },
