@@ -231,7 +231,7 @@ static sp_always_inline int rule_match(const struct sp_audit_matcher *m, const s
 	const struct cpred *p = &m->preds[cr->pred], *end = p + cr->npred;
 	for (; p < end; p++) {
 		/* the commonest predicates inline: a 32-bit load and compare, perm, exe, auid set,
-		 * watch */
+		 * exit, watch */
 		switch (p->kind) {
 		case PK_U32:
 			if (!audit_comparator(ld32(ev, p->aux), p->op, p->val))
@@ -251,6 +251,11 @@ static sp_always_inline int rule_match(const struct sp_audit_matcher *m, const s
 		case PK_LOGINUID_SET:	/* auid!=unset, the usual companion of auid>=1000 */
 			if (!audit_comparator((p->aux ? ev->t_loginuid : ev->loginuid) != SP_AUDIT_UNSET,
 					      p->op, p->val))
+				return 0;
+			break;
+		case PK_EXIT:		/* exit=-EACCES / -EPERM: the access-failure rules */
+			if (ev->return_valid == RET_INVALID ||
+			    !audit_comparator((uint32_t)ev->return_code, p->op, p->val))
 				return 0;
 			break;
 		case PK_WATCH: {	/* every watch rule's: the name the inode hash found it by */
