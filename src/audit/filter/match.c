@@ -10,13 +10,15 @@
  * inode hash is split the same way: rules that need one inode (a resolved watch, inode=) are
  * found by that inode (hk), the others per bucket.  The inner loop is a switch on the predicate
  * kind: no function pointers.
- * Fast path (sp_audit_matcher_filter): one load of the event's gate word (kind, auditd, names,
- * candidate table) decides whether the event can skip the task/filesystem/auditd checks; a
- * syscall whose (ABI, syscall) has no candidate and no name reaching the inode hash is decided
- * from that word and one bitmap word, without touching a rule or a list.
+ * Fast path (sp_audit_matcher_filter): the event's gate word carries its fast index; one bit of
+ * busy[] there decides a syscall whose (ABI, syscall) has no candidate and no name reaching the
+ * inode hash or a filesystem rule, without touching a rule or a list; else the word's kind,
+ * auditd and names bits say whether the event can skip the task/filesystem/auditd checks.
  * audit_matcher_exit_only() then keeps the exit winner, the hash winner and the key rule in
- * registers; dir= roots are found through a 256-bit bloom of their inodes before the hash probe
- * (most walked directories are not roots).  Costs as measured: docs/DESIGN.md.
+ * registers; dir= roots are found through a bloom keyed by each walked entry's hash (64 bits per
+ * root) before the table probe (most walked directories are not roots).  The exclude list is
+ * run on the SYSCALL / URINGOP record through its view for that type.  Costs as measured:
+ * docs/DESIGN.md.
  *
  * Invariants: the matcher is read-only here (audit_matcher_is_valid() holds); the event's derived
  * fields are in sync (audit_event_is_synced()); every list is walked in priority order and its
