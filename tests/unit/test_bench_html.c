@@ -755,7 +755,7 @@ static void test_bench_html__targets_judged(void **st)
 				    "mimalloc; floor init-off + 4 stores: not met\n"));
 	/* add_samples gives every variant 100 Ir per op under callgrind */
 	assert_non_null(strstr(out, "\n  #22 audit stig/getpid compiled: 100.0 Ir/event; target "
-				    "<= 30 Ir/event; floor ~28-30 Ir"));
+				    "<= 30 Ir/event; floor ~25-29 Ir with the loop"));
 	assert_non_null(strstr(out, "\n  1 of 3 judged targets met in this run (0 not judged"));
 	assert_null(strstr(out, "batch64"));	/* no case of theirs ran */
 	free(out);
