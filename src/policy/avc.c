@@ -302,7 +302,8 @@ static sp_noinline int avc_search(struct sp_avc *a, const struct avc_node *n, un
  * lookup began in, which is what an RCU reader could have seen.  A hit at the chain's first two
  * nodes is the inline path (with 256 triples cached in 512 chains, about a fifth of them sit
  * second); the rest of the chain (at most AVC_HOPS nodes in all) and a miss are tail calls given
- * the packed key (few live values), so a hit saves no registers.
+ * the packed key (few live values), so a hit saves no registers.  Each inline hit returns on its
+ * own: with one shared exit gcc merges the two copies of the decision and stores it in halves.
  */
 SP_API int sp_avc_lookup(struct sp_avc *a, uint32_t s, uint32_t t, uint32_t c,
 			 struct sp_av_decision *avd)

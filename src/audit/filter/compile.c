@@ -741,8 +741,6 @@ static int compile_fs_terms(struct builder *b, const struct audit_krule *const *
 	return 0;
 }
 
-/* Every list but the exit list's candidates; the exit rules themselves become crules
- * [exit_first, exit_end). */
 /* A rule of the exclude list cannot match a record of `type` when, before any STOP, one of
  * its predicates is false whatever the event: a msgtype= false for type, or PK_FALSE (filter_ue
  * evaluates them in field order and rejects the rule there at the latest).  1 or 0. */
@@ -773,11 +771,13 @@ static uint32_t exclude_view(struct builder *b, uint32_t type)
 	for (uint32_t k = 1; k <= cnt; k++)
 		if (!exclude_dead(b, b->pool[off + k], type))
 			idx[n++] = b->pool[off + k];
-	uint32_t view = n ? add_list(b, idx, n) : 0;
+	uint32_t view = add_list(b, idx, n);
 	free(idx);
 	return view;
 }
 
+/* Every list but the exit list's candidates; the exit rules themselves become crules
+ * [exit_first, exit_end). */
 static int compile_lists(struct builder *b)
 {
 	const struct audit_ruledb *db = b->db;
@@ -1028,8 +1028,8 @@ static int busy_bit(const struct sp_audit_matcher *m, uint32_t row, uint32_t nr)
 static void compile_busy(struct sp_audit_matcher *m)
 {
 	for (uint32_t row = 0; row < EV_NROWS; row++)
-		for (uint32_t nr = 0; nr < NSYS; nr++)
-			m->busy[(row * NSYS + nr) / 64] |= (uint64_t)busy_bit(m, row, nr) << (nr % 64);
+		for (uint32_t nr = 0, fast = row * NSYS; nr < NSYS; nr++, fast++)
+			m->busy[fast / 64] |= (uint64_t)busy_bit(m, row, nr) << (fast % 64);
 }
 
 /* The dir= roots' open-addressing table (at most half full) and bloom bits (64 per root, at
@@ -1236,7 +1236,7 @@ static int tables_are_valid(const struct sp_audit_matcher *m)
 	}
 	for (uint32_t row = 0; row < EV_NROWS; row++)
 		for (uint32_t nr = 0; nr < NSYS; nr++)
-			if ((int)(m->busy[(row * NSYS + nr) / 64] >> (nr % 64) & 1) != busy_bit(m, row, nr))
+			if (matcher_busy(m, row * NSYS + nr) != busy_bit(m, row, nr))
 				return 0;
 	return 1;
 }

@@ -101,6 +101,49 @@ static sp_noinline void dir_scan(const struct sp_audit_matcher *m, const struct 
 }
 
 
+/* The predicates rule_match evaluates inline and eval in its switch: 1 true, 0 false. */
+static sp_always_inline int pred_u32(const struct sp_audit_event *ev, const struct cpred *p)
+{
+	return audit_comparator(ld32(ev, p->aux), p->op, p->val);
+}
+
+static sp_always_inline int pred_perm(const struct sp_audit_event *ev, const struct cpred *p)
+{
+	return ((ev->perm_bits & p->val) != 0) ^ (p->op == OP_NE);
+}
+
+static sp_always_inline int pred_exe(const struct sp_audit_matcher *m, const struct cpred *p,
+				     const struct sp_audit_event *ev)
+{
+	const struct cident *id = &m->idents[p->aux];
+	int r = ev->has_exe && ev->exe_ino == id->ino && ev->exe_dev == id->dev;
+	return r ^ (p->op == OP_NE);
+}
+
+static sp_always_inline int pred_loginuid_set(const struct sp_audit_event *ev, const struct cpred *p)
+{
+	return audit_comparator((p->aux ? ev->t_loginuid : ev->loginuid) != SP_AUDIT_UNSET, p->op,
+				p->val);
+}
+
+static sp_always_inline int pred_exit(const struct sp_audit_event *ev, const struct cpred *p)
+{
+	if (ev->return_valid == RET_INVALID)
+		return 0;
+	return audit_comparator((uint32_t)ev->return_code, p->op, p->val);
+}
+
+/* A watch: the name's identity is the watched one (no name, no watch, whatever the op). */
+static sp_always_inline int pred_watch(const struct sp_audit_matcher *m, const struct cpred *p,
+				       const struct audit_name *name)
+{
+	const struct cident *id = &m->idents[p->aux];
+	if (!name)
+		return 0;
+	int r = id->ino != SP_AUDIT_INO_UNSET && id->ino == name->ino && id->dev == name->dev;
+	return r ^ (p->op == OP_NE);
+}
+
 /* One predicate: 1 true, 0 false, 2 stop the user/exclude scan. */
 static int eval(const struct sp_audit_matcher *m, const struct cpred *p,
 		const struct sp_audit_event *ev, const struct audit_name *name, uint32_t vis,
@@ -112,10 +155,8 @@ static int eval(const struct sp_audit_matcher *m, const struct cpred *p,
 	case PK_FALSE: return 0;
 	case PK_TRUE: return 1;
 	case PK_STOP: return 2;
-	case PK_U32: return audit_comparator(ld32(ev, p->aux), p->op, p->val);
-	case PK_LOGINUID_SET:
-		return audit_comparator((p->aux ? ev->t_loginuid : ev->loginuid) != SP_AUDIT_UNSET, p->op,
-					p->val);
+	case PK_U32: return pred_u32(ev, p);
+	case PK_LOGINUID_SET: return pred_loginuid_set(ev, p);
 	case PK_GIDS: {
 		/* aux: bit 0 egid, bit 1 the task list's (fork) view */
 		int tc = p->aux & 2;
@@ -127,12 +168,10 @@ static int eval(const struct sp_audit_matcher *m, const struct cpred *p,
 			r = !(tc ? audit_task_groups_search(ev, p->val) : audit_groups_search(ev, p->val));
 		return r;
 	}
-	case PK_EXIT:
-		return ev->return_valid != RET_INVALID &&
-		       audit_comparator((uint32_t)ev->return_code, p->op, p->val);
+	case PK_EXIT: return pred_exit(ev, p);
 	case PK_SUCCESS:
 		return ev->return_valid != RET_INVALID && audit_comparator(ev->return_valid, p->op, p->val);
-	case PK_PERM: return ((ev->perm_bits & p->val) != 0) ^ (p->op == OP_NE);
+	case PK_PERM: return pred_perm(ev, p);
 	case PK_SADDR:
 		return ev->saddr_fam >= 0 && audit_comparator((uint32_t)ev->saddr_fam, p->op, p->val);
 	case PK_FCMP_CRED:
@@ -141,11 +180,7 @@ static int eval(const struct sp_audit_matcher *m, const struct cpred *p,
 						   audit_task_cred(ev, (p->aux >> 8) & 0x7f));
 		return audit_id_comparator(audit_cred(ev, p->aux & 0xff), p->op, audit_cred(ev, p->aux >> 8));
 	case PK_MSGTYPE: return audit_comparator(msgtype, p->op, p->val);
-	case PK_EXE: {
-		const struct cident *id = &m->idents[p->aux];
-		r = ev->has_exe && ev->exe_ino == id->ino && ev->exe_dev == id->dev;
-		return r ^ (p->op == OP_NE);
-	}
+	case PK_EXE: return pred_exe(m, p, ev);
 	case PK_DEVMAJ:
 	case PK_DEVMIN:
 		if (name)
@@ -186,13 +221,7 @@ static int eval(const struct sp_audit_matcher *m, const struct cpred *p,
 				return 1;
 		return 0;
 	}
-	case PK_WATCH: {
-		const struct cident *id = &m->idents[p->aux];
-		if (!name)
-			return 0;
-		r = id->ino != SP_AUDIT_INO_UNSET && id->ino == name->ino && id->dev == name->dev;
-		return r ^ (p->op == OP_NE);
-	}
+	case PK_WATCH: return pred_watch(m, p, name);
 	case PK_DIR: {
 		if (sc && m->ndirs <= DIRBITS_MAX) {
 			if (!sc->dir_ready)
@@ -236,39 +265,29 @@ static sp_always_inline int rule_match(const struct sp_audit_matcher *m, const s
 		 * exit, watch */
 		switch (p->kind) {
 		case PK_U32:
-			if (!audit_comparator(ld32(ev, p->aux), p->op, p->val))
+			if (!pred_u32(ev, p))
 				return 0;
 			break;
 		case PK_PERM:
-			if (!(((ev->perm_bits & p->val) != 0) ^ (p->op == OP_NE)))
+			if (!pred_perm(ev, p))
 				return 0;
 			break;
-		case PK_EXE: {
-			const struct cident *id = &m->idents[p->aux];
-			int r = ev->has_exe && ev->exe_ino == id->ino && ev->exe_dev == id->dev;
-			if (!(r ^ (p->op == OP_NE)))
+		case PK_EXE:
+			if (!pred_exe(m, p, ev))
 				return 0;
 			break;
-		}
 		case PK_LOGINUID_SET:	/* auid!=unset, the usual companion of auid>=1000 */
-			if (!audit_comparator((p->aux ? ev->t_loginuid : ev->loginuid) != SP_AUDIT_UNSET,
-					      p->op, p->val))
+			if (!pred_loginuid_set(ev, p))
 				return 0;
 			break;
 		case PK_EXIT:		/* exit=-EACCES / -EPERM: the access-failure rules */
-			if (ev->return_valid == RET_INVALID ||
-			    !audit_comparator((uint32_t)ev->return_code, p->op, p->val))
+			if (!pred_exit(ev, p))
 				return 0;
 			break;
-		case PK_WATCH: {	/* every watch rule's: the name the inode hash found it by */
-			const struct cident *id = &m->idents[p->aux];
-			if (!name)
-				return 0;	/* as eval: no name, no watch (whatever the op) */
-			int r = id->ino != SP_AUDIT_INO_UNSET && id->ino == name->ino && id->dev == name->dev;
-			if (!(r ^ (p->op == OP_NE)))
+		case PK_WATCH:		/* every watch rule's: the name the inode hash found it by */
+			if (!pred_watch(m, p, name))
 				return 0;
 			break;
-		}
 		case PK_SUBJ_LSM: {
 			const struct lsm_rule *lr = &m->lsm[p->aux];
 			if (lr->field == AF_SUBJ_TYPE && p->op == OP_EQ &&
@@ -379,14 +398,20 @@ SP_API void sp_audit_matcher_filter(const struct sp_audit_matcher *m, const stru
 	matcher_filter(m, ev, d);
 }
 
+/* The exclude list's view for the event's SYSCALL / URINGOP record (compile.c exclude_view). */
+static inline uint32_t exclude_view_of(const struct sp_audit_matcher *m,
+				       const struct sp_audit_event *ev)
+{
+	return ev->kind == SP_AUDIT_EV_URING ? m->exclude_uring_off : m->exclude_sys_off;
+}
+
 /* The exclude list on the SYSCALL / URINGOP record about to be written. */
 static sp_noinline void exclude_record(const struct sp_audit_matcher *m, const struct sp_audit_event *ev,
 				       struct sp_audit_decision *d)
 {
 	uint8_t v;
-	int uring = ev->kind == SP_AUDIT_EV_URING;
-	d->excluded = !filter_ue(m, uring ? m->exclude_uring_off : m->exclude_sys_off, ev,
-				 uring ? KA_MSG_URINGOP : KA_MSG_SYSCALL, 1, &d->exclude_rule, &v);
+	uint32_t type = ev->kind == SP_AUDIT_EV_URING ? KA_MSG_URINGOP : KA_MSG_SYSCALL;
+	d->excluded = !filter_ue(m, exclude_view_of(m, ev), ev, type, 1, &d->exclude_rule, &v);
 }
 
 /* The first rule of list l (priority order) above floor whose mask has major and that matches. */
@@ -552,8 +577,7 @@ out:
 	if (s.keyrule)
 		set_key(d, m, s.keyrule);
 	d->record = s.state == STATE_RECORD;
-	if (d->record &&
-	    m->pool[ev->kind == SP_AUDIT_EV_URING ? m->exclude_uring_off : m->exclude_sys_off])
+	if (d->record && m->pool[exclude_view_of(m, ev)])
 		exclude_record(m, ev, d);
 }
 

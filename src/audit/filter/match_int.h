@@ -133,6 +133,12 @@ static inline int matcher_live(const struct sp_audit_matcher *m, uint32_t fast)
 	return (int)(m->live[fast / 64] >> (fast % 64) & 1);
 }
 
+/* Bit `fast` (the event's fast index, filter_int.h) of busy[]. */
+static inline int matcher_busy(const struct sp_audit_matcher *m, uint32_t fast)
+{
+	return (int)(m->busy[fast / 64] >> (fast % 64) & 1);
+}
+
 /* The bloom bit of an identity of hash h (audit_walk_hash): bits the root table's slot and
  * the walk signature use least. */
 static inline uint32_t dir_bloom_bit(const struct sp_audit_matcher *m, uint32_t h)
@@ -168,7 +174,7 @@ static sp_always_inline void matcher_filter(const struct sp_audit_matcher *m, co
 
 	SP_ASSERT_INTERNAL(audit_event_is_synced(ev));
 	audit_decision_init(d);
-	if (likely(!(m->busy[fast / 64] >> (fast % 64) & 1)))
+	if (likely(!matcher_busy(m, fast)))
 		return;
 	if (likely(!(g & m->slow_gate))) {
 		/* a syscall below NSYS (busy rows EV_ROW_OTHER and EV_ROW_RANGE set only bits

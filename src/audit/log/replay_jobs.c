@@ -62,7 +62,6 @@ struct replay_part {
 	const char *file, *buf;
 	size_t len;
 	uint64_t bytes;			/* of the input before the part */
-	uint64_t lines;			/* the input's lines before the part (part_add) */
 	struct stamps held;
 	size_t keys_held;		/* keys first seen in the held events */
 	struct sp_diags d;
@@ -264,7 +263,8 @@ static void *part_run(void *arg)
 	 * the records before them are decided, and a feed's end writes them out; fed whole, the
 	 * pool would hold the part's whole output */
 	for (size_t off = 0; !p->rc && off < p->len; off += FEED_CHUNK)
-		p->rc = sp_audit_replay_feed(r, p->file, p->buf + off, SP_MIN(FEED_CHUNK, p->len - off));
+		p->rc = sp_audit_replay_feed(r, p->file, p->buf + off,
+					     SP_MIN(FEED_CHUNK, p->len - off));
 	size_t keys = r->nkeys;
 	if (!p->rc)
 		p->rc = sp_audit_replay_finish(r);
@@ -343,15 +343,18 @@ static int part_copy(struct sp_audit_replay *r, struct replay_part *p)
 }
 
 /* The part's counts, rule hits, keys and diagnostics added to the caller's; its diagnostics'
- * lines are its reader's plus the lines of the parts before it (p->lines), and every part but
- * the last ends after a newline, so its reader's count is the input's. */
-static int part_add(struct sp_audit_replay *r, struct replay_part *p)
+ * lines are its reader's plus *lines, the lines of the parts before it, to which its own are
+ * then added (every part but the last ends after a newline, so its reader's count is the
+ * input's). */
+static int part_add(struct sp_audit_replay *r, struct replay_part *p, uint64_t *lines)
 {
+	uint64_t before = *lines;
 	struct sp_audit_replay_stats *a = &r->st;
 	const struct sp_audit_replay_stats *b = &p->r->st;
 	struct sp_audit_log_stats ls;
 	int err = 0;
 	sp_audit_log_get_stats(p->r->log, &ls);
+	*lines += ls.lines;
 	r->plog.lines += ls.lines;
 	r->plog.records += ls.records;
 	r->plog.malformed += ls.malformed;
@@ -375,7 +378,7 @@ static int part_add(struct sp_audit_replay *r, struct replay_part *p)
 		      sp_diags_add_offset(r->o.diags, g->severity, g->code, g->file, g->offset, "%s",
 					  g->msg) :
 		      sp_diags_add(r->o.diags, g->severity, g->code, g->file,
-				   (uint32_t)(g->line + (in_part ? p->lines : 0)), g->col, g->end_col, "%s",
+				   (uint32_t)(g->line + (in_part ? before : 0)), g->col, g->end_col, "%s",
 				   g->msg);
 	}
 	if (r->o.diags)
@@ -425,15 +428,10 @@ SP_API int sp_audit_replay_feed_jobs(struct sp_audit_replay *r, const char *file
 		return err;
 	parts_cut(v, n, r, file, buf, len);
 	err = parts_run(v, n, audit_log_timeout(r->log), audit_log_max_line(r->log));
-	for (size_t i = 0; !err && i < n; i++) {
-		struct sp_audit_log_stats ls;
-		if (i) {
-			sp_audit_log_get_stats(v[i - 1].r->log, &ls);
-			v[i].lines = v[i - 1].lines + ls.lines;
-		}
-		if (!(err = part_add(r, &v[i])))
+	uint64_t lines = 0;
+	for (size_t i = 0; !err && i < n; i++)
+		if (!(err = part_add(r, &v[i], &lines)))
 			err = part_copy(r, &v[i]);
-	}
 	for (size_t i = 0; i < n; i++)
 		part_close(&v[i]);
 	if (err == 1) {	/* an event may cross a cut: one pass gives the sequential result */
