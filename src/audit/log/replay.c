@@ -349,6 +349,7 @@ static int pend_push(struct sp_audit_replay *r, const struct sp_audit_log_rec *r
 	size_t i = r->npend++;
 	r->pend[i] = (struct pend){ rec->seq, r->pool_len, rec->len };
 	r->pool_len += rec->len;
+	r->pend_bytes += rec->len;
 	while (i && r->pend[(i - 1) / 2].seq > r->pend[i].seq) {	/* sift up */
 		pend_swap(&r->pend[(i - 1) / 2], &r->pend[i]);
 		i = (i - 1) / 2;
@@ -372,8 +373,41 @@ static void pend_pop(struct sp_audit_replay *r)
 	}
 }
 
+static int pend_by_off(const void *a, const void *b)
+{
+	const struct pend *x = a, *y = b;
+	return (x->off > y->off) - (x->off < y->off);
+}
+
+static int pend_by_seq(const void *a, const void *b)
+{
+	const struct pend *x = a, *y = b;
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/*
+ * Move the held texts to the pool's start, in pool order (each moves down, never over a text
+ * not yet moved); the heap is rebuilt as the array sorted by seq, which is a min-heap.  Called
+ * when at most half the pool is held, so its cost is paid for by the bytes written since the
+ * pool last was this size: a live stream, whose pool is seldom empty, keeps a pool of about
+ * twice its held records (bounded by --window) instead of all its output.
+ */
+static void pool_compact(struct sp_audit_replay *r)
+{
+	size_t at = 0;
+	qsort(r->pend, r->npend, sizeof(*r->pend), pend_by_off);
+	for (size_t i = 0; i < r->npend; i++) {
+		memmove(r->pool + at, r->pool + r->pend[i].off, r->pend[i].len);
+		r->pend[i].off = at;
+		at += r->pend[i].len;
+	}
+	r->pool_len = at;
+	qsort(r->pend, r->npend, sizeof(*r->pend), pend_by_seq);
+}
+
 /* Write the held records that come before `floor` (the oldest open event's first record), in
- * input order; the pool is compacted once it is empty. */
+ * input order; the pool is emptied when nothing is held and compacted when at most half of a
+ * pool over POOL_COMPACT bytes is. */
 int audit_replay_pend_flush(struct sp_audit_replay *r, uint64_t floor)
 {
 	while (r->npend && r->pend[0].seq < floor) {
@@ -382,10 +416,13 @@ int audit_replay_pend_flush(struct sp_audit_replay *r, uint64_t floor)
 			err = oput(r, "\n", 1);
 		if (err)
 			return err;
+		r->pend_bytes -= r->pend[0].len;
 		pend_pop(r);
 	}
 	if (!r->npend)
 		r->pool_len = 0;
+	else if (r->pool_len > POOL_COMPACT && r->pend_bytes <= r->pool_len / 2)
+		pool_compact(r);
 	return 0;
 }
 

@@ -38,6 +38,7 @@ struct key_ent {
 	uint64_t count;
 };
 
+#define POOL_COMPACT (64u * 1024)	/* pool bytes below which written texts stay */
 #define LATE_RING 16u	/* decided events an EOE arriving late may belong to */
 
 struct sp_audit_replay {
@@ -70,11 +71,12 @@ struct sp_audit_replay {
 	char *obuf;
 	size_t olen;
 	/* kept audit.log records waiting for the events before them to close, so the output keeps
-	 * the input's order: a min-heap by seq; texts in one growing pool */
+	 * the input's order: a min-heap by seq; texts in one pool, pend_bytes of it held (the
+	 * rest written; audit_replay_pend_flush compacts it) */
 	struct pend { uint64_t seq; size_t off, len; } *pend;
 	size_t npend, pend_cap;
 	char *pool;
-	size_t pool_len, pool_cap;
+	size_t pool_len, pool_cap, pend_bytes;
 	int out_kind;			/* OUT_*: what out_fd receives */
 	struct sp_audit_record_writer *ow;	/* OUT_STREAM: kept events of recorded streams */
 	int err;			/* first error from the callback path */
