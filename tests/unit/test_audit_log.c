@@ -753,6 +753,22 @@ static void test_audit_log__laurel(void **st)
 	sp_diags_release(&d);
 }
 
+/* laurel's "common" keys typed as laurel types them (hex arch, decimal numbers, the encoded
+ * rest), in a record whose type gives them no other rule, beside a uid/gid-suffixed key. */
+static void test_audit_log__laurel_common_keys(void **st)
+{
+	(void)st;
+	struct lj j = { 0 };
+	assert_int_equal(lj_run(&j, "type=USER_END msg=audit(100.000:5): arch=c000003e syscall=59 "
+			 "success=yes exit=-2 items=1 ppid=1 pid=2 ses=3 auid=1000 fsgid=0 tty=pts0 "
+			 "comm=\"cat\" exe=2F62696E2F636174 subj=u:r:t:s0 key=\"k\" msg='x'\n"), 0);
+	assert_string_equal(j.buf, "{\"ID\":\"100.000:5\",\"USER_END\":{\"arch\":\"0xc000003e\","
+			    "\"syscall\":59,\"success\":\"yes\",\"exit\":-2,\"items\":1,\"ppid\":1,"
+			    "\"pid\":2,\"ses\":3,\"auid\":1000,\"fsgid\":0,\"tty\":\"pts0\","
+			    "\"comm\":\"cat\",\"exe\":\"/bin/cat\",\"subj\":\"u:r:t:s0\",\"key\":\"k\","
+			    "\"msg\":\"x\"}}\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -769,6 +785,7 @@ int main(void)
 		cmocka_unit_test(test_audit_log__exclude_types),
 		cmocka_unit_test(test_audit_log__live_idle_reload),
 		cmocka_unit_test(test_audit_log__laurel),
+		cmocka_unit_test(test_audit_log__laurel_common_keys),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -45,11 +45,21 @@ struct litem {
 	struct lval v;
 };
 
-/* A growing byte buffer (the JSON being built). */
+/* A growing byte buffer (the JSON being built): the caller's (stack) bytes first, the heap
+ * once they are outgrown (heap: p is malloc'd). */
 struct lbuf {
 	char *p;
 	size_t n, cap;
-	int err;
+	int err, heap;
+};
+
+/* An event's item storage: records are parsed one after another, each taking its items from
+ * the end of v (the caller's stack array) until it is full, then from an array of its own. */
+struct lpool {
+	struct litem *v;
+	size_t used, cap;
+	char *text;		/* the records' copies, likewise */
+	size_t tused, tcap;
 };
 
 /* One record being parsed: its copy (hex decoded in place) and position. */
@@ -58,8 +68,9 @@ struct lrec {
 	size_t n, pos;
 	uint32_t type;
 	const char *why;	/* reason of a refusal */
-	struct litem *it;	/* items, growing */
+	struct litem *it;	/* items, growing: in the event's pool, or (own_it) malloc'd */
 	size_t nit, cap;
+	uint8_t own_it, own_s;	/* it, s are malloc'd (else in the event's pool) */
 	size_t tstart, tlen;	/* the type=NAME token; tlen 0: refused */
 	int done;		/* written in the multi-part object */
 };
@@ -72,11 +83,14 @@ static sp_noinline int lb_grow(struct lbuf *b, size_t n)
 	size_t cap = b->cap ? b->cap : 1024;
 	while (cap < b->n + n)
 		cap *= 2;
-	char *p = realloc(b->p, cap);
+	char *p = b->heap ? realloc(b->p, cap) : malloc(cap);
 	if (!p)
 		return b->err = -ENOMEM;
+	if (!b->heap && b->n)
+		memcpy(p, b->p, b->n);
 	b->p = p;
 	b->cap = cap;
+	b->heap = 1;
 	return 0;
 }
 
@@ -88,7 +102,7 @@ static inline void lb_put(struct lbuf *b, const char *s, size_t n)
 	b->n += n;
 }
 
-static void lb_str(struct lbuf *b, const char *s)
+static inline void lb_str(struct lbuf *b, const char *s)
 {
 	lb_put(b, s, strlen(s));
 }
@@ -238,7 +252,7 @@ static int lit(struct lrec *r, size_t *i, const char *t)
 	return 1;
 }
 
-static size_t span(const struct lrec *r, size_t i, int (*f)(int))
+static sp_always_inline size_t span(const struct lrec *r, size_t i, int (*f)(int))
 {
 	size_t j = i;
 	while (j < r->n && f((unsigned char)r->s[j]))
@@ -253,13 +267,17 @@ static int blank(int c)
 
 static struct litem *item_new(struct lrec *r)
 {
-	if (r->nit == r->cap) {
-		size_t cap = r->cap ? 2 * r->cap : 32;
-		struct litem *v = realloc(r->it, cap * sizeof(*v));
+	if (r->nit == r->cap) {	/* the pool's end reached, or its own array full */
+		size_t cap = r->cap >= 16 ? 2 * r->cap : 32;
+		struct litem *v = r->own_it ? realloc(r->it, cap * sizeof(*v))
+					    : malloc(cap * sizeof(*v));
 		if (!v)
 			return NULL;
+		if (!r->own_it && r->nit)
+			memcpy(v, r->it, r->nit * sizeof(*v));
 		r->it = v;
 		r->cap = cap;
+		r->own_it = 1;
 	}
 	memset(&r->it[r->nit], 0, sizeof(r->it[0]));
 	return &r->it[r->nit++];
@@ -360,7 +378,7 @@ static int v_dec(struct lrec *r, size_t *i, struct lval *v)
 	size_t start = j;
 	while (j < r->n && is_digit((unsigned char)r->s[j])) {
 		int k = r->s[j] - '0';
-		if (d > (INT64_MAX - k) / 10)
+		if (d >= INT64_MAX / 10 && d > (INT64_MAX - k) / 10)	/* the exact test near the top */
 			return 0;
 		d = d * 10 + k;
 		j++;
@@ -373,13 +391,18 @@ static int v_dec(struct lrec *r, size_t *i, struct lval *v)
 	return 1;
 }
 
+/* The bytes of a key after its first: [A-Za-z0-9_-]. */
+static const uint8_t key_tail_tab[256] = {
+	['-'] = 1, ['0' ... '9'] = 1, ['A' ... 'Z'] = 1, ['_'] = 1, ['a' ... 'z'] = 1,
+};
+
 /* A key of laurel's key=value lists: [A-Za-z][A-Za-z0-9_-]*. */
 static size_t key_len(const struct lrec *r, size_t i)
 {
 	size_t j = i;
 	if (!is_alpha(ch(r, j)))
 		return 0;
-	while (j < r->n && (is_alnum((unsigned char)r->s[j]) || r->s[j] == '-' || r->s[j] == '_'))
+	while (j < r->n && key_tail_tab[(unsigned char)r->s[j]])
 		j++;
 	return j - i;
 }
@@ -477,41 +500,59 @@ static int v_unspec(struct lrec *r, size_t *i, struct lval *v, const char *key, 
 }
 
 /* laurel's field dictionary (audit-documentation's field-dictionary.csv): the fields it types
- * as numbers; every other field is "encoded".  Sorted for bsearch. */
+ * as numbers; every other field is "encoded".  One list per first letter (every name starts
+ * with a lower-case letter), each sorted in byte order for bsearch. */
 struct ftype {
 	const char *name;
 	char base;	/* 'h' hex, 'd' decimal, 'o' octal */
 };
-static const struct ftype ftypes[] = {
-	{ "arch", 'h' }, { "argc", 'd' }, { "audit_backlog_limit", 'd' },
-	{ "audit_backlog_wait_time", 'd' }, { "audit_enabled", 'd' }, { "audit_failure", 'd' },
-	{ "auid", 'd' }, { "cap_fe", 'd' }, { "cap_fi", 'h' }, { "cap_fp", 'h' },
+static const struct ftype ft_a[] = { { "arch", 'h' }, { "argc", 'd' },
+	{ "audit_backlog_limit", 'd' }, { "audit_backlog_wait_time", 'd' },
+	{ "audit_enabled", 'd' }, { "audit_failure", 'd' }, { "auid", 'd' } };
+static const struct ftype ft_c[] = { { "cap_fe", 'd' }, { "cap_fi", 'h' }, { "cap_fp", 'h' },
 	{ "cap_fver", 'h' }, { "cap_pa", 'h' }, { "cap_pe", 'h' }, { "cap_pi", 'h' },
 	{ "cap_pp", 'h' }, { "capability", 'd' }, { "changed", 'd' }, { "code", 'h' },
-	{ "compat", 'd' }, { "dport", 'd' }, { "egid", 'd' }, { "enforcing", 'd' },
-	{ "entries", 'd' }, { "errno", 'd' }, { "euid", 'd' }, { "exit", 'd' }, { "family", 'd' },
-	{ "fd", 'd' }, { "fe", 'd' }, { "fi", 'h' }, { "flags", 'h' }, { "fp", 'h' },
-	{ "fsgid", 'd' }, { "fsuid", 'd' }, { "fver", 'h' }, { "gid", 'd' }, { "igid", 'd' },
-	{ "ino", 'd' }, { "inode", 'd' }, { "inode_gid", 'd' }, { "inode_uid", 'd' },
-	{ "ioctlcmd", 'h' }, { "ipid", 'd' }, { "item", 'd' }, { "items", 'd' }, { "iuid", 'd' },
-	{ "len", 'd' }, { "list", 'd' }, { "lport", 'd' }, { "major", 'd' }, { "minor", 'd' },
-	{ "mode", 'o' }, { "nargs", 'd' }, { "new-enabled", 'd' }, { "new-log_passwd", 'd' },
-	{ "new_gid", 'd' }, { "new_lock", 'd' }, { "nlnk-pid", 'd' }, { "oauid", 'd' },
-	{ "obj_gid", 'd' }, { "obj_uid", 'd' }, { "ogid", 'd' }, { "old-auid", 'd' },
-	{ "old-enabled", 'd' }, { "old-log_passwd", 'd' }, { "old-ses", 'd' },
-	{ "old_enforcing", 'd' }, { "old_lock", 'd' }, { "old_pa", 'h' }, { "old_pe", 'h' },
-	{ "old_pi", 'h' }, { "old_pp", 'h' }, { "old_prom", 'd' }, { "old_val", 'd' },
-	{ "opid", 'd' }, { "oses", 'd' }, { "ouid", 'd' }, { "pa", 'h' }, { "pe", 'h' },
-	{ "per", 'h' }, { "permissive", 'd' }, { "pi", 'h' }, { "pid", 'd' }, { "pp", 'h' },
-	{ "ppid", 'd' }, { "prom", 'd' }, { "proto", 'd' }, { "qbytes", 'h' }, { "res", 'd' },
-	{ "rport", 'd' }, { "sauid", 'd' }, { "seqno", 'd' }, { "ses", 'd' }, { "sgid", 'd' },
-	{ "sig", 'd' }, { "sigev_signo", 'd' }, { "spid", 'd' }, { "sport", 'd' }, { "suid", 'd' },
-	{ "syscall", 'd' }, { "uid", 'd' }, { "val", 'd' }, { "vm-pid", 'd' },
+	{ "compat", 'd' } };
+static const struct ftype ft_d[] = { { "dport", 'd' } };
+static const struct ftype ft_e[] = { { "egid", 'd' }, { "enforcing", 'd' }, { "entries", 'd' },
+	{ "errno", 'd' }, { "euid", 'd' }, { "exit", 'd' } };
+static const struct ftype ft_f[] = { { "family", 'd' }, { "fd", 'd' }, { "fe", 'd' },
+	{ "fi", 'h' }, { "flags", 'h' }, { "fp", 'h' }, { "fsgid", 'd' }, { "fsuid", 'd' },
+	{ "fver", 'h' } };
+static const struct ftype ft_g[] = { { "gid", 'd' } };
+static const struct ftype ft_i[] = { { "igid", 'd' }, { "ino", 'd' }, { "inode", 'd' },
+	{ "inode_gid", 'd' }, { "inode_uid", 'd' }, { "ioctlcmd", 'h' }, { "ipid", 'd' },
+	{ "item", 'd' }, { "items", 'd' }, { "iuid", 'd' } };
+static const struct ftype ft_l[] = { { "len", 'd' }, { "list", 'd' }, { "lport", 'd' } };
+static const struct ftype ft_m[] = { { "major", 'd' }, { "minor", 'd' }, { "mode", 'o' } };
+static const struct ftype ft_n[] = { { "nargs", 'd' }, { "new-enabled", 'd' },
+	{ "new-log_passwd", 'd' }, { "new_gid", 'd' }, { "new_lock", 'd' }, { "nlnk-pid", 'd' } };
+static const struct ftype ft_o[] = { { "oauid", 'd' }, { "obj_gid", 'd' }, { "obj_uid", 'd' },
+	{ "ogid", 'd' }, { "old-auid", 'd' }, { "old-enabled", 'd' }, { "old-log_passwd", 'd' },
+	{ "old-ses", 'd' }, { "old_enforcing", 'd' }, { "old_lock", 'd' }, { "old_pa", 'h' },
+	{ "old_pe", 'h' }, { "old_pi", 'h' }, { "old_pp", 'h' }, { "old_prom", 'd' },
+	{ "old_val", 'd' }, { "opid", 'd' }, { "oses", 'd' }, { "ouid", 'd' } };
+static const struct ftype ft_p[] = { { "pa", 'h' }, { "pe", 'h' }, { "per", 'h' },
+	{ "permissive", 'd' }, { "pi", 'h' }, { "pid", 'd' }, { "pp", 'h' }, { "ppid", 'd' },
+	{ "prom", 'd' }, { "proto", 'd' } };
+static const struct ftype ft_q[] = { { "qbytes", 'h' } };
+static const struct ftype ft_r[] = { { "res", 'd' }, { "rport", 'd' } };
+static const struct ftype ft_s[] = { { "sauid", 'd' }, { "seqno", 'd' }, { "ses", 'd' },
+	{ "sgid", 'd' }, { "sig", 'd' }, { "sigev_signo", 'd' }, { "spid", 'd' },
+	{ "sport", 'd' }, { "suid", 'd' }, { "syscall", 'd' } };
+static const struct ftype ft_u[] = { { "uid", 'd' } };
+static const struct ftype ft_v[] = { { "val", 'd' }, { "vm-pid", 'd' } };
+#define FT(c, l) [c - 'a'] = { ft_##l, SP_ARRAY_SIZE(ft_##l) }
+static const struct { const struct ftype *v; size_t n; } ftypes[26] = {
+	FT('a', a), FT('c', c), FT('d', d), FT('e', e), FT('f', f), FT('g', g), FT('i', i),
+	FT('l', l), FT('m', m), FT('n', n), FT('o', o), FT('p', p), FT('q', q), FT('r', r),
+	FT('s', s), FT('u', u), FT('v', v),
 };
+#undef FT
 
 /* key (klen bytes) against the string w in byte order, a prefix first (memcmp's order over
  * the shorter length, then the lengths), without measuring w. */
-static int key_cmp(const char *key, size_t klen, const char *w)
+static sp_always_inline int key_cmp(const char *key, size_t klen, const char *w)
 {
 	size_t i = 0;
 	for (; i < klen && w[i]; i++)
@@ -522,12 +563,16 @@ static int key_cmp(const char *key, size_t klen, const char *w)
 
 static char field_base(const char *key, size_t klen)
 {
-	size_t lo = 0, hi = SP_ARRAY_SIZE(ftypes);
+	unsigned f = (unsigned char)key[0] - 'a';	/* klen >= 1: a key */
+	if (f >= 26)
+		return 'e';
+	const struct ftype *v = ftypes[f].v;
+	size_t lo = 0, hi = ftypes[f].n;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		int c = key_cmp(key, klen, ftypes[mid].name);
+		int c = key_cmp(key, klen, v[mid].name);
 		if (!c)
-			return ftypes[mid].base;
+			return v[mid].base;
 		if (c < 0)
 			hi = mid;
 		else
@@ -541,31 +586,16 @@ static int key_is(const char *k, size_t n, const char *w)
 	return !key_cmp(k, n, w);
 }
 
-/* laurel's "common" keys and how it types them: 'h', 'd', 'e' (encoded); 0 = not common. */
-static char common_base(const char *k, size_t n)
-{
-	static const char *const dec[] = { "syscall", "items", "pid", "ppid", "exit", "ses" };
-	static const char *const enc[] = { "success", "tty", "comm", "exe", "subj", "key" };
-	if (key_is(k, n, "arch"))
-		return 'h';
-	for (size_t i = 0; i < SP_ARRAY_SIZE(dec); i++)
-		if (key_is(k, n, dec[i]))
-			return 'd';
-	for (size_t i = 0; i < SP_ARRAY_SIZE(enc); i++)
-		if (key_is(k, n, enc[i]))
-			return 'e';
-	return 0;
-}
-
 /* The typed value of a plain key, falling back to v_unspec. */
 static int v_named(struct lrec *r, size_t *i, struct lval *v, const char *k, size_t n)
 {
-	char base = common_base(k, n);
+	/* laurel types its "common" keys (arch; syscall, items, pid, ppid, exit, ses; success,
+	 * tty, comm, exe, subj, key) first; the uid/gid rule and the dictionary give each of them
+	 * the same base, so they need no lookup of their own (test_audit_log laurel_common_keys) */
+	char base = n >= 3 && (!memcmp(k + n - 3, "uid", 3) || !memcmp(k + n - 3, "gid", 3))
+			    ? 'd'
+			    : field_base(k, n);
 	int ok;
-	if (!base && n >= 3 && (!memcmp(k + n - 3, "uid", 3) || !memcmp(k + n - 3, "gid", 3)))
-		base = 'd';
-	else if (!base)
-		base = field_base(k, n);
 	ok = base == 'h' ? v_unsigned(r, i, v, 16)
 	   : base == 'd' ? v_dec(r, i, v)
 	   : base == 'o' ? v_unsigned(r, i, v, 8)
@@ -820,10 +850,15 @@ static void event_id(char id[64], uint64_t sec, uint32_t msec, uint32_t serial)
 static void lb_num(struct lbuf *b, const char *pre, uint64_t u, unsigned base, const char *post)
 {
 	char d[24], *e = d + sizeof(d), *p = e;
-	do {
-		*--p = "0123456789abcdef"[u % base];
-		u /= base;
-	} while (u);
+	if (base == 10) {
+		p = dec_back(e, u);
+	} else {	/* 8 or 16: shifts, not divisions */
+		unsigned sh = base == 16 ? 4 : 3;
+		do {
+			*--p = "0123456789abcdef"[u & (base - 1)];
+			u >>= sh;
+		} while (u);
+	}
 	lb_str(b, pre);
 	lb_put(b, p, (size_t)(e - p));
 	lb_str(b, post);
@@ -872,14 +907,24 @@ static void put_value(struct lbuf *b, const struct lrec *r, const struct lval *v
 	lb_str(b, t);
 }
 
-/* "key":value of one item, with the comma before it unless it is the first member. */
+/* "key":value of one item, with the comma before it unless it is the first member.  An item's
+ * key is [A-Za-z0-9_-] (key_len, arg_key, parse_special), bytes laurel's quoting and JSON
+ * leave as they are: it is copied, not quoted. */
 static void put_member(struct lbuf *b, int *first, const struct lrec *r, const struct litem *it)
 {
+	size_t n = it->klen;
+	if ((b->n + n + 4 > b->cap || b->err) && lb_grow(b, n + 4))
+		return;
+	char *o = b->p + b->n;
 	if (!*first)
-		lb_put(b, ",", 1);
+		*o++ = ',';
 	*first = 0;
-	lq_str(b, r->s + it->koff, it->klen);
-	lb_put(b, ":", 1);
+	*o++ = '"';
+	memcpy(o, r->s + it->koff, n);
+	o += n;
+	*o++ = '"';
+	*o++ = ':';
+	b->n = (size_t)(o - b->p);
 	put_value(b, r, &it->v);
 }
 
@@ -1065,6 +1110,9 @@ static int multipart(uint32_t t)
 	       t == 1006;
 }
 
+/* The stack room of sp_audit_log_event_laurel (an event beyond it takes the heap). */
+enum { LAUREL_STACK_RECS = 16, LAUREL_STACK_ITEMS = 128, LAUREL_STACK_BYTES = 4096 };
+
 struct lctx {
 	struct lbuf b;
 	char id[64];
@@ -1171,8 +1219,10 @@ static int put_multi(struct lctx *c, struct lrec *recs, size_t n, struct lrec **
 	return rc;
 }
 
-/* Copy and parse one record; a refusal is reported (warning) and leaves tlen 0. */
-static int rec_load(struct lrec *r, const struct sp_audit_log_rec *lr, struct sp_diags *d)
+/* Copy and parse one record, its copy and items from the event's pool while they fit (taken
+ * from it once parsed); a refusal is reported (warning) and leaves tlen 0. */
+static int rec_load(struct lrec *r, const struct sp_audit_log_rec *lr, struct lpool *pl,
+		    struct sp_diags *d)
 {
 	int rc;
 	if (lr->len > UINT32_MAX) {	/* items hold 32-bit offsets */
@@ -1180,13 +1230,22 @@ static int rec_load(struct lrec *r, const struct sp_audit_log_rec *lr, struct sp
 		return d && sp_diags_add(d, SP_SEV_WARNING, -E2BIG, lr->file, lr->line, 0, 0,
 					 "laurel output: record left out (longer than 4 GiB)") ? -ENOMEM : 0;
 	}
-	r->s = malloc(lr->len ? lr->len : 1);
-	if (!r->s)
+	if (lr->len <= pl->tcap - pl->tused) {
+		r->s = pl->text + pl->tused;
+		pl->tused += lr->len;
+	} else if ((r->s = malloc(lr->len ? lr->len : 1))) {
+		r->own_s = 1;
+	} else {
 		return -ENOMEM;
+	}
 	memcpy(r->s, lr->text, lr->len);
 	r->n = lr->len;
 	r->type = lr->type;
+	r->it = pl->v + pl->used;
+	r->cap = pl->cap - pl->used;
 	rc = parse_record(r);
+	if (!r->own_it)
+		pl->used += r->nit;
 	if (rc < 0)
 		return rc;
 	if (!rc) {
@@ -1201,13 +1260,13 @@ static int rec_load(struct lrec *r, const struct sp_audit_log_rec *lr, struct sp
 }
 
 static int event_write(struct lctx *c, const struct sp_audit_log_event *ev, const uint8_t *mask,
-		       struct lrec *recs, struct lrec **v, struct sp_diags *d)
+		       struct lrec *recs, struct lrec **v, struct lpool *pl, struct sp_diags *d)
 {
 	size_t n = sp_audit_log_event_nrec(ev);
 	int rc = 0;
 	for (size_t i = 0; i < n && !rc; i++)
 		if (!mask || mask[i])
-			rc = rec_load(&recs[i], sp_audit_log_event_rec(ev, i), d);
+			rc = rec_load(&recs[i], sp_audit_log_event_rec(ev, i), pl, d);
 	for (size_t i = 0; i < n && !rc; i++) {
 		if (!recs[i].tlen || multipart(recs[i].type) || recs[i].type == LT_EOE)
 			continue;
@@ -1228,28 +1287,42 @@ SP_API int sp_audit_log_event_laurel(const struct sp_audit_log_event *ev, const 
 				     void *ud)
 {
 	size_t n = sp_audit_log_event_nrec(ev);
-	struct lctx c = { .key = key };
+	/* an event's usual size on the stack: its records, their copies and items, its JSON */
+	struct lrec recs_s[LAUREL_STACK_RECS], *v_s[LAUREL_STACK_RECS];
+	struct litem items_s[LAUREL_STACK_ITEMS];
+	char text_s[LAUREL_STACK_BYTES], out_s[LAUREL_STACK_BYTES];
+	struct lpool pl = { .v = items_s, .cap = LAUREL_STACK_ITEMS, .text = text_s,
+			    .tcap = sizeof(text_s) };
+	struct lctx c = { .key = key, .b = { .p = out_s, .cap = sizeof(out_s) } };
 	uint64_t sec;
 	uint32_t msec, serial;
-	struct lrec *recs = calloc(n ? n : 1, sizeof(*recs));
-	struct lrec **v = calloc(n ? n : 1, sizeof(*v));
+	int big = n > LAUREL_STACK_RECS;
+	struct lrec *recs = big ? calloc(n, sizeof(*recs)) : recs_s;
+	struct lrec **v = big ? calloc(n, sizeof(*v)) : v_s;
 	int rc = -ENOMEM;
 	if (!recs || !v)
 		goto out;
+	if (!big)
+		memset(recs, 0, n * sizeof(*recs));
 	sp_audit_log_event_stamp(ev, &sec, &msec, &serial, &c.node);
 	event_id(c.id, sec, msec, serial);
-	rc = event_write(&c, ev, mask, recs, v, d);
+	rc = event_write(&c, ev, mask, recs, v, &pl, d);
 	if (!rc)
 		rc = c.b.err;
 	if (!rc && c.b.n)
 		rc = put(ud, c.b.p, c.b.n);
 out:
 	for (size_t i = 0; recs && i < n; i++) {
-		free(recs[i].s);
-		free(recs[i].it);
+		if (recs[i].own_s)
+			free(recs[i].s);
+		if (recs[i].own_it)
+			free(recs[i].it);
 	}
-	free(recs);
-	free(v);
-	free(c.b.p);
+	if (big) {
+		free(recs);
+		free(v);
+	}
+	if (c.b.heap)
+		free(c.b.p);
 	return rc;
 }
