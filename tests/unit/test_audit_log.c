@@ -754,7 +754,8 @@ static void test_audit_log__laurel(void **st)
 }
 
 /* laurel's "common" keys typed as laurel types them (hex arch, decimal numbers, the encoded
- * rest), in a record whose type gives them no other rule, beside a uid/gid-suffixed key. */
+ * rest), in a record whose type gives them no other rule, beside a uid/gid-suffixed key; and
+ * numbers whose text laurel's output does not copy. */
 static void test_audit_log__laurel_common_keys(void **st)
 {
 	(void)st;
@@ -767,6 +768,13 @@ static void test_audit_log__laurel_common_keys(void **st)
 			    "\"pid\":2,\"ses\":3,\"auid\":1000,\"fsgid\":0,\"tty\":\"pts0\","
 			    "\"comm\":\"cat\",\"exe\":\"/bin/cat\",\"subj\":\"u:r:t:s0\",\"key\":\"k\","
 			    "\"msg\":\"x\"}}\n");
+	/* numbers laurel rewrites: leading zeros, "-0", upper-case hex (the others are copied) */
+	struct lj k = { 0 };
+	assert_int_equal(lj_run(&k, "type=USER_END msg=audit(100.000:6): arch=C000003E pid=007 "
+			 "exit=-0 items=-07 mode=0755 per=0 cap_fp=00a msg='x'\n"), 0);
+	assert_string_equal(k.buf, "{\"ID\":\"100.000:6\",\"USER_END\":{\"arch\":\"0xc000003e\","
+			    "\"pid\":7,\"exit\":0,\"items\":-7,\"mode\":\"0o755\",\"per\":\"0x0\","
+			    "\"cap_fp\":\"0xa\",\"msg\":\"x\"}}\n");
 }
 
 int main(void)

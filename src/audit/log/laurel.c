@@ -32,6 +32,9 @@ enum { T_USER_AUTH = 1100, T_AVC = 1400, T_MAC_POLICY_LOAD = 1403 };
 
 struct lval {
 	uint8_t kind;		/* V_* */
+	/* V_DEC/V_HEX/V_OCT: off, len hold the digits (and '-') as written, and they are the
+	 * output's when canon (no leading zero, lower-case hex, not "-0") */
+	uint8_t canon;
 	uint32_t off, len;	/* V_STR/V_BRACES/V_LIST: bytes of the record copy */
 	uint64_t u;		/* V_HEX/V_OCT */
 	int64_t d;		/* V_DEC */
@@ -354,18 +357,23 @@ static int v_unsigned(struct lrec *r, size_t *i, struct lval *v, int base)
 {
 	size_t j = *i;
 	uint64_t u = 0;
+	unsigned sh = base == 16 ? 4 : 3, all = 0x20;
 	while (j < r->n && (base == 16 ? is_hex((unsigned char)r->s[j])
 				       : (r->s[j] >= '0' && r->s[j] <= '7'))) {
 		unsigned d = (unsigned)hexval((unsigned char)r->s[j]);
-		if (u > (UINT64_MAX - d) / (unsigned)base)
-			return 0;
-		u = u * (unsigned)base + d;
+		if (u >> (64 - sh))
+			return 0;	/* u * base + d would pass 64 bits */
+		u = u << sh | d;
+		all &= (unsigned char)r->s[j];	/* 0x20 stays: digits and a-f only */
 		j++;
 	}
 	if (j == *i || !at_sep(r, j))
 		return 0;
 	v->kind = base == 16 ? V_HEX : V_OCT;
 	v->u = u;
+	v->off = (uint32_t)*i;
+	v->len = (uint32_t)(j - *i);
+	v->canon = all && (r->s[*i] != '0' || j - *i == 1);
 	*i = j;
 	return 1;
 }
@@ -387,6 +395,9 @@ static int v_dec(struct lrec *r, size_t *i, struct lval *v)
 		return 0;
 	v->kind = V_DEC;
 	v->d = ch(r, *i) == '-' ? -d : d;
+	v->off = (uint32_t)*i;
+	v->len = (uint32_t)(j - *i);
+	v->canon = (r->s[start] != '0' || j - start == 1) && !(d == 0 && start != *i);
 	*i = j;
 	return 1;
 }
@@ -878,13 +889,22 @@ static void put_value(struct lbuf *b, const struct lrec *r, const struct lval *v
 		lb_str(b, "}\"");
 		return;
 	case V_DEC:
-		lb_num(b, v->d < 0 ? "-" : "", v->d < 0 ? -(uint64_t)v->d : (uint64_t)v->d, 10, "");
+		if (v->canon)
+			lb_put(b, s, v->len);
+		else
+			lb_num(b, v->d < 0 ? "-" : "", v->d < 0 ? -(uint64_t)v->d : (uint64_t)v->d,
+			       10, "");
 		return;
 	case V_HEX:
-		lb_num(b, "\"0x", v->u, 16, "\"");
-		return;
 	case V_OCT:
-		lb_num(b, "\"0o", v->u, 8, "\"");
+		if (v->canon) {
+			lb_put(b, v->kind == V_HEX ? "\"0x" : "\"0o", 3);
+			lb_put(b, s, v->len);
+			lb_put(b, "\"", 1);
+		} else {
+			lb_num(b, v->kind == V_HEX ? "\"0x" : "\"0o", v->u,
+			       v->kind == V_HEX ? 16 : 8, "\"");
+		}
 		return;
 	case V_LIST:
 		lb_put(b, "[", 1);
