@@ -209,6 +209,33 @@ static int at_sep(const struct lrec *r, size_t i)
 	return c < 0 || c == ' ' || c == 0x1d || c == '\n';
 }
 
+/* Byte classes of the scans below, one table lookup a byte. */
+enum { LC_HEX = 1, LC_SAFE = 2, LC_UNQ = 4, LC_IDENT = 8 };
+static const uint8_t lclass[256] = {
+	['!'] = LC_SAFE | LC_UNQ,
+	['#' ... '&'] = LC_SAFE | LC_UNQ,
+	['\''] = LC_SAFE,
+	['(' ... '/'] = LC_SAFE | LC_UNQ,
+	['0' ... '9'] = LC_SAFE | LC_UNQ | LC_HEX | LC_IDENT,
+	[':' ... '@'] = LC_SAFE | LC_UNQ,
+	['A' ... 'F'] = LC_SAFE | LC_UNQ | LC_HEX | LC_IDENT,
+	['G' ... 'Z'] = LC_SAFE | LC_UNQ | LC_IDENT,
+	['[' ... '^'] = LC_SAFE | LC_UNQ,
+	['_'] = LC_SAFE | LC_UNQ | LC_IDENT,
+	['`'] = LC_SAFE | LC_UNQ,
+	['a' ... 'f'] = LC_SAFE | LC_UNQ | LC_HEX | LC_IDENT,
+	['g' ... 'z'] = LC_SAFE | LC_UNQ | LC_IDENT,
+	['{'] = LC_SAFE,
+	['|'] = LC_SAFE | LC_UNQ,
+	['}'] = LC_SAFE,
+	['~'] = LC_SAFE | LC_UNQ,
+};
+
+static inline int lc_is(int c, unsigned cls)
+{
+	return c >= 0 && (lclass[c & 255] & cls);
+}
+
 static int is_alpha(int c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
@@ -219,14 +246,9 @@ static int is_digit(int c)
 	return c >= '0' && c <= '9';
 }
 
-static int is_alnum(int c)
-{
-	return is_alpha(c) || is_digit(c);
-}
-
 static int is_hex(int c)
 {
-	return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+	return lc_is(c, LC_HEX);
 }
 
 static int hexval(int c)
@@ -237,13 +259,13 @@ static int hexval(int c)
 /* '!' and '#'..'~': what the kernel leaves unencoded. */
 static int safe_chr(int c)
 {
-	return c == '!' || (c >= '#' && c <= '~');
+	return lc_is(c, LC_SAFE);
 }
 
 /* safe_chr less the quotes and braces. */
 static int safe_unq(int c)
 {
-	return (c >= '#' && c <= '&') || (c >= '(' && c <= 'z') || c == '!' || c == '|' || c == '~';
+	return lc_is(c, LC_UNQ);
 }
 
 static int lit(struct lrec *r, size_t *i, const char *t)
@@ -420,7 +442,7 @@ static size_t key_len(const struct lrec *r, size_t i)
 
 static int ident_chr(int c)
 {
-	return is_alnum(c) || c == '_';
+	return lc_is(c, LC_IDENT);
 }
 
 /* One `key=value` of the kv lists inside '...' and { ... }; braced=1 for the latter. */
@@ -704,7 +726,7 @@ static int kv_sep(int c)
 
 static int type_chr(int c)
 {
-	return is_alnum(c) || c == '_';
+	return lc_is(c, LC_IDENT);
 }
 
 static int is_space(int c)
