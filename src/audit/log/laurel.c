@@ -33,7 +33,8 @@ enum { T_USER_AUTH = 1100, T_AVC = 1400, T_MAC_POLICY_LOAD = 1403 };
 struct lval {
 	uint8_t kind;		/* V_* */
 	/* V_DEC/V_HEX/V_OCT: off, len hold the digits (and '-') as written, and they are the
-	 * output's when canon (no leading zero, lower-case hex, not "-0") */
+	 * output's when canon (no leading zero, lower-case hex, not "-0"); d is set only when
+	 * canon is 0 */
 	uint8_t canon;
 	uint32_t off, len;	/* V_STR/V_BRACES/V_LIST: bytes of the record copy */
 	uint64_t u;		/* V_HEX/V_OCT */
@@ -400,26 +401,31 @@ static int v_unsigned(struct lrec *r, size_t *i, struct lval *v, int base)
 	return 1;
 }
 
-/* [-]digits then a separator, the digits within int64 (as laurel's i64 parse). */
+/* [-]digits then a separator, the digits within int64 (as laurel's i64 parse).  The value is
+ * computed only when the output cannot copy the text (v->canon 0) or it may pass int64. */
 static int v_dec(struct lrec *r, size_t *i, struct lval *v)
 {
-	size_t j = *i + (ch(r, *i) == '-');
-	int64_t d = 0;
-	size_t start = j;
-	while (j < r->n && is_digit((unsigned char)r->s[j])) {
-		int k = r->s[j] - '0';
-		if (d >= INT64_MAX / 10 && d > (INT64_MAX - k) / 10)	/* the exact test near the top */
-			return 0;
-		d = d * 10 + k;
+	size_t j = *i + (ch(r, *i) == '-'), start = j;
+	while (j < r->n && is_digit((unsigned char)r->s[j]))
 		j++;
-	}
 	if (j == start || !at_sep(r, j))
 		return 0;
+	/* no leading zero, and not "-0" */
+	int canon = r->s[start] != '0' || (j - start == 1 && start == *i);
+	int64_t d = 0;
+	if (!canon || j - start > 18) {	/* 18 digits cannot pass INT64_MAX */
+		for (size_t q = start; q < j; q++) {
+			int k = r->s[q] - '0';
+			if (d > (INT64_MAX - k) / 10)
+				return 0;
+			d = d * 10 + k;
+		}
+	}
 	v->kind = V_DEC;
-	v->d = ch(r, *i) == '-' ? -d : d;
+	v->d = start != *i ? -d : d;
 	v->off = (uint32_t)*i;
 	v->len = (uint32_t)(j - *i);
-	v->canon = (r->s[start] != '0' || j - start == 1) && !(d == 0 && start != *i);
+	v->canon = (uint8_t)canon;
 	*i = j;
 	return 1;
 }
@@ -430,7 +436,7 @@ static const uint8_t key_tail_tab[256] = {
 };
 
 /* A key of laurel's key=value lists: [A-Za-z][A-Za-z0-9_-]*. */
-static size_t key_len(const struct lrec *r, size_t i)
+static sp_always_inline size_t key_len(const struct lrec *r, size_t i)
 {
 	size_t j = i;
 	if (!is_alpha(ch(r, j)))
