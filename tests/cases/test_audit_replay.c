@@ -689,8 +689,8 @@ static size_t heap_in_use(void)
  * (older kernels') stay open until the grouping window is full, and the one-record user event
  * after each is decided at once, so it waits for the older syscall events.  The held
  * records' pool must stay about the size of what is held, not grow with the output (a live
- * plugin runs for months): 200k kept events (about 60 MB written) in resident growth far below
- * that (glibc's heap count; elsewhere only the counts are checked).
+ * plugin runs for months): 200k kept events (about 64 MB written) in heap growth under an
+ * eighth of that (glibc's heap count; elsewhere only the counts are checked).
  */
 static void test_audit_replay__stream_memory_bound(void **st)
 {
