@@ -775,6 +775,16 @@ static void test_audit_log__laurel_common_keys(void **st)
 	assert_string_equal(k.buf, "{\"ID\":\"100.000:6\",\"USER_END\":{\"arch\":\"0xc000003e\","
 			    "\"pid\":7,\"exit\":0,\"items\":-7,\"mode\":\"0o755\",\"per\":\"0x0\","
 			    "\"cap_fp\":\"0xa\",\"msg\":\"x\"}}\n");
+	/* at and past 64 bits: past them laurel keeps the text as a string */
+	struct lj m = { 0 };
+	assert_int_equal(lj_run(&m, "type=USER_END msg=audit(100.000:7): cap_fp=FFFFFFFFFFFFFFFFF "
+			 "cap_fi=00000000000000000000001 cap_pe=10000000000000000 "
+			 "mode=01777777777777777777777 items=9223372036854775808 "
+			 "argc=9223372036854775807 len=-9223372036854775807 msg='x'\n"), 0);
+	assert_string_equal(m.buf, "{\"ID\":\"100.000:7\",\"USER_END\":{\"cap_fp\":"
+			    "\"FFFFFFFFFFFFFFFFF\",\"cap_fi\":\"0x1\",\"cap_pe\":\"10000000000000000\","
+			    "\"mode\":\"0o1777777777777777777777\",\"items\":\"9223372036854775808\","
+			    "\"argc\":9223372036854775807,\"len\":-9223372036854775807,\"msg\":\"x\"}}\n");
 }
 
 int main(void)

@@ -33,8 +33,8 @@ enum { T_USER_AUTH = 1100, T_AVC = 1400, T_MAC_POLICY_LOAD = 1403 };
 struct lval {
 	uint8_t kind;		/* V_* */
 	/* V_DEC/V_HEX/V_OCT: off, len hold the digits (and '-') as written, and they are the
-	 * output's when canon (no leading zero, lower-case hex, not "-0"); d is set only when
-	 * canon is 0 */
+	 * output's when canon (no leading zero, lower-case hex, not "-0"); d and u are set only
+	 * when canon is 0 */
 	uint8_t canon;
 	uint32_t off, len;	/* V_STR/V_BRACES/V_LIST: bytes of the record copy */
 	uint64_t u;		/* V_HEX/V_OCT */
@@ -111,29 +111,6 @@ static inline void lb_str(struct lbuf *b, const char *s)
 	lb_put(b, s, strlen(s));
 }
 
-/* One byte of a JSON string: `"` and `\` escaped, control bytes as \u00XX. */
-static void lb_jbyte(struct lbuf *b, unsigned char c)
-{
-	char t[8];
-	if (c == '"' || c == '\\') {
-		t[0] = '\\';
-		t[1] = (char)c;
-		lb_put(b, t, 2);
-	} else if (c < 0x20) {
-		snprintf(t, sizeof(t), "\\u%04x", c);
-		lb_put(b, t, 6);
-	} else {
-		lb_put(b, (const char *)&c, 1);
-	}
-}
-
-static void lb_pct(struct lbuf *b, unsigned char c)
-{
-	static const char hx[] = "0123456789abcdef";
-	char t[3] = { '%', hx[c >> 4], hx[c & 15] };
-	lb_put(b, t, 3);
-}
-
 /* Length of the valid UTF-8 sequence at p (2..4 bytes), or 0: laurel keeps those as they are
  * and %-quotes every other byte outside 0x20..0x7E, and '%' and '+'. */
 static size_t utf8_len(const unsigned char *p, size_t n)
@@ -154,9 +131,6 @@ static size_t utf8_len(const unsigned char *p, size_t n)
 	return k;
 }
 
-/* The bytes as laurel's quoted text, without the JSON quotes around it. */
-/* The bytes laurel writes as they are inside a JSON string: 0x20..0x7E but '%', '+' (which it
- * %-quotes), '"' and '\\' (which JSON escapes). */
 /* The bytes laurel's quoting copies as they are: printable ASCII but for '"', '%', '+' and
  * '\\' (34, 37, 43, 92). */
 static const uint8_t lq_plain_tab[256] = {
@@ -168,32 +142,64 @@ static inline int lq_plain(unsigned char c)
 	return lq_plain_tab[c];
 }
 
-static void lq_bytes(struct lbuf *b, const char *s, size_t n)
+/*
+ * The n bytes at p as laurel's quoted text inside a JSON string, written at o (room for 3n
+ * bytes: no byte takes more), returning the end: plain bytes as they are, '"' and '\\' escaped
+ * for JSON, valid UTF-8 as it is, every other byte %XX.
+ */
+static char *lq_write(char *o, const unsigned char *p, size_t n)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	for (size_t i = 0; i < n;) {
-		size_t k = i;
-		while (k < n && lq_plain(p[k]))
-			k++;
-		if (k > i) {	/* a run of plain bytes: one copy */
-			lb_put(b, s + i, k - i);
-			i = k;
-		} else if (p[i] == '"' || p[i] == '\\') {	/* the printable bytes lq_plain refuses */
-			lb_jbyte(b, p[i++]);
-		} else if (p[i] >= 0x80 && (k = utf8_len(p + i, n - i))) {
-			lb_put(b, s + i, k);
+	static const char hx[] = "0123456789abcdef";
+	for (size_t i = 0, k; i < n;) {
+		unsigned char c = p[i];
+		if (lq_plain(c)) {
+			*o++ = (char)c;
+			i++;
+		} else if (c == '"' || c == '\\') {
+			*o++ = '\\';
+			*o++ = (char)c;
+			i++;
+		} else if (c >= 0x80 && (k = utf8_len(p + i, n - i))) {
+			memcpy(o, p + i, k);
+			o += k;
 			i += k;
 		} else {
-			lb_pct(b, p[i++]);
+			*o++ = '%';
+			*o++ = hx[c >> 4];
+			*o++ = hx[c & 15];
+			i++;
 		}
 	}
+	return o;
 }
 
+/* Room for the quoted text of n bytes and `extra` more: 0, or the buffer's error. */
+static inline int lq_room(struct lbuf *b, size_t n, size_t extra)
+{
+	if (n > (SIZE_MAX - extra) / 4)
+		return b->err = -ENOMEM;
+	size_t need = 3 * n + extra;
+	return (b->n + need > b->cap || b->err) ? lb_grow(b, need) : 0;
+}
+
+/* The bytes as laurel's quoted text, without the JSON quotes around it. */
+static void lq_bytes(struct lbuf *b, const char *s, size_t n)
+{
+	if (lq_room(b, n, 0))
+		return;
+	b->n = (size_t)(lq_write(b->p + b->n, (const unsigned char *)s, n) - b->p);
+}
+
+/* The bytes as a JSON string of laurel's quoted text. */
 static void lq_str(struct lbuf *b, const char *s, size_t n)
 {
-	lb_put(b, "\"", 1);
-	lq_bytes(b, s, n);
-	lb_put(b, "\"", 1);
+	if (lq_room(b, n, 2))
+		return;
+	char *o = b->p + b->n;
+	*o++ = '"';
+	o = lq_write(o, (const unsigned char *)s, n);
+	*o++ = '"';
+	b->n = (size_t)(o - b->p);
 }
 
 /* ---- the record parser (laurel's grammar) ---- */
@@ -324,8 +330,13 @@ static int v_dq(struct lrec *r, size_t *i, struct lval *v, int safe)
 	size_t j = *i + 1;
 	if (ch(r, *i) != '"')
 		return 0;
-	while (j < r->n && r->s[j] != '"' && (!safe || safe_chr((unsigned char)r->s[j])))
-		j++;
+	if (safe) {	/* '"' is not a safe byte */
+		while (j < r->n && safe_chr((unsigned char)r->s[j]))
+			j++;
+	} else {
+		while (j < r->n && r->s[j] != '"')
+			j++;
+	}
 	if (ch(r, j) != '"')
 		return 0;
 	set_str(v, V_STR, *i + 1, j - *i - 1);
@@ -383,20 +394,25 @@ static int v_unsigned(struct lrec *r, size_t *i, struct lval *v, int base)
 	unsigned sh = base == 16 ? 4 : 3, all = 0x20;
 	while (j < r->n && (base == 16 ? is_hex((unsigned char)r->s[j])
 				       : (r->s[j] >= '0' && r->s[j] <= '7'))) {
-		unsigned d = (unsigned)hexval((unsigned char)r->s[j]);
-		if (u >> (64 - sh))
-			return 0;	/* u * base + d would pass 64 bits */
-		u = u << sh | d;
 		all &= (unsigned char)r->s[j];	/* 0x20 stays: digits and a-f only */
 		j++;
 	}
 	if (j == *i || !at_sep(r, j))
 		return 0;
+	/* lower-case, no leading zero: the text is the output; 64 / sh digits cannot pass 64 bits */
+	int canon = all && (r->s[*i] != '0' || j - *i == 1);
+	if (!canon || j - *i > 64 / sh) {
+		for (size_t q = *i; q < j; q++) {
+			if (u >> (64 - sh))
+				return 0;	/* u * base + d would pass 64 bits */
+			u = u << sh | (unsigned)hexval((unsigned char)r->s[q]);
+		}
+	}
 	v->kind = base == 16 ? V_HEX : V_OCT;
 	v->u = u;
 	v->off = (uint32_t)*i;
 	v->len = (uint32_t)(j - *i);
-	v->canon = all && (r->s[*i] != '0' || j - *i == 1);
+	v->canon = (uint8_t)canon;
 	*i = j;
 	return 1;
 }
