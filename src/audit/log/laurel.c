@@ -297,22 +297,29 @@ static int blank(int c)
 	return c == ' ' || c == '\t';
 }
 
-static struct litem *item_new(struct lrec *r)
+/* The pool's end reached, or the record's own array full: an array of its own, grown.  0 or
+ * -ENOMEM. */
+static sp_noinline int item_grow(struct lrec *r)
 {
-	if (r->nit == r->cap) {	/* the pool's end reached, or its own array full */
-		size_t cap = r->cap >= 16 ? 2 * r->cap : 32;
-		struct litem *v = r->own_it ? realloc(r->it, cap * sizeof(*v))
-					    : malloc(cap * sizeof(*v));
-		if (!v)
-			return NULL;
-		if (!r->own_it && r->nit)
-			memcpy(v, r->it, r->nit * sizeof(*v));
-		r->it = v;
-		r->cap = cap;
-		r->own_it = 1;
-	}
-	memset(&r->it[r->nit], 0, sizeof(r->it[0]));
-	return &r->it[r->nit++];
+	size_t cap = r->cap >= 16 ? 2 * r->cap : 32;
+	struct litem *v = r->own_it ? realloc(r->it, cap * sizeof(*v)) : malloc(cap * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	if (!r->own_it && r->nit)
+		memcpy(v, r->it, r->nit * sizeof(*v));
+	r->it = v;
+	r->cap = cap;
+	r->own_it = 1;
+	return 0;
+}
+
+static inline struct litem *item_new(struct lrec *r)
+{
+	if (r->nit == r->cap && item_grow(r))
+		return NULL;
+	struct litem *it = &r->it[r->nit++];
+	memset(it, 0, sizeof(*it));
+	return it;
 }
 
 static void set_str(struct lval *v, int kind, size_t off, size_t len)
