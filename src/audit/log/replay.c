@@ -317,13 +317,6 @@ static int laurel_put(void *ud, const char *s, size_t n)
 	return oput(ud, s, n);
 }
 
-static void pend_swap(struct pend *a, struct pend *b)
-{
-	struct pend t = *a;
-	*a = *b;
-	*b = t;
-}
-
 /* Hold one kept record until every record before it was decided. */
 static int pend_push(struct sp_audit_replay *r, const struct sp_audit_log_rec *rec)
 {
@@ -346,31 +339,30 @@ static int pend_push(struct sp_audit_replay *r, const struct sp_audit_log_rec *r
 		r->pool_cap = cap;
 	}
 	memcpy(r->pool + r->pool_len, rec->text, rec->len);
+	struct pend *h = r->pend, x = { rec->seq, r->pool_len, rec->len };
 	size_t i = r->npend++;
-	r->pend[i] = (struct pend){ rec->seq, r->pool_len, rec->len };
 	r->pool_len += rec->len;
 	r->pend_bytes += rec->len;
-	while (i && r->pend[(i - 1) / 2].seq > r->pend[i].seq) {	/* sift up */
-		pend_swap(&r->pend[(i - 1) / 2], &r->pend[i]);
-		i = (i - 1) / 2;
-	}
+	for (; i && h[(i - 1) / 2].seq > x.seq; i = (i - 1) / 2)	/* sift up through a hole */
+		h[i] = h[(i - 1) / 2];
+	h[i] = x;
 	return 0;
 }
 
+/* The root taken out: the last entry sifted down from the root through a hole (one move a
+ * level, not a swap). */
 static void pend_pop(struct sp_audit_replay *r)
 {
-	r->pend[0] = r->pend[--r->npend];
-	for (size_t i = 0;;) {	/* sift down */
-		size_t c = 2 * i + 1, m = i;
-		if (c < r->npend && r->pend[c].seq < r->pend[m].seq)
-			m = c;
-		if (c + 1 < r->npend && r->pend[c + 1].seq < r->pend[m].seq)
-			m = c + 1;
-		if (m == i)
+	struct pend *h = r->pend, last = h[--r->npend];
+	size_t n = r->npend, i = 0;
+	for (size_t c; (c = 2 * i + 1) < n; i = c) {
+		if (c + 1 < n && h[c + 1].seq < h[c].seq)
+			c++;
+		if (last.seq <= h[c].seq)
 			break;
-		pend_swap(&r->pend[i], &r->pend[m]);
-		i = m;
+		h[i] = h[c];
 	}
+	h[i] = last;
 }
 
 static int pend_by_off(const void *a, const void *b)
