@@ -98,9 +98,15 @@ static sp_noinline int lb_grow(struct lbuf *b, size_t n)
 	return 0;
 }
 
+/* Room for n more bytes: 0, or the buffer's error. */
+static inline int lb_room(struct lbuf *b, size_t n)
+{
+	return (b->n + n > b->cap || b->err) ? lb_grow(b, n) : 0;
+}
+
 static inline void lb_put(struct lbuf *b, const char *s, size_t n)
 {
-	if ((b->n + n > b->cap || b->err) && lb_grow(b, n))
+	if (lb_room(b, n))
 		return;
 	memcpy(b->p + b->n, s, n);
 	b->n += n;
@@ -131,15 +137,50 @@ static size_t utf8_len(const unsigned char *p, size_t n)
 	return k;
 }
 
-/* The bytes laurel's quoting copies as they are: printable ASCII but for '"', '%', '+' and
- * '\\' (34, 37, 43, 92). */
-static const uint8_t lq_plain_tab[256] = {
-	[32 ... 33] = 1, [35 ... 36] = 1, [38 ... 42] = 1, [44 ... 91] = 1, [93 ... 126] = 1,
+/*
+ * Byte classes, one table lookup a byte: LC_PLAIN, what laurel's quoting copies as it is
+ * (printable ASCII but '"', '%', '+' and '\\'); LC_SAFE, '!' and '#'..'~' (what the kernel
+ * leaves unencoded); LC_UNQ, LC_SAFE less the quotes and braces; LC_HEX; LC_IDENT,
+ * [A-Za-z0-9_]; LC_KEY, a key's bytes after its first, [A-Za-z0-9_-].
+ */
+enum { LC_HEX = 1, LC_SAFE = 2, LC_UNQ = 4, LC_IDENT = 8, LC_PLAIN = 16, LC_KEY = 32 };
+static const uint8_t lclass[256] = {
+	[' '] = LC_PLAIN,
+	['!'] = LC_PLAIN | LC_SAFE | LC_UNQ,
+	['#' ... '$'] = LC_PLAIN | LC_SAFE | LC_UNQ,
+	['%'] = LC_SAFE | LC_UNQ,
+	['&'] = LC_PLAIN | LC_SAFE | LC_UNQ,
+	['\''] = LC_PLAIN | LC_SAFE,
+	['(' ... '*'] = LC_PLAIN | LC_SAFE | LC_UNQ,
+	['+'] = LC_SAFE | LC_UNQ,
+	[','] = LC_PLAIN | LC_SAFE | LC_UNQ,
+	['-'] = LC_PLAIN | LC_SAFE | LC_UNQ | LC_KEY,
+	['.' ... '/'] = LC_PLAIN | LC_SAFE | LC_UNQ,
+	['0' ... '9'] = LC_PLAIN | LC_SAFE | LC_UNQ | LC_HEX | LC_IDENT | LC_KEY,
+	[':' ... '@'] = LC_PLAIN | LC_SAFE | LC_UNQ,
+	['A' ... 'F'] = LC_PLAIN | LC_SAFE | LC_UNQ | LC_HEX | LC_IDENT | LC_KEY,
+	['G' ... 'Z'] = LC_PLAIN | LC_SAFE | LC_UNQ | LC_IDENT | LC_KEY,
+	['['] = LC_PLAIN | LC_SAFE | LC_UNQ,
+	['\\'] = LC_SAFE | LC_UNQ,
+	[']' ... '^'] = LC_PLAIN | LC_SAFE | LC_UNQ,
+	['_'] = LC_PLAIN | LC_SAFE | LC_UNQ | LC_IDENT | LC_KEY,
+	['`'] = LC_PLAIN | LC_SAFE | LC_UNQ,
+	['a' ... 'f'] = LC_PLAIN | LC_SAFE | LC_UNQ | LC_HEX | LC_IDENT | LC_KEY,
+	['g' ... 'z'] = LC_PLAIN | LC_SAFE | LC_UNQ | LC_IDENT | LC_KEY,
+	['{'] = LC_PLAIN | LC_SAFE,
+	['|'] = LC_PLAIN | LC_SAFE | LC_UNQ,
+	['}'] = LC_PLAIN | LC_SAFE,
+	['~'] = LC_PLAIN | LC_SAFE | LC_UNQ,
 };
+
+static inline int lc_is(int c, unsigned cls)
+{
+	return c >= 0 && (lclass[c & 255] & cls);
+}
 
 static inline int lq_plain(unsigned char c)
 {
-	return lq_plain_tab[c];
+	return lclass[c] & LC_PLAIN;
 }
 
 /*
@@ -178,8 +219,7 @@ static inline int lq_room(struct lbuf *b, size_t n, size_t extra)
 {
 	if (n > (SIZE_MAX - extra) / 4)
 		return b->err = -ENOMEM;
-	size_t need = 3 * n + extra;
-	return (b->n + need > b->cap || b->err) ? lb_grow(b, need) : 0;
+	return lb_room(b, 3 * n + extra);
 }
 
 /* The bytes as laurel's quoted text, without the JSON quotes around it. */
@@ -214,33 +254,6 @@ static int at_sep(const struct lrec *r, size_t i)
 {
 	int c = ch(r, i);
 	return c < 0 || c == ' ' || c == 0x1d || c == '\n';
-}
-
-/* Byte classes of the scans below, one table lookup a byte. */
-enum { LC_HEX = 1, LC_SAFE = 2, LC_UNQ = 4, LC_IDENT = 8 };
-static const uint8_t lclass[256] = {
-	['!'] = LC_SAFE | LC_UNQ,
-	['#' ... '&'] = LC_SAFE | LC_UNQ,
-	['\''] = LC_SAFE,
-	['(' ... '/'] = LC_SAFE | LC_UNQ,
-	['0' ... '9'] = LC_SAFE | LC_UNQ | LC_HEX | LC_IDENT,
-	[':' ... '@'] = LC_SAFE | LC_UNQ,
-	['A' ... 'F'] = LC_SAFE | LC_UNQ | LC_HEX | LC_IDENT,
-	['G' ... 'Z'] = LC_SAFE | LC_UNQ | LC_IDENT,
-	['[' ... '^'] = LC_SAFE | LC_UNQ,
-	['_'] = LC_SAFE | LC_UNQ | LC_IDENT,
-	['`'] = LC_SAFE | LC_UNQ,
-	['a' ... 'f'] = LC_SAFE | LC_UNQ | LC_HEX | LC_IDENT,
-	['g' ... 'z'] = LC_SAFE | LC_UNQ | LC_IDENT,
-	['{'] = LC_SAFE,
-	['|'] = LC_SAFE | LC_UNQ,
-	['}'] = LC_SAFE,
-	['~'] = LC_SAFE | LC_UNQ,
-};
-
-static inline int lc_is(int c, unsigned cls)
-{
-	return c >= 0 && (lclass[c & 255] & cls);
 }
 
 static int is_alpha(int c)
@@ -453,18 +466,13 @@ static int v_dec(struct lrec *r, size_t *i, struct lval *v)
 	return 1;
 }
 
-/* The bytes of a key after its first: [A-Za-z0-9_-]. */
-static const uint8_t key_tail_tab[256] = {
-	['-'] = 1, ['0' ... '9'] = 1, ['A' ... 'Z'] = 1, ['_'] = 1, ['a' ... 'z'] = 1,
-};
-
 /* A key of laurel's key=value lists: [A-Za-z][A-Za-z0-9_-]*. */
 static sp_always_inline size_t key_len(const struct lrec *r, size_t i)
 {
 	size_t j = i;
 	if (!is_alpha(ch(r, j)))
 		return 0;
-	while (j < r->n && key_tail_tab[(unsigned char)r->s[j]])
+	while (j < r->n && (lclass[(unsigned char)r->s[j]] & LC_KEY))
 		j++;
 	return j - i;
 }
@@ -984,7 +992,7 @@ static void put_value(struct lbuf *b, const struct lrec *r, const struct lval *v
 static void put_member(struct lbuf *b, int *first, const struct lrec *r, const struct litem *it)
 {
 	size_t n = it->klen;
-	if ((b->n + n + 4 > b->cap || b->err) && lb_grow(b, n + 4))
+	if (lb_room(b, n + 4))
 		return;
 	char *o = b->p + b->n;
 	if (!*first)

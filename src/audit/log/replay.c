@@ -342,7 +342,6 @@ static int pend_push(struct sp_audit_replay *r, const struct sp_audit_log_rec *r
 	struct pend *h = r->pend, x = { rec->seq, r->pool_len, rec->len };
 	size_t i = r->npend++;
 	r->pool_len += rec->len;
-	r->pend_bytes += rec->len;
 	for (; i && h[(i - 1) / 2].seq > x.seq; i = (i - 1) / 2)	/* sift up through a hole */
 		h[i] = h[(i - 1) / 2];
 	h[i] = x;
@@ -378,15 +377,19 @@ static int pend_by_seq(const void *a, const void *b)
 }
 
 /*
- * Move the held texts to the pool's start, in pool order (each moves down, never over a text
- * not yet moved); the heap is rebuilt as the array sorted by seq, which is a min-heap.  Called
- * when at most half the pool is held, so its cost is paid for by the bytes written since the
- * pool last was this size: a live stream, whose pool is seldom empty, keeps a pool of about
- * twice its held records (bounded by --window) instead of all its output.
+ * When at most half the pool is held: the held texts moved to the pool's start, in pool order
+ * (each moves down, never over a text not yet moved), and the heap rebuilt as the array sorted
+ * by seq, which is a min-heap.  The move's cost is paid for by the bytes written since the pool
+ * last was this size: a live stream, whose pool is seldom empty, keeps a pool of about twice
+ * its held records (bounded by --window) instead of all its output.
  */
 static void pool_compact(struct sp_audit_replay *r)
 {
-	size_t at = 0;
+	size_t at = 0, held = 0;
+	for (size_t i = 0; i < r->npend; i++)
+		held += r->pend[i].len;
+	if (held > r->pool_len / 2)
+		return;
 	qsort(r->pend, r->npend, sizeof(*r->pend), pend_by_off);
 	for (size_t i = 0; i < r->npend; i++) {
 		memmove(r->pool + at, r->pool + r->pend[i].off, r->pend[i].len);
@@ -408,12 +411,11 @@ int audit_replay_pend_flush(struct sp_audit_replay *r, uint64_t floor)
 			err = oput(r, "\n", 1);
 		if (err)
 			return err;
-		r->pend_bytes -= r->pend[0].len;
 		pend_pop(r);
 	}
 	if (!r->npend)
 		r->pool_len = 0;
-	else if (r->pool_len > POOL_COMPACT && r->pend_bytes <= r->pool_len / 2)
+	else if (r->pool_len > POOL_COMPACT)
 		pool_compact(r);
 	return 0;
 }

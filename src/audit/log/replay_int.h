@@ -71,12 +71,12 @@ struct sp_audit_replay {
 	char *obuf;
 	size_t olen;
 	/* kept audit.log records waiting for the events before them to close, so the output keeps
-	 * the input's order: a min-heap by seq; texts in one pool, pend_bytes of it held (the
-	 * rest written; audit_replay_pend_flush compacts it) */
+	 * the input's order: a min-heap by seq; texts in one pool (what is written of it is
+	 * reclaimed by audit_replay_pend_flush) */
 	struct pend { uint64_t seq; size_t off, len; } *pend;
 	size_t npend, pend_cap;
 	char *pool;
-	size_t pool_len, pool_cap, pend_bytes;
+	size_t pool_len, pool_cap;
 	int out_kind;			/* OUT_*: what out_fd receives */
 	struct sp_audit_record_writer *ow;	/* OUT_STREAM: kept events of recorded streams */
 	int err;			/* first error from the callback path */
