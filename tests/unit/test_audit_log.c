@@ -787,6 +787,57 @@ static void test_audit_log__laurel_common_keys(void **st)
 			    "\"argc\":9223372036854775807,\"len\":-9223372036854775807,\"msg\":\"x\"}}\n");
 }
 
+/* Every name of laurel's field dictionary (field-dictionary.csv: name and base) typed as laurel
+ * types it, each in a record of its own; and keys one byte off a name (a prefix, one byte more,
+ * the last byte changed, at the word lengths 8 and 23) typed as the encoded rest. */
+static void test_audit_log__laurel_dictionary(void **st)
+{
+	(void)st;
+	static const char dict[] =
+		"arch:h argc:d audit_backlog_limit:d audit_backlog_wait_time:d audit_enabled:d "
+		"audit_failure:d auid:d cap_fe:d cap_fi:h cap_fp:h cap_fver:h cap_pa:h cap_pe:h "
+		"cap_pi:h cap_pp:h capability:d changed:d code:h compat:d dport:d egid:d "
+		"enforcing:d entries:d errno:d euid:d exit:d family:d fd:d fe:d fi:h flags:h "
+		"fp:h fsgid:d fsuid:d fver:h gid:d igid:d ino:d inode:d inode_gid:d inode_uid:d "
+		"ioctlcmd:h ipid:d item:d items:d iuid:d len:d list:d lport:d major:d minor:d "
+		"mode:o nargs:d new-enabled:d new-log_passwd:d new_gid:d new_lock:d nlnk-pid:d "
+		"oauid:d obj_gid:d obj_uid:d ogid:d old-auid:d old-enabled:d old-log_passwd:d "
+		"old-ses:d old_enforcing:d old_lock:d old_pa:h old_pe:h old_pi:h old_pp:h "
+		"old_prom:d old_val:d opid:d oses:d ouid:d pa:h pe:h per:h permissive:d pi:h "
+		"pid:d pp:h ppid:d prom:d proto:d qbytes:h res:d rport:d sauid:d seqno:d ses:d "
+		"sgid:d sig:d sigev_signo:d spid:d sport:d suid:d syscall:d uid:d val:d "
+		"vm-pid:d";
+	static const char *const off[] = { "arc", "archx", "a", "ioctlcmx", "ioctlcmdx",
+		"audit_backlog_wait_timf", "audit_backlog_wait_timex", "itemz", "old", "zz", "t" };
+	char log[256], want[256];
+	size_t n = 0;
+	for (const char *p = dict; *p; n++) {
+		const char *colon = strchr(p, ':');
+		int klen = (int)(colon - p);
+		char base = colon[1];
+		struct lj j = { 0 };
+		snprintf(log, sizeof(log), "type=USER_END msg=audit(100.000:1): %.*s=10 msg='x'\n",
+			 klen, p);
+		assert_int_equal(lj_run(&j, log), 0);
+		snprintf(want, sizeof(want), "{\"ID\":\"100.000:1\",\"USER_END\":{\"%.*s\":%s,"
+			 "\"msg\":\"x\"}}\n", klen, p,
+			 base == 'h' ? "\"0x10\"" : base == 'o' ? "\"0o10\"" : "10");
+		assert_string_equal(j.buf, want);
+		p = colon + 2 + (colon[2] == ' ');
+	}
+	assert_int_equal(n, 103);
+	for (size_t i = 0; i < sizeof(off) / sizeof(off[0]); i++) {
+		struct lj j = { 0 };
+		snprintf(log, sizeof(log), "type=USER_END msg=audit(100.000:1): %s=10 msg='x'\n",
+			 off[i]);
+		assert_int_equal(lj_run(&j, log), 0);
+		/* "encoded": the hex pair 10 decoded to the byte 0x10, quoted */
+		snprintf(want, sizeof(want), "{\"ID\":\"100.000:1\",\"USER_END\":{\"%s\":"
+			 "\"%%10\",\"msg\":\"x\"}}\n", off[i]);
+		assert_string_equal(j.buf, want);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -804,6 +855,7 @@ int main(void)
 		cmocka_unit_test(test_audit_log__live_idle_reload),
 		cmocka_unit_test(test_audit_log__laurel),
 		cmocka_unit_test(test_audit_log__laurel_common_keys),
+		cmocka_unit_test(test_audit_log__laurel_dictionary),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -50,7 +50,8 @@ struct litem {
 };
 
 /* A growing byte buffer (the JSON being built): the caller's (stack) bytes first, the heap
- * once they are outgrown (heap: p is malloc'd). */
+ * once they are outgrown (heap: p is malloc'd).  Once err is set, cap is 0 (lb_fail), so every
+ * room check fails into lb_grow, which returns err. */
 struct lbuf {
 	char *p;
 	size_t n, cap;
@@ -66,7 +67,9 @@ struct lpool {
 	size_t tused, tcap;
 };
 
-/* One record being parsed: its copy (hex decoded in place) and position. */
+/* One record being parsed: its copy (hex decoded in place) and position.  The copy is followed
+ * by LREC_PAD zero bytes: a NUL that stops the scans (span) and room for word loads (key_eq). */
+#define LREC_PAD 8
 struct lrec {
 	char *s;
 	size_t n, pos;
@@ -79,6 +82,12 @@ struct lrec {
 	int done;		/* written in the multi-part object */
 };
 
+static int lb_fail(struct lbuf *b, int err)
+{
+	b->cap = 0;
+	return b->err = err;
+}
+
 /* Room for n more bytes: 0, or the buffer's error (-ENOMEM), kept. */
 static sp_noinline int lb_grow(struct lbuf *b, size_t n)
 {
@@ -89,7 +98,7 @@ static sp_noinline int lb_grow(struct lbuf *b, size_t n)
 		cap *= 2;
 	char *p = b->heap ? realloc(b->p, cap) : malloc(cap);
 	if (!p)
-		return b->err = -ENOMEM;
+		return lb_fail(b, -ENOMEM);
 	if (!b->heap && b->n)
 		memcpy(p, b->p, b->n);
 	b->p = p;
@@ -101,7 +110,7 @@ static sp_noinline int lb_grow(struct lbuf *b, size_t n)
 /* Room for n more bytes: 0, or the buffer's error. */
 static inline int lb_room(struct lbuf *b, size_t n)
 {
-	return (b->n + n > b->cap || b->err) ? lb_grow(b, n) : 0;
+	return b->n + n > b->cap ? lb_grow(b, n) : 0;
 }
 
 static inline void lb_put(struct lbuf *b, const char *s, size_t n)
@@ -218,7 +227,7 @@ static char *lq_write(char *o, const unsigned char *p, size_t n)
 static inline int lq_room(struct lbuf *b, size_t n, size_t extra)
 {
 	if (n > (SIZE_MAX - extra) / 4)
-		return b->err = -ENOMEM;
+		return lb_fail(b, -ENOMEM);
 	return lb_room(b, 3 * n + extra);
 }
 
@@ -297,11 +306,19 @@ static int lit(struct lrec *r, size_t *i, const char *t)
 	return 1;
 }
 
+/* The bytes of class f from i.  A record's copy ends with a NUL (LREC_PAD), so a class without
+ * NUL stops there (or at a NUL inside the record) with no bound check: f(0) folds at compile
+ * time, as span is inlined with a constant f. */
 static sp_always_inline size_t span(const struct lrec *r, size_t i, int (*f)(int))
 {
 	size_t j = i;
-	while (j < r->n && f((unsigned char)r->s[j]))
-		j++;
+	if (f(0)) {
+		while (j < r->n && f((unsigned char)r->s[j]))
+			j++;
+	} else {
+		while (f((unsigned char)r->s[j]))
+			j++;
+	}
 	return j - i;
 }
 
@@ -351,8 +368,7 @@ static int v_dq(struct lrec *r, size_t *i, struct lval *v, int safe)
 	if (ch(r, *i) != '"')
 		return 0;
 	if (safe) {	/* '"' is not a safe byte */
-		while (j < r->n && safe_chr((unsigned char)r->s[j]))
-			j++;
+		j += span(r, j, safe_chr);
 	} else {
 		while (j < r->n && r->s[j] != '"')
 			j++;
@@ -412,14 +428,14 @@ static int v_unsigned(struct lrec *r, size_t *i, struct lval *v, int base)
 	size_t j = *i;
 	uint64_t u = 0;
 	unsigned sh = base == 16 ? 4 : 3, all = 0x20;
-	while (j < r->n && (base == 16 ? is_hex((unsigned char)r->s[j])
-				       : (r->s[j] >= '0' && r->s[j] <= '7'))) {
+	while (base == 16 ? is_hex((unsigned char)r->s[j])
+			  : (r->s[j] >= '0' && r->s[j] <= '7')) {	/* NUL is neither: span */
 		all &= (unsigned char)r->s[j];	/* 0x20 stays: digits and a-f only */
 		j++;
 	}
 	if (j == *i || !at_sep(r, j))
 		return 0;
-	/* lower-case, no leading zero: the text is the output; 64 / sh digits cannot pass 64 bits */
+	/* lower-case, no leading zero: the text is the output; 64 / sh digits fit in 64 bits */
 	int canon = all && (r->s[*i] != '0' || j - *i == 1);
 	if (!canon || j - *i > 64 / sh) {
 		for (size_t q = *i; q < j; q++) {
@@ -442,8 +458,7 @@ static int v_unsigned(struct lrec *r, size_t *i, struct lval *v, int base)
 static int v_dec(struct lrec *r, size_t *i, struct lval *v)
 {
 	size_t j = *i + (ch(r, *i) == '-'), start = j;
-	while (j < r->n && is_digit((unsigned char)r->s[j]))
-		j++;
+	j += span(r, j, is_digit);
 	if (j == start || !at_sep(r, j))
 		return 0;
 	/* no leading zero, and not "-0" */
@@ -472,7 +487,7 @@ static sp_always_inline size_t key_len(const struct lrec *r, size_t i)
 	size_t j = i;
 	if (!is_alpha(ch(r, j)))
 		return 0;
-	while (j < r->n && (lclass[(unsigned char)r->s[j]] & LC_KEY))
+	while (lclass[(unsigned char)r->s[j]] & LC_KEY)	/* NUL is not LC_KEY: span */
 		j++;
 	return j - i;
 }
@@ -495,7 +510,7 @@ static int sub_kv(struct lrec *r, size_t *i, int braced)
 		*i = j;
 		return 1;
 	}
-	while (j < r->n && safe_chr((unsigned char)r->s[j]) && (braced || r->s[j] != '\''))
+	while (safe_chr((unsigned char)r->s[j]) && (braced || r->s[j] != '\''))	/* span */
 		j++;
 	*i = j;
 	return 1;
@@ -571,47 +586,50 @@ static int v_unspec(struct lrec *r, size_t *i, struct lval *v, const char *key, 
 
 /* laurel's field dictionary (audit-documentation's field-dictionary.csv): the fields it types
  * as numbers; every other field is "encoded".  One list per first letter (every name starts
- * with a lower-case letter), each sorted in byte order for bsearch. */
+ * with a lower-case letter), by length then byte order, so a lookup stops at the first longer
+ * name.  A name is kept zero-padded in a fixed array with its length, so a lookup compares a
+ * length and then whole words (key_eq). */
+#define FT_NAME_MAX 24
 struct ftype {
-	const char *name;
-	char base;	/* 'h' hex, 'd' decimal, 'o' octal */
+	char name[FT_NAME_MAX];	/* zero-padded: the longest is 23 bytes */
+	uint8_t len;
+	char base;		/* 'h' hex, 'd' decimal, 'o' octal */
 };
-static const struct ftype ft_a[] = { { "arch", 'h' }, { "argc", 'd' },
-	{ "audit_backlog_limit", 'd' }, { "audit_backlog_wait_time", 'd' },
-	{ "audit_enabled", 'd' }, { "audit_failure", 'd' }, { "auid", 'd' } };
-static const struct ftype ft_c[] = { { "cap_fe", 'd' }, { "cap_fi", 'h' }, { "cap_fp", 'h' },
-	{ "cap_fver", 'h' }, { "cap_pa", 'h' }, { "cap_pe", 'h' }, { "cap_pi", 'h' },
-	{ "cap_pp", 'h' }, { "capability", 'd' }, { "changed", 'd' }, { "code", 'h' },
-	{ "compat", 'd' } };
-static const struct ftype ft_d[] = { { "dport", 'd' } };
-static const struct ftype ft_e[] = { { "egid", 'd' }, { "enforcing", 'd' }, { "entries", 'd' },
-	{ "errno", 'd' }, { "euid", 'd' }, { "exit", 'd' } };
-static const struct ftype ft_f[] = { { "family", 'd' }, { "fd", 'd' }, { "fe", 'd' },
-	{ "fi", 'h' }, { "flags", 'h' }, { "fp", 'h' }, { "fsgid", 'd' }, { "fsuid", 'd' },
-	{ "fver", 'h' } };
-static const struct ftype ft_g[] = { { "gid", 'd' } };
-static const struct ftype ft_i[] = { { "igid", 'd' }, { "ino", 'd' }, { "inode", 'd' },
-	{ "inode_gid", 'd' }, { "inode_uid", 'd' }, { "ioctlcmd", 'h' }, { "ipid", 'd' },
-	{ "item", 'd' }, { "items", 'd' }, { "iuid", 'd' } };
-static const struct ftype ft_l[] = { { "len", 'd' }, { "list", 'd' }, { "lport", 'd' } };
-static const struct ftype ft_m[] = { { "major", 'd' }, { "minor", 'd' }, { "mode", 'o' } };
-static const struct ftype ft_n[] = { { "nargs", 'd' }, { "new-enabled", 'd' },
-	{ "new-log_passwd", 'd' }, { "new_gid", 'd' }, { "new_lock", 'd' }, { "nlnk-pid", 'd' } };
-static const struct ftype ft_o[] = { { "oauid", 'd' }, { "obj_gid", 'd' }, { "obj_uid", 'd' },
-	{ "ogid", 'd' }, { "old-auid", 'd' }, { "old-enabled", 'd' }, { "old-log_passwd", 'd' },
-	{ "old-ses", 'd' }, { "old_enforcing", 'd' }, { "old_lock", 'd' }, { "old_pa", 'h' },
-	{ "old_pe", 'h' }, { "old_pi", 'h' }, { "old_pp", 'h' }, { "old_prom", 'd' },
-	{ "old_val", 'd' }, { "opid", 'd' }, { "oses", 'd' }, { "ouid", 'd' } };
-static const struct ftype ft_p[] = { { "pa", 'h' }, { "pe", 'h' }, { "per", 'h' },
-	{ "permissive", 'd' }, { "pi", 'h' }, { "pid", 'd' }, { "pp", 'h' }, { "ppid", 'd' },
-	{ "prom", 'd' }, { "proto", 'd' } };
-static const struct ftype ft_q[] = { { "qbytes", 'h' } };
-static const struct ftype ft_r[] = { { "res", 'd' }, { "rport", 'd' } };
-static const struct ftype ft_s[] = { { "sauid", 'd' }, { "seqno", 'd' }, { "ses", 'd' },
-	{ "sgid", 'd' }, { "sig", 'd' }, { "sigev_signo", 'd' }, { "spid", 'd' },
-	{ "sport", 'd' }, { "suid", 'd' }, { "syscall", 'd' } };
-static const struct ftype ft_u[] = { { "uid", 'd' } };
-static const struct ftype ft_v[] = { { "val", 'd' }, { "vm-pid", 'd' } };
+#define F(s, b) { s, sizeof(s) - 1, b }
+static const struct ftype ft_a[] = { F("arch", 'h'), F("argc", 'd'), F("auid", 'd'),
+	F("audit_enabled", 'd'), F("audit_failure", 'd'), F("audit_backlog_limit", 'd'),
+	F("audit_backlog_wait_time", 'd') };
+static const struct ftype ft_c[] = { F("code", 'h'), F("cap_fe", 'd'), F("cap_fi", 'h'),
+	F("cap_fp", 'h'), F("cap_pa", 'h'), F("cap_pe", 'h'), F("cap_pi", 'h'), F("cap_pp", 'h'),
+	F("compat", 'd'), F("changed", 'd'), F("cap_fver", 'h'), F("capability", 'd') };
+static const struct ftype ft_d[] = { F("dport", 'd') };
+static const struct ftype ft_e[] = { F("egid", 'd'), F("euid", 'd'), F("exit", 'd'),
+	F("errno", 'd'), F("entries", 'd'), F("enforcing", 'd') };
+static const struct ftype ft_f[] = { F("fd", 'd'), F("fe", 'd'), F("fi", 'h'), F("fp", 'h'),
+	F("fver", 'h'), F("flags", 'h'), F("fsgid", 'd'), F("fsuid", 'd'), F("family", 'd') };
+static const struct ftype ft_g[] = { F("gid", 'd') };
+static const struct ftype ft_i[] = { F("ino", 'd'), F("igid", 'd'), F("ipid", 'd'), F("item", 'd'),
+	F("iuid", 'd'), F("inode", 'd'), F("items", 'd'), F("ioctlcmd", 'h'), F("inode_gid", 'd'),
+	F("inode_uid", 'd') };
+static const struct ftype ft_l[] = { F("len", 'd'), F("list", 'd'), F("lport", 'd') };
+static const struct ftype ft_m[] = { F("mode", 'o'), F("major", 'd'), F("minor", 'd') };
+static const struct ftype ft_n[] = { F("nargs", 'd'), F("new_gid", 'd'), F("new_lock", 'd'),
+	F("nlnk-pid", 'd'), F("new-enabled", 'd'), F("new-log_passwd", 'd') };
+static const struct ftype ft_o[] = { F("ogid", 'd'), F("opid", 'd'), F("oses", 'd'),
+	F("ouid", 'd'), F("oauid", 'd'), F("old_pa", 'h'), F("old_pe", 'h'), F("old_pi", 'h'),
+	F("old_pp", 'h'), F("obj_gid", 'd'), F("obj_uid", 'd'), F("old-ses", 'd'),
+	F("old_val", 'd'), F("old-auid", 'd'), F("old_lock", 'd'), F("old_prom", 'd'),
+	F("old-enabled", 'd'), F("old_enforcing", 'd'), F("old-log_passwd", 'd') };
+static const struct ftype ft_p[] = { F("pa", 'h'), F("pe", 'h'), F("pi", 'h'), F("pp", 'h'),
+	F("per", 'h'), F("pid", 'd'), F("ppid", 'd'), F("prom", 'd'), F("proto", 'd'),
+	F("permissive", 'd') };
+static const struct ftype ft_q[] = { F("qbytes", 'h') };
+static const struct ftype ft_r[] = { F("res", 'd'), F("rport", 'd') };
+static const struct ftype ft_s[] = { F("ses", 'd'), F("sig", 'd'), F("sgid", 'd'), F("spid", 'd'),
+	F("suid", 'd'), F("sauid", 'd'), F("seqno", 'd'), F("sport", 'd'), F("syscall", 'd'),
+	F("sigev_signo", 'd') };
+static const struct ftype ft_u[] = { F("uid", 'd') };
+static const struct ftype ft_v[] = { F("val", 'd'), F("vm-pid", 'd') };
 #define FT(c, l) [c - 'a'] = { ft_##l, SP_ARRAY_SIZE(ft_##l) }
 static const struct { const struct ftype *v; size_t n; } ftypes[26] = {
 	FT('a', a), FT('c', c), FT('d', d), FT('e', e), FT('f', f), FT('g', g), FT('i', i),
@@ -619,41 +637,45 @@ static const struct { const struct ftype *v; size_t n; } ftypes[26] = {
 	FT('s', s), FT('u', u), FT('v', v),
 };
 #undef FT
+#undef F
 
-/* key (klen bytes) against the string w in byte order, a prefix first (memcmp's order over
- * the shorter length, then the lengths), without measuring w. */
-static sp_always_inline int key_cmp(const char *key, size_t klen, const char *w)
+/* The klen bytes at key (klen < FT_NAME_MAX) against a dictionary name of that length, a word
+ * at a time: a record's copy has 8 bytes after its end (rec_load), so the word loads stay in
+ * it; the key's bytes past klen are masked off. */
+static sp_always_inline int key_eq(const char *key, size_t klen, const char *name)
 {
-	size_t i = 0;
-	for (; i < klen && w[i]; i++)
-		if (key[i] != w[i])
-			return (unsigned char)key[i] < (unsigned char)w[i] ? -1 : 1;
-	return i < klen ? 1 : w[i] ? -1 : 0;
+	for (size_t i = 0; i < klen; i += 8) {
+		uint64_t a, b, m = ~0ull;
+		memcpy(&a, key + i, 8);
+		memcpy(&b, name + i, 8);
+		if (klen - i < 8)
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+			m = (1ull << 8 * (klen - i)) - 1;
+#else
+			m = ~0ull << 8 * (8 - (klen - i));
+#endif
+		if ((a ^ b) & m)
+			return 0;
+	}
+	return 1;
 }
 
+/* The base of key (klen >= 1: a key) in the dictionary, else 'e' (encoded). */
 static char field_base(const char *key, size_t klen)
 {
-	unsigned f = (unsigned char)key[0] - 'a';	/* klen >= 1: a key */
-	if (f >= 26)
+	unsigned f = (unsigned char)key[0] - 'a';
+	if (f >= 26 || klen >= FT_NAME_MAX)
 		return 'e';
-	const struct ftype *v = ftypes[f].v;
-	size_t lo = 0, hi = ftypes[f].n;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		int c = key_cmp(key, klen, v[mid].name);
-		if (!c)
-			return v[mid].base;
-		if (c < 0)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
+	for (const struct ftype *v = ftypes[f].v, *end = v + ftypes[f].n; v < end && v->len <= klen;
+	     v++)
+		if (v->len == klen && key_eq(key, klen, v->name))
+			return v->base;
 	return 'e';
 }
 
 static int key_is(const char *k, size_t n, const char *w)
 {
-	return !key_cmp(k, n, w);
+	return strlen(w) == n && !memcmp(k, w, n);
 }
 
 /* The typed value of a plain key, falling back to v_unspec. */
@@ -1309,15 +1331,16 @@ static int rec_load(struct lrec *r, const struct sp_audit_log_rec *lr, struct lp
 		return d && sp_diags_add(d, SP_SEV_WARNING, -E2BIG, lr->file, lr->line, 0, 0,
 					 "laurel output: record left out (longer than 4 GiB)") ? -ENOMEM : 0;
 	}
-	if (lr->len <= pl->tcap - pl->tused) {
+	if (lr->len + LREC_PAD <= pl->tcap - pl->tused) {
 		r->s = pl->text + pl->tused;
-		pl->tused += lr->len;
-	} else if ((r->s = malloc(lr->len ? lr->len : 1))) {
+		pl->tused += lr->len + LREC_PAD;
+	} else if ((r->s = malloc(lr->len + LREC_PAD))) {
 		r->own_s = 1;
 	} else {
 		return -ENOMEM;
 	}
 	memcpy(r->s, lr->text, lr->len);
+	memset(r->s + lr->len, 0, LREC_PAD);	/* a NUL for span, words for key_eq */
 	r->n = lr->len;
 	r->type = lr->type;
 	r->it = pl->v + pl->used;
