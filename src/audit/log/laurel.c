@@ -34,7 +34,7 @@ struct lval {
 	uint8_t kind;		/* V_* */
 	/* V_DEC/V_HEX/V_OCT: off, len hold the digits (and '-') as written, and they are the
 	 * output's when canon (no leading zero, lower-case hex, not "-0"); d and u are set only
-	 * when canon is 0 */
+	 * when canon is 0.  V_STR: canon when every byte is LC_PLAIN (the quoting copies them). */
 	uint8_t canon;
 	uint32_t off, len;	/* V_STR/V_BRACES/V_LIST: bytes of the record copy */
 	uint64_t u;		/* V_HEX/V_OCT */
@@ -68,8 +68,9 @@ struct lpool {
 };
 
 /* One record being parsed: its copy (hex decoded in place) and position.  The copy is followed
- * by LREC_PAD zero bytes: a NUL that stops the scans (span) and room for word loads (key_eq). */
-#define LREC_PAD 8
+ * by LREC_PAD zero bytes: a NUL that stops the scans (span), room for word loads (key_eq) and
+ * for fixed 16-byte moves from any position in it (lr_copy). */
+#define LREC_PAD 16
 struct lrec {
 	char *s;
 	size_t n, pos;
@@ -291,12 +292,6 @@ static int safe_chr(int c)
 	return lc_is(c, LC_SAFE);
 }
 
-/* safe_chr less the quotes and braces. */
-static int safe_unq(int c)
-{
-	return lc_is(c, LC_UNQ);
-}
-
 static int lit(struct lrec *r, size_t *i, const char *t)
 {
 	size_t n = strlen(t);
@@ -319,6 +314,20 @@ static sp_always_inline size_t span(const struct lrec *r, size_t i, int (*f)(int
 		while (f((unsigned char)r->s[j]))
 			j++;
 	}
+	return j - i;
+}
+
+/* span of the class bits cls (which NUL has not), and in *plain whether every byte of it is
+ * LC_PLAIN. */
+static sp_always_inline size_t span_plain(const struct lrec *r, size_t i, unsigned cls, int *plain)
+{
+	size_t j = i;
+	unsigned all = LC_PLAIN, k;
+	while ((k = lclass[(unsigned char)r->s[j]]) & cls) {
+		all &= k;
+		j++;
+	}
+	*plain = all != 0;
 	return j - i;
 }
 
@@ -355,6 +364,7 @@ static inline struct litem *item_new(struct lrec *r)
 static void set_str(struct lval *v, int kind, size_t off, size_t len)
 {
 	v->kind = (uint8_t)kind;
+	v->canon = 0;
 	v->off = (uint32_t)off;
 	v->len = (uint32_t)len;
 }
@@ -367,8 +377,9 @@ static int v_dq(struct lrec *r, size_t *i, struct lval *v, int safe)
 	size_t j = *i + 1;
 	if (ch(r, *i) != '"')
 		return 0;
+	int plain = 0;
 	if (safe) {	/* '"' is not a safe byte */
-		j += span(r, j, safe_chr);
+		j += span_plain(r, j, LC_SAFE, &plain);
 	} else {
 		while (j < r->n && r->s[j] != '"')
 			j++;
@@ -376,6 +387,7 @@ static int v_dq(struct lrec *r, size_t *i, struct lval *v, int safe)
 	if (ch(r, j) != '"')
 		return 0;
 	set_str(v, V_STR, *i + 1, j - *i - 1);
+	v->canon = (uint8_t)plain;
 	*i = j + 1;
 	return 1;
 }
@@ -568,9 +580,11 @@ static int v_unspec(struct lrec *r, size_t *i, struct lval *v, const char *key, 
 	}
 	if (klen == 4 && !memcmp(key, "info", 4) && r->type == T_AVC && v_dq(r, i, v, 0))
 		return 1;
-	n = span(r, *i, safe_unq);
+	int plain;
+	n = span_plain(r, *i, LC_UNQ, &plain);
 	if (n && at_sep(r, *i + n)) {
 		set_str(v, V_STR, *i, n);
+		v->canon = (uint8_t)plain;
 		*i += n;
 		return 1;
 	}
@@ -956,13 +970,41 @@ static void lb_num(struct lbuf *b, const char *pre, uint64_t u, unsigned base, c
 	lb_str(b, post);
 }
 
+/* n bytes at s, a position in a record's copy, at o (room for n + 16): up to 16 as one fixed
+ * 16-byte move (LREC_PAD keeps its reads in the copy), longer ones by memcpy. */
+static sp_always_inline char *lr_copy(char *o, const char *s, size_t n)
+{
+	if (n <= 16)
+		memcpy(o, s, 16);
+	else
+		memcpy(o, s, n);
+	return o + n;
+}
+
+/* pre, the n bytes of a record's copy at s, post (pre and post at most 3 bytes). */
+static sp_always_inline void put_copy(struct lbuf *b, const char *pre, const char *s, size_t n,
+				      const char *post)
+{
+	size_t np = strlen(pre), nq = strlen(post);
+	if (lb_room(b, np + n + 16 + nq))
+		return;
+	char *o = b->p + b->n;
+	memcpy(o, pre, np);
+	o = lr_copy(o + np, s, n);
+	memcpy(o, post, nq);
+	b->n = (size_t)(o + nq - b->p);
+}
+
 static void put_value(struct lbuf *b, const struct lrec *r, const struct lval *v)
 {
 	char t[40];
 	const char *s = r->s + v->off;
 	switch (v->kind) {
 	case V_STR:
-		lq_str(b, s, v->len);
+		if (v->canon)
+			put_copy(b, "\"", s, v->len, "\"");
+		else
+			lq_str(b, s, v->len);
 		return;
 	case V_BRACES:
 		lb_str(b, "\"{");
@@ -971,7 +1013,7 @@ static void put_value(struct lbuf *b, const struct lrec *r, const struct lval *v
 		return;
 	case V_DEC:
 		if (v->canon)
-			lb_put(b, s, v->len);
+			put_copy(b, "", s, v->len, "");
 		else
 			lb_num(b, v->d < 0 ? "-" : "", v->d < 0 ? -(uint64_t)v->d : (uint64_t)v->d,
 			       10, "");
@@ -979,9 +1021,7 @@ static void put_value(struct lbuf *b, const struct lrec *r, const struct lval *v
 	case V_HEX:
 	case V_OCT:
 		if (v->canon) {
-			lb_put(b, v->kind == V_HEX ? "\"0x" : "\"0o", 3);
-			lb_put(b, s, v->len);
-			lb_put(b, "\"", 1);
+			put_copy(b, v->kind == V_HEX ? "\"0x" : "\"0o", s, v->len, "\"");
 		} else {
 			lb_num(b, v->kind == V_HEX ? "\"0x" : "\"0o", v->u,
 			       v->kind == V_HEX ? 16 : 8, "\"");
@@ -1014,15 +1054,14 @@ static void put_value(struct lbuf *b, const struct lrec *r, const struct lval *v
 static void put_member(struct lbuf *b, int *first, const struct lrec *r, const struct litem *it)
 {
 	size_t n = it->klen;
-	if (lb_room(b, n + 4))
+	if (lb_room(b, n + 4 + 16))	/* lr_copy */
 		return;
 	char *o = b->p + b->n;
 	if (!*first)
 		*o++ = ',';
 	*first = 0;
 	*o++ = '"';
-	memcpy(o, r->s + it->koff, n);
-	o += n;
+	o = lr_copy(o, r->s + it->koff, n);
 	*o++ = '"';
 	*o++ = ':';
 	b->n = (size_t)(o - b->p);
