@@ -678,7 +678,7 @@ static sp_always_inline int key_eq(const char *key, size_t klen, const char *nam
 static char field_base(const char *key, size_t klen)
 {
 	unsigned f = (unsigned char)key[0] - 'a';
-	if (f >= 26 || klen >= FT_NAME_MAX)
+	if (f >= 26 || klen >= FT_NAME_MAX || !ftypes[f].n)	/* a letter without names: v NULL */
 		return 'e';
 	for (const struct ftype *v = ftypes[f].v, *end = v + ftypes[f].n; v < end && v->len <= klen;
 	     v++)
