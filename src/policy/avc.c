@@ -74,11 +74,15 @@ static inline uint64_t node_key(uint32_t lo, uint32_t hi)
 	return lo | (uint64_t)hi << 32;
 }
 
+/* The generation as kept (sp_avc.gen): already in node_key's high half. */
+#define AVC_GEN_ONE (1ull << 32)
+#define AVC_GEN_MASK (~0ull << 32)
+
 struct sp_avc {
 	struct sp_policy *policy;	/* RCU-protected */
-	atomic_uint gen;
-	unsigned nbuckets, mask, threshold;
-	_Atomic(struct avc_node *) *head;	/* nbuckets chain heads (the readers' array) */
+	_Atomic uint64_t gen;		/* the generation << 32: a node key's high half (node_key) */
+	unsigned nbuckets, threshold;
+	uint64_t mask;			/* nbuckets - 1, in the hash's width */
 	pthread_mutex_t *lock;			/* nbuckets: the writers' lock of each chain */
 	atomic_uint active;
 	atomic_uint hint;
@@ -89,6 +93,8 @@ struct sp_avc {
 	 * threshold, plus the inserts racing a reclaim) */
 	struct avc_node *free, *all;
 	atomic_uint_fast64_t hits, misses, allocations, reclaims, frees;	/* lookups = hits + misses */
+	_Atomic(struct avc_node *) head[];	/* nbuckets chain heads (the readers' array), inline:
+						 * a lookup reaches its chain in one load */
 };
 
 /* Chain steps a lock-free lookup takes before it calls the rest a miss: a reader that followed a
@@ -97,13 +103,13 @@ struct sp_avc {
 
 /*
  * The chain of (s, t, c): one multiply of the packed key with c folded in at bit 20, its bits
- * 32 and up (every key bit below them reaches them).  The kernel's avc_hash, s ^ t << 2 ^ c << 4,
- * sends triples whose values differ in a few low bits to the same chains.
+ * 32 and up (every key bit below them reaches them).  The multiplier is odd and fits a signed
+ * 32-bit immediate, so the multiply is one instruction.  The kernel's avc_hash,
+ * s ^ t << 2 ^ c << 4, sends triples whose values differ in a few low bits to the same chains.
  */
-static inline unsigned avc_hash(const struct sp_avc *a, uint32_t s, uint32_t t, uint32_t c)
+static inline size_t avc_hash(const struct sp_avc *a, uint32_t s, uint32_t t, uint32_t c)
 {
-	return (unsigned)(((node_key(s, t) ^ (uint64_t)c << 20) * 0x9e3779b97f4a7c15ull) >> 32) &
-	       a->mask;
+	return ((node_key(s, t) ^ (uint64_t)c << 20) * 0x7f4a7c15ull) >> 32 & a->mask;
 }
 
 SP_API int sp_avc_create(struct sp_policy *p, const struct sp_avc_opts *o, struct sp_avc **out)
@@ -111,14 +117,11 @@ SP_API int sp_avc_create(struct sp_policy *p, const struct sp_avc_opts *o, struc
 	unsigned nb = SP_OPTS_HAS(o, nbuckets) && o->nbuckets ? o->nbuckets : 512;
 	if (!p || !SP_IS_POW2(nb))
 		return -EINVAL;
-	struct sp_avc *a = calloc(1, sizeof(*a));
+	struct sp_avc *a = calloc(1, sizeof(*a) + nb * sizeof(a->head[0]));
 	if (!a)
 		return -ENOMEM;
-	a->head = calloc(nb, sizeof(*a->head));
 	a->lock = calloc(nb, sizeof(*a->lock));
-	if (!a->head || !a->lock) {
-		free(a->head);
-		free(a->lock);
+	if (!a->lock) {
 		free(a);
 		return -ENOMEM;
 	}
@@ -162,13 +165,13 @@ static void node_put(struct sp_avc *a, struct avc_node *n)
 /* The seqcount write side: odd, the fields, even.  The field stores are releases (each orders
  * the odd count before it) and the readers' field loads acquires (each orders the count's
  * re-read after it): no fence, the same plain moves on x86, and a form TSan checks. */
-static void node_fill(struct avc_node *n, uint32_t s, uint32_t t, uint32_t c, unsigned gen,
+static void node_fill(struct avc_node *n, uint64_t kst, uint64_t kcg,
 		      const struct sp_av_decision *d)
 {
 	unsigned q = atomic_load_explicit(&n->seq, memory_order_relaxed);
 	atomic_store_explicit(&n->seq, q + 1, memory_order_relaxed);
-	atomic_store_explicit(&n->st, node_key(s, t), memory_order_release);
-	atomic_store_explicit(&n->cg, node_key(c, gen), memory_order_release);
+	atomic_store_explicit(&n->st, kst, memory_order_release);
+	atomic_store_explicit(&n->cg, kcg, memory_order_release);
 	atomic_store_explicit(&n->avd01, node_key(d->allowed, d->auditallow), memory_order_release);
 	atomic_store_explicit(&n->avd23, node_key(d->auditdeny, d->flags), memory_order_release);
 	atomic_store_explicit(&n->avd4, d->seqno, memory_order_release);
@@ -191,7 +194,8 @@ static void avc_reclaim(struct sp_avc *a)
 {
 	unsigned freed = 0;
 	for (unsigned tries = 0; tries < a->nbuckets && freed < AVC_RECLAIM; tries++) {
-		unsigned i = atomic_fetch_add_explicit(&a->hint, 1, memory_order_relaxed) & a->mask;
+		unsigned i = atomic_fetch_add_explicit(&a->hint, 1, memory_order_relaxed) &
+			     (unsigned)a->mask;
 		if (pthread_mutex_trylock(&a->lock[i]))
 			continue;
 		while (freed < AVC_RECLAIM && atomic_load_explicit(&a->head[i], memory_order_relaxed)) {
@@ -203,25 +207,25 @@ static void avc_reclaim(struct sp_avc *a)
 	}
 }
 
-/* Insert d for (s, t, c) at gen in chain hv, replacing any node of the same key, unless the
- * generation moved since the lookup read gen (that change's flush would miss it). */
-static void avc_insert(struct sp_avc *a, uint32_t s, uint32_t t, uint32_t c, unsigned gen,
-		       unsigned hv, const struct sp_av_decision *d)
+/* Insert d for the key (kst, kcg) in chain hv, replacing any node of the same (s, t, c), unless
+ * the generation moved since the lookup read it (that change's flush would miss it). */
+static void avc_insert(struct sp_avc *a, uint64_t kst, uint64_t kcg, unsigned hv,
+		       const struct sp_av_decision *d)
 {
 	struct avc_node *nn = node_get(a);
 	if (!nn)
 		return;		/* the decision stands; caching is best effort */
-	node_fill(nn, s, t, c, gen, d);
+	node_fill(nn, kst, kcg, d);
 	pthread_mutex_lock(&a->lock[hv]);
-	if (atomic_load_explicit(&a->gen, memory_order_acquire) != gen) {
+	if (atomic_load_explicit(&a->gen, memory_order_acquire) != (kcg & AVC_GEN_MASK)) {
 		pthread_mutex_unlock(&a->lock[hv]);
 		node_put(a, nn);
 		return;
 	}
 	_Atomic(struct avc_node *) *link = &a->head[hv];
 	for (struct avc_node *n; (n = atomic_load_explicit(link, memory_order_relaxed));) {
-		if (atomic_load_explicit(&n->st, memory_order_relaxed) == node_key(s, t) &&
-		    (uint32_t)atomic_load_explicit(&n->cg, memory_order_relaxed) == c)
+		if (atomic_load_explicit(&n->st, memory_order_relaxed) == kst &&
+		    (uint32_t)atomic_load_explicit(&n->cg, memory_order_relaxed) == (uint32_t)kcg)
 			node_drop(a, link);	/* replace a stale or racing entry */
 		else
 			link = &n->next;
@@ -241,14 +245,13 @@ static sp_noinline int avc_miss(struct sp_avc *a, uint64_t kst, uint64_t kcg,
 				struct sp_av_decision *avd)
 {
 	uint32_t s = (uint32_t)kst, t = (uint32_t)(kst >> 32), c = (uint32_t)kcg;
-	unsigned gen = (unsigned)(kcg >> 32);
 	rcu_read_lock();
 	struct sp_policy *p = rcu_dereference(a->policy);
 	int rc = sp_policy_compute_av(p, s, t, c, avd);
 	rcu_read_unlock();
 	atomic_fetch_add_explicit(&a->misses, 1, memory_order_relaxed);
 	if (!rc)
-		avc_insert(a, s, t, c, gen, avc_hash(a, s, t, c), avd);
+		avc_insert(a, kst, kcg, avc_hash(a, s, t, c), avd);
 	return rc;
 }
 
@@ -267,7 +270,8 @@ static sp_always_inline int node_read(const struct avc_node *n, uint64_t kst, ui
 	uint64_t d01 = atomic_load_explicit(&n->avd01, memory_order_acquire);
 	uint64_t d23 = atomic_load_explicit(&n->avd23, memory_order_acquire);
 	uint32_t d4 = atomic_load_explicit(&n->avd4, memory_order_acquire);
-	if ((q & 1) || atomic_load_explicit(&n->seq, memory_order_relaxed) != q)
+	/* q odd (a writer was at work) never equals q & ~1, nor does a count that moved */
+	if (atomic_load_explicit(&n->seq, memory_order_relaxed) != (q & ~1u))
 		return -1;
 	avd->allowed = (uint32_t)d01;
 	avd->auditallow = (uint32_t)(d01 >> 32);
@@ -308,8 +312,8 @@ static sp_noinline int avc_search(struct sp_avc *a, const struct avc_node *n, un
 SP_API int sp_avc_lookup(struct sp_avc *a, uint32_t s, uint32_t t, uint32_t c,
 			 struct sp_av_decision *avd)
 {
-	unsigned gen = atomic_load_explicit(&a->gen, memory_order_acquire);
-	uint64_t kst = node_key(s, t), kcg = node_key(c, gen);
+	uint64_t kst = node_key(s, t),
+		 kcg = c | atomic_load_explicit(&a->gen, memory_order_acquire);	/* node_key */
 	const struct avc_node *n = atomic_load_explicit(&a->head[avc_hash(a, s, t, c)],
 							memory_order_acquire);
 	int r = n ? node_read(n, kst, kcg, avd) : 0;
@@ -344,7 +348,7 @@ SP_API void sp_avc_flush(struct sp_avc *a)
 static void publish(struct sp_avc *a, struct sp_policy *np)
 {
 	struct sp_policy *old = rcu_xchg_pointer(&a->policy, np);
-	atomic_fetch_add_explicit(&a->gen, 1, memory_order_release);
+	atomic_fetch_add_explicit(&a->gen, AVC_GEN_ONE, memory_order_release);
 	sp_avc_flush(a);
 	synchronize_rcu();
 	sp_policy_free(old);
@@ -409,7 +413,6 @@ SP_API void sp_avc_free(struct sp_avc *a)
 		pthread_mutex_destroy(&a->lock[i]);
 	pthread_mutex_destroy(&a->writer);
 	pthread_mutex_destroy(&a->pool);
-	free(a->head);
 	free(a->lock);
 	free(a);
 }
