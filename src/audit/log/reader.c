@@ -416,11 +416,11 @@ static inline const char *fp_num(const char *p, const char *end, int hex, uint64
 				return NULL;
 			d += 10;
 		}
-		if (v >> 59)
-			return NULL;	/* may overflow: the generic path decides */
 		v = hex ? v << 4 | d : v * 10 + d;
 	}
-	if (p == s)
+	/* 16 hex or 19 decimal digits fit in 64 bits; longer ones (which may have wrapped) are the
+	 * generic path's to decide */
+	if (p == s || p - s > (hex ? 16 : 19))
 		return NULL;
 	*out = v;
 	return p < end ? p + 1 : p;
