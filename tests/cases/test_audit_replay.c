@@ -743,6 +743,88 @@ static void test_audit_replay__stream_memory_bound(void **st)
 	free(buf);
 }
 
+/*
+ * Held records come out in the input's order however their events close: with no rules every
+ * record is kept, so the output is the input itself.  Events are interleaved (each one's
+ * records in order, those of up to four events mixed), some end with EOE (closed at once),
+ * the others only when the window of 8 is full, and one-record user events are decided as
+ * they come: records are decided far out of input order, and the pool is compacted many
+ * times on the way (fed in 4 KiB chunks, flushed after each).
+ */
+static void test_audit_replay__held_order(void **st)
+{
+	(void)st;
+	enum { EVENTS = 20000, GROUP = 4 };
+	struct sp_audit_parse_opts po = { .sz = sizeof(po), .machine = "x86_64" };
+	struct sp_audit_replay_opts o = { .sz = sizeof(o), .parse = &po, .window = 8,
+					  .flags = SP_AUDIT_REPLAY_NO_RULES };
+	struct sp_audit_replay *r;
+	struct sp_audit_replay_stats rs;
+	size_t cap = (size_t)EVENTS * 600, n = 0;
+	char *in = malloc(cap), *out = malloc(cap);
+	uint32_t rnd = 12345;
+	assert_non_null(in);
+	assert_non_null(out);
+	for (unsigned g = 0; g < EVENTS / GROUP; g++) {
+		unsigned next[GROUP] = { 0 }, left = 0;
+		unsigned nrec[GROUP];
+		for (unsigned k = 0; k < GROUP; k++) {
+			nrec[k] = 2 + (g + k) % 3;	/* SYSCALL, PATH.., then EOE for some */
+			left += nrec[k];
+		}
+		while (left) {
+			rnd = rnd * 1103515245u + 12345u;
+			unsigned k = (rnd >> 16) % GROUP, e = g * GROUP + k;
+			if (next[k] == nrec[k])
+				continue;
+			unsigned j = next[k]++;
+			left--;
+			char stamp[48];
+			snprintf(stamp, sizeof(stamp), "audit(%u.%03u:%u)", 1700000000u + e / 1000,
+				 e % 1000, e + 1);
+			if (j == 0)
+				n += (size_t)snprintf(in + n, cap - n,
+					"type=SYSCALL msg=%s: arch=c000003e syscall=257 success=yes "
+					"exit=3 a0=ffffff9c a1=55d0 a2=0 a3=0 items=%u ppid=1 pid=%u "
+					"auid=1000 uid=0 gid=0 euid=0 suid=0 fsuid=0 egid=0 sgid=0 "
+					"fsgid=0 tty=pts0 ses=1 comm=\"cat\" exe=\"/usr/bin/cat\" "
+					"key=(null)\n", stamp, nrec[k] - 1, 100 + e);
+			else if (j + 1 < nrec[k] || e % 2)
+				n += (size_t)snprintf(in + n, cap - n,
+					"type=PATH msg=%s: item=%u name=\"/etc/f%u\" inode=%u dev=fd:00 "
+					"mode=0100644 ouid=0 ogid=0 rdev=00:00 nametype=NORMAL\n",
+					stamp, j - 1, e, 4096 + e);
+			else
+				n += (size_t)snprintf(in + n, cap - n, "type=EOE msg=%s: \n", stamp);
+			if ((rnd >> 8) % 5 == 0)	/* a user event between, decided at once */
+				n += (size_t)snprintf(in + n, cap - n,
+					"type=CRED_DISP msg=audit(%u.%03u:%u): pid=1 uid=0 auid=1000 "
+					"ses=1 msg='op=PAM:setcred acct=\"root\" res=success'\n",
+					1700000000u + e / 1000, e % 1000, 1000000 + e * 8 + j);
+			assert_true(n < cap - 1024);
+		}
+	}
+	FILE *tf = tmpfile();
+	assert_non_null(tf);
+	assert_true((o.out_fd = fileno(tf)) > 0);
+	assert_int_equal(sp_audit_replay_new("", 0, "(none)", &o, &r), 0);
+	for (size_t off = 0; off < n; off += 4096) {
+		assert_int_equal(sp_audit_replay_feed(r, "held", in + off, n - off < 4096 ? n - off : 4096),
+				 0);
+		assert_int_equal(sp_audit_replay_flush(r), 0);
+	}
+	assert_int_equal(sp_audit_replay_finish(r), 0);
+	sp_audit_replay_get_stats(r, &rs);
+	assert_int_equal(rs.malformed, 0);
+	assert_int_equal(lseek(o.out_fd, 0, SEEK_END), (off_t)n);
+	assert_int_equal(pread(o.out_fd, out, n, 0), (ssize_t)n);
+	assert_memory_equal(out, in, n);
+	sp_audit_replay_free(r);
+	fclose(tf);
+	free(in);
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -753,6 +835,7 @@ int main(void)
 		cmocka_unit_test(test_audit_replay__jobs_held_far),
 		cmocka_unit_test(test_audit_replay__jobs_lone_eoe),
 		cmocka_unit_test(test_audit_replay__stream_memory_bound),
+		cmocka_unit_test(test_audit_replay__held_order),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -317,43 +317,38 @@ static int laurel_put(void *ud, const char *s, size_t n)
 	return oput(ud, s, n);
 }
 
-/* Hold one kept record until every record before it was decided. */
-static int pend_push(struct sp_audit_replay *r, const struct sp_audit_log_rec *rec)
+/* Room for one more entry in *v (n held, *cap allocated).  0 or -ENOMEM. */
+static int pend_room(struct pend **v, size_t n, size_t *cap)
 {
-	if (r->npend == r->pend_cap) {
-		size_t cap = r->pend_cap ? 2 * r->pend_cap : 256;
-		struct pend *v = realloc(r->pend, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		r->pend = v;
-		r->pend_cap = cap;
-	}
-	if (r->pool_len + rec->len > r->pool_cap) {
-		size_t cap = r->pool_cap ? r->pool_cap : 65536;
-		while (cap < r->pool_len + rec->len)
-			cap *= 2;
-		char *p = realloc(r->pool, cap);
-		if (!p)
-			return -ENOMEM;
-		r->pool = p;
-		r->pool_cap = cap;
-	}
-	memcpy(r->pool + r->pool_len, rec->text, rec->len);
-	struct pend *h = r->pend, x = { rec->seq, r->pool_len, rec->len };
-	size_t i = r->npend++;
-	r->pool_len += rec->len;
-	for (; i && h[(i - 1) / 2].seq > x.seq; i = (i - 1) / 2)	/* sift up through a hole */
+	if (n < *cap)
+		return 0;
+	size_t c = *cap ? 2 * *cap : 256;
+	struct pend *nv = realloc(*v, c * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	*cap = c;
+	return 0;
+}
+
+/* x into the late heap: sifted up through a hole (one move a level, not a swap). */
+static int late_push(struct sp_audit_replay *r, struct pend x)
+{
+	if (pend_room(&r->late, r->nlate, &r->late_cap))
+		return -ENOMEM;
+	struct pend *h = r->late;
+	size_t i = r->nlate++;
+	for (; i && h[(i - 1) / 2].seq > x.seq; i = (i - 1) / 2)
 		h[i] = h[(i - 1) / 2];
 	h[i] = x;
 	return 0;
 }
 
-/* The root taken out: the last entry sifted down from the root through a hole (one move a
- * level, not a swap). */
-static void pend_pop(struct sp_audit_replay *r)
+/* The late heap's root taken out: its last entry sifted down from the root through a hole. */
+static void late_pop(struct sp_audit_replay *r)
 {
-	struct pend *h = r->pend, last = h[--r->npend];
-	size_t n = r->npend, i = 0;
+	struct pend *h = r->late, last = h[--r->nlate];
+	size_t n = r->nlate, i = 0;
 	for (size_t c; (c = 2 * i + 1) < n; i = c) {
 		if (c + 1 < n && h[c + 1].seq < h[c].seq)
 			c++;
@@ -362,6 +357,56 @@ static void pend_pop(struct sp_audit_replay *r)
 		h[i] = h[c];
 	}
 	h[i] = last;
+}
+
+/* Hold one kept record, and its '\n', until every record before it was decided. */
+static int pend_push(struct sp_audit_replay *r, const struct sp_audit_log_rec *rec)
+{
+	size_t len = rec->len + 1;
+	if (r->pool_len + len > r->pool_cap) {
+		size_t cap = r->pool_cap ? r->pool_cap : 65536;
+		while (cap < r->pool_len + len)
+			cap *= 2;
+		char *p = realloc(r->pool, cap);
+		if (!p)
+			return -ENOMEM;
+		r->pool = p;
+		r->pool_cap = cap;
+	}
+	struct pend x = { rec->seq, r->pool_len, len };
+	if (r->phead < r->npend && x.seq < r->pend[r->npend - 1].seq) {
+		if (late_push(r, x))
+			return -ENOMEM;
+	} else {
+		if (r->npend == r->pend_cap && r->phead) {	/* the taken entries' room first */
+			memmove(r->pend, r->pend + r->phead, (r->npend - r->phead) * sizeof(*r->pend));
+			r->npend -= r->phead;
+			r->phead = 0;
+		}
+		if (pend_room(&r->pend, r->npend, &r->pend_cap))
+			return -ENOMEM;
+		r->pend[r->npend++] = x;
+	}
+	memcpy(r->pool + r->pool_len, rec->text, rec->len);
+	r->pool[r->pool_len + rec->len] = '\n';
+	r->pool_len += len;
+	return 0;
+}
+
+/* The held record with the lowest seq (the queue's head or the late heap's root), or NULL. */
+static struct pend *pend_min(struct sp_audit_replay *r)
+{
+	struct pend *q = r->phead < r->npend ? &r->pend[r->phead] : NULL;
+	return r->nlate && (!q || r->late[0].seq < q->seq) ? r->late : q;
+}
+
+/* p (pend_min's) taken out. */
+static void pend_take(struct sp_audit_replay *r, const struct pend *p)
+{
+	if (p == r->late)
+		late_pop(r);
+	else if (++r->phead == r->npend)
+		r->phead = r->npend = 0;
 }
 
 static int pend_by_off(const void *a, const void *b)
@@ -377,19 +422,30 @@ static int pend_by_seq(const void *a, const void *b)
 }
 
 /*
- * When at most half the pool is held: the held texts moved to the pool's start, in pool order
- * (each moves down, never over a text not yet moved), and the heap rebuilt as the array sorted
- * by seq, which is a min-heap.  The move's cost is paid for by the bytes written since the pool
+ * When at most half the pool is held: the late heap joined to the queue, the held texts moved
+ * to the pool's start in pool order (each moves down, never over a text not yet moved), and the
+ * queue sorted by seq again.  The move's cost is paid for by the bytes written since the pool
  * last was this size: a live stream, whose pool is seldom empty, keeps a pool of about twice
  * its held records (bounded by --window) instead of all its output.
  */
-static void pool_compact(struct sp_audit_replay *r)
+static int pool_compact(struct sp_audit_replay *r)
 {
 	size_t at = 0, held = 0;
-	for (size_t i = 0; i < r->npend; i++)
+	for (size_t i = r->phead; i < r->npend; i++)
 		held += r->pend[i].len;
+	for (size_t i = 0; i < r->nlate; i++)
+		held += r->late[i].len;
 	if (held > r->pool_len / 2)
-		return;
+		return 0;
+	size_t n = r->npend - r->phead;
+	while (r->pend_cap < n + r->nlate)	/* all the room first: the queue stays sorted */
+		if (pend_room(&r->pend, r->pend_cap, &r->pend_cap))
+			return -ENOMEM;
+	memmove(r->pend, r->pend + r->phead, n * sizeof(*r->pend));
+	memcpy(r->pend + n, r->late, r->nlate * sizeof(*r->late));
+	r->phead = 0;
+	r->npend = n + r->nlate;
+	r->nlate = 0;
 	qsort(r->pend, r->npend, sizeof(*r->pend), pend_by_off);
 	for (size_t i = 0; i < r->npend; i++) {
 		memmove(r->pool + at, r->pool + r->pend[i].off, r->pend[i].len);
@@ -398,6 +454,7 @@ static void pool_compact(struct sp_audit_replay *r)
 	}
 	r->pool_len = at;
 	qsort(r->pend, r->npend, sizeof(*r->pend), pend_by_seq);
+	return 0;
 }
 
 /* Write the held records that come before `floor` (the oldest open event's first record), in
@@ -405,18 +462,16 @@ static void pool_compact(struct sp_audit_replay *r)
  * pool over POOL_COMPACT bytes is. */
 int audit_replay_pend_flush(struct sp_audit_replay *r, uint64_t floor)
 {
-	while (r->npend && r->pend[0].seq < floor) {
-		int err = oput(r, r->pool + r->pend[0].off, r->pend[0].len);
-		if (!err)
-			err = oput(r, "\n", 1);
+	for (struct pend *p; (p = pend_min(r)) && p->seq < floor;) {
+		int err = oput(r, r->pool + p->off, p->len);
 		if (err)
 			return err;
-		pend_pop(r);
+		pend_take(r, p);
 	}
-	if (!r->npend)
+	if (r->phead == r->npend && !r->nlate)
 		r->pool_len = 0;
 	else if (r->pool_len > POOL_COMPACT)
-		pool_compact(r);
+		return pool_compact(r);
 	return 0;
 }
 
@@ -731,6 +786,7 @@ SP_API void sp_audit_replay_free(struct sp_audit_replay *r)
 	free(r->rules);
 	free(r->obuf);
 	free(r->pend);
+	free(r->late);
 	free(r->pool);
 	free(r->keepv);
 	free(r);

@@ -71,10 +71,12 @@ struct sp_audit_replay {
 	char *obuf;
 	size_t olen;
 	/* kept audit.log records waiting for the events before them to close, so the output keeps
-	 * the input's order: a min-heap by seq; texts in one pool (what is written of it is
-	 * reclaimed by audit_replay_pend_flush) */
-	struct pend { uint64_t seq; size_t off, len; } *pend;
-	size_t npend, pend_cap;
+	 * the input's order.  A record that comes after every held one joins the queue
+	 * pend[phead, npend), which so stays sorted by seq; one that comes before the queue's last
+	 * (its event closed late) goes to the min-heap late[] by seq.  Their texts, each with its
+	 * '\n', in one pool (what is written of it is reclaimed by audit_replay_pend_flush). */
+	struct pend { uint64_t seq; size_t off, len; } *pend, *late;
+	size_t phead, npend, pend_cap, nlate, late_cap;
 	char *pool;
 	size_t pool_len, pool_cap;
 	int out_kind;			/* OUT_*: what out_fd receives */
