@@ -1446,10 +1446,10 @@ static int record_body(struct sp_audit_log_event *e, uint32_t type, const char *
 	return err;
 }
 
-/* One complete line (without '\n'). */
-static int do_line(struct sp_audit_log *l, const char *line, size_t len)
+/* One complete line (without '\n'); gs is its first 0x1d (the enriched part's start), or NULL. */
+static int do_line(struct sp_audit_log *l, const char *line, size_t len, const char *gs)
 {
-	const char *q = memchr(line, 0x1d, len), *end = q ? q : line + len, *p;
+	const char *end = gs ? gs : line + len, *p;
 	struct rec_head h;
 	struct ev_snap snap;
 	struct why w;
@@ -1523,7 +1523,7 @@ static int end_line(struct sp_audit_log *l, int at_eof)
 		snprintf(msg, sizeof(msg), "line longer than %zu bytes", l->o.max_line);
 		malformed(l, msg);
 	} else if (l->clen) {
-		rc = do_line(l, l->carry, l->clen);
+		rc = do_line(l, l->carry, l->clen, memchr(l->carry, 0x1d, l->clen));
 	}
 	l->clen = 0;
 	l->overlong = 0;
@@ -1564,6 +1564,8 @@ SP_API int sp_audit_log_feed(struct sp_audit_log *l, const char *file, const voi
 	}
 	l->st.bytes += len;
 	l->fbytes += len;
+	/* the next 0x1d at or after p, found once per chunk (most logs have none), not per line */
+	const char *gs = memchr(p, 0x1d, len);
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		if (!nl)
@@ -1576,11 +1578,13 @@ SP_API int sp_audit_log_feed(struct sp_audit_log *l, const char *file, const voi
 			l->overlong = 1;
 			rc = end_line(l, 0);
 		} else {
-			rc = do_line(l, p, (size_t)(nl - p));
+			rc = do_line(l, p, (size_t)(nl - p), gs && gs < nl ? gs : NULL);
 		}
 		if (rc)
 			return rc;
 		p = nl + 1;
+		if (gs && gs < p)
+			gs = memchr(p, 0x1d, (size_t)(end - p));
 	}
 	return 0;
 }
