@@ -62,6 +62,8 @@ struct avside {
 	uint16_t kind;
 	uint32_t *trank, *tval;		/* type value -> rank, rank -> value (ranks 1-based) */
 	uint32_t *crank, *cval;		/* classes likewise */
+	uint8_t (*porder)[32];		/* class value -> its permission bits in name order (the
+					 * named ones first), so a record's names need no sort */
 	uint32_t *nrank;		/* cond node (0-based) -> rank of its text */
 	char **ctext;			/* rank -> "[ expr ]" */
 	uint32_t nctext;
@@ -124,6 +126,7 @@ static void avside_release(struct avside *d)
 	sp_free(al, d->tval, nt * sizeof(uint32_t));
 	sp_free(al, d->crank, nc * sizeof(uint32_t));
 	sp_free(al, d->cval, nc * sizeof(uint32_t));
+	sp_free(al, d->porder, nc * sizeof(*d->porder));
 	sp_free(al, d->r, d->cap * sizeof(*d->r));
 	sp_free(al, d->xe, d->capxe * sizeof(*d->xe));
 }
@@ -167,6 +170,22 @@ static int rank_conds(struct avside *d)
 	return rc;
 }
 
+/* The bits of class pc in the order of their permission names, unnamed bits last. */
+static void perm_order(const struct policy_class *pc, uint8_t ord[32])
+{
+	unsigned n = 0;
+	for (unsigned pass = 0; pass < 2; pass++)
+		for (unsigned b = 0; b < 32; b++)
+			if ((pc->perm[b] == NULL) == (pass == 1))
+				ord[n++] = (uint8_t)b;
+	for (unsigned i = 1; i < 32 && pc->perm[ord[i]]; i++)	/* insertion: at most 32 names */
+		for (unsigned j = i; j && strcmp(pc->perm[ord[j - 1]], pc->perm[ord[j]]) > 0; j--) {
+			uint8_t t = ord[j];
+			ord[j] = ord[j - 1];
+			ord[j - 1] = t;
+		}
+}
+
 static int avside_ranks(struct avside *d)
 {
 	const struct policy_core *k = d->k;
@@ -186,6 +205,10 @@ static int avside_ranks(struct avside *d)
 	sp_free(al, cn, nc * sizeof(*cn));
 	if (r < 0)
 		return (int)r;
+	if (!(d->porder = sp_alloc(al, nc * sizeof(*d->porder), 0)))
+		return -ENOMEM;
+	for (uint32_t v = 1; v < nc; v++)
+		perm_order(&k->cls[v], d->porder[v]);
 	return rank_conds(d);
 }
 
@@ -428,20 +451,15 @@ static int xcmp(const struct avside *a, const struct avrec *x, const struct avsi
 	return c ? c : fname_cmp(x->fname, y->fname);
 }
 
-static int name_cmp(const void *x, const void *y)
-{
-	return strcmp(*(const char *const *)x, *(const char *const *)y);
-}
-
 /* The permission names of a record, sorted; their count. */
 static int rec_perms(const struct avside *d, const struct avrec *r, const char *out[32])
 {
 	const struct policy_class *pc = &d->k->cls[d->cval[r->c]];
+	const uint8_t *ord = d->porder[d->cval[r->c]];
 	int n = 0;
-	for (unsigned b = 0; b < 32; b++)
-		if (r->mask >> b & 1)
-			out[n++] = pc->perm[b];
-	qsort(out, (size_t)n, sizeof(*out), name_cmp);
+	for (unsigned i = 0; i < 32; i++)
+		if (r->mask >> ord[i] & 1)
+			out[n++] = pc->perm[ord[i]];
 	return n;
 }
 
@@ -449,11 +467,42 @@ struct dline {
 	char *key, *text;	/* key: the sort key when it is not the text (modified rules) */
 };
 
+/* A section's lines; their texts are carved from chunks of at least DL_CHUNK bytes, freed
+ * together (a diff of two large policies has millions of lines). */
+struct dchunk {
+	struct dchunk *next;
+	size_t size;		/* of the whole chunk, this header included */
+};
+
 struct dlines {
 	const struct sp_allocator *al;
 	struct dline *v;
 	size_t n, cap;
+	struct dchunk *chunks;
+	char *at;		/* the current chunk's free bytes */
+	size_t left;
 };
+
+#define DL_CHUNK (1u << 20)
+
+/* n bytes for a line's text, from o's chunks; NULL when out of memory. */
+static char *dl_alloc(struct dlines *o, size_t n)
+{
+	if (n > o->left) {
+		size_t size = sizeof(struct dchunk) + SP_MAX(n, (size_t)DL_CHUNK);
+		struct dchunk *c = sp_alloc(o->al, size, 0);
+		if (!c)
+			return NULL;
+		*c = (struct dchunk){ o->chunks, size };
+		o->chunks = c;
+		o->at = (char *)(c + 1);
+		o->left = size - sizeof(*c);
+	}
+	char *s = o->at;
+	o->at += n;
+	o->left -= n;
+	return s;
+}
 
 /* pos += snprintf(...), clamped: the buffer-length contract of a two-pass format. */
 #define PUT(buf, len, pos, ...) \
@@ -471,39 +520,68 @@ struct rline {
 	const char *def, *olddef, *fname;	/* type rules: the default (mod: new, old) */
 };
 
+/* s appended at pos of buf (len bytes; NULL: measure), clamped as PUT is. */
+static size_t put_s(char *buf, size_t len, size_t pos, const char *s)
+{
+	size_t n = strlen(s);
+	if (buf && pos < len)
+		memcpy(buf + pos, s, SP_MIN(n, len - pos - 1));
+	return pos + n;
+}
+
+static size_t put_c(char *buf, size_t len, size_t pos, char c)
+{
+	if (buf && pos + 1 < len)
+		buf[pos] = c;
+	return pos + 1;
+}
+
+/* The line (see struct rline) into buf (NULL: measure), NUL-terminated when it fits as
+ * snprintf would; returns its length.  Strings are appended, not formatted: a diff of two
+ * large policies writes millions of lines. */
 static size_t rline_fmt(const struct rline *l, char *buf, size_t len)
 {
-	size_t pos = 0;
-	PUT(buf, len, pos, "%s %s %s:%s ", l->kind, l->s, l->t, l->c);
-	if (l->def && l->mod)
-		PUT(buf, len, pos, "+%s -%s", l->def, l->olddef);
-	else if (l->def)
-		PUT(buf, len, pos, "%s", l->def);
-	else if (l->n == 1 && !l->mod)
-		PUT(buf, len, pos, "%s", l->perm[0]);
-	else {
-		PUT(buf, len, pos, "{");
-		for (int i = 0; i < l->n; i++)
-			PUT(buf, len, pos, " %s%s", l->sign[i] ? (char[2]){ l->sign[i], 0 } : "",
-			    l->perm[i]);
-		PUT(buf, len, pos, " }");
+	size_t pos = put_s(buf, len, 0, l->kind);
+	pos = put_s(buf, len, put_c(buf, len, pos, ' '), l->s);
+	pos = put_s(buf, len, put_c(buf, len, pos, ' '), l->t);
+	pos = put_s(buf, len, put_c(buf, len, pos, ':'), l->c);
+	pos = put_c(buf, len, pos, ' ');
+	if (l->def && l->mod) {
+		pos = put_s(buf, len, put_c(buf, len, pos, '+'), l->def);
+		pos = put_s(buf, len, put_s(buf, len, pos, " -"), l->olddef);
+	} else if (l->def) {
+		pos = put_s(buf, len, pos, l->def);
+	} else if (l->n == 1 && !l->mod) {
+		pos = put_s(buf, len, pos, l->perm[0]);
+	} else {
+		pos = put_c(buf, len, pos, '{');
+		for (int i = 0; i < l->n; i++) {
+			pos = put_c(buf, len, pos, ' ');
+			if (l->sign[i])
+				pos = put_c(buf, len, pos, l->sign[i]);
+			pos = put_s(buf, len, pos, l->perm[i]);
+		}
+		pos = put_s(buf, len, pos, " }");
 	}
 	if (l->fname)
-		PUT(buf, len, pos, " %s", l->fname);
-	PUT(buf, len, pos, ";");
-	if (l->cond && l->mod)
-		PUT(buf, len, pos, " %s", l->cond);
-	else if (l->cond)
-		PUT(buf, len, pos, " %s:%s", l->cond, l->block ? "True" : "False");
+		pos = put_s(buf, len, put_c(buf, len, pos, ' '), l->fname);
+	pos = put_c(buf, len, pos, ';');
+	if (l->cond) {
+		pos = put_s(buf, len, put_c(buf, len, pos, ' '), l->cond);
+		if (!l->mod)
+			pos = put_s(buf, len, pos, l->block ? ":True" : ":False");
+	}
+	if (buf && len)
+		buf[SP_MIN(pos, len - 1)] = '\0';
 	return pos;
 }
 
-/* The line in a fresh string: formatted once on the stack, again only when longer. */
-static char *rline_new(const struct sp_allocator *al, const struct rline *l)
+/* The line as a string of o's: formatted once on the stack, again only when longer. */
+static char *rline_new(struct dlines *o, const struct rline *l)
 {
 	char tmp[512];
 	size_t n = rline_fmt(l, tmp, sizeof(tmp));
-	char *s = sp_alloc(al, n + 1, 0);
+	char *s = dl_alloc(o, n + 1);
 	if (s && n < sizeof(tmp))
 		memcpy(s, tmp, n + 1);
 	else if (s)
@@ -511,6 +589,7 @@ static char *rline_new(const struct sp_allocator *al, const struct rline *l)
 	return s;
 }
 
+/* A line (its key, when not NULL, and text are o's) into o. */
 static int lines_push(struct dlines *o, char *key, char *text)
 {
 	if (!text)
@@ -518,11 +597,8 @@ static int lines_push(struct dlines *o, char *key, char *text)
 	if (o->n == o->cap) {
 		size_t nc = o->cap ? o->cap * 2 : 1024;
 		struct dline *nv = sp_alloc(o->al, nc * sizeof(*nv), 0);
-		if (!nv) {
-			sp_free(o->al, key, key ? strlen(key) + 1 : 0);
-			sp_free(o->al, text, strlen(text) + 1);
+		if (!nv)
 			return -ENOMEM;
-		}
 		if (o->v)
 			memcpy(nv, o->v, o->n * sizeof(*nv));
 		sp_free(o->al, o->v, o->cap * sizeof(*o->v));
@@ -550,18 +626,15 @@ static int push_rule(struct dlines *o, const struct avside *d, const struct avre
 		l.n = rec_perms(d, r, perm);
 	else
 		l.def = d->k->type_name[r->mask];
-	return lines_push(o, NULL, rline_new(o->al, &l));
+	return lines_push(o, NULL, rline_new(o, &l));
 }
 
 /* The line of a modified rule and its sort key (the rule of side a), both owned by o. */
 static int push_pair(struct dlines *o, const struct rline *line, const struct rline *key)
 {
-	char *text = rline_new(o->al, line), *k = rline_new(o->al, key);
-	if (!k || !text) {
-		sp_free(o->al, k, k ? strlen(k) + 1 : 0);
-		sp_free(o->al, text, text ? strlen(text) + 1 : 0);
+	char *text = rline_new(o, line), *k = rline_new(o, key);
+	if (!k || !text)
 		return -ENOMEM;
-	}
 	return lines_push(o, k, text);
 }
 
@@ -622,18 +695,79 @@ static int push_modified(struct dlines *o, const struct avside *a, const struct 
 	return push_pair(o, &l, &k);
 }
 
+#define LINES_RUNS_MAX 4096	/* more runs than this: qsort (lines_sort) */
+
 static int line_cmp(const void *x, const void *y)
 {
 	const struct dline *a = x, *b = y;
 	return strcmp(a->key ? a->key : a->text, b->key ? b->key : b->text);
 }
 
+/* Runs [st[r], st[r + 1]) of src merged two by two into dst; the run starts of the result
+ * left in st; returns their count. */
+static size_t merge_runs(const struct dline *src, struct dline *dst, size_t *st, size_t runs)
+{
+	size_t m = 0;
+	for (size_t r = 0; r < runs; r += 2) {
+		size_t i = st[r], mid = st[r + 1], end = r + 1 < runs ? st[r + 2] : mid, k = i;
+		size_t j = mid;
+		while (i < mid && j < end)
+			dst[k++] = line_cmp(&src[j], &src[i]) < 0 ? src[j++] : src[i++];
+		while (i < mid)
+			dst[k++] = src[i++];
+		while (j < end)
+			dst[k++] = src[j++];
+		st[m++] = st[r];
+	}
+	st[m] = st[runs];
+	return m;
+}
+
+/*
+ * The lines sorted by line_cmp.  They come in a few ascending runs (a side's records are in
+ * the text's order within one condition, each condition after the unconditional ones), so the
+ * runs are found and merged: n comparisons a level over log2(runs) levels instead of a sort's
+ * n log2(n).  Many runs, or no memory for the merge: qsort.
+ */
+static void lines_sort(struct dlines *o)
+{
+	size_t n = o->n, runs = 1, *st = NULL;
+	for (size_t i = 1; i < n; i++)
+		runs += line_cmp(&o->v[i - 1], &o->v[i]) > 0;
+	if (runs == 1)
+		return;
+	struct dline *tmp = runs <= LINES_RUNS_MAX ? sp_alloc(o->al, n * sizeof(*tmp), 0) : NULL;
+	if (tmp)
+		st = sp_alloc(o->al, (runs + 1) * sizeof(*st), 0);
+	if (!st) {
+		sp_free(o->al, tmp, tmp ? n * sizeof(*tmp) : 0);
+		qsort(o->v, n, sizeof(*o->v), line_cmp);
+		return;
+	}
+	size_t r = 0, nruns = runs;
+	st[r++] = 0;
+	for (size_t i = 1; i < n; i++)
+		if (line_cmp(&o->v[i - 1], &o->v[i]) > 0)
+			st[r++] = i;
+	st[r] = n;
+	struct dline *src = o->v, *dst = tmp;
+	while (runs > 1) {
+		runs = merge_runs(src, dst, st, runs);
+		struct dline *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != o->v)
+		memcpy(o->v, src, n * sizeof(*src));
+	sp_free(o->al, tmp, n * sizeof(*tmp));
+	sp_free(o->al, st, (nruns + 1) * sizeof(*st));
+}
+
 static void lines_release(struct dlines *o)
 {
-	for (size_t i = 0; i < o->n; i++) {
-		if (o->v[i].key)
-			sp_free(o->al, o->v[i].key, strlen(o->v[i].key) + 1);
-		sp_free(o->al, o->v[i].text, strlen(o->v[i].text) + 1);
+	for (struct dchunk *c = o->chunks, *nx; c; c = nx) {
+		nx = c->next;
+		sp_free(o->al, c, c->size);
 	}
 	sp_free(o->al, o->v, o->cap * sizeof(*o->v));
 }
@@ -655,7 +789,7 @@ static int av_merge(const struct avside *a, const struct avside *b, struct dline
 	}
 	for (int k = 0; !rc && k < 3; k++)
 		if (out[k].n)
-			qsort(out[k].v, out[k].n, sizeof(*out[k].v), line_cmp);
+			lines_sort(&out[k]);
 	return rc;
 }
 
@@ -742,11 +876,11 @@ static size_t xline_fmt(const struct avside *d, const struct avrec *r, uint32_t 
 	return pos;
 }
 
-static char *xline_new(const struct sp_allocator *al, const struct avside *d,
-		       const struct avrec *r, uint32_t *const set[3], int mod)
+static char *xline_new(struct dlines *o, const struct avside *d, const struct avrec *r,
+		       uint32_t *const set[3], int mod)
 {
 	size_t n = xline_fmt(d, r, set, mod, NULL, 0);
-	char *s = sp_alloc(al, n + 1, 0);
+	char *s = dl_alloc(o, n + 1);
 	if (s)
 		xline_fmt(d, r, set, mod, s, n + 1);
 	return s;
@@ -777,12 +911,11 @@ static size_t xp_origin(const struct avside *d, size_t i, size_t i2)
 static int xp_push(struct dlines *o, const struct avside *a, size_t i, size_t i2,
 		   const struct avside *b, size_t j, size_t j2, uint32_t *set[5])
 {
-	const struct sp_allocator *al = o->al;
 	if (!b || !a) {
 		const struct avside *d = a ? a : b;
 		size_t k = a ? xp_origin(d, i, i2) : xp_origin(d, j, j2);
 		xset_fill(set[0], d, &d->r[k], 1);
-		return lines_push(o, NULL, xline_new(al, d, &d->r[k], set, 0));
+		return lines_push(o, NULL, xline_new(o, d, &d->r[k], set, 0));
 	}
 	xset_fill(set[3], a, &a->r[i], i2 - i);
 	xset_fill(set[4], b, &b->r[j], j2 - j);
@@ -795,14 +928,11 @@ static int xp_push(struct dlines *o, const struct avside *a, size_t i, size_t i2
 	}
 	if (!differ)
 		return 0;
-	char *text = xline_new(al, a, &a->r[i], set, 1);
+	char *text = xline_new(o, a, &a->r[i], set, 1);
 	uint32_t *own[3] = { set[3], NULL, NULL };
-	char *key = xline_new(al, a, &a->r[i], own, 0);	/* the sort key: a's rule */
-	if (!key || !text) {
-		sp_free(al, key, key ? strlen(key) + 1 : 0);
-		sp_free(al, text, text ? strlen(text) + 1 : 0);
+	char *key = xline_new(o, a, &a->r[i], own, 0);	/* the sort key: a's rule */
+	if (!key || !text)
 		return -ENOMEM;
-	}
 	return lines_push(o, key, text);
 }
 
@@ -830,7 +960,7 @@ static int xp_merge(const struct avside *a, const struct avside *b, struct dline
 	sp_free(al, mem, 5 * XWORDS * sizeof(*mem));
 	for (int k = 0; !rc && k < 3; k++)
 		if (out[k].n)
-			qsort(out[k].v, out[k].n, sizeof(*out[k].v), line_cmp);
+			lines_sort(&out[k]);
 	return rc;
 }
 
@@ -843,8 +973,12 @@ static void av_print(FILE *f, const char *title, struct dlines out[3])
 	for (int k = 0; k < 3; k++) {
 		if (out[k].n)
 			fprintf(f, "   %s %s Rules: %zu\n", what[k], title, out[k].n);
-		for (size_t i = 0; i < out[k].n; i++)
-			fprintf(f, "      %c %s\n", mark[k], out[k].v[i].text);
+		for (size_t i = 0; i < out[k].n; i++) {
+			const char pre[8] = { ' ', ' ', ' ', ' ', ' ', ' ', mark[k], ' ' };
+			fwrite(pre, 1, sizeof(pre), f);
+			fputs(out[k].v[i].text, f);
+			putc('\n', f);
+		}
 	}
 	fprintf(f, "\n");
 }
