@@ -81,8 +81,7 @@ static inline uint64_t node_key(uint32_t lo, uint32_t hi)
 struct sp_avc {
 	struct sp_policy *policy;	/* RCU-protected */
 	_Atomic uint64_t gen;		/* the generation << 32: a node key's high half (node_key) */
-	unsigned nbuckets, threshold;
-	uint64_t mask;			/* nbuckets - 1, in the hash's width */
+	unsigned nbuckets, mask, threshold;
 	pthread_mutex_t *lock;			/* nbuckets: the writers' lock of each chain */
 	atomic_uint active;
 	atomic_uint hint;
@@ -107,9 +106,9 @@ struct sp_avc {
  * 32-bit immediate, so the multiply is one instruction.  The kernel's avc_hash,
  * s ^ t << 2 ^ c << 4, sends triples whose values differ in a few low bits to the same chains.
  */
-static inline size_t avc_hash(const struct sp_avc *a, uint32_t s, uint32_t t, uint32_t c)
+static inline unsigned avc_hash(const struct sp_avc *a, uint32_t s, uint32_t t, uint32_t c)
 {
-	return ((node_key(s, t) ^ (uint64_t)c << 20) * 0x7f4a7c15ull) >> 32 & a->mask;
+	return (unsigned)(((node_key(s, t) ^ (uint64_t)c << 20) * 0x7f4a7c15ull) >> 32) & a->mask;
 }
 
 SP_API int sp_avc_create(struct sp_policy *p, const struct sp_avc_opts *o, struct sp_avc **out)
@@ -194,8 +193,7 @@ static void avc_reclaim(struct sp_avc *a)
 {
 	unsigned freed = 0;
 	for (unsigned tries = 0; tries < a->nbuckets && freed < AVC_RECLAIM; tries++) {
-		unsigned i = atomic_fetch_add_explicit(&a->hint, 1, memory_order_relaxed) &
-			     (unsigned)a->mask;
+		unsigned i = atomic_fetch_add_explicit(&a->hint, 1, memory_order_relaxed) & a->mask;
 		if (pthread_mutex_trylock(&a->lock[i]))
 			continue;
 		while (freed < AVC_RECLAIM && atomic_load_explicit(&a->head[i], memory_order_relaxed)) {

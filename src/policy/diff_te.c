@@ -727,40 +727,37 @@ static size_t merge_runs(const struct dline *src, struct dline *dst, size_t *st,
  * The lines sorted by line_cmp.  They come in a few ascending runs (a side's records are in
  * the text's order within one condition, each condition after the unconditional ones), so the
  * runs are found and merged: n comparisons a level over log2(runs) levels instead of a sort's
- * n log2(n).  Many runs, or no memory for the merge: qsort.
+ * n log2(n).  More than LINES_RUNS_MAX runs, or no memory for the merge: qsort.
  */
 static void lines_sort(struct dlines *o)
 {
-	size_t n = o->n, runs = 1, *st = NULL;
-	for (size_t i = 1; i < n; i++)
-		runs += line_cmp(&o->v[i - 1], &o->v[i]) > 0;
-	if (runs == 1)
-		return;
-	struct dline *tmp = runs <= LINES_RUNS_MAX ? sp_alloc(o->al, n * sizeof(*tmp), 0) : NULL;
-	if (tmp)
-		st = sp_alloc(o->al, (runs + 1) * sizeof(*st), 0);
-	if (!st) {
-		sp_free(o->al, tmp, tmp ? n * sizeof(*tmp) : 0);
+	size_t n = o->n, runs = 0;
+	size_t *st = sp_alloc(o->al, (LINES_RUNS_MAX + 2) * sizeof(*st), 0);	/* + the end */
+	struct dline *tmp = NULL;
+	if (st) {
+		st[runs++] = 0;
+		for (size_t i = 1; i < n && runs <= LINES_RUNS_MAX; i++)
+			if (line_cmp(&o->v[i - 1], &o->v[i]) > 0)
+				st[runs++] = i;
+		st[runs] = n;
+	}
+	if (st && runs > 1 && runs <= LINES_RUNS_MAX)
+		tmp = sp_alloc(o->al, n * sizeof(*tmp), 0);
+	if (tmp) {
+		struct dline *src = o->v, *dst = tmp;
+		while (runs > 1) {
+			runs = merge_runs(src, dst, st, runs);
+			struct dline *t = src;
+			src = dst;
+			dst = t;
+		}
+		if (src != o->v)
+			memcpy(o->v, src, n * sizeof(*src));
+		sp_free(o->al, tmp, n * sizeof(*tmp));
+	} else if (!st || runs > 1) {
 		qsort(o->v, n, sizeof(*o->v), line_cmp);
-		return;
 	}
-	size_t r = 0, nruns = runs;
-	st[r++] = 0;
-	for (size_t i = 1; i < n; i++)
-		if (line_cmp(&o->v[i - 1], &o->v[i]) > 0)
-			st[r++] = i;
-	st[r] = n;
-	struct dline *src = o->v, *dst = tmp;
-	while (runs > 1) {
-		runs = merge_runs(src, dst, st, runs);
-		struct dline *t = src;
-		src = dst;
-		dst = t;
-	}
-	if (src != o->v)
-		memcpy(o->v, src, n * sizeof(*src));
-	sp_free(o->al, tmp, n * sizeof(*tmp));
-	sp_free(o->al, st, (nruns + 1) * sizeof(*st));
+	sp_free(o->al, st, (LINES_RUNS_MAX + 2) * sizeof(*st));
 }
 
 static void lines_release(struct dlines *o)

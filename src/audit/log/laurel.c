@@ -654,8 +654,8 @@ static const struct { const struct ftype *v; size_t n; } ftypes[26] = {
 #undef F
 
 /* The klen bytes at key (klen < FT_NAME_MAX) against a dictionary name of that length, a word
- * at a time: a record's copy has 8 bytes after its end (rec_load), so the word loads stay in
- * it; the key's bytes past klen are masked off. */
+ * at a time: a record's copy has LREC_PAD bytes after its end, so the word loads stay in it;
+ * the key's bytes past klen are masked off. */
 static sp_always_inline int key_eq(const char *key, size_t klen, const char *name)
 {
 	for (size_t i = 0; i < klen; i += 8) {
@@ -1053,18 +1053,11 @@ static void put_value(struct lbuf *b, const struct lrec *r, const struct lval *v
  * leave as they are: it is copied, not quoted. */
 static void put_member(struct lbuf *b, int *first, const struct lrec *r, const struct litem *it)
 {
-	size_t n = it->klen;
-	if (lb_room(b, n + 4 + 16))	/* lr_copy */
-		return;
-	char *o = b->p + b->n;
-	if (!*first)
-		*o++ = ',';
+	if (*first)	/* two calls: each prefix a constant of put_copy's */
+		put_copy(b, "\"", r->s + it->koff, it->klen, "\":");
+	else
+		put_copy(b, ",\"", r->s + it->koff, it->klen, "\":");
 	*first = 0;
-	*o++ = '"';
-	o = lr_copy(o, r->s + it->koff, n);
-	*o++ = '"';
-	*o++ = ':';
-	b->n = (size_t)(o - b->p);
 	put_value(b, r, &it->v);
 }
 
