@@ -5,8 +5,9 @@
  * process: one op is one command, fork+exec, its output to /dev/null.
  *
  * Cases are queries a policy developer runs: every allow rule (-A), the allow rules of one
- * source type on one class, every type_transition (-T), the seinfo statistics, and the symbol
- * sections of a diff of the default policy against Debian's base-only one.  Before a case is
+ * source type on one class, every type_transition (-T), the seinfo statistics, the symbol
+ * sections of a diff of the default policy against Debian's base-only one, and of the same
+ * pair the largest TE section sediff diffs in seconds (dontaudit: 675,581 lines).  Before a case is
  * timed, both commands run once and must print the same number of lines (the outputs
  * themselves are compared by the test groups: tests/cli/test-sediff.sh, test_policy_search,
  * test_policy_seinfo); a count that differs skips the variant with a message.
@@ -41,6 +42,7 @@ static const struct scase scases[] = {
 	{ "seinfo", "info", { "@A" } },
 	{ "sediff", "diff", { "--class", "--type", "--attribute", "--role", "--user", "--bool",
 			      "@A", "@B" } },
+	{ "sediff", "diff", { "--dontaudit", "@A", "@B" } },
 };
 
 static char paths[2][64];	/* the decompressed policies ("" until made) */
@@ -215,6 +217,7 @@ static const struct sp_bench_case cases[] = {
 	{ "search-T", &scases[2], 0 },
 	{ "info", &scases[3], 0 },
 	{ "diff-symbols", &scases[4], 0 },
+	{ "diff-dontaudit", &scases[5], 0 },
 };
 
 static const struct sp_bench_variant variants[] = {

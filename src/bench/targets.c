@@ -95,6 +95,8 @@ static const struct target targets[] = {
 	  "#21" },
 	{ &bench_suite_setools, "diff-symbols", "secpath", TGT_RATIO, "setools", N1(100), NULL,
 	  NULL, "#21" },
+	{ &bench_suite_setools, "diff-dontaudit", "secpath", TGT_RATIO, "setools", N1(100), NULL,
+	  NULL, "#21" },
 };
 
 static const char *const kind_name[] = {
