@@ -432,12 +432,16 @@ struct flatc_ent {
 	uint16_t code, en;
 };
 
-/* Whether entries of kind `code` may share a key in table t: always in a conditional table,
- * for the xperm kinds in a te table. */
-static inline int may_repeat(const struct sp_avtab *t, unsigned code)
+/* The kind codes whose entries may share a key in table t, as bits: every kind in a conditional
+ * table, the xperm kinds in a te table, none in a merged table. */
+static unsigned repeat_mask(const struct sp_avtab *t)
 {
-	return t->kind == POLICY_AVTAB_COND ||
-	       (t->kind == POLICY_AVTAB_TE && (policy_flat_code_spec[code] & SP_AVTAB_XPERMS));
+	unsigned m = 0;
+	for (unsigned code = 1; code < 16; code++)
+		if (t->kind == POLICY_AVTAB_COND ||
+		    (t->kind == POLICY_AVTAB_TE && (policy_flat_code_spec[code] & SP_AVTAB_XPERMS)))
+			m |= 1u << code;
+	return m;
 }
 
 /* te tables: a repeated kind of a key is an error (but xperm kinds); merged tables fold it
@@ -469,17 +473,16 @@ static int pos_cmp(const void *a, const void *b)
 
 /*
  * The duplicates among one home's entries e[0..g) (in rule order, so the first of a key and
- * kind is the one kept): none to look for in a conditional table, xperm kinds may repeat in a te
- * table.  A group of up to FLATC_PAIRWISE entries is compared pairwise; a larger one (only
- * crafted hash collisions make one) is sorted, so a group costs O(g log g) at worst.
+ * kind is the one kept); kinds in rep (repeat_mask) may repeat.  A group of up to
+ * FLATC_PAIRWISE entries is compared pairwise; a larger one (only crafted hash collisions make
+ * one) is sorted, so a group costs O(g log g) at worst.
  */
-static int flatc_group_dups(const struct sp_avtab *t, struct flatc_ent *e, uint32_t g)
+static int flatc_group_dups(const struct sp_avtab *t, unsigned rep, struct flatc_ent *e,
+			    uint32_t g)
 {
-	if (t->kind == POLICY_AVTAB_COND || g < 2)
-		return 0;
 	if (g <= FLATC_PAIRWISE) {
 		for (uint32_t p = 1; p < g; p++) {
-			if (may_repeat(t, e[p].code))
+			if (rep >> e[p].code & 1)
 				continue;
 			for (uint32_t q = 0; q < p; q++)
 				if (e[q].k == e[p].k && e[q].code == e[p].code) {
@@ -499,7 +502,7 @@ static int flatc_group_dups(const struct sp_avtab *t, struct flatc_ent *e, uint3
 	qsort(v, g, sizeof(*v), pos_cmp);
 	int rc = 0;
 	for (uint32_t i = 0, f = 0; i < g && !rc; i++) {
-		if (i && v[i].k == v[f].k && v[i].code == v[f].code && !may_repeat(t, v[i].code))
+		if (i && v[i].k == v[f].k && v[i].code == v[f].code && !(rep >> v[i].code & 1))
 			rc = flatc_dup(t->kind, &e[v[f].p], &e[v[i].p]);
 		else
 			f = i;
@@ -510,25 +513,32 @@ static int flatc_group_dups(const struct sp_avtab *t, struct flatc_ent *e, uint3
 
 /*
  * Lay out the home-sorted entries e (group b = e[end[b - 1]..end[b]), end[-1] = 0) bucket by
- * bucket: a bucket takes its own entries first (up to seven, in order), then fills up from the
+ * bucket: a group's duplicates are settled first (flatc_group_dups, while the group is in
+ * cache), then the bucket takes its own entries (up to seven, in order), then fills up from the
  * entries carried over from earlier buckets, the most displaced first (the queue is in home
  * order); a bucket's own entries past seven join the queue's end.  What is still queued after
  * the last bucket wraps to the first buckets' free slots.  So every line keeps min(7, entries
  * homed there) of its own entries, and an entry is carried past a bucket only when it is full
  * (the reach invariant of flat.h).  Each bucket is written whole when its turn comes (the
  * array need not be zeroed); only a carried entry's home (an earlier bucket) learns its disp
- * and filter bit later.  Returns the number of entries placed.
+ * and filter bit later.  Sets *placed to the number of entries placed; 0, -EEXIST or -ENOMEM
+ * (from flatc_group_dups: the table is then incomplete).
  */
-static uint32_t flatc_lay(struct sp_avtab *t, const struct flatc_ent *restrict e,
-			  const uint32_t *restrict end, uint32_t *restrict queue)
+static int flatc_lay(struct sp_avtab *t, struct flatc_ent *restrict e,
+		     const uint32_t *restrict end, uint32_t *restrict queue, uint32_t *placed)
 {
-	uint32_t qh = 0, qt = 0, placed = 0;
+	uint32_t qh = 0, qt = 0, np = 0;
+	unsigned rep = repeat_mask(t);
+	int dups = t->kind != POLICY_AVTAB_COND, rc;
 	for (uint32_t b = 0; b < t->nslot; b++) {
+		uint32_t g0 = b ? end[b - 1] : 0, pe = end[b];
+		if (dups && pe - g0 > 1 && (rc = flatc_group_dups(t, rep, &e[g0], pe - g0)))
+			return rc;
 		/* built in a local: disp 0 and no filter bit, none of b's entries being placed past
 		 * it yet; the carried entries' homes are earlier buckets */
 		struct flatc_bucket nb = { .meta = 0 };
 		unsigned j = 0, en = 0;
-		for (uint32_t p = b ? end[b - 1] : 0, pe = end[b]; p < pe; p++) {
+		for (uint32_t p = g0; p < pe; p++) {
 			struct flatc_ent x = e[p];
 			if (!x.code)
 				continue;	/* folded into an earlier entry */
@@ -548,14 +558,14 @@ static uint32_t flatc_lay(struct sp_avtab *t, const struct flatc_ent *restrict e
 			nb.meta |= (uint32_t)x.code << (4 * j), en |= (unsigned)x.en << j;
 			flatc_note(t, home, h, flat_dist(t, home, b));
 		}
-		placed += j;
+		np += j;
 		t->u.fl.cb[b] = nb;
 		if (t->u.fl.enabled)
 			t->u.fl.enabled[b] = (uint8_t)en;
 	}
 	for (uint32_t b = 0; qh < qt; b++) {	/* b < nslot: the load stays below 1 */
 		SP_ASSERT_INTERNAL(b < t->nslot);
-		for (unsigned j = flatc_count(&t->u.fl.cb[b]); j < FLATC_SLOTS && qh < qt; j++, placed++) {
+		for (unsigned j = flatc_count(&t->u.fl.cb[b]); j < FLATC_SLOTS && qh < qt; j++, np++) {
 			const struct flatc_ent *x = &e[queue[qh++]];
 			uint64_t h = policy_flatc_mix(x->k);
 			uint32_t home = policy_flatc_home(t, h);
@@ -563,7 +573,8 @@ static uint32_t flatc_lay(struct sp_avtab *t, const struct flatc_ent *restrict e
 			flatc_note(t, home, h, flat_dist(t, home, b));
 		}
 	}
-	return placed;
+	*placed = np;
+	return 0;
 }
 
 /*
@@ -591,8 +602,8 @@ static void flatc_sort(const struct sp_avtab *t, const struct policy_rule *restr
 }
 
 /*
- * Build a compact table: every rule's home, a stable counting sort of the rules by home, the
- * duplicates of each home's group (flatc_group_dups), then one pass over the buckets
+ * Build a compact table: every rule's home, a stable counting sort of the rules by home, then
+ * one pass over the buckets that settles each home group's duplicates and lays it out
  * (flatc_lay).  Linear in the rules and buckets; the table is written in bucket order.
  */
 static int flatc_fill(struct sp_avtab *t, const struct policy_rule *r, uint32_t n,
@@ -606,13 +617,7 @@ static int flatc_fill(struct sp_avtab *t, const struct policy_rule *r, uint32_t 
 	if (!end || !tmp || !e)
 		goto out;
 	flatc_sort(t, r, n, en, end, tmp, e);	/* tmp: its scratch, then flatc_lay's queue */
-	for (size_t b = 0; b < nb; b++) {	/* end[b] = the end of group b now */
-		uint32_t g0 = b ? end[b - 1] : 0;
-		if ((rc = flatc_group_dups(t, &e[g0], end[b] - g0)))
-			goto out;
-	}
-	t->nel = flatc_lay(t, e, end, tmp);
-	rc = 0;
+	rc = flatc_lay(t, e, end, tmp, &t->nel);	/* end[b] = the end of group b now */
 out:
 	sp_free(t->alloc, end, (nb + 1) * sizeof(uint32_t));
 	sp_free(t->alloc, tmp, ((size_t)n + 1) * sizeof(uint32_t));
