@@ -176,8 +176,13 @@ static int has_commit(const char *commit)
 static int setup_var(const void *param, void **state, const struct malloc_var *v)
 {
 	const struct malloc_param *p = param;
-	if (p->need && access(p->need, R_OK))
+	if (p->need && access(p->need, R_OK)) {
+		if (v == &malloc_vars[0])	/* once per case, not once per variant */
+			fprintf(stderr, "bench malloc [%s]: %s not found: the malloc cases run from "
+				"the root of a secpath source tree (its sources, tests/malloc/, its git "
+				"history)\n", p->name, p->need);
 		return -ENOENT;
+	}
 	if (p->commit && !has_commit(p->commit)) {
 		fprintf(stderr, "bench malloc [%s]: commit %.12s is not in this clone\n", p->name,
 			p->commit);
