@@ -198,6 +198,84 @@ static void test_audit_filter__priorities_and_keys(void **st)
 	sp_audit_fsview_free(fs);
 }
 
+/*
+ * Exit rules whose exe= or subj_type= (op EQ) lets the compiled matcher's candidate loop reject
+ * them without their predicates (the rule's guard, match_int.h): each must still win exactly the
+ * events it matches, on both engines, whichever other rules match too.
+ */
+static void test_audit_filter__guarded_rules(void **st)
+{
+	(void)st;
+	static const char *const ctx[] = { NULL, "system_u:system_r:sshd_t:s0",
+					   "system_u:object_r:etc_t:s0", "user_u:user_r:user_t:s0" };
+	static const uint64_t exe_ino[] = { 0, 501, 502, 777 };	/* none, cat, bash, unknown */
+	struct sp_audit_fsview *fs;
+	struct sp_audit_ref *r;
+	struct sp_audit_event *ev;
+	struct sp_audit_decision d;
+	struct tsupport_rule a;
+	struct sp_audit_engine_opts o = { .sz = sizeof(o) };
+	const uint32_t dev = SP_AUDIT_MKDEV(8, 1);
+
+	assert_int_equal(sp_audit_fsview_new(&fs), 0);
+	assert_int_equal(sp_audit_fsview_add(fs, "/usr", 2, dev, 040755), 0);
+	assert_int_equal(sp_audit_fsview_add(fs, "/usr/bin", 3, dev, 040755), 0);
+	assert_int_equal(sp_audit_fsview_add(fs, "/usr/bin/cat", 501, dev, 0100755), 0);
+	assert_int_equal(sp_audit_fsview_add(fs, "/usr/bin/bash", 502, dev, 0100755), 0);
+	o.fs = fs;
+	assert_int_equal(sp_audit_ref_new(&o, &r), 0);
+	assert_int_equal(sp_audit_event_new(&ev), 0);
+
+	/* 20: -a always,exit -S openat -F exe=/usr/bin/cat -k cat */
+	tsupport_rule_init(&a, 4, 2);
+	tsupport_rule_syscall(&a, 257);
+	tsupport_rule_str(&a, 112, EQ, "/usr/bin/cat");
+	tsupport_rule_str(&a, 210, EQ, "cat");
+	assert_int_equal(sp_audit_ref_add(r, a.buf, a.len, 20), 0);
+	/* 21: -a always,exit -S openat,read -F subj_type=sshd_t -k sshd */
+	tsupport_rule_init(&a, 4, 2);
+	tsupport_rule_syscall(&a, 257);
+	tsupport_rule_syscall(&a, 0);
+	tsupport_rule_str(&a, 15, EQ, "sshd_t");
+	tsupport_rule_str(&a, 210, EQ, "sshd");
+	assert_int_equal(sp_audit_ref_add(r, a.buf, a.len, 21), 0);
+	/* 22: -a always,exit -S openat -F exe!=/usr/bin/cat -F subj_type=etc_t -k notcat */
+	tsupport_rule_init(&a, 4, 2);
+	tsupport_rule_syscall(&a, 257);
+	tsupport_rule_str(&a, 112, NE, "/usr/bin/cat");
+	tsupport_rule_str(&a, 15, EQ, "etc_t");
+	tsupport_rule_str(&a, 210, EQ, "notcat");
+	assert_int_equal(sp_audit_ref_add(r, a.buf, a.len, 22), 0);
+
+	/* every (exe, context, syscall) combination: the expected winner, and the engines agree */
+	for (unsigned x = 0; x < 4; x++)
+		for (unsigned c = 0; c < 4; c++)
+			for (unsigned s = 0; s < 3; s++) {
+				static const int32_t nr[] = { 257, 0, 1 };
+				sp_audit_event_reset(ev);
+				sp_audit_event_set_syscall(ev, SP_AUDIT_ARCH_X86_64, nr[s]);
+				if (exe_ino[x])
+					sp_audit_event_set_exe(ev, exe_ino[x], dev);
+				if (ctx[c])
+					sp_audit_event_set_subj_ctx(ev, ctx[c]);
+				decide(r, ev, &d);
+				int32_t want = -1;
+				if (nr[s] == 257 && x == 1)
+					want = 20;
+				else if (nr[s] <= 257 && nr[s] != 1 && c == 1)
+					want = 21;
+				else if (nr[s] == 257 && c == 2)
+					want = 22;
+				assert_int_equal(d.record, want >= 0);
+				if (want >= 0)
+					assert_int_equal(d.exit_rule, want);
+			}
+
+	sp_audit_event_free(ev);
+	sp_audit_ref_free(r);
+	sp_audit_fsview_free(fs);
+}
+
 static void test_audit_filter__task_and_dummy(void **st)
 {
 	(void)st;
@@ -534,6 +612,7 @@ int main(void)
 		cmocka_unit_test(test_audit_filter__classes_match_libaudit),
 		cmocka_unit_test(test_audit_filter__storage),
 		cmocka_unit_test(test_audit_filter__priorities_and_keys),
+		cmocka_unit_test(test_audit_filter__guarded_rules),
 		cmocka_unit_test(test_audit_filter__task_and_dummy),
 		cmocka_unit_test(test_audit_filter__task_creds),
 		cmocka_unit_test(test_audit_filter__golden_sets_load),

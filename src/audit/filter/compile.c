@@ -929,6 +929,29 @@ static int compile_dir_guards(struct builder *b)
 	return 0;
 }
 
+/* A rule's guard (match_int.h): its first exe= or subj_type= predicate with op EQ. */
+static uint32_t rule_guard(const struct crule *cr, const struct cpred *preds,
+			   const struct cident *idents, const struct lsm_rule *lsm)
+{
+	for (uint32_t pi = 0; pi < cr->npred; pi++) {
+		const struct cpred *p = &preds[cr->pred + pi];
+		if (p->op != OP_EQ)
+			continue;
+		if (p->kind == PK_EXE)
+			return guard_exe(idents[p->aux].ino, idents[p->aux].dev);
+		if (p->kind == PK_SUBJ_LSM && lsm[p->aux].field == AF_SUBJ_TYPE)
+			return guard_type(lsm[p->aux].h_name);
+	}
+	return 0;
+}
+
+/* Every rule's guard (the candidate loop reads the exit rules' and their arch copies'). */
+static void compile_guards(struct builder *b)
+{
+	for (uint32_t ri = 0; ri < b->nrules; ri++)
+		b->rules[ri].guard = rule_guard(&b->rules[ri], b->preds, b->idents, b->lsm);
+}
+
 /* Can exit rule ri never match an event of (slot, nr) (perm >= 0: with those perm bits;
  * nonames: without a visible name)?  Inline: it runs per rule for each of 6 x 2048 syscalls. */
 static sp_always_inline int exit_rule_dead(struct builder *b, uint32_t ri, int slot, uint32_t nr,
@@ -1116,6 +1139,7 @@ int audit_matcher_compile_db(const struct audit_ruledb *db, struct sp_audit_matc
 		b.pool[b.npool++] = 0;	/* offset 0: the empty list */
 	if (b.err || compile_lists(&b) || compile_arch_copies(&b))
 		goto fail;
+	compile_guards(&b);
 	compile_gate(&b);
 	if (matcher_alloc_hot(&b) || compile_dir_guards(&b) || compile_candidates(&b) ||
 	    compile_dyn(&b) || matcher_layout(&b))
@@ -1205,6 +1229,8 @@ static int rules_are_valid(const struct sp_audit_matcher *m)
 		for (uint32_t j = 0; j < cr->npred; j++)
 			if (!pred_is_valid(m, &m->preds[cr->pred + j]))
 				return 0;
+		if (cr->guard != rule_guard(cr, m->preds, m->idents, m->lsm))
+			return 0;
 	}
 	return 1;
 }

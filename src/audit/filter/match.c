@@ -481,8 +481,16 @@ static sp_always_inline const struct crule *exit_candidates(const struct sp_audi
 	/* locals: the out-of-line predicate calls cannot make the compiler reload them */
 	const uint32_t *l = &m->pool[off], *end = l + 1 + l[0];
 	const struct crule *rules = m->rules;
+	if (l == end - 1)
+		return NULL;
+	/* the event's guard values: a guard of the other kind never equals them */
+	uint32_t gx = ev->has_exe ? guard_exe(ev->exe_ino, ev->exe_dev) : 0;
+	uint32_t gt = guard_type(audit_ev_sctx(ev)->h_type);
 	for (l++; l < end; l++) {
 		const struct crule *cr = &rules[*l];
+		uint32_t g = cr->guard;
+		if (g && g != gx && g != gt)
+			continue;	/* its exe= or subj_type= predicate fails */
 		if (rule_match(m, cr, ev, NULL, vis, NULL))
 			return cr;
 	}
