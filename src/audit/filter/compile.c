@@ -968,6 +968,18 @@ static sp_always_inline int exit_rule_dead(struct builder *b, uint32_t ri, int s
 	return 0;
 }
 
+/* A candidate list's pool offset off for rules ids[0..n), with GUARD_FLAG when one of them has
+ * a guard. */
+static uint32_t cand_list(struct builder *b, const uint32_t *ids, uint32_t n)
+{
+	uint32_t off = add_list(b, ids, n);
+	SP_ASSERT_INTERNAL(off < GUARD_FLAG);
+	for (uint32_t i = 0; i < n; i++)
+		if (b->rules[ids[i]].guard)
+			return off | GUARD_FLAG;
+	return off;
+}
+
 /* The crule an exit rule's candidate lists of slot take: its arch copy on x86_64 / i386. */
 static uint32_t exit_cand(const struct builder *b, uint32_t ri, int slot)
 {
@@ -990,7 +1002,7 @@ static int compile_candidates(struct builder *b)
 				else
 					b->tmp[n++] = exit_cand(b, ri, slot);
 			}
-			uint32_t off = add_list(b, b->tmp, n);
+			uint32_t off = cand_list(b, b->tmp, n);
 			if (b->err)
 				return b->err;
 			m->cand_off[tab][nr] = off;
@@ -1024,7 +1036,7 @@ static int compile_dyn(struct builder *b)
 					if (b->gdir[ri - b->exit_first] < 0 &&	/* see dir_guarded */
 					    !exit_rule_dead(b, ri, slot, nr, perm, nonames))
 						b->tmp[n++] = exit_cand(b, ri, slot);
-				m->dyn_off[tab][k][perm] = add_list(b, b->tmp, n);
+				m->dyn_off[tab][k][perm] = cand_list(b, b->tmp, n);
 				if (b->err)
 					return b->err;
 			}
@@ -1235,6 +1247,18 @@ static int rules_are_valid(const struct sp_audit_matcher *m)
 	return 1;
 }
 
+/* A candidate list's entry: a valid ordered list, flagged exactly when a rule has a guard. */
+static int cand_is_valid(const struct sp_audit_matcher *m, uint32_t off)
+{
+	uint32_t at = off & ~GUARD_FLAG;
+	if (!list_is_valid(m, at, 1))
+		return 0;
+	int guarded = 0;
+	for (uint32_t k = 1; at && k <= m->pool[at]; k++)
+		guarded |= m->rules[m->pool[at + k]].guard != 0;
+	return guarded == !!(off & GUARD_FLAG);
+}
+
 /* The candidate tables and the fast path's bitmaps: a syscall with candidates or dir-guarded
  * rules is live (the fast path never skips it), a dynamic entry names its own syscall, busy[]
  * is busy_bit's. */
@@ -1244,7 +1268,7 @@ static int tables_are_valid(const struct sp_audit_matcher *m)
 		int slot = tab % NSLOT;
 		for (int k = 0; k < 4; k++)
 			for (int perm = 0; perm < 16 && m->dyn_nr[slot][k] != UINT32_MAX; perm++)
-				if (!list_is_valid(m, m->dyn_off[tab][k][perm], 1))
+				if (!cand_is_valid(m, m->dyn_off[tab][k][perm]))
 					return 0;
 		for (uint32_t nr = 0; nr < NSYS; nr++) {
 			uint32_t off = m->cand_off[tab][nr];
@@ -1255,7 +1279,7 @@ static int tables_are_valid(const struct sp_audit_matcher *m)
 			if (off & DYN_FLAG) {
 				if ((off & ~DYN_FLAG) >= 4 || m->dyn_nr[slot][off & 3] != nr)
 					return 0;
-			} else if (!list_is_valid(m, off, 1)) {
+			} else if (!cand_is_valid(m, off)) {
 				return 0;
 			}
 		}

@@ -11,7 +11,8 @@
  *                       each rule's predicates contiguous, cheapest and most selective first
  *         cand_off[6][2048]  per ABI slot (x86_64, i386, other) x (event with / without a
  *                       visible name) and syscall: offset of its candidate list in pool
- *                       (0 = empty list; DYN_FLAG = see dyn_off), deduplicated
+ *                       (0 = empty list; DYN_FLAG = see dyn_off; GUARD_FLAG = a rule of the
+ *                       list has a guard, crule.guard), deduplicated
  *         live[6*32]    bitmap by tab * NSYS + syscall (the fast index of rows 0-5): syscall
  *                       has candidates or dir-guarded rules
  *         dlive[3][32]  bitmap: syscall has dir-guarded rules (events with names)
@@ -19,7 +20,7 @@
  *                       event needs more than its gate word (live, or a list every event of
  *                       its row must consult); clear bits are decided with no other read
  *         dyn_off       open/openat/openat2/socketcall: one list per value of the event's perm
- *                       bits (ACC_MODE of the flags, SYS_BIND)
+ *                       bits (ACC_MODE of the flags, SYS_BIND), with GUARD_FLAG as cand_off
  *         pool[]        candidate lists: count, then rule indices in priority order
  *   cold: keys, identities (watch/dir/exe inode+dev), dir roots and their hash, per-root rule
  *         lists, the keyed inode-hash table, LSM terms, masks.
@@ -90,6 +91,7 @@ struct cident {
 
 #define NSLOT 3
 #define DYN_FLAG 0x80000000u	/* cand_off: index into dyn_off instead of a pool offset */
+#define GUARD_FLAG 0x40000000u	/* cand_off, dyn_off: a rule of the list has a guard */
 #define NSYS EV_NSYS
 
 struct sp_audit_matcher {
