@@ -107,34 +107,45 @@ static int build_name_ixs(struct policy_core *k)
 	return build_type_hash(k);
 }
 
-/* The attribute rows restricted to values v with keep[v] (rows 1..nt, sorted like the rows). */
-static int csr_filter(struct policy_core *k, const uint8_t *keep, uint32_t **off_out,
-		      uint32_t **v_out)
+/*
+ * The attribute rows restricted to values v with src[v] (src_off/src_v) and to those with
+ * tgt[v] (tgt_off/tgt_v), rows 1..nt sorted like the rows: one pass counts both, one fills both.
+ */
+static int csr_filters(struct policy_core *k, const uint8_t *src, const uint8_t *tgt)
 {
-	uint32_t nt = k->ntypes;
-	uint32_t *off = sp_zalloc(k->alloc, ((size_t)nt + 2) * sizeof(uint32_t), 0);
-	if (!off)
-		return -ENOMEM;
-	uint32_t n = 0;
-	for (uint32_t i = 1; i <= nt; i++)
-		for (uint32_t j = k->attr_off[i]; j < k->attr_off[i + 1]; j++)
-			n += keep[k->attr_v[j]];
-	uint32_t *v = sp_alloc(k->alloc, ((size_t)n + 1) * sizeof(uint32_t), 0);
-	if (!v) {
-		sp_free(k->alloc, off, ((size_t)nt + 2) * sizeof(uint32_t));
+	uint32_t nt = k->ntypes, ns = 0, ng = 0;
+	const uint32_t *av = k->attr_v, *ao = k->attr_off;
+	for (uint32_t j = ao[1]; j < ao[nt + 1]; j++) {
+		ns += src[av[j]];
+		ng += tgt[av[j]];
+	}
+	uint32_t *so = sp_zalloc(k->alloc, ((size_t)nt + 2) * sizeof(uint32_t), 0);
+	uint32_t *go = sp_zalloc(k->alloc, ((size_t)nt + 2) * sizeof(uint32_t), 0);
+	uint32_t *sv = sp_alloc(k->alloc, ((size_t)ns + 1) * sizeof(uint32_t), 0);
+	uint32_t *gv = sp_alloc(k->alloc, ((size_t)ng + 1) * sizeof(uint32_t), 0);
+	if (!so || !go || !sv || !gv) {
+		sp_free(k->alloc, so, ((size_t)nt + 2) * sizeof(uint32_t));
+		sp_free(k->alloc, go, ((size_t)nt + 2) * sizeof(uint32_t));
+		sp_free(k->alloc, sv, ((size_t)ns + 1) * sizeof(uint32_t));
+		sp_free(k->alloc, gv, ((size_t)ng + 1) * sizeof(uint32_t));
 		return -ENOMEM;
 	}
-	n = 0;
+	ns = ng = 0;
 	for (uint32_t i = 1; i <= nt; i++) {
-		off[i] = n;
-		for (uint32_t j = k->attr_off[i]; j < k->attr_off[i + 1]; j++)
-			if (keep[k->attr_v[j]])
-				v[n++] = k->attr_v[j];
+		so[i] = ns;
+		go[i] = ng;
+		for (uint32_t j = ao[i]; j < ao[i + 1]; j++) {
+			uint32_t a = av[j];
+			sv[ns] = a;
+			ns += src[a];
+			gv[ng] = a;
+			ng += tgt[a];
+		}
 	}
-	off[nt + 1] = n;
-	off[0] = 0;
-	*off_out = off;
-	*v_out = v;
+	so[nt + 1] = ns;
+	go[nt + 1] = ng;
+	k->src_off = so, k->src_v = sv;
+	k->tgt_off = go, k->tgt_v = gv;
 	return 0;
 }
 
@@ -232,9 +243,7 @@ static int build_filters(struct policy_core *k)
 	if (k->bloom && src && tgt) {
 		scan_av(k->te, k->nte, src, tgt, k->bloom, k->bloom_shift);
 		scan_av(k->cr, k->ncr, src, tgt, k->bloom, k->bloom_shift);
-		rc = csr_filter(k, src, &k->src_off, &k->src_v);
-		if (!rc)
-			rc = csr_filter(k, tgt, &k->tgt_off, &k->tgt_v);
+		rc = csr_filters(k, src, tgt);
 	}
 	sp_free(k->alloc, src, (size_t)nt + 1);
 	sp_free(k->alloc, tgt, (size_t)nt + 1);
