@@ -843,6 +843,30 @@ static void test_policy__flat_build_groups(void **st)
 		assert_true(policy_avtab_is_valid(&t));
 		policy_avtab_destroy(&t);
 	}
+	/* te: one key's kinds past its line's seven slots (four xperm rules, then six kinds): a
+	 * repeated kind is refused whether its first is in the line or carried past it */
+	for (int carried = 0; carried < 2; carried++) {
+		static const uint16_t kinds[] = { SP_AVTAB_ALLOWED, SP_AVTAB_AUDITALLOW,
+						  SP_AVTAB_AUDITDENY, SP_AVTAB_TRANSITION,
+						  SP_AVTAB_MEMBER, SP_AVTAB_CHANGE };
+		struct policy_rule x[11];
+		uint32_t nx = 0;
+		for (int i = 0; i < 4; i++)
+			x[nx++] = (struct policy_rule){ 3, 4, 5, SP_AVTAB_XPERMS_ALLOWED, 0 };
+		for (int i = 0; i < 6; i++)
+			x[nx++] = (struct policy_rule){ 3, 4, 5, kinds[i], 9 };
+		struct sp_avtab_xperms xp = { 0 };
+		struct sp_avtab t;
+		assert_int_equal(policy_avtab_build(&t, SP_AVTAB_FLAT, POLICY_AVTAB_TE, x, nx, nx, NULL, &xp, NULL, NULL), 0);
+		assert_true(t.form == POLICY_FORM_COMPACT && policy_avtab_is_valid(&t));
+		uint32_t xs;
+		assert_int_equal(kind_entries(&t, 3, 4, 5, SP_AVTAB_CHANGE, &xs), 1);
+		assert_int_equal(xs, 9);
+		policy_avtab_destroy(&t);
+		/* rank 10 repeats rank 8 (carried: MEMBER) or rank 4 (in the line: ALLOWED) */
+		x[nx++] = (struct policy_rule){ 3, 4, 5, carried ? SP_AVTAB_MEMBER : SP_AVTAB_ALLOWED, 1 };
+		assert_int_equal(policy_avtab_build(&t, SP_AVTAB_FLAT, POLICY_AVTAB_TE, x, nx, nx, NULL, &xp, NULL, NULL), -EEXIST);
+	}
 	/* 30 conditional rules of one key homed at the last of the table's 7 buckets: they fill
 	 * it, then wrap to buckets 0, 1, ... */
 	enum { W = 30 };
