@@ -864,17 +864,22 @@ static int avtab_item(struct cur *c, int cond, uint32_t node)
 static uint32_t avtab_run(const uint8_t *q, size_t avail, struct policy_rule *dst, uint32_t max,
 			  uint32_t ntypes, uint32_t nclasses)
 {
-	uint32_t i = 0;
-	for (; i < max && avail >= 12; i++, q += 12, avail -= 12) {
+	/* the kind bits a run takes, by value: 1 one AV kind, 2 one type kind, 0 anything else */
+	static const uint8_t run_kind[128] = {
+		[SP_AVTAB_ALLOWED] = 1, [SP_AVTAB_AUDITALLOW] = 1, [SP_AVTAB_AUDITDENY] = 1,
+		[SP_AVTAB_TRANSITION] = 2, [SP_AVTAB_MEMBER] = 2, [SP_AVTAB_CHANGE] = 2,
+	};
+	uint32_t n = avail / 12 < max ? (uint32_t)(avail / 12) : max, i = 0;
+	for (; i < n; i++, q += 12) {
 		uint32_t s = ld16(q), t = ld16(q + 2), cl = ld16(q + 4), data = ld32(q + 8);
-		uint16_t sp = ld16(q + 6) & (uint16_t)~SP_AVTAB_ENABLED;
+		uint32_t sp = ld16(q + 6) & (uint16_t)~SP_AVTAB_ENABLED, kind = run_kind[sp & 127];
 		/* v - 1 < n: 1 <= v <= n in one compare (v == 0 wraps); one branch for all */
-		int bad = (s - 1 >= ntypes) | (t - 1 >= ntypes) | (cl - 1 >= nclasses) |
-			  ((sp & (sp - 1)) != 0) | !(sp & (SP_AVTAB_AV | SP_AVTAB_TYPE)) |
-			  (((sp & SP_AVTAB_TYPE) != 0) & (data - 1 >= ntypes));
+		int bad = (s - 1 >= ntypes) | (t - 1 >= ntypes) | (cl - 1 >= nclasses) | !kind |
+			  (sp > 127) | ((kind >> 1) & (data - 1 >= ntypes));
 		if (bad)
 			break;
-		dst[i] = (struct policy_rule){ (uint16_t)s, (uint16_t)t, (uint16_t)cl, sp, data };
+		dst[i] = (struct policy_rule){ (uint16_t)s, (uint16_t)t, (uint16_t)cl, (uint16_t)sp,
+					       data };
 	}
 	return i;
 }
