@@ -45,26 +45,28 @@ static int running_policy(struct sp_cli *cli, const char **path, char *buf, size
 }
 
 /*
- * A policy command is one short process whose memory is mostly touched once: a load reads the
- * file into a buffer, builds its tables from arrays it then frees, and a second policy (diff)
- * does it again.  Blocks glibc would map on their own are unmapped when freed, so the next block
- * faults in new pages; kept in the heap instead (no mmap, no trim), what one step freed is what
- * the next one reuses.  Called before the first load; the process exits after the command.
+ * A load touches most of its memory once: it reads the file into a buffer, builds its tables
+ * from arrays it then frees.  Blocks glibc would map on their own are unmapped when freed, so
+ * the next block faults in new pages; kept in the heap instead (no mmap, no trim), what one step
+ * freed is what the next one reuses.  Off, glibc's default thresholds come back (fixed), so an
+ * output that grows by doubling (search's lines) is mapped and moved by mremap, not copied
+ * within a heap that keeps the old copies.
  */
-static void keep_freed_memory(void)
+void cli_keep_freed_memory(int on)
 {
-	(void)mallopt(M_MMAP_THRESHOLD, 32 << 20);	/* glibc's largest on 64-bit */
-	(void)mallopt(M_TRIM_THRESHOLD, 1 << 30);
+	(void)mallopt(M_MMAP_THRESHOLD, on ? 32 << 20 : 128 << 10);	/* 32 MiB: glibc's largest */
+	(void)mallopt(M_TRIM_THRESHOLD, on ? 1 << 30 : 128 << 10);
 }
 
 int cli_policy_load(struct sp_cli *cli, const char *path, enum sp_avtab_layout layout,
 		    struct sp_policy **p)
 {
-	keep_freed_memory();
 	struct sp_diags d;
 	sp_diags_init(&d, NULL);
 	struct sp_policy_opts o = { .sz = sizeof(o), .layout = layout, .diags = &d, .file = path };
+	cli_keep_freed_memory(1);
 	int rc = sp_policy_read_file(path, &o, p);
+	cli_keep_freed_memory(0);
 	if (rc) {
 		if (d.n)
 			cli_print_diags(cli, &d, NULL, NULL);
