@@ -471,20 +471,25 @@ static sp_noinline const struct crule *hash_pass(const struct sp_audit_matcher *
 }
 
 /* The exit-list candidates of (tab, major): the first that matches, or NULL. */
-/* exit_candidates over a list with guarded rules, l[0..end): a guarded rule is tried only when
- * the event's value of its kind equals the guard (a guard of the other kind never does). */
-static sp_always_inline const struct crule *guarded_candidates(const struct sp_audit_matcher *m,
-							       const struct sp_audit_event *ev,
-							       uint32_t vis, const uint32_t *l,
-							       const uint32_t *end)
+/* The first rule of the candidate list l[0..end) that matches ev.  guarded (a constant; the list
+ * has GUARD_FLAG): a rule with a guard is tried only when the event's value of its kind equals
+ * it (a guard of the other kind never does). */
+static sp_always_inline const struct crule *candidates_in(const struct sp_audit_matcher *m,
+							  const struct sp_audit_event *ev,
+							  uint32_t vis, const uint32_t *l,
+							  const uint32_t *end, int guarded)
 {
+	/* locals: the out-of-line predicate calls cannot make the compiler reload them */
 	const struct crule *rules = m->rules;
-	uint32_t gx = ev->has_exe ? guard_exe(ev->exe_ino, ev->exe_dev) : 0;
-	uint32_t gt = guard_type(audit_ev_sctx(ev)->h_type);
+	uint32_t gx = 0, gt = 0;
+	if (guarded) {
+		gx = ev->has_exe ? guard_exe(ev->exe_ino, ev->exe_dev) : 0;
+		gt = guard_type(audit_ev_sctx(ev)->h_type);
+	}
 	for (; l < end; l++) {
 		const struct crule *cr = &rules[*l];
 		uint32_t g = cr->guard;
-		if (g && g != gx && g != gt)
+		if (guarded && g && g != gx && g != gt)
 			continue;	/* its exe= or subj_type= predicate fails */
 		if (rule_match(m, cr, ev, NULL, vis, NULL))
 			return cr;
@@ -499,17 +504,9 @@ static sp_always_inline const struct crule *exit_candidates(const struct sp_audi
 	uint32_t off = m->cand_off[tab][major];
 	if (off & DYN_FLAG)	/* argument-dependent perm: pick by perm bits */
 		off = m->dyn_off[tab][off & 3][ev->perm_bits & 15];
-	/* locals: the out-of-line predicate calls cannot make the compiler reload them */
 	const uint32_t *l = &m->pool[off & ~GUARD_FLAG], *end = l + 1 + l[0];
-	const struct crule *rules = m->rules;
-	if (off & GUARD_FLAG)
-		return guarded_candidates(m, ev, vis, l + 1, end);
-	for (l++; l < end; l++) {
-		const struct crule *cr = &rules[*l];
-		if (rule_match(m, cr, ev, NULL, vis, NULL))
-			return cr;
-	}
-	return NULL;
+	return off & GUARD_FLAG ? candidates_in(m, ev, vis, l + 1, end, 1)
+				: candidates_in(m, ev, vis, l + 1, end, 0);
 }
 
 /*
