@@ -45,8 +45,8 @@ int cli_area_run(const struct cli_area *a, int argc, char **argv, struct sp_cli 
 void cli_area_usage(const struct cli_area *a, FILE *f, const char *prog);
 extern const struct cli_area cli_area_audit;
 extern const struct cli_area cli_area_slab;
+extern const struct cli_area cli_area_policy;
 
-int cmd_policy(int argc, char **argv, struct sp_cli *cli);
 /* `secpath policy diff` (cli/cmd_policy_diff.c; argv[0] is "diff") */
 int cmd_policy_diff(int argc, char **argv, struct sp_cli *cli);
 /* `secpath policy search` (cli/cmd_policy_search.c; argv[0] is "search") */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * cmd_policy.c - `secpath policy info|decide` and the policy area's dispatch: seinfo's
+ * cmd_policy.c - `secpath policy info|decide` and the policy area's table: seinfo's
  * statistics (its lines, setools' counts: sp_policy_get_counts) with secpath's own table
  * statistics apart (--tables), and the TE access decision for a type pair; the loading and
  * option helpers the policy commands share (search: cmd_policy_search.c, diff:
@@ -646,35 +646,17 @@ out:
 	return rc;
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f, "usage: secpath policy <command> [args]\n\ncommands:\n"
-		   "  info     version, MLS and counts of a kernel binary policy\n"
-		   "  search   list te rules like sesearch\n"
-		   "  decide   TE access decision for SOURCE TARGET CLASS\n"
-		   "  diff     differences of two policies like sediff\n\n"
-		   "'secpath policy <command> --help' for details; see secpath-policy(1).\n");
-}
+static const struct cli_cmd policy_cmds[] = {
+	{ "info", cmd_info, "version, MLS and counts of a kernel binary policy" },
+	{ "search", cmd_policy_search, "list te rules like sesearch" },
+	{ "decide", cmd_decide, "TE access decision for SOURCE TARGET CLASS" },
+	{ "diff", cmd_policy_diff, "differences of two policies like sediff" },
+};
 
-int cmd_policy(int argc, char **argv, struct sp_cli *cli)
-{
-	if (argc < 2) {
-		usage(cli->err);
-		return SP_EXIT_USAGE;
-	}
-	if (cli_is_help(argv[1])) {
-		usage(cli->out);
-		return SP_EXIT_OK;
-	}
-	if (!strcmp(argv[1], "info"))
-		return cmd_info(argc - 1, argv + 1, cli);
-	if (!strcmp(argv[1], "search"))
-		return cmd_policy_search(argc - 1, argv + 1, cli);
-	if (!strcmp(argv[1], "decide"))
-		return cmd_decide(argc - 1, argv + 1, cli);
-	if (!strcmp(argv[1], "diff"))
-		return cmd_policy_diff(argc - 1, argv + 1, cli);
-	fprintf(cli->err, "%s: '%s' is not a policy command\n", cli->prog, argv[1]);
-	usage(cli->err);
-	return SP_EXIT_USAGE;
-}
+const struct cli_area cli_area_policy = {
+	.name = "policy",
+	.summary = "SELinux kernel binary policies, MLS or not: summary, rule search, access\n"
+		   "decisions and differences, as seinfo, sesearch and sediff answer them.",
+	.cmds = policy_cmds,
+	.ncmds = sizeof(policy_cmds) / sizeof(policy_cmds[0]),
+};

@@ -20,7 +20,7 @@ struct area {
 static const struct area areas[] = {
 	{ "slab", &cli_area_slab, NULL, NULL },
 	{ "audit", &cli_area_audit, NULL, NULL },
-	{ "policy", NULL, cmd_policy, "SELinux binary policies: info, search, decide" },
+	{ "policy", &cli_area_policy, NULL, NULL },
 	{ "bench", NULL, cmd_bench, "perf-stat-style benchmark suites" },
 };
 

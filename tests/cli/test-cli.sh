@@ -42,6 +42,19 @@ for c in "" "slab" "slab stats" "audit" "audit check" "audit compile" "audit lis
 	# shellcheck disable=SC2086
 	expect 0 "$B" $c --help
 done
+# the top-level help lists, for each area with commands, exactly the commands its own help lists,
+# and each of them answers --help
+"$B" --help >"$tmp/top" 2>/dev/null
+for a in $(awk '/^areas:/ { f = 1; next } f && /^  / { print $1 }' "$tmp/top"); do
+	"$B" "$a" --help >"$tmp/area" 2>/dev/null
+	grep -q '^commands:' "$tmp/area" || continue
+	own=$(awk '/^commands:/ { f = 1; next } f && /^  / { printf "%s%s", n++ ? ", " : "", $1 }' "$tmp/area")
+	top=$(awk -v a="$a" '/^areas:/ { f = 1; next } f && $1 == a { sub(/^ +[a-z]+ +/, ""); print }' "$tmp/top")
+	if [ -n "$own" ] && [ "$own" = "$top" ]; then ok; else bad "secpath --help lists '$top' for $a, its own help '$own'"; fi
+	for c in $(echo "$own" | tr -d ,); do
+		expect 0 "$B" "$a" "$c" --help
+	done
+done
 expect 0 "$B" --version
 expect 2 "$B"
 expect 2 "$B" nosuch
