@@ -162,6 +162,7 @@ static int parse_args(int argc, char **argv, struct sp_cli *cli, struct cost_arg
 	if (cli_rules_args_check(cli, &ca->ra, "cost"))
 		return SP_EXIT_USAGE;
 	if (!ca->ra.rules) {
+		fprintf(cli->err, "%s audit cost: no -R RULES given\n", cli->prog);
 		usage(cli->err);
 		return SP_EXIT_USAGE;
 	}

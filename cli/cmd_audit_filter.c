@@ -259,6 +259,8 @@ static int parse_args(int argc, char **argv, struct sp_cli *cli, struct filter_a
 		fa->rules = fa->ra.rules;
 	}
 	if (!fa->rules || !fa->events) {
+		fprintf(cli->err, "%s audit filter: %s\n", cli->prog,
+			fa->rules ? "no EVENTS file given" : "no RULES and EVENTS files given");
 		usage(cli->err);
 		return SP_EXIT_USAGE;
 	}

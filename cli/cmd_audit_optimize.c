@@ -115,6 +115,8 @@ static int parse_args(int argc, char **argv, struct sp_cli *cli, struct opt_args
 	if (cli_rules_args_check(cli, &oa->ra, "optimize"))
 		return SP_EXIT_USAGE;
 	if (!oa->ra.rules || !oa->out) {
+		fprintf(cli->err, "%s audit optimize: no %s given\n", cli->prog,
+			!oa->ra.rules ? "-R RULES" : "-o OUT");
 		usage(cli->err);
 		return SP_EXIT_USAGE;
 	}

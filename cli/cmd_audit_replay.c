@@ -584,6 +584,8 @@ static int parse_args(int argc, char **argv, struct sp_cli *cli, struct replay_a
 	if (ra->fmt && !ra->output)
 		ra->output = "-";
 	if (!ra->ra.rules && !sp_audit_search_active(ra->search) && !ra->fmt && !ra->report) {
+		fprintf(cli->err, "%s: audit replay: nothing to do: give -R RULES, an ausearch "
+			"option, --format or --report\n", cli->prog);
 		usage(cli->err);
 		return SP_EXIT_USAGE;
 	}

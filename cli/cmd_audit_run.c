@@ -154,6 +154,8 @@ int cmd_audit_run(int argc, char **argv, struct sp_cli *cli)
 	const char *rules = ra.rules;
 	int keep_going = ra.keep_going;
 	if (!rules || i >= argc) {
+		fprintf(cli->err, "%s audit run: %s\n", cli->prog,
+			!rules ? "no -R RULES given" : "no COMMAND given (after --)");
 		usage(cli->err);
 		return SP_EXIT_USAGE;
 	}

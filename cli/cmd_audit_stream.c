@@ -149,6 +149,8 @@ static int parse_args(int argc, char **argv, struct sp_cli *cli, struct stream_a
 	    cli_event_format_check(cli, sa->fmt, sa->extra, "stream"))
 		return SP_EXIT_USAGE;
 	if (!sa->ra.rules && !sp_audit_search_active(sa->search) && !sa->fmt) {
+		fprintf(cli->err, "%s: audit stream: nothing to do: give -R RULES, an ausearch "
+			"option or --format\n", cli->prog);
 		usage(cli->err);
 		return SP_EXIT_USAGE;
 	}

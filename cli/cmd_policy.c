@@ -558,6 +558,8 @@ static int cmd_decide(int argc, char **argv, struct sp_cli *cli)
 		}
 	}
 	if (npos < 4) {
+		fprintf(cli->err, "%s: policy decide: %d of POLICY SOURCE_TYPE TARGET_TYPE CLASS "
+			"given\n", cli->prog, npos);
 		decide_usage(cli->err);
 		return SP_EXIT_USAGE;
 	}

@@ -104,6 +104,8 @@ static int diff_parse(int argc, char **argv, struct sp_cli *cli, uint64_t *which
 		}
 	}
 	if (npos != 2) {
+		fprintf(cli->err, "%s: policy diff: two policies expected, %d given\n", cli->prog,
+			npos);
 		diff_usage(cli->err);
 		return SP_EXIT_USAGE;
 	}

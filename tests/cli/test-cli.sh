@@ -42,8 +42,8 @@ for c in "" "slab" "slab stats" "audit" "audit check" "audit compile" "audit lis
 	# shellcheck disable=SC2086
 	expect 0 "$B" $c --help
 done
-# the top-level help lists, for each area with commands, exactly the commands its own help lists,
-# and each of them answers --help
+# the top-level help lists, for each area with commands, exactly the commands its own help lists;
+# each of them answers --help, and run without arguments either works or says what is missing
 "$B" --help >"$tmp/top" 2>/dev/null
 for a in $(awk '/^areas:/ { f = 1; next } f && /^  / { print $1 }' "$tmp/top"); do
 	"$B" "$a" --help >"$tmp/area" 2>/dev/null
@@ -53,6 +53,9 @@ for a in $(awk '/^areas:/ { f = 1; next } f && /^  / { print $1 }' "$tmp/top"); 
 	if [ -n "$own" ] && [ "$own" = "$top" ]; then ok; else bad "secpath --help lists '$top' for $a, its own help '$own'"; fi
 	for c in $(echo "$own" | tr -d ,); do
 		expect 0 "$B" "$a" "$c" --help
+		# run bare: a usage error says what is missing before the usage
+		"$B" "$a" "$c" >/dev/null 2>"$tmp/e" </dev/null
+		if [ $? -ne 2 ] || ! head -1 "$tmp/e" | grep -q '^usage:'; then ok; else bad "$a $c: usage error without a reason"; fi
 	done
 done
 expect 0 "$B" --version
