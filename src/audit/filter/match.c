@@ -5,8 +5,9 @@
  * rules that can match the event's (arch, syscall).
  *
  * Exit rules with `dir=` are not in the candidate lists: they hang off their root (dir_off), and
- * only the roots the syscall walked (looked up once per event from the walked inodes) are
- * visited, highest priority first, merged with the candidates' first match by priority.  The
+ * only the roots the syscall walked are visited, as the walk of the event's names finds them
+ * (each root's rules highest priority first), merged with the candidates' first match by
+ * priority.  The
  * inode hash is split the same way: rules that need one inode (a resolved watch, inode=) are
  * found by that inode (hk), the others per bucket.  The inner loop is a switch on the predicate
  * kind: no function pointers.
@@ -354,10 +355,37 @@ static void set_key(struct sp_audit_decision *d, const struct sp_audit_matcher *
 }
 
 
+/* Root r's rules (priority order) against *floor: the first above it that can match this syscall
+ * and does, else win. */
+static const struct crule *root_rules(const struct sp_audit_matcher *m,
+				      const struct sp_audit_event *ev, uint32_t vis, uint32_t r,
+				      uint32_t major, const struct crule *win, uint64_t *floor,
+				      struct scratch *sc)
+{
+	const uint32_t *l = &m->pool[m->dir_off[r]];
+	for (uint32_t k = 1; k <= l[0]; k++) {
+		const struct crule *cr = &m->rules[l[k]];
+		if (cr->prio <= *floor)
+			break;
+		if (cr->permreq && !(ev->perm_bits & cr->permreq))
+			continue;	/* its perm= cannot match this syscall */
+		if (!(m->masks[cr->mask_idx][major / 32] >> (major % 32) & 1))
+			continue;
+		if (rule_match(m, cr, ev, NULL, vis, sc)) {
+			*floor = cr->prio;
+			return cr;
+		}
+	}
+	return win;
+}
+
 /*
  * The exit rules guarded by a dir= root (kept out of the candidate lists): only the roots the
- * syscall walked can match, each root's rules in priority order.  Returns the highest-priority
- * matching rule among win and them (list order is priority order: the kernel's first match).
+ * syscall walked can match, each root's rules in priority order, visited as the walk finds the
+ * root (a root walked twice is visited twice: the second finds nothing above the floor).
+ * Returns the highest-priority matching rule among win and them (list order is priority order:
+ * the kernel's first match).  The walked roots as bits (sc) are computed only when a rule's
+ * dir= predicate is evaluated.
  */
 static sp_noinline const struct crule *dir_guarded(const struct sp_audit_matcher *m,
 						   const struct sp_audit_event *ev, uint32_t vis,
@@ -365,26 +393,25 @@ static sp_noinline const struct crule *dir_guarded(const struct sp_audit_matcher
 {
 	struct scratch sc;
 	uint64_t floor = win ? win->prio : 0;
-	dir_scan(m, ev, vis, &sc);
-	for (uint32_t w = 0; w < m->ndwords; w++)
-		for (uint64_t bits = sc.dir_bits[w]; bits; bits &= bits - 1) {
-			uint32_t r = w * 64 + (uint32_t)__builtin_ctzll(bits);
-			const uint32_t *l = &m->pool[m->dir_off[r]];
-			for (uint32_t k = 1; k <= l[0]; k++) {
-				const struct crule *cr = &m->rules[l[k]];
-				if (cr->prio <= floor)
-					break;
-				if (cr->permreq && !(ev->perm_bits & cr->permreq))
-					continue;	/* its perm= cannot match this syscall */
-				if (!(m->masks[cr->mask_idx][major / 32] >> (major % 32) & 1))
-					continue;
-				if (rule_match(m, cr, ev, NULL, vis, &sc)) {
-					win = cr;
-					floor = cr->prio;
+	const struct audit_name *n;
+	sc.dir_ready = 0;
+	audit_for_each_visible(n, ev, ~vis) {
+		if (!(n->walk_sig & m->dir_sig))
+			continue;
+		for (const struct audit_walk *w = n->walk, *end = w + n->nwalk; w < end; w++) {
+			uint32_t b = (w->h >> 6) & m->dir_bloom_mask;	/* dir_bloom_bit */
+			if (!(m->dir_bloom[b / 64] >> (b % 64) & 1))
+				continue;
+			for (uint32_t x, h = w->h & m->dirhash_mask; (x = m->dirhash[h]);
+			     h = (h + 1) & m->dirhash_mask) {
+				const struct cident *id = &m->dirs[x - 1];
+				if (id->ino == w->ino && id->dev == w->dev) {
+					win = root_rules(m, ev, vis, x - 1, major, win, &floor, &sc);
 					break;
 				}
 			}
 		}
+	}
 	return win;
 }
 static sp_always_inline void exit_phase(const struct sp_audit_matcher *m, const struct sp_audit_event *ev,
