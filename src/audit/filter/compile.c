@@ -64,6 +64,8 @@ struct builder {
 	uint32_t *strip;	/* exit rule - exit_first -> its copy without arch= (x86_64/i386) */
 	int32_t *gdir;		/* exit rule - exit_first -> its dir= root, or -1 */
 	uint32_t *tmp;		/* a list being built: at most one entry per exit rule */
+	uint32_t *tmp2;		/* its rules without a guard (glist_index) */
+	size_t capglists;
 	size_t sz_rules, sz_preds;	/* the hot block's first two parts (matcher_alloc_hot) */
 	/* static_perm_bits per (x86_64 / i386, syscall): the perm bits, -1 (argument-dependent)
 	 * or PERM_UNKNOWN */
@@ -695,6 +697,7 @@ static void builder_free(struct builder *b)
 	free(b->strip);
 	free(b->gdir);
 	free(b->tmp);
+	free(b->tmp2);
 }
 
 SP_API void sp_audit_matcher_free(struct sp_audit_matcher *m)
@@ -709,6 +712,7 @@ SP_API void sp_audit_matcher_free(struct sp_audit_matcher *m)
 	free(m->dirs);
 	free(m->dirhash);
 	free(m->dir_bloom);
+	free(m->glists);
 	free(m->dir_off);
 	free(m->hk);
 	free(m->masks);
@@ -882,8 +886,9 @@ static int matcher_alloc_hot(struct builder *b)
 	m->dlive = (void *)((char *)m->live + 2 * NSLOT * (NSYS / 64) * sizeof(uint64_t));
 	m->busy = (void *)((char *)m->dlive + NSLOT * (NSYS / 64) * sizeof(uint64_t));
 	b->tmp = malloc((b->exit_end - b->exit_first + 1) * sizeof(*b->tmp));
+	b->tmp2 = malloc((b->exit_end - b->exit_first + 1) * sizeof(*b->tmp2));
 	b->gdir = malloc((b->exit_end - b->exit_first + 1) * sizeof(*b->gdir));
-	if (!b->tmp || !b->gdir)
+	if (!b->tmp || !b->tmp2 || !b->gdir)
 		return b->err = -ENOMEM;
 	return 0;
 }
@@ -948,8 +953,12 @@ static uint32_t rule_guard(const struct crule *cr, const struct cpred *preds,
 /* Every rule's guard (the candidate loop reads the exit rules' and their arch copies'). */
 static void compile_guards(struct builder *b)
 {
-	for (uint32_t ri = 0; ri < b->nrules; ri++)
-		b->rules[ri].guard = rule_guard(&b->rules[ri], b->preds, b->idents, b->lsm);
+	for (uint32_t ri = 0; ri < b->nrules; ri++) {
+		uint32_t g = rule_guard(&b->rules[ri], b->preds, b->idents, b->lsm);
+		b->rules[ri].guard = g;
+		if (g)
+			b->m->gbloom[gbloom_bit(g) / 32] |= 1u << (gbloom_bit(g) % 32);
+	}
 }
 
 /* Can exit rule ri never match an event of (slot, nr) (perm >= 0: with those perm bits;
@@ -968,15 +977,33 @@ static sp_always_inline int exit_rule_dead(struct builder *b, uint32_t ri, int s
 	return 0;
 }
 
-/* A candidate list's pool offset off for rules ids[0..n), with GUARD_FLAG when one of them has
- * a guard. */
+/* The index in glists of the guarded list at pool offset full (added when new). */
+static uint32_t glist_index(struct builder *b, uint32_t full, const uint32_t *ids, uint32_t n)
+{
+	struct sp_audit_matcher *m = b->m;
+	uint32_t np = 0, g;
+	for (g = 0; g < m->nglists; g++)	/* few distinct lists: a scan */
+		if (m->glists[g].full == full)
+			return g;
+	if (grow(b, &m->glists, sizeof(*m->glists), m->nglists, &b->capglists, 1))
+		return 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (!b->rules[ids[i]].guard)
+			b->tmp2[np++] = ids[i];
+	m->glists[g] = (struct glist){ full, add_list(b, b->tmp2, np) };
+	m->nglists++;
+	return g;
+}
+
+/* A candidate list's pool offset for rules ids[0..n); when one of them has a guard, its
+ * glists index with GUARD_FLAG. */
 static uint32_t cand_list(struct builder *b, const uint32_t *ids, uint32_t n)
 {
 	uint32_t off = add_list(b, ids, n);
 	SP_ASSERT_INTERNAL(off < GUARD_FLAG);
 	for (uint32_t i = 0; i < n; i++)
 		if (b->rules[ids[i]].guard)
-			return off | GUARD_FLAG;
+			return glist_index(b, off, ids, n) | GUARD_FLAG;
 	return off;
 }
 
@@ -1132,7 +1159,8 @@ static int matcher_layout(struct builder *b)
 	m->total_bytes = m->hot_bytes + b->nkeys + b->nidents * sizeof(struct cident) +
 			 b->nlsm * sizeof(struct lsm_rule) + b->nmasks * sizeof(*m->masks) +
 			 (m->hk_mask + 1) * sizeof(*m->hk) + (m->dir_off ? m->ndirs * sizeof(uint32_t) : 0) +
-			 (m->dirhash_mask + 1) * sizeof(uint32_t) + (m->dir_bloom_mask + 1) / 8;
+			 (m->dirhash_mask + 1) * sizeof(uint32_t) + (m->dir_bloom_mask + 1) / 8 +
+			 m->nglists * sizeof(*m->glists);
 	return 0;
 }
 
@@ -1250,12 +1278,29 @@ static int rules_are_valid(const struct sp_audit_matcher *m)
 /* A candidate list's entry: a valid ordered list, flagged exactly when a rule has a guard. */
 static int cand_is_valid(const struct sp_audit_matcher *m, uint32_t off)
 {
-	uint32_t at = off & ~GUARD_FLAG;
+	uint32_t at = off & GUARD_FLAG ? off & ~GUARD_FLAG : off, plain = 0, np = 0;
+	if (off & GUARD_FLAG) {
+		if (at >= m->nglists)
+			return 0;
+		plain = m->glists[at].plain;
+		at = m->glists[at].full;
+		if (!list_is_valid(m, plain, 1))
+			return 0;
+	}
 	if (!list_is_valid(m, at, 1))
 		return 0;
 	int guarded = 0;
-	for (uint32_t k = 1; at && k <= m->pool[at]; k++)
-		guarded |= m->rules[m->pool[at + k]].guard != 0;
+	for (uint32_t k = 1; at && k <= m->pool[at]; k++) {
+		uint32_t ri = m->pool[at + k], g = m->rules[ri].guard;
+		guarded |= g != 0;
+		if (g && !(m->gbloom[gbloom_bit(g) / 32] >> (gbloom_bit(g) % 32) & 1))
+			return 0;
+		/* the plain list: the rules without a guard, in the list's order */
+		if (!g && (off & GUARD_FLAG) && (np >= m->pool[plain] || m->pool[plain + ++np] != ri))
+			return 0;
+	}
+	if ((off & GUARD_FLAG) && plain && np != m->pool[plain])
+		return 0;
 	return guarded == !!(off & GUARD_FLAG);
 }
 

@@ -497,22 +497,17 @@ static sp_noinline const struct crule *hash_pass(const struct sp_audit_matcher *
 	return NULL;
 }
 
-/* The exit-list candidates of (tab, major): the first that matches, or NULL. */
-/* The first rule of the candidate list l[0..end) that matches ev.  guarded (a constant; the list
- * has GUARD_FLAG): a rule with a guard is tried only when the event's value of its kind equals
- * it (a guard of the other kind never does). */
+/* The first rule of the candidate list l[0..end) that matches ev.  guarded (a constant): a rule
+ * with a guard is tried only when one of the event's values gx, gt equals it (a guard of the
+ * other kind never does). */
 static sp_always_inline const struct crule *candidates_in(const struct sp_audit_matcher *m,
 							  const struct sp_audit_event *ev,
 							  uint32_t vis, const uint32_t *l,
-							  const uint32_t *end, int guarded)
+							  const uint32_t *end, int guarded,
+							  uint32_t gx, uint32_t gt)
 {
 	/* locals: the out-of-line predicate calls cannot make the compiler reload them */
 	const struct crule *rules = m->rules;
-	uint32_t gx = 0, gt = 0;
-	if (guarded) {
-		gx = ev->has_exe ? guard_exe(ev->exe_ino, ev->exe_dev) : 0;
-		gt = guard_type(audit_ev_sctx(ev)->h_type);
-	}
 	for (; l < end; l++) {
 		const struct crule *cr = &rules[*l];
 		uint32_t g = cr->guard;
@@ -524,6 +519,14 @@ static sp_always_inline const struct crule *candidates_in(const struct sp_audit_
 	return NULL;
 }
 
+static inline int guard_maybe(const struct sp_audit_matcher *m, uint32_t g)
+{
+	return (int)(m->gbloom[gbloom_bit(g) / 32] >> (gbloom_bit(g) % 32) & 1);
+}
+
+/* The exit-list candidates of (tab, major): the first that matches, or NULL.  A list with
+ * guarded rules is walked whole only when one of the event's values may be a rule's guard;
+ * else its rules without a guard are all that can match. */
 static sp_always_inline const struct crule *exit_candidates(const struct sp_audit_matcher *m,
 							    const struct sp_audit_event *ev,
 							    uint32_t vis, uint32_t tab, uint32_t major)
@@ -531,9 +534,18 @@ static sp_always_inline const struct crule *exit_candidates(const struct sp_audi
 	uint32_t off = m->cand_off[tab][major];
 	if (off & DYN_FLAG)	/* argument-dependent perm: pick by perm bits */
 		off = m->dyn_off[tab][off & 3][ev->perm_bits & 15];
-	const uint32_t *l = &m->pool[off & ~GUARD_FLAG], *end = l + 1 + l[0];
-	return off & GUARD_FLAG ? candidates_in(m, ev, vis, l + 1, end, 1)
-				: candidates_in(m, ev, vis, l + 1, end, 0);
+	if (off & GUARD_FLAG) {
+		const struct glist *gl = &m->glists[off & ~GUARD_FLAG];
+		uint32_t gx = ev->has_exe ? guard_exe(ev->exe_ino, ev->exe_dev) : 0;
+		uint32_t gt = guard_type(audit_ev_sctx(ev)->h_type);
+		if (guard_maybe(m, gx) || guard_maybe(m, gt)) {
+			const uint32_t *l = &m->pool[gl->full];
+			return candidates_in(m, ev, vis, l + 1, l + 1 + l[0], 1, gx, gt);
+		}
+		off = gl->plain;
+	}
+	const uint32_t *l = &m->pool[off];
+	return candidates_in(m, ev, vis, l + 1, l + 1 + l[0], 0, 0, 0);
 }
 
 /*

@@ -12,7 +12,8 @@
  *         cand_off[6][2048]  per ABI slot (x86_64, i386, other) x (event with / without a
  *                       visible name) and syscall: offset of its candidate list in pool
  *                       (0 = empty list; DYN_FLAG = see dyn_off; GUARD_FLAG = a rule of the
- *                       list has a guard, crule.guard), deduplicated
+ *                       list has a guard, crule.guard: the entry is an index into glists),
+ *                       deduplicated
  *         live[6*32]    bitmap by tab * NSYS + syscall (the fast index of rows 0-5): syscall
  *                       has candidates or dir-guarded rules
  *         dlive[3][32]  bitmap: syscall has dir-guarded rules (events with names)
@@ -92,6 +93,20 @@ struct cident {
 #define NSLOT 3
 #define DYN_FLAG 0x80000000u	/* cand_off: index into dyn_off instead of a pool offset */
 #define GUARD_FLAG 0x40000000u	/* cand_off, dyn_off: a rule of the list has a guard */
+
+/* A candidate list with guarded rules: the list, and the list of its rules without a guard
+ * (pool offsets; 0 = empty).  An event neither of whose values (guard_exe, guard_type) is in
+ * the matcher's guard bloom can match only the second. */
+struct glist {
+	uint32_t full, plain;
+};
+
+#define GBLOOM_WORDS 32		/* 1024 bits */
+
+static inline uint32_t gbloom_bit(uint32_t g)
+{
+	return (g * 0x9e3779b1u) >> 22;
+}
 #define NSYS EV_NSYS
 
 struct sp_audit_matcher {
@@ -111,6 +126,9 @@ struct sp_audit_matcher {
 	 * are also kept per value of the event's perm bits (ACC_MODE of the flags) */
 	uint32_t dyn_nr[NSLOT][4];		/* UINT32_MAX: unused */
 	uint32_t dyn_off[2 * NSLOT][4][16];
+	struct glist *glists;		/* GUARD_FLAG entries' lists */
+	uint32_t nglists;
+	uint32_t gbloom[GBLOOM_WORDS];	/* bit gbloom_bit(g) set for every rule's guard g */
 	/* dir= trees: distinct roots, looked up once per event from the walked inodes */
 	struct cident *dirs;
 	uint32_t ndirs, dirhash_mask;
