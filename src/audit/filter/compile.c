@@ -904,11 +904,11 @@ static int compile_dir_guards(struct builder *b)
 	for (uint32_t ri = b->exit_first; ri < b->exit_end; ri++) {
 		const struct crule *cr = &b->rules[ri];
 		b->gdir[ri - b->exit_first] = -1;
-		for (uint32_t pi = 0; pi < cr->npred && b->ndirs <= DIRBITS_MAX; pi++)
+		for (uint32_t pi = 0; pi < cr->npred && b->ndirs <= DIRS_MAX; pi++)
 			if (b->preds[cr->pred + pi].kind == PK_DIR && b->preds[cr->pred + pi].op == OP_EQ)
 				b->gdir[ri - b->exit_first] = (int32_t)b->preds[cr->pred + pi].val;
 	}
-	if (!b->ndirs || b->ndirs > DIRBITS_MAX)
+	if (!b->ndirs || b->ndirs > DIRS_MAX)
 		return 0;
 	m->dir_off = calloc(b->ndirs, sizeof(*m->dir_off));
 	if (!m->dir_off)
@@ -930,7 +930,6 @@ static int compile_dir_guards(struct builder *b)
 		if (b->err)
 			return b->err;
 	}
-	m->ndwords = (uint32_t)((b->ndirs + 63) / 64);
 	return 0;
 }
 
@@ -1118,6 +1117,7 @@ static int compile_dirhash(struct sp_audit_matcher *m)
 			h = (h + 1) & m->dirhash_mask;
 		m->dirhash[h] = i + 1;
 	}
+	m->dir_screen = __builtin_popcountll(m->dir_sig) <= DIR_SCREEN_BITS;
 	return 0;
 }
 
@@ -1357,9 +1357,11 @@ static int dirs_are_valid(const struct sp_audit_matcher *m)
 		    !(m->dir_sig & audit_walk_bit(wh)))
 			return 0;
 	}
-	if (!m->ndirs || m->ndirs > DIRBITS_MAX)
-		return !m->dir_off && !m->ndwords;
-	if (!m->dir_off || m->ndwords != (m->ndirs + 63) / 64)
+	if (m->dir_screen != (__builtin_popcountll(m->dir_sig) <= DIR_SCREEN_BITS))
+		return 0;
+	if (!m->ndirs || m->ndirs > DIRS_MAX)
+		return !m->dir_off;
+	if (!m->dir_off)
 		return 0;
 	for (uint32_t i = 0; i < m->ndirs; i++)
 		if (!list_is_valid(m, m->dir_off[i], 1))

@@ -61,47 +61,6 @@ static int name_devpart(const struct audit_name *n, int maj, uint32_t op, uint32
 }
 
 
-/* Per-event scratch: which dir= roots the syscall walked (computed on first use). */
-struct scratch {
-	int dir_ready;
-	uint64_t dir_bits[DIRBITS_MAX / 64];
-};
-
-
-static sp_noinline void dir_scan(const struct sp_audit_matcher *m, const struct sp_audit_event *ev,
-				  uint32_t vis, struct scratch *sc)
-{
-	const struct audit_name *n;
-	uint32_t nw = (m->ndirs + 63) / 64;
-	sc->dir_bits[0] = 0;			/* one or two words: no memset call */
-	if (nw > 1)
-		sc->dir_bits[1] = 0;
-	if (unlikely(nw > 2))
-		memset(&sc->dir_bits[2], 0, (nw - 2) * sizeof(uint64_t));
-	audit_for_each_visible(n, ev, ~vis) {
-		if (!(n->walk_sig & m->dir_sig))
-			continue;
-		/* locals: the stores into sc below would make the compiler reload them per inode */
-		const uint64_t *bloom = m->dir_bloom;
-		const uint32_t *dirhash = m->dirhash;
-		uint32_t bmask = m->dir_bloom_mask, hmask = m->dirhash_mask;
-		for (const struct audit_walk *w = n->walk, *end = w + n->nwalk; w < end; w++) {
-			uint32_t b = (w->h >> 6) & bmask;	/* dir_bloom_bit */
-			if (!(bloom[b / 64] >> (b % 64) & 1))
-				continue;
-			for (uint32_t x, h = w->h & hmask; (x = dirhash[h]); h = (h + 1) & hmask) {
-				const struct cident *id = &m->dirs[x - 1];
-				if (id->ino == w->ino && id->dev == w->dev) {
-					sc->dir_bits[(x - 1) / 64] |= 1ull << ((x - 1) % 64);
-					break;
-				}
-			}
-		}
-	}
-	sc->dir_ready = 1;
-}
-
-
 /* The predicates rule_match evaluates inline and eval in its switch: 1 true, 0 false. */
 static sp_always_inline int pred_u32(const struct sp_audit_event *ev, const struct cpred *p)
 {
@@ -148,7 +107,7 @@ static sp_always_inline int pred_watch(const struct sp_audit_matcher *m, const s
 /* One predicate: 1 true, 0 false, 2 stop the user/exclude scan. */
 static int eval(const struct sp_audit_matcher *m, const struct cpred *p,
 		const struct sp_audit_event *ev, const struct audit_name *name, uint32_t vis,
-		uint32_t msgtype, struct scratch *sc)
+		uint32_t msgtype)
 {
 	const struct audit_name *n;
 	int r = 0;
@@ -224,12 +183,6 @@ static int eval(const struct sp_audit_matcher *m, const struct cpred *p,
 	}
 	case PK_WATCH: return pred_watch(m, p, name);
 	case PK_DIR: {
-		if (sc && m->ndirs <= DIRBITS_MAX) {
-			if (!sc->dir_ready)
-				dir_scan(m, ev, vis, sc);
-			r = (int)(sc->dir_bits[p->val / 64] >> (p->val % 64) & 1);
-			return r ^ (p->op == OP_NE);
-		}
 		const struct cident *id = &m->idents[p->aux];
 		audit_for_each_visible(n, ev, ~vis) {
 			for (uint32_t i = 0; i < n->nwalk; i++)
@@ -257,8 +210,7 @@ dir_done:
 }
 
 static sp_always_inline int rule_match(const struct sp_audit_matcher *m, const struct crule *cr,
-			     const struct sp_audit_event *ev, const struct audit_name *name, uint32_t vis,
-			     struct scratch *sc)
+			     const struct sp_audit_event *ev, const struct audit_name *name, uint32_t vis)
 {
 	const struct cpred *p = &m->preds[cr->pred], *end = p + cr->npred;
 	for (; p < end; p++) {
@@ -299,7 +251,7 @@ static sp_always_inline int rule_match(const struct sp_audit_matcher *m, const s
 			break;
 		}
 		default:
-			if (!eval(m, p, ev, name, vis, 0, sc))
+			if (!eval(m, p, ev, name, vis, 0))
 				return 0;
 		}
 	}
@@ -332,7 +284,7 @@ static int filter_ue(const struct sp_audit_matcher *m, uint32_t off, const struc
 		const struct cpred *p = &m->preds[cr->pred];
 		int res = 1;
 		for (uint32_t j = 0; j < cr->npred; j++) {
-			res = eval(m, &p[j], ev, NULL, 0, msgtype, NULL);
+			res = eval(m, &p[j], ev, NULL, 0, msgtype);
 			if (res == 2)
 				return 1;
 			if (!res)
@@ -359,8 +311,7 @@ static void set_key(struct sp_audit_decision *d, const struct sp_audit_matcher *
  * and does, else win. */
 static const struct crule *root_rules(const struct sp_audit_matcher *m,
 				      const struct sp_audit_event *ev, uint32_t vis, uint32_t r,
-				      uint32_t major, const struct crule *win, uint64_t *floor,
-				      struct scratch *sc)
+				      uint32_t major, const struct crule *win, uint64_t *floor)
 {
 	const uint32_t *l = &m->pool[m->dir_off[r]];
 	for (uint32_t k = 1; k <= l[0]; k++) {
@@ -371,7 +322,7 @@ static const struct crule *root_rules(const struct sp_audit_matcher *m,
 			continue;	/* its perm= cannot match this syscall */
 		if (!(m->masks[cr->mask_idx][major / 32] >> (major % 32) & 1))
 			continue;
-		if (rule_match(m, cr, ev, NULL, vis, sc)) {
+		if (rule_match(m, cr, ev, NULL, vis)) {
 			*floor = cr->prio;
 			return cr;
 		}
@@ -384,17 +335,29 @@ static const struct crule *root_rules(const struct sp_audit_matcher *m,
  * syscall walked can match, each root's rules in priority order, visited as the walk finds the
  * root (a root walked twice is visited twice: the second finds nothing above the floor).
  * Returns the highest-priority matching rule among win and them (list order is priority order:
- * the kernel's first match).  The walked roots as bits (sc) are computed only when a rule's
- * dir= predicate is evaluated.
+ * the kernel's first match).
  */
+/* Can a visible name be under a root?  Asked before dir_guarded's call only when the roots'
+ * signature is sparse (dir_screen): then the walk signatures screen most names; a dense one lets
+ * most through, and the question would be asked twice. */
+static sp_always_inline int dir_maybe(const struct sp_audit_matcher *m,
+				      const struct sp_audit_event *ev, uint32_t vis)
+{
+	const struct audit_name *n;
+	if (!m->dir_screen)
+		return 1;
+	audit_for_each_visible(n, ev, ~vis)
+		if (n->walk_sig & m->dir_sig)
+			return 1;
+	return 0;
+}
+
 static sp_noinline const struct crule *dir_guarded(const struct sp_audit_matcher *m,
 						   const struct sp_audit_event *ev, uint32_t vis,
 						   uint32_t major, const struct crule *win)
 {
-	struct scratch sc;
 	uint64_t floor = win ? win->prio : 0;
 	const struct audit_name *n;
-	sc.dir_ready = 0;
 	audit_for_each_visible(n, ev, ~vis) {
 		if (!(n->walk_sig & m->dir_sig))
 			continue;
@@ -406,7 +369,7 @@ static sp_noinline const struct crule *dir_guarded(const struct sp_audit_matcher
 			     h = (h + 1) & m->dirhash_mask) {
 				const struct cident *id = &m->dirs[x - 1];
 				if (id->ino == w->ino && id->dev == w->dev) {
-					win = root_rules(m, ev, vis, x - 1, major, win, &floor, &sc);
+					win = root_rules(m, ev, vis, x - 1, major, win, &floor);
 					break;
 				}
 			}
@@ -453,7 +416,7 @@ static inline const struct crule *first_hash_match(const struct sp_audit_matcher
 			continue;
 		if (!(m->masks[cr->mask_idx][major / 32] >> (major % 32) & 1))
 			continue;
-		if (rule_match(m, cr, ev, n, vis, NULL))
+		if (rule_match(m, cr, ev, n, vis))
 			return cr;
 	}
 	return NULL;
@@ -513,7 +476,7 @@ static sp_always_inline const struct crule *candidates_in(const struct sp_audit_
 		uint32_t g = cr->guard;
 		if (guarded && g && g != gx && g != gt)
 			continue;	/* its exe= or subj_type= predicate fails */
-		if (rule_match(m, cr, ev, NULL, vis, NULL))
+		if (rule_match(m, cr, ev, NULL, vis))
 			return cr;
 	}
 	return NULL;
@@ -563,7 +526,8 @@ sp_noinline void audit_matcher_exit_only(const struct sp_audit_matcher *m, const
 	const struct crule *win = NULL, *keyrule = NULL;
 	if (live) {
 		win = exit_candidates(m, ev, vis, tab, major);
-		if (tab < NSLOT && (m->dlive[tab][major / 64] >> (major % 64) & 1))
+		if (tab < NSLOT && (m->dlive[tab][major / 64] >> (major % 64) & 1) &&
+		    dir_maybe(m, ev, vis))
 			win = dir_guarded(m, ev, vis, major, win);
 		if (win && win->has_key)
 			keyrule = win;
@@ -604,7 +568,8 @@ static sp_always_inline void exit_phase(const struct sp_audit_matcher *m, const 
 		/* exit list: candidates for (ABI, syscall); every exit rule outranks prio 0 */
 		if (likely(major < NSYS) && matcher_live(m, tab * NSYS + major)) {
 			const struct crule *win = exit_candidates(m, ev, vis, tab, major);
-			if (tab < NSLOT && (m->dlive[tab][major / 64] >> (major % 64) & 1))
+			if (tab < NSLOT && (m->dlive[tab][major / 64] >> (major % 64) & 1) &&
+			    dir_maybe(m, ev, vis))
 				win = dir_guarded(m, ev, vis, major, win);
 			if (win)
 				take(&s, win);
@@ -616,7 +581,7 @@ static sp_always_inline void exit_phase(const struct sp_audit_matcher *m, const 
 		for (uint32_t i = 1; op < NSYS && i <= l[0]; i++) {
 			const struct crule *cr = &m->rules[l[i]];
 			if ((m->masks[cr->mask_idx][op / 32] >> (op % 32) & 1) &&
-			    rule_match(m, cr, ev, NULL, vis, NULL)) {
+			    rule_match(m, cr, ev, NULL, vis)) {
 				take(&s, cr);
 				break;
 			}
@@ -664,7 +629,7 @@ sp_noinline void audit_matcher_slow(const struct sp_audit_matcher *m, const stru
 		const uint32_t *l = &m->pool[m->task_off];
 		for (uint32_t i = 1; i <= l[0]; i++) {
 			const struct crule *cr = &m->rules[l[i]];
-			if (rule_match(m, cr, ev, NULL, 0, NULL)) {
+			if (rule_match(m, cr, ev, NULL, 0)) {
 				task_rule = cr;
 				break;
 			}

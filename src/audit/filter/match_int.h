@@ -120,7 +120,6 @@ struct sp_audit_matcher {
 	uint64_t *busy;			/* [EV_NROWS * 32], bit = the event's fast index: clear =
 					 * nothing can match, the decision is audit_decision_init's */
 	uint32_t *dir_off;		/* per dir= root: its guarded exit rules (pool list) */
-	uint32_t ndwords;		/* words of dir bits to scan for guarded rules, 0 = no guards */
 	uint32_t *pool;
 	/* open/openat/openat2/socketcall: perm depends on the arguments, so their candidate lists
 	 * are also kept per value of the event's perm bits (ACC_MODE of the flags) */
@@ -137,6 +136,7 @@ struct sp_audit_matcher {
 	uint64_t *dir_bloom;
 	uint32_t dir_bloom_mask;	/* bits - 1 */
 	uint64_t dir_sig;		/* OR of audit_walk_bit over the roots */
+	uint32_t dir_screen;		/* dir_sig has at most DIR_SCREEN_BITS bits (match.c dir_maybe) */
 	uint32_t *dirhash;		/* open addressing: index + 1, 0 = empty */
 	uint32_t hash_nonempty;		/* bit b: inode bucket b has rules */
 	uint32_t hash_off[KA_INODE_BUCKETS];	/* unkeyed rules of each bucket (pool), 0 = empty */
@@ -164,7 +164,9 @@ struct sp_audit_matcher {
 	void *hot;
 };
 
-#define DIRBITS_MAX 4096
+#define DIR_SCREEN_BITS 16
+/* Past this many dir= roots, dir= rules stay in the candidate lists (no per-root lists). */
+#define DIRS_MAX 4096
 
 /* Bit `fast` (tab * NSYS + syscall, the event's fast index in rows 0-5) of live[]. */
 static inline int matcher_live(const struct sp_audit_matcher *m, uint32_t fast)
