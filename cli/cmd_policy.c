@@ -525,44 +525,60 @@ static void print_mask(FILE *f, struct sp_policy *p, uint32_t c, uint32_t m, int
 		fputc(']', f);
 }
 
-static int cmd_decide(int argc, char **argv, struct sp_cli *cli)
-{
-	int json = 0;
-	enum sp_avtab_layout layout = SP_AVTAB_FLAT;
-	const char *pos[64];
+struct decide_args {
+	int json;
+	enum sp_avtab_layout layout;
+	const char *pos[64];	/* POLICY SOURCE TARGET CLASS [PERM...] */
 	const char *bools[64];
-	int npos = 0, nbools = 0;
+	int npos, nbools;
+};
+
+/* 0: decide; 1: --help printed; -1: a usage error (said). */
+static int decide_parse(int argc, char **argv, struct sp_cli *cli, struct decide_args *a)
+{
 	for (int i = 1; i < argc; i++) {
 		int c;
 		if (cli_is_help(argv[i])) {
 			decide_usage(cli->out);
-			return SP_EXIT_OK;
-		} else if ((c = cli_policy_common_opt(argc, argv, &i, &json, &layout, cli))) {
+			return 1;
+		} else if ((c = cli_policy_common_opt(argc, argv, &i, &a->json, &a->layout, cli))) {
 			if (c < 0)
-				return SP_EXIT_USAGE;
+				return -1;
 		} else if (!strcmp(argv[i], "--bool") && i + 1 < argc) {
-			if (nbools == 64) {
+			if (a->nbools == 64) {
 				fprintf(cli->err, "%s: more than 64 --bool options\n", cli->prog);
-				return SP_EXIT_USAGE;
+				return -1;
 			}
-			bools[nbools++] = argv[++i];
+			a->bools[a->nbools++] = argv[++i];
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(cli->err, "%s: unknown option '%s'\n", cli->prog, argv[i]);
 			decide_usage(cli->err);
-			return SP_EXIT_USAGE;
-		} else if (npos < 64) {
-			pos[npos++] = argv[i];
+			return -1;
+		} else if (a->npos < 64) {
+			a->pos[a->npos++] = argv[i];
 		} else {
 			fprintf(cli->err, "%s: more than 60 permissions\n", cli->prog);
-			return SP_EXIT_USAGE;
+			return -1;
 		}
 	}
-	if (npos < 4) {
+	if (a->npos < 4) {
 		fprintf(cli->err, "%s: policy decide: %d of POLICY SOURCE_TYPE TARGET_TYPE CLASS "
-			"given\n", cli->prog, npos);
+			"given\n", cli->prog, a->npos);
 		decide_usage(cli->err);
-		return SP_EXIT_USAGE;
+		return -1;
 	}
+	return 0;
+}
+
+static int cmd_decide(int argc, char **argv, struct sp_cli *cli)
+{
+	struct decide_args a = { .layout = SP_AVTAB_FLAT };
+	int r = decide_parse(argc, argv, cli, &a);
+	if (r)
+		return r < 0 ? SP_EXIT_USAGE : SP_EXIT_OK;
+	int json = a.json, npos = a.npos, nbools = a.nbools;
+	const char **pos = a.pos, **bools = a.bools;
+	enum sp_avtab_layout layout = a.layout;
 	struct sp_policy *p;
 	if (cli_policy_load(cli, pos[0], layout, &p))
 		return SP_EXIT_REJECTED;

@@ -92,7 +92,7 @@ static inline uint32_t audit_walk_hash(uint64_t ino, uint32_t dev)
 }
 
 /* One bit of 64 for a walked identity of hash h: a name whose walk_sig shares no bit with a
- * matcher's directories' cannot be under any of them (dir_scan skips its walk). */
+ * matcher's directories' cannot be under any of them (dir_guarded skips its walk). */
 static inline uint64_t audit_walk_bit(uint32_t h)
 {
 	return 1ull << (h >> 26);
