@@ -233,10 +233,19 @@ static int task_view_is_synced(const struct sp_audit_event *ev)
 	       ev->t_groups == ev->groups && ev->t_ngroups == ev->ngroups;
 }
 
+static int names_sig_is_synced(const struct sp_audit_event *ev)
+{
+	uint64_t sig = 0;
+	for (uint32_t i = 0; i < ev->nnames && i < SP_AUDIT_MAX_NAMES; i++)
+		sig |= ev->names[i].walk_sig;
+	return sig == ev->names_walk_sig;
+}
+
 int audit_event_is_synced(const struct sp_audit_event *ev)
 {
 	return ev->nnames <= SP_AUDIT_MAX_NAMES && ev->gate == gate_of(ev) && ctx_is_synced(ev) &&
-	       ev->perm_bits == audit_event_perm_bits(ev) && task_view_is_synced(ev);
+	       ev->perm_bits == audit_event_perm_bits(ev) && task_view_is_synced(ev) &&
+	       names_sig_is_synced(ev);
 }
 
 static void names_release(struct sp_audit_event *ev)
@@ -252,6 +261,7 @@ static void names_release(struct sp_audit_event *ev)
 		n->walk_sig = 0;
 	}
 	ev->nnames = 0;
+	ev->names_walk_sig = 0;
 }
 
 SP_API void sp_audit_event_reset(struct sp_audit_event *ev)
@@ -668,6 +678,7 @@ SP_API int sp_audit_event_name_add_walked(struct sp_audit_event *ev, int i, uint
 	n->walk[n->nwalk].h = h;
 	n->nwalk++;
 	n->walk_sig |= audit_walk_bit(h);
+	ev->names_walk_sig |= audit_walk_bit(h);
 	return 0;
 }
 

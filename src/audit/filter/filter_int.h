@@ -165,6 +165,7 @@ struct sp_audit_event {
 	uint32_t ngroups, groups_cap;
 	uint32_t *groups;
 	uint64_t openat2_flags;
+	uint64_t names_walk_sig;	/* OR of the names' walk_sig */
 	/* raw syscall values (kept so kind changes resync c_*) */
 	uint32_t arch;
 	int32_t major;

@@ -337,19 +337,13 @@ static const struct crule *root_rules(const struct sp_audit_matcher *m,
  * Returns the highest-priority matching rule among win and them (list order is priority order:
  * the kernel's first match).
  */
-/* Can a visible name be under a root?  Asked before dir_guarded's call only when the roots'
- * signature is sparse (dir_screen): then the walk signatures screen most names; a dense one lets
- * most through, and the question would be asked twice. */
+/* Can a name be under a root?  Asked before dir_guarded's call only when the roots' signature
+ * is sparse (dir_screen): then the event's walk signature (of every name, visible or not)
+ * screens most events; a dense one lets most through. */
 static sp_always_inline int dir_maybe(const struct sp_audit_matcher *m,
-				      const struct sp_audit_event *ev, uint32_t vis)
+				      const struct sp_audit_event *ev)
 {
-	const struct audit_name *n;
-	if (!m->dir_screen)
-		return 1;
-	audit_for_each_visible(n, ev, ~vis)
-		if (n->walk_sig & m->dir_sig)
-			return 1;
-	return 0;
+	return !m->dir_screen || (ev->names_walk_sig & m->dir_sig);
 }
 
 static sp_noinline const struct crule *dir_guarded(const struct sp_audit_matcher *m,
@@ -527,7 +521,7 @@ sp_noinline void audit_matcher_exit_only(const struct sp_audit_matcher *m, const
 	if (live) {
 		win = exit_candidates(m, ev, vis, tab, major);
 		if (tab < NSLOT && (m->dlive[tab][major / 64] >> (major % 64) & 1) &&
-		    dir_maybe(m, ev, vis))
+		    dir_maybe(m, ev))
 			win = dir_guarded(m, ev, vis, major, win);
 		if (win && win->has_key)
 			keyrule = win;
@@ -569,7 +563,7 @@ static sp_always_inline void exit_phase(const struct sp_audit_matcher *m, const 
 		if (likely(major < NSYS) && matcher_live(m, tab * NSYS + major)) {
 			const struct crule *win = exit_candidates(m, ev, vis, tab, major);
 			if (tab < NSLOT && (m->dlive[tab][major / 64] >> (major % 64) & 1) &&
-			    dir_maybe(m, ev, vis))
+			    dir_maybe(m, ev))
 				win = dir_guarded(m, ev, vis, major, win);
 			if (win)
 				take(&s, win);
