@@ -712,6 +712,8 @@ SP_API void sp_audit_matcher_free(struct sp_audit_matcher *m)
 	free(m->dirs);
 	free(m->dirhash);
 	free(m->dir_bloom);
+	free(m->dsig_idx);
+	free(m->dsigs);
 	free(m->glists);
 	free(m->dir_off);
 	free(m->hk);
@@ -1012,10 +1014,56 @@ static uint32_t exit_cand(const struct builder *b, uint32_t ri, int slot)
 	return slot < 2 ? b->strip[ri - b->exit_first] : ri;
 }
 
-/* The candidate list of every (table, syscall), and the live / dlive bits of the fast path. */
+/* The signature (audit_ev_sig_add) of the roots named by the dir= predicates of the exit rules
+ * guarded for (slot, nr) with those perm bits (-1: any). */
+static void guarded_sig(struct builder *b, int slot, uint32_t nr, int perm, uint64_t sig[2])
+{
+	sig[0] = sig[1] = 0;
+	for (uint32_t ri = b->exit_first; ri < b->exit_end; ri++) {
+		if (b->gdir[ri - b->exit_first] < 0 || exit_rule_dead(b, ri, slot, nr, perm, 0))
+			continue;
+		const struct crule *cr = &b->rules[ri];
+		for (uint32_t pi = 0; pi < cr->npred; pi++) {
+			const struct cpred *p = &b->preds[cr->pred + pi];
+			if (p->kind == PK_DIR)
+				audit_ev_sig_add(sig, audit_walk_hash(b->dirs[p->val].ino,
+								      b->dirs[p->val].dev));
+		}
+	}
+}
+
+/* The index in dsigs of the guarded rules' signature for (slot, nr, perm), added when new (the
+ * last index takes the union of those that do not fit). */
+static uint8_t dsig_index(struct builder *b, int slot, uint32_t nr, int perm)
+{
+	struct sp_audit_matcher *m = b->m;
+	uint64_t sig[2];
+	uint32_t i = 1;
+	guarded_sig(b, slot, nr, perm, sig);
+	if (!sig[0] && !sig[1])
+		return 0;
+	while (i < m->ndsigs && (m->dsigs[i][0] != sig[0] || m->dsigs[i][1] != sig[1]))
+		i++;
+	if (i == DSIGS_MAX) {
+		m->dsigs[--i][0] |= sig[0];
+		m->dsigs[i][1] |= sig[1];
+	} else if (i == m->ndsigs) {
+		m->dsigs[m->ndsigs][0] = sig[0];
+		m->dsigs[m->ndsigs++][1] = sig[1];
+	}
+	return (uint8_t)i;
+}
+
+/* The candidate list of every (table, syscall), the live / dlive bits of the fast path, and the
+ * roots' signature of each dlive syscall. */
 static int compile_candidates(struct builder *b)
 {
 	struct sp_audit_matcher *m = b->m;
+	m->dsig_idx = calloc(NSLOT, sizeof(*m->dsig_idx));
+	m->dsigs = calloc(DSIGS_MAX, sizeof(*m->dsigs));
+	if (!m->dsig_idx || !m->dsigs)
+		return b->err = -ENOMEM;
+	m->ndsigs = 1;		/* entry 0: the empty signature */
 	for (int tab = 0; tab < 2 * NSLOT; tab++) {
 		int slot = tab % NSLOT, nonames = tab >= NSLOT;
 		for (uint32_t nr = 0; nr < NSYS; nr++) {
@@ -1034,8 +1082,10 @@ static int compile_candidates(struct builder *b)
 			m->cand_off[tab][nr] = off;
 			if (n || ng)
 				m->live[(tab * NSYS + nr) / 64] |= 1ull << (nr % 64);
-			if (ng)	/* only named tables: dir= needs a name */
+			if (ng && !nonames) {	/* only named tables: dir= needs a name */
 				m->dlive[slot][nr / 64] |= 1ull << (nr % 64);
+				m->dsig_idx[slot][nr] = dsig_index(b, slot, nr, -1);
+			}
 		}
 	}
 	return 0;
@@ -1068,6 +1118,11 @@ static int compile_dyn(struct builder *b)
 			}
 			if (matcher_live(m, tab * NSYS + nr))
 				m->cand_off[tab][nr] = DYN_FLAG | (uint32_t)k;
+			if (nonames || !(m->dlive[slot][nr / 64] >> (nr % 64) & 1))
+				continue;
+			for (int perm = 0; perm < 16; perm++)	/* the roots by perm bits too */
+				m->dsig_dyn[slot][k][perm] = dsig_index(b, slot, nr, perm);
+			m->dsig_idx[slot][nr] = DSIG_DYN;
 		}
 	}
 	return 0;
@@ -1117,7 +1172,6 @@ static int compile_dirhash(struct sp_audit_matcher *m)
 			h = (h + 1) & m->dirhash_mask;
 		m->dirhash[h] = i + 1;
 	}
-	m->dir_screen = __builtin_popcountll(m->dir_sig) <= DIR_SCREEN_BITS;
 	return 0;
 }
 
@@ -1321,6 +1375,14 @@ static int tables_are_valid(const struct sp_audit_matcher *m)
 			int dlive = tab < NSLOT && (m->dlive[tab][nr / 64] >> (nr % 64) & 1);
 			if (live != (off || dlive))
 				return 0;
+			/* a guarded syscall's roots' signature: in dsigs, or per perm bits */
+			uint32_t di = tab < NSLOT ? m->dsig_idx[tab][nr] : 0;
+			if ((di && !dlive) || (di != DSIG_DYN && di >= m->ndsigs) ||
+			    (di == DSIG_DYN && !(off & DYN_FLAG)))
+				return 0;
+			for (int perm = 0; di == DSIG_DYN && perm < 16; perm++)
+				if (m->dsig_dyn[tab][off & 3][perm] >= m->ndsigs)
+					return 0;
 			if (off & DYN_FLAG) {
 				if ((off & ~DYN_FLAG) >= 4 || m->dyn_nr[slot][off & 3] != nr)
 					return 0;
@@ -1357,8 +1419,6 @@ static int dirs_are_valid(const struct sp_audit_matcher *m)
 		    !(m->dir_sig & audit_walk_bit(wh)))
 			return 0;
 	}
-	if (m->dir_screen != (__builtin_popcountll(m->dir_sig) <= DIR_SCREEN_BITS))
-		return 0;
 	if (!m->ndirs || m->ndirs > DIRS_MAX)
 		return !m->dir_off;
 	if (!m->dir_off)

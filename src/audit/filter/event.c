@@ -235,10 +235,11 @@ static int task_view_is_synced(const struct sp_audit_event *ev)
 
 static int names_sig_is_synced(const struct sp_audit_event *ev)
 {
-	uint64_t sig = 0;
+	uint64_t sig[2] = { 0, 0 };
 	for (uint32_t i = 0; i < ev->nnames && i < SP_AUDIT_MAX_NAMES; i++)
-		sig |= ev->names[i].walk_sig;
-	return sig == ev->names_walk_sig;
+		for (uint32_t k = 0; k < ev->names[i].nwalk; k++)
+			audit_ev_sig_add(sig, ev->names[i].walk[k].h);
+	return sig[0] == ev->names_sig[0] && sig[1] == ev->names_sig[1];
 }
 
 int audit_event_is_synced(const struct sp_audit_event *ev)
@@ -261,7 +262,7 @@ static void names_release(struct sp_audit_event *ev)
 		n->walk_sig = 0;
 	}
 	ev->nnames = 0;
-	ev->names_walk_sig = 0;
+	ev->names_sig[0] = ev->names_sig[1] = 0;
 }
 
 SP_API void sp_audit_event_reset(struct sp_audit_event *ev)
@@ -678,7 +679,7 @@ SP_API int sp_audit_event_name_add_walked(struct sp_audit_event *ev, int i, uint
 	n->walk[n->nwalk].h = h;
 	n->nwalk++;
 	n->walk_sig |= audit_walk_bit(h);
-	ev->names_walk_sig |= audit_walk_bit(h);
+	audit_ev_sig_add(ev->names_sig, h);
 	return 0;
 }
 

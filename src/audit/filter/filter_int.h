@@ -98,6 +98,14 @@ static inline uint64_t audit_walk_bit(uint32_t h)
 	return 1ull << (h >> 26);
 }
 
+/* An event's walk signature: one bit of 128 per walked identity of any of its names (the top 7
+ * bits of its hash).  An event whose signature meets no bit of a set of directories' walked
+ * none of them. */
+static inline void audit_ev_sig_add(uint64_t sig[2], uint32_t h)
+{
+	sig[h >> 31] |= 1ull << (h >> 25 & 63);
+}
+
 /* The first cache line holds what the filters read; the object context (cold) follows. */
 struct audit_name {
 	uint64_t ino;
@@ -165,7 +173,7 @@ struct sp_audit_event {
 	uint32_t ngroups, groups_cap;
 	uint32_t *groups;
 	uint64_t openat2_flags;
-	uint64_t names_walk_sig;	/* OR of the names' walk_sig */
+	uint64_t names_sig[2];		/* of every name's walk: audit_ev_sig_add */
 	/* raw syscall values (kept so kind changes resync c_*) */
 	uint32_t arch;
 	int32_t major;

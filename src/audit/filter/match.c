@@ -337,13 +337,16 @@ static const struct crule *root_rules(const struct sp_audit_matcher *m,
  * Returns the highest-priority matching rule among win and them (list order is priority order:
  * the kernel's first match).
  */
-/* Can a name be under a root?  Asked before dir_guarded's call only when the roots' signature
- * is sparse (dir_screen): then the event's walk signature (of every name, visible or not)
- * screens most events; a dense one lets most through. */
+/* Can the event have walked a root of (tab, major)'s dir-guarded rules that its perm bits let
+ * match?  (Its walk signature against theirs: most events that do not are told here, without
+ * dir_guarded's walk of every walked inode.) */
 static sp_always_inline int dir_maybe(const struct sp_audit_matcher *m,
-				      const struct sp_audit_event *ev)
+				      const struct sp_audit_event *ev, uint32_t tab, uint32_t major)
 {
-	return !m->dir_screen || (ev->names_walk_sig & m->dir_sig);
+	uint32_t i = m->dsig_idx[tab][major];
+	if (i == DSIG_DYN)
+		i = m->dsig_dyn[tab][m->cand_off[tab][major] & 3][ev->perm_bits & 15];
+	return ((ev->names_sig[0] & m->dsigs[i][0]) | (ev->names_sig[1] & m->dsigs[i][1])) != 0;
 }
 
 static sp_noinline const struct crule *dir_guarded(const struct sp_audit_matcher *m,
@@ -521,7 +524,7 @@ sp_noinline void audit_matcher_exit_only(const struct sp_audit_matcher *m, const
 	if (live) {
 		win = exit_candidates(m, ev, vis, tab, major);
 		if (tab < NSLOT && (m->dlive[tab][major / 64] >> (major % 64) & 1) &&
-		    dir_maybe(m, ev))
+		    dir_maybe(m, ev, tab, major))
 			win = dir_guarded(m, ev, vis, major, win);
 		if (win && win->has_key)
 			keyrule = win;
@@ -563,7 +566,7 @@ static sp_always_inline void exit_phase(const struct sp_audit_matcher *m, const 
 		if (likely(major < NSYS) && matcher_live(m, tab * NSYS + major)) {
 			const struct crule *win = exit_candidates(m, ev, vis, tab, major);
 			if (tab < NSLOT && (m->dlive[tab][major / 64] >> (major % 64) & 1) &&
-			    dir_maybe(m, ev))
+			    dir_maybe(m, ev, tab, major))
 				win = dir_guarded(m, ev, vis, major, win);
 			if (win)
 				take(&s, win);

@@ -136,7 +136,14 @@ struct sp_audit_matcher {
 	uint64_t *dir_bloom;
 	uint32_t dir_bloom_mask;	/* bits - 1 */
 	uint64_t dir_sig;		/* OR of audit_walk_bit over the roots */
-	uint32_t dir_screen;		/* dir_sig has at most DIR_SCREEN_BITS bits (match.c dir_maybe) */
+	/* per (slot, syscall) with dir-guarded rules (dlive): the index in dsigs of the signature
+	 * (audit_ev_sig_add) of the roots their dir= predicates name, or DSIG_DYN: per perm bits
+	 * in dsig_dyn (the k of dyn_nr); index 0 is the empty signature, and dsigs' last entry
+	 * takes the union of those that do not fit */
+	uint8_t (*dsig_idx)[NSYS];	/* [NSLOT][NSYS] */
+	uint8_t dsig_dyn[NSLOT][4][16];
+	uint64_t (*dsigs)[2];
+	uint32_t ndsigs;
 	uint32_t *dirhash;		/* open addressing: index + 1, 0 = empty */
 	uint32_t hash_nonempty;		/* bit b: inode bucket b has rules */
 	uint32_t hash_off[KA_INODE_BUCKETS];	/* unkeyed rules of each bucket (pool), 0 = empty */
@@ -164,7 +171,8 @@ struct sp_audit_matcher {
 	void *hot;
 };
 
-#define DIR_SCREEN_BITS 16
+#define DSIG_DYN 255u
+#define DSIGS_MAX 255u		/* indices 0..254 */
 /* Past this many dir= roots, dir= rules stay in the candidate lists (no per-root lists). */
 #define DIRS_MAX 4096
 
