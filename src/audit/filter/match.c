@@ -7,10 +7,12 @@
  * Exit rules with `dir=` are not in the candidate lists: they hang off their root (dir_off), and
  * only the roots the syscall walked are visited, as the walk of the event's names finds them
  * (each root's rules highest priority first), merged with the candidates' first match by
- * priority.  The
- * inode hash is split the same way: rules that need one inode (a resolved watch, inode=) are
- * found by that inode (hk), the others per bucket.  The inner loop is a switch on the predicate
- * kind: no function pointers.
+ * priority; an event whose walk signature meets none of the roots its syscall's rules name is
+ * not walked at all (dir_maybe).  The inode hash is split the same way: rules that need one
+ * inode (a resolved watch, inode=) are found by that inode (hk), the others per bucket.  The
+ * inner loop is a switch on the predicate kind: no function pointers.  A candidate list with
+ * guarded rules (crule.guard) comes with the list of its unguarded rules, which is all an event
+ * whose values are in no rule's guard (the bloom gbloom) can match.
  * Fast path (sp_audit_matcher_filter): the event's gate word carries its fast index; one bit of
  * busy[] there decides a syscall whose (ABI, syscall) has no candidate and no name reaching the
  * inode hash or a filesystem rule, without touching a rule or a list; else the word's kind,
@@ -330,13 +332,6 @@ static const struct crule *root_rules(const struct sp_audit_matcher *m,
 	return win;
 }
 
-/*
- * The exit rules guarded by a dir= root (kept out of the candidate lists): only the roots the
- * syscall walked can match, each root's rules in priority order, visited as the walk finds the
- * root (a root walked twice is visited twice: the second finds nothing above the floor).
- * Returns the highest-priority matching rule among win and them (list order is priority order:
- * the kernel's first match).
- */
 /* Can the event have walked a root of (tab, major)'s dir-guarded rules that its perm bits let
  * match?  (Its walk signature against theirs: most events that do not are told here, without
  * dir_guarded's walk of every walked inode.) */
@@ -349,6 +344,13 @@ static sp_always_inline int dir_maybe(const struct sp_audit_matcher *m,
 	return ((ev->names_sig[0] & m->dsigs[i][0]) | (ev->names_sig[1] & m->dsigs[i][1])) != 0;
 }
 
+/*
+ * The exit rules guarded by a dir= root (kept out of the candidate lists): only the roots the
+ * syscall walked can match, each root's rules in priority order, visited as the walk finds the
+ * root (a root walked twice is visited twice: the second finds nothing above the floor).
+ * Returns the highest-priority matching rule among win and them (list order is priority order:
+ * the kernel's first match).
+ */
 static sp_noinline const struct crule *dir_guarded(const struct sp_audit_matcher *m,
 						   const struct sp_audit_event *ev, uint32_t vis,
 						   uint32_t major, const struct crule *win)
