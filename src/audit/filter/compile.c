@@ -1375,9 +1375,10 @@ static int tables_are_valid(const struct sp_audit_matcher *m)
 			int dlive = tab < NSLOT && (m->dlive[tab][nr / 64] >> (nr % 64) & 1);
 			if (live != (off || dlive))
 				return 0;
-			/* a guarded syscall's roots' signature: in dsigs, or per perm bits */
+			/* a guarded syscall's roots' signature (exactly then: the matcher tests
+			 * dlive through it), in dsigs or per perm bits */
 			uint32_t di = tab < NSLOT ? m->dsig_idx[tab][nr] : 0;
-			if ((di && !dlive) || (di != DSIG_DYN && di >= m->ndsigs) ||
+			if (!di != !dlive || (di != DSIG_DYN && di >= m->ndsigs) ||
 			    (di == DSIG_DYN && !(off & DYN_FLAG)))
 				return 0;
 			for (int perm = 0; di == DSIG_DYN && perm < 16; perm++)

@@ -332,13 +332,16 @@ static const struct crule *root_rules(const struct sp_audit_matcher *m,
 	return win;
 }
 
-/* Can the event have walked a root of (tab, major)'s dir-guarded rules that its perm bits let
- * match?  (Its walk signature against theirs: most events that do not are told here, without
- * dir_guarded's walk of every walked inode.) */
+/* Can the event (tab < NSLOT: it has a name) have walked a root of (tab, major)'s dir-guarded
+ * rules that its perm bits let match?  None (index 0) when the syscall has no such rule (dlive
+ * clear); else its walk signature against theirs: most events that did not are told here,
+ * without dir_guarded's walk of every walked inode. */
 static sp_always_inline int dir_maybe(const struct sp_audit_matcher *m,
 				      const struct sp_audit_event *ev, uint32_t tab, uint32_t major)
 {
 	uint32_t i = m->dsig_idx[tab][major];
+	if (!i)
+		return 0;
 	if (i == DSIG_DYN)
 		i = m->dsig_dyn[tab][m->cand_off[tab][major] & 3][ev->perm_bits & 15];
 	return ((ev->names_sig[0] & m->dsigs[i][0]) | (ev->names_sig[1] & m->dsigs[i][1])) != 0;
@@ -525,8 +528,7 @@ sp_noinline void audit_matcher_exit_only(const struct sp_audit_matcher *m, const
 	const struct crule *win = NULL, *keyrule = NULL;
 	if (live) {
 		win = exit_candidates(m, ev, vis, tab, major);
-		if (tab < NSLOT && (m->dlive[tab][major / 64] >> (major % 64) & 1) &&
-		    dir_maybe(m, ev, tab, major))
+		if (tab < NSLOT && dir_maybe(m, ev, tab, major))
 			win = dir_guarded(m, ev, vis, major, win);
 		if (win && win->has_key)
 			keyrule = win;
@@ -567,8 +569,7 @@ static sp_always_inline void exit_phase(const struct sp_audit_matcher *m, const 
 		/* exit list: candidates for (ABI, syscall); every exit rule outranks prio 0 */
 		if (likely(major < NSYS) && matcher_live(m, tab * NSYS + major)) {
 			const struct crule *win = exit_candidates(m, ev, vis, tab, major);
-			if (tab < NSLOT && (m->dlive[tab][major / 64] >> (major % 64) & 1) &&
-			    dir_maybe(m, ev, tab, major))
+			if (tab < NSLOT && dir_maybe(m, ev, tab, major))
 				win = dir_guarded(m, ev, vis, major, win);
 			if (win)
 				take(&s, win);

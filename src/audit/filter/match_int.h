@@ -140,8 +140,9 @@ struct sp_audit_matcher {
 	uint64_t dir_sig;		/* OR of audit_walk_bit over the roots */
 	/* per (slot, syscall) with dir-guarded rules (dlive): the index in dsigs of the signature
 	 * (audit_ev_sig_add) of the roots their dir= predicates name, or DSIG_DYN: per perm bits
-	 * in dsig_dyn (the k of dyn_nr); index 0 is the empty signature, and dsigs' last entry
-	 * takes the union of those that do not fit */
+	 * in dsig_dyn (the k of dyn_nr); 0 exactly when dlive is clear (every guarded rule names
+	 * a root).  Index 0 is the empty signature; dsigs' last entry takes the union of those
+	 * that do not fit */
 	uint8_t (*dsig_idx)[NSYS];	/* [NSLOT][NSYS] */
 	uint8_t dsig_dyn[NSLOT][4][16];
 	uint64_t (*dsigs)[2];
