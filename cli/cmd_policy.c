@@ -570,43 +570,49 @@ static int decide_parse(int argc, char **argv, struct sp_cli *cli, struct decide
 	return 0;
 }
 
+/* --bool NAME=0|1 settings applied to p: 0, or the exit status (said why). */
+static int decide_bools(struct sp_cli *cli, struct sp_policy *p, const struct decide_args *a)
+{
+	for (int i = 0; i < a->nbools; i++) {
+		char name[256];
+		const char *eq = strchr(a->bools[i], '=');
+		size_t l = eq ? (size_t)(eq - a->bools[i]) : 0;
+		uint32_t b = 0;
+		if (eq && l < sizeof(name)) {
+			memcpy(name, a->bools[i], l);
+			name[l] = 0;
+			b = sp_policy_bool_lookup(p, name);
+		}
+		if (!eq || (strcmp(eq + 1, "0") && strcmp(eq + 1, "1"))) {
+			fprintf(cli->err, "%s policy decide: bad boolean setting '%s' (NAME=0 or "
+				"NAME=1)\n", cli->prog, a->bools[i]);
+			return SP_EXIT_USAGE;
+		}
+		if (!b) {
+			fprintf(cli->err, "%s policy decide: no boolean '%s' in the policy\n",
+				cli->prog, name);
+			return SP_EXIT_REJECTED;
+		}
+		if (sp_policy_bool_set(p, b, eq[1] == '1'))
+			return SP_EXIT_REJECTED;
+	}
+	return 0;
+}
+
 static int cmd_decide(int argc, char **argv, struct sp_cli *cli)
 {
 	struct decide_args a = { .layout = SP_AVTAB_FLAT };
 	int r = decide_parse(argc, argv, cli, &a);
 	if (r)
 		return r < 0 ? SP_EXIT_USAGE : SP_EXIT_OK;
-	int json = a.json, npos = a.npos, nbools = a.nbools;
-	const char **pos = a.pos, **bools = a.bools;
-	enum sp_avtab_layout layout = a.layout;
+	const char **pos = a.pos;
 	struct sp_policy *p;
-	if (cli_policy_load(cli, pos[0], layout, &p))
+	if (cli_policy_load(cli, pos[0], a.layout, &p))
 		return SP_EXIT_REJECTED;
-	int rc = SP_EXIT_REJECTED;
-	for (int i = 0; i < nbools; i++) {
-		char name[256];
-		const char *eq = strchr(bools[i], '=');
-		size_t l = eq ? (size_t)(eq - bools[i]) : 0;
-		uint32_t b = 0;
-		if (eq && l < sizeof(name)) {
-			memcpy(name, bools[i], l);
-			name[l] = 0;
-			b = sp_policy_bool_lookup(p, name);
-		}
-		if (!eq || (strcmp(eq + 1, "0") && strcmp(eq + 1, "1"))) {
-			fprintf(cli->err, "%s policy decide: bad boolean setting '%s' (NAME=0 or "
-				"NAME=1)\n", cli->prog, bools[i]);
-			rc = SP_EXIT_USAGE;
-			goto out;
-		}
-		if (!b) {
-			fprintf(cli->err, "%s policy decide: no boolean '%s' in the policy\n",
-				cli->prog, name);
-			goto out;
-		}
-		if (sp_policy_bool_set(p, b, eq[1] == '1'))
-			goto out;
-	}
+	int rc = decide_bools(cli, p, &a);
+	if (rc)
+		goto out;
+	rc = SP_EXIT_REJECTED;
 	uint32_t s = sp_policy_type_lookup(p, pos[1]), t = sp_policy_type_lookup(p, pos[2]);
 	uint32_t c = sp_policy_class_lookup(p, pos[3]);
 	if (!s || !t || !c) {
@@ -615,7 +621,7 @@ static int cmd_decide(int argc, char **argv, struct sp_cli *cli)
 		goto out;
 	}
 	uint32_t want = 0;
-	for (int i = 4; i < npos; i++) {
+	for (int i = 4; i < a.npos; i++) {
 		unsigned b = sp_policy_perm_lookup(p, c, pos[i]);
 		if (!b) {
 			fprintf(cli->err, "%s: class '%s' has no permission '%s'\n", cli->prog, pos[3],
@@ -628,7 +634,7 @@ static int cmd_decide(int argc, char **argv, struct sp_cli *cli)
 	if (sp_policy_compute_av(p, s, t, c, &avd))
 		goto out;
 	FILE *f = cli->out;
-	if (json) {
+	if (a.json) {
 		fprintf(f, "{\"schema\": \"secpath.policy-decide/1\", \"source\": ");
 		cli_json_str(f, pos[1]);
 		fprintf(f, ", \"target\": ");
@@ -653,7 +659,7 @@ static int cmd_decide(int argc, char **argv, struct sp_cli *cli)
 		fprintf(f, "\ndontaudit:");
 		print_mask(f, p, c, ~avd.auditdeny, 0);
 		fprintf(f, "\npermissive: %s\n", (avd.flags & SP_AVD_FLAGS_PERMISSIVE) ? "yes" : "no");
-		for (int i = 4; i < npos; i++) {
+		for (int i = 4; i < a.npos; i++) {
 			unsigned b = sp_policy_perm_lookup(p, c, pos[i]) - 1;
 			fprintf(f, "%s: %s\n", pos[i], (avd.allowed >> b & 1) ? "granted" : "denied");
 		}
