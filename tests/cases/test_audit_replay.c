@@ -749,7 +749,8 @@ static void test_audit_replay__stream_memory_bound(void **st)
  * records in order, those of up to four events mixed), some end with EOE (closed at once),
  * the others only when the window of 8 is full, and one-record user events are decided as
  * they come: records are decided far out of input order, and the pool is compacted many
- * times on the way (fed in 4 KiB chunks, flushed after each).
+ * times on the way (fed in 4 KiB chunks, then in 1 MiB ones, flushed after each; then with a
+ * window of 1024).
  */
 static void test_audit_replay__held_order(void **st)
 {
@@ -807,15 +808,74 @@ static void test_audit_replay__held_order(void **st)
 	FILE *tf = tmpfile();
 	assert_non_null(tf);
 	assert_true((o.out_fd = fileno(tf)) > 0);
-	assert_int_equal(sp_audit_replay_new("", 0, "(none)", &o, &r), 0);
-	for (size_t off = 0; off < n; off += 4096) {
-		assert_int_equal(sp_audit_replay_feed(r, "held", in + off, n - off < 4096 ? n - off : 4096),
-				 0);
-		assert_int_equal(sp_audit_replay_flush(r), 0);
+	/* small feeds: held records written a few at a time, through the output buffer; large
+	 * feeds and a large window: long runs of them written from the pool as spans */
+	static const struct { size_t feed, window; } runs[] = {
+		{ 4096, 8 }, { 1u << 20, 8 }, { 1u << 20, 1024 },
+	};
+	for (size_t f = 0; f < sizeof(runs) / sizeof(runs[0]); f++) {
+		size_t feed = runs[f].feed;
+		o.window = runs[f].window;
+		assert_int_equal(ftruncate(o.out_fd, 0), 0);
+		assert_int_equal(lseek(o.out_fd, 0, SEEK_SET), 0);
+		assert_int_equal(sp_audit_replay_new("", 0, "(none)", &o, &r), 0);
+		for (size_t off = 0; off < n; off += feed) {
+			size_t k = n - off < feed ? n - off : feed;
+			assert_int_equal(sp_audit_replay_feed(r, "held", in + off, k), 0);
+			assert_int_equal(sp_audit_replay_flush(r), 0);
+		}
+		assert_int_equal(sp_audit_replay_finish(r), 0);
+		sp_audit_replay_get_stats(r, &rs);
+		assert_int_equal(rs.malformed, 0);
+		assert_int_equal(lseek(o.out_fd, 0, SEEK_END), (off_t)n);
+		assert_int_equal(pread(o.out_fd, out, n, 0), (ssize_t)n);
+		assert_memory_equal(out, in, n);
+		sp_audit_replay_free(r);
 	}
+	fclose(tf);
+	free(in);
+	free(out);
+}
+
+/*
+ * A long run of held records written from the pool as one span comes after what the output
+ * buffer already holds: an event left open (no EOE) holds back 1,000 complete events behind it
+ * until a record 10 s later ends it, so its records are written first (through the buffer) and
+ * the 1,000 events' records, one run of the pool, after them.  The output is the input.
+ */
+static void test_audit_replay__held_span(void **st)
+{
+	(void)st;
+	struct sp_audit_parse_opts po = { .sz = sizeof(po), .machine = "x86_64" };
+	struct sp_audit_replay_opts o = { .sz = sizeof(o), .parse = &po,
+					  .flags = SP_AUDIT_REPLAY_NO_RULES };
+	struct sp_audit_replay *r;
+	size_t cap = 1u << 20, n = 0;
+	char *in = malloc(cap), *out = malloc(cap);
+	assert_non_null(in);
+	assert_non_null(out);
+	for (unsigned e = 0; e <= 1001; e++) {
+		unsigned sec = 1700000000u + (e == 1001 ? 10 : 0);
+		n += (size_t)snprintf(in + n, cap - n,
+			"type=SYSCALL msg=audit(%u.%03u:%u): arch=c000003e syscall=257 success=yes "
+			"exit=3 a0=ffffff9c a1=55d0 a2=0 a3=0 items=1 ppid=1 pid=%u auid=1000 uid=0 "
+			"gid=0 euid=0 suid=0 fsuid=0 egid=0 sgid=0 fsgid=0 tty=pts0 ses=1 comm=\"cat\" "
+			"exe=\"/usr/bin/cat\" key=(null)\n", sec, e % 1000, e + 1, 100 + e);
+		if (e == 0 || e == 1001)	/* left open: ended by the next record 10 s on / finish */
+			continue;
+		n += (size_t)snprintf(in + n, cap - n,
+			"type=PATH msg=audit(%u.%03u:%u): item=0 name=\"/etc/f%u\" inode=%u dev=fd:00 "
+			"mode=0100644 ouid=0 ogid=0 rdev=00:00 nametype=NORMAL\n"
+			"type=EOE msg=audit(%u.%03u:%u): \n", sec, e % 1000, e + 1, e, 4096 + e, sec,
+			e % 1000, e + 1);
+		assert_true(n < cap - 1024);
+	}
+	FILE *tf = tmpfile();
+	assert_non_null(tf);
+	assert_true((o.out_fd = fileno(tf)) > 0);
+	assert_int_equal(sp_audit_replay_new("", 0, "(none)", &o, &r), 0);
+	assert_int_equal(sp_audit_replay_feed(r, "span", in, n), 0);
 	assert_int_equal(sp_audit_replay_finish(r), 0);
-	sp_audit_replay_get_stats(r, &rs);
-	assert_int_equal(rs.malformed, 0);
 	assert_int_equal(lseek(o.out_fd, 0, SEEK_END), (off_t)n);
 	assert_int_equal(pread(o.out_fd, out, n, 0), (ssize_t)n);
 	assert_memory_equal(out, in, n);
@@ -836,6 +896,7 @@ int main(void)
 		cmocka_unit_test(test_audit_replay__jobs_lone_eoe),
 		cmocka_unit_test(test_audit_replay__stream_memory_bound),
 		cmocka_unit_test(test_audit_replay__held_order),
+		cmocka_unit_test(test_audit_replay__held_span),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -127,9 +127,11 @@ uint64_t audit_log_timeout(const struct sp_audit_log *l);
  * stays carried).  For a live stream that went idle.  0 or the callback's -errno. */
 int audit_log_close_open(struct sp_audit_log *l);
 
-/* The position (sp_audit_log_rec.seq) of the first record of the oldest open event, or
- * UINT64_MAX: every record before it belongs to an event already closed. */
-uint64_t audit_log_open_floor(const struct sp_audit_log *l);
+/* The position (sp_audit_log_rec.seq) of the first record of the oldest open event other than
+ * `except` (NULL: none excepted; the event being delivered is still open), or UINT64_MAX: every
+ * record before it belongs to an event already closed or to `except`. */
+uint64_t audit_log_open_floor(const struct sp_audit_log *l,
+			      const struct sp_audit_log_event *except);
 
 /* report.c: hand aureport's simulated reader every buffered record before `floor` (events
  * are buffered until then; the replay calls it with audit_log_open_floor after each event). */

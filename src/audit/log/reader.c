@@ -1005,12 +1005,13 @@ static size_t oldest_open(const struct sp_audit_log *l)
 	return old;
 }
 
-uint64_t audit_log_open_floor(const struct sp_audit_log *l)
+uint64_t audit_log_open_floor(const struct sp_audit_log *l,
+			      const struct sp_audit_log_event *except)
 {
 	uint64_t floor = UINT64_MAX;
 	for (size_t i = 0; i < l->nopen; i++) {
 		const struct sp_audit_log_event *e = &l->ev[l->openv[i]];
-		if (e->nrec && e->rec[0].seq < floor)
+		if (e != except && e->nrec && e->rec[0].seq < floor)
 			floor = e->rec[0].seq;
 	}
 	return floor;

@@ -393,6 +393,24 @@ static int pend_push(struct sp_audit_replay *r, const struct sp_audit_log_rec *r
 	return 0;
 }
 
+/* A kept record out in input order: written at once when nothing is held and every record
+ * before it (seq < floor: no open event began before it) is decided, else held. */
+static int rec_out(struct sp_audit_replay *r, const struct sp_audit_log_rec *rec, uint64_t floor)
+{
+	int err;
+	if (rec->seq >= floor || r->phead < r->npend || r->nlate)
+		return pend_push(r, rec);
+	if (r->olen + rec->len < OBUF_SIZE) {	/* the line and its '\n' fit */
+		memcpy(r->obuf + r->olen, rec->text, rec->len);
+		r->obuf[r->olen + rec->len] = '\n';
+		r->olen += rec->len + 1;
+		return 0;
+	}
+	if ((err = oput(r, rec->text, rec->len)))
+		return err;
+	return oput(r, "\n", 1);
+}
+
 /* The held record with the lowest seq (the queue's head or the late heap's root), or NULL. */
 static struct pend *pend_min(struct sp_audit_replay *r)
 {
@@ -409,24 +427,22 @@ static void pend_take(struct sp_audit_replay *r, const struct pend *p)
 		r->phead = r->npend = 0;
 }
 
-static int pend_by_off(const void *a, const void *b)
+/* The held texts of v[0, n) copied to *at in pool2 in v's order, their offsets updated. */
+static void pend_move(struct sp_audit_replay *r, struct pend *v, size_t n, size_t *at)
 {
-	const struct pend *x = a, *y = b;
-	return (x->off > y->off) - (x->off < y->off);
-}
-
-static int pend_by_seq(const void *a, const void *b)
-{
-	const struct pend *x = a, *y = b;
-	return (x->seq > y->seq) - (x->seq < y->seq);
+	for (size_t i = 0; i < n; i++) {
+		memcpy(r->pool2 + *at, r->pool + v[i].off, v[i].len);
+		v[i].off = *at;
+		*at += v[i].len;
+	}
 }
 
 /*
- * When at most half the pool is held: the late heap joined to the queue, the held texts moved
- * to the pool's start in pool order (each moves down, never over a text not yet moved), and the
- * queue sorted by seq again.  The move's cost is paid for by the bytes written since the pool
- * last was this size: a live stream, whose pool is seldom empty, keeps a pool of about twice
- * its held records (bounded by --window) instead of all its output.
+ * When at most half the pool is held: the held texts copied to the spare pool (the queue's in
+ * seq order, then the late heap's), which becomes the pool; neither the queue's order nor the
+ * heap's changes.  The copy's cost is paid for by the bytes written since the pool last was
+ * this size: a live stream, whose pool is seldom empty, keeps two pools of about twice its held
+ * records (bounded by --window) instead of all its output.
  */
 static int pool_compact(struct sp_audit_replay *r)
 {
@@ -437,36 +453,52 @@ static int pool_compact(struct sp_audit_replay *r)
 		held += r->late[i].len;
 	if (held > r->pool_len / 2)
 		return 0;
-	size_t n = r->npend - r->phead;
-	while (r->pend_cap < n + r->nlate)	/* all the room first: the queue stays sorted */
-		if (pend_room(&r->pend, r->pend_cap, &r->pend_cap))
+	if (r->pool2_cap < held) {
+		char *p = realloc(r->pool2, r->pool_cap);
+		if (!p)
 			return -ENOMEM;
-	memmove(r->pend, r->pend + r->phead, n * sizeof(*r->pend));
-	memcpy(r->pend + n, r->late, r->nlate * sizeof(*r->late));
-	r->phead = 0;
-	r->npend = n + r->nlate;
-	r->nlate = 0;
-	qsort(r->pend, r->npend, sizeof(*r->pend), pend_by_off);
-	for (size_t i = 0; i < r->npend; i++) {
-		memmove(r->pool + at, r->pool + r->pend[i].off, r->pend[i].len);
-		r->pend[i].off = at;
-		at += r->pend[i].len;
+		r->pool2 = p;
+		r->pool2_cap = r->pool_cap;
 	}
+	pend_move(r, r->pend + r->phead, r->npend - r->phead, &at);
+	pend_move(r, r->late, r->nlate, &at);
+	char *p = r->pool;
+	size_t cap = r->pool_cap;
+	r->pool = r->pool2;
+	r->pool_cap = r->pool2_cap;
+	r->pool2 = p;
+	r->pool2_cap = cap;
 	r->pool_len = at;
-	qsort(r->pend, r->npend, sizeof(*r->pend), pend_by_seq);
 	return 0;
 }
 
+/* s[0, n) out: a span of at least a quarter of the buffer is written from where it is (what
+ * the buffer holds first), a smaller one copied into the buffer. */
+static int oput_span(struct sp_audit_replay *r, const char *s, size_t n)
+{
+	int err;
+	if (n < OBUF_SIZE / 4)
+		return oput(r, s, n);
+	if (r->olen && (err = audit_replay_oflush(r)))
+		return err;
+	return sp_fd_write_all(r->o.out_fd, s, n);
+}
+
 /* Write the held records that come before `floor` (the oldest open event's first record), in
- * input order; the pool is emptied when nothing is held and compacted when at most half of a
- * pool over POOL_COMPACT bytes is. */
+ * input order, each run of them that lies in order in the pool as one span; the pool is emptied
+ * when nothing is held and compacted when at most half of a pool over POOL_COMPACT bytes is. */
 int audit_replay_pend_flush(struct sp_audit_replay *r, uint64_t floor)
 {
 	for (struct pend *p; (p = pend_min(r)) && p->seq < floor;) {
-		int err = oput(r, r->pool + p->off, p->len);
+		size_t off = p->off, len = p->len;
+		pend_take(r, p);
+		while ((p = pend_min(r)) && p->seq < floor && p->off == off + len) {
+			len += p->len;
+			pend_take(r, p);
+		}
+		int err = oput_span(r, r->pool + off, len);
 		if (err)
 			return err;
-		pend_take(r, p);
 	}
 	if (r->phead == r->npend && !r->nlate)
 		r->pool_len = 0;
@@ -665,6 +697,10 @@ static int on_event(void *ud, const struct sp_audit_log_event *lev)
 			return r->err = err;
 		memset(r->keepv, 0, n);
 	}
+	int raw_out = r->o.out_fd > 0 && !(r->o.flags & EVENT_FORMATS);
+	/* nothing held: the records before every open event's are written at once (rec_out) */
+	uint64_t open_floor = raw_out && r->phead == r->npend && !r->nlate
+				      ? audit_log_open_floor(r->log, lev) : 0;
 	for (size_t i = 0; i < n; i++) {
 		uint32_t t = lev->rec[i].type;
 		if (!r->keepv[i])
@@ -672,8 +708,7 @@ static int on_event(void *ud, const struct sp_audit_log_event *lev)
 		kept++;
 		if (t == LT_SYSCALL || t == LT_URINGOP)
 			syscall_kept = 1;
-		if (r->o.out_fd > 0 && !(r->o.flags & EVENT_FORMATS) &&
-		    (err = pend_push(r, &lev->rec[i])))
+		if (raw_out && (err = rec_out(r, &lev->rec[i], open_floor)))
 			return r->err = err;
 	}
 	if (kept && r->o.out_fd > 0 && (r->o.flags & SP_AUDIT_REPLAY_LAUREL) &&
@@ -685,7 +720,7 @@ static int on_event(void *ud, const struct sp_audit_log_event *lev)
 	if (kept && (err = reports_event(r, lev, 1)))
 		return r->err = err;
 	if (r->o.report || r->interp) {	/* the floor is a walk of the open events */
-		uint64_t floor = audit_log_open_floor(r->log);
+		uint64_t floor = audit_log_open_floor(r->log, NULL);
 		audit_report_advance(r->o.report, floor);
 		audit_report_advance(r->interp, floor);
 	}
@@ -788,6 +823,7 @@ SP_API void sp_audit_replay_free(struct sp_audit_replay *r)
 	free(r->pend);
 	free(r->late);
 	free(r->pool);
+	free(r->pool2);
 	free(r->keepv);
 	free(r);
 }
@@ -828,7 +864,7 @@ SP_API int sp_audit_replay_feed(struct sp_audit_replay *r, const char *file, con
 	rc = sp_audit_log_feed(r->log, file, buf, len);
 	if (rc)
 		return r->err ? r->err : rc;
-	return r->o.out_fd > 0 && r->out_kind == OUT_LOG ? audit_replay_pend_flush(r, audit_log_open_floor(r->log))
+	return r->o.out_fd > 0 && r->out_kind == OUT_LOG ? audit_replay_pend_flush(r, audit_log_open_floor(r->log, NULL))
 							  : 0;
 }
 

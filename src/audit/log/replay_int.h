@@ -77,8 +77,8 @@ struct sp_audit_replay {
 	 * '\n', in one pool (what is written of it is reclaimed by audit_replay_pend_flush). */
 	struct pend { uint64_t seq; size_t off, len; } *pend, *late;
 	size_t phead, npend, pend_cap, nlate, late_cap;
-	char *pool;
-	size_t pool_len, pool_cap;
+	char *pool, *pool2;		/* pool2: what pool_compact copies the held texts into */
+	size_t pool_len, pool_cap, pool2_cap;
 	int out_kind;			/* OUT_*: what out_fd receives */
 	struct sp_audit_record_writer *ow;	/* OUT_STREAM: kept events of recorded streams */
 	int err;			/* first error from the callback path */
