@@ -265,7 +265,7 @@ static void names_release(struct sp_audit_event *ev)
 	ev->names_sig[0] = ev->names_sig[1] = 0;
 }
 
-SP_API void sp_audit_event_reset(struct sp_audit_event *ev)
+void audit_event_clear(struct sp_audit_event *ev)
 {
 	uint32_t *groups = ev->groups, gcap = ev->groups_cap, ncap = ev->names_cap;
 	uint32_t *t_own = ev->t_own, t_cap = ev->t_groups_cap, colour = ev->colour;
@@ -287,8 +287,18 @@ SP_API void sp_audit_event_reset(struct sp_audit_event *ev)
 	ev->sessionid = SP_AUDIT_UNSET;
 	ev->saddr_fam = -1;
 	ev->return_valid = RET_INVALID;
+}
+
+void audit_event_sync(struct sp_audit_event *ev)
+{
 	ev_sync(ev);
 	ev_tsync(ev);
+}
+
+SP_API void sp_audit_event_reset(struct sp_audit_event *ev)
+{
+	audit_event_clear(ev);
+	audit_event_sync(ev);
 }
 
 SP_API int sp_audit_event_new(struct sp_audit_event **out)

@@ -216,6 +216,11 @@ static inline const struct lsm_ctx *audit_name_octx(const struct audit_name *n)
 /* The file comment's invariants: gate, c_*, perm_bits and the task-list view agree with the
  * event's fields (filter/event.c; the engines assert it, SP_ASSERT_INTERNAL).  1 or 0. */
 int audit_event_is_synced(const struct sp_audit_event *ev);
+/* For a builder that writes many fields itself (audit/log/build.c): audit_event_clear() is
+ * sp_audit_event_reset() without the derived views, which one audit_event_sync() then makes to
+ * agree with the fields (as every setter does for its own).  In between, ev is not synced. */
+void audit_event_clear(struct sp_audit_event *ev);
+void audit_event_sync(struct sp_audit_event *ev);
 /* groups_search() over the event's supplementary groups, and over the task list's (fork) view */
 int audit_groups_search(const struct sp_audit_event *ev, uint32_t gid);
 int audit_task_groups_search(const struct sp_audit_event *ev, uint32_t gid);

@@ -138,29 +138,25 @@ SP_API int sp_audit_log_event_build(const struct sp_audit_log_event *e,
 	return audit_log_event_build(e, fs, ~0ull, ev, LOG_NEED_ALL);
 }
 
-int audit_log_event_build(const struct sp_audit_log_event *e, const struct sp_audit_fsview *fs,
-			  uint64_t fs_lens, struct sp_audit_event *ev, unsigned need)
+/* The task fields of the event's SYSCALL or standalone record, written directly (the caller
+ * syncs).  0 or -ENOMEM. */
+static int build_task(const struct sp_audit_log_event *e, const struct sp_audit_fsview *fs,
+		      uint64_t fs_lens, struct sp_audit_event *ev, unsigned need)
 {
 	const struct log_task *tk = &e->task;
-	int cls, err;
-	sp_audit_event_reset(ev);
-	if (e->has_syscall)
-		cls = SP_AUDIT_LOG_SYSCALL;
-	else if (e->has_uring)
-		cls = SP_AUDIT_LOG_URING;
-	else if (e->has_user)
-		cls = SP_AUDIT_LOG_USER;
-	else if (e->has_daemon)
-		cls = SP_AUDIT_LOG_DAEMON;
-	else
-		cls = SP_AUDIT_LOG_KERNEL;
-
-	sp_audit_event_set_pids(ev, tk->pid, tk->pid, tk->ppid);
-	sp_audit_event_set_uids(ev, tk->uid, tk->euid, tk->suid, tk->fsuid);
-	sp_audit_event_set_gids(ev, tk->gid, tk->egid, tk->sgid, tk->fsgid);
-	sp_audit_event_set_loginuid(ev, tk->auid);
-	sp_audit_event_set_sessionid(ev, tk->ses);
-	sp_audit_event_set_personality(ev, tk->per);
+	ev->pid = ev->tid = tk->pid;
+	ev->ppid = tk->ppid;
+	ev->uid = tk->uid;
+	ev->euid = tk->euid;
+	ev->suid = tk->suid;
+	ev->fsuid = tk->fsuid;
+	ev->gid = tk->gid;
+	ev->egid = tk->egid;
+	ev->sgid = tk->sgid;
+	ev->fsgid = tk->fsgid;
+	ev->loginuid = tk->auid;
+	ev->sessionid = tk->ses;
+	ev->personality = tk->per;
 	const char *exe = log_str_at(e, tk->exe);
 	if (exe) {
 		uint64_t ino;
@@ -172,46 +168,27 @@ int audit_log_event_build(const struct sp_audit_log_event *e, const struct sp_au
 			sp_audit_event_set_exe(ev, LOG_EXE_OTHER_INO, LOG_EXE_OTHER_DEV);
 	}
 	const char *subj = need & LOG_NEED_LSM ? log_str_at(e, tk->subj) : NULL;
-	if (subj) {
-		err = sp_audit_event_set_subj_ctx(ev, subj);
-		if (err == -ENOMEM)
-			return err;	/* -EINVAL: not u:r:t[:mls], stays unlabeled */
-	}
+	if (subj && sp_audit_event_set_subj_ctx(ev, subj) == -ENOMEM)
+		return -ENOMEM;	/* -EINVAL: not u:r:t[:mls], stays unlabeled */
+	return 0;
+}
 
-	switch (cls) {
-	case SP_AUDIT_LOG_SYSCALL:
-	case SP_AUDIT_LOG_URING:
-		if (cls == SP_AUDIT_LOG_URING)
-			sp_audit_event_set_kind(ev, SP_AUDIT_EV_URING);
-		sp_audit_event_set_syscall(ev, cls == SP_AUDIT_LOG_URING ? 0 : e->arch, e->nr);
-		sp_audit_event_set_args(ev, e->a[0], e->a[1], e->a[2], e->a[3]);
-		if (e->has_ret)
-			sp_audit_event_set_return(ev, e->exit);
-		sp_audit_event_set_saddr_fam(ev, e->saddr_fam);
-		if (e->has_oflag)
-			sp_audit_event_set_openat2_flags(ev, e->oflag);
-		break;
-	case SP_AUDIT_LOG_USER:
-		sp_audit_event_set_kind(ev, SP_AUDIT_EV_USER);
-		sp_audit_event_set_msgtype(ev, e->user_type);
-		return cls;
-	default:
-		sp_audit_event_set_kind(ev, SP_AUDIT_EV_USER);
-		sp_audit_event_set_msgtype(ev, e->nrec ? e->rec[0].type : 0);
-		return cls;
-	}
-
+/* The PATH records as the event's names, in item order.  0 or -errno (-ENOSPC: names past
+ * the event's limit are left out, as the kernel's). */
+static int build_names(const struct sp_audit_log_event *e, const struct sp_audit_fsview *fs,
+		       uint64_t fs_lens, struct sp_audit_event *ev, unsigned need)
+{
 	uint32_t order[LOG_MAX_NAMES];
 	char path[PATHBUF];
 	const char *cwd = log_str_at(e, e->cwd);
-	int walk = fs && sp_audit_fsview_count(fs);
+	int walk = fs && sp_audit_fsview_count(fs), err;
 	sort_names(e->names, e->nnames, order);
 	for (uint32_t i = 0; i < e->nnames; i++) {
 		const struct log_name *n = &e->names[order[i]];
 		int idx = sp_audit_event_add_name(ev, n->has_ino ? n->ino : SP_AUDIT_INO_UNSET,
 						  n->has_ino ? n->dev : 0);
 		if (idx < 0)
-			return idx == -ENOSPC ? cls : idx;
+			return idx;
 		const char *name = log_str_at(e, n->name);
 		int plen = -1;
 		if ((need & LOG_NEED_PATH) && name && name[0])
@@ -229,5 +206,46 @@ int audit_log_event_build(const struct sp_audit_log_event *e, const struct sp_au
 		    (err = add_walked(ev, idx, fs, fs_lens, path, (size_t)plen)))
 			return err;
 	}
-	return cls;
+	return 0;
+}
+
+/* The event's class (SP_AUDIT_LOG_*) and ev built from it, or -errno.  The fields are written
+ * directly and synced once (audit_event_sync) instead of by a setter each. */
+int audit_log_event_build(const struct sp_audit_log_event *e, const struct sp_audit_fsview *fs,
+			  uint64_t fs_lens, struct sp_audit_event *ev, unsigned need)
+{
+	int cls, err = 0;
+	audit_event_clear(ev);
+	if (e->has_syscall)
+		cls = SP_AUDIT_LOG_SYSCALL;
+	else if (e->has_uring)
+		cls = SP_AUDIT_LOG_URING;
+	else if (e->has_user)
+		cls = SP_AUDIT_LOG_USER;
+	else if (e->has_daemon)
+		cls = SP_AUDIT_LOG_DAEMON;
+	else
+		cls = SP_AUDIT_LOG_KERNEL;
+	if (build_task(e, fs, fs_lens, ev, need)) {
+		audit_event_sync(ev);
+		return -ENOMEM;
+	}
+	if (cls == SP_AUDIT_LOG_SYSCALL || cls == SP_AUDIT_LOG_URING) {
+		int uring = cls == SP_AUDIT_LOG_URING;
+		ev->kind = uring ? SP_AUDIT_EV_URING : SP_AUDIT_EV_SYSCALL;
+		ev->arch = uring ? 0 : e->arch;
+		ev->major = e->nr;
+		memcpy(ev->argv, e->a, sizeof(ev->argv));
+		if (e->has_ret)
+			sp_audit_event_set_return(ev, e->exit);
+		sp_audit_event_set_saddr_fam(ev, e->saddr_fam);
+		if (e->has_oflag)
+			ev->openat2_flags = e->oflag;
+		err = build_names(e, fs, fs_lens, ev, need);
+	} else {
+		ev->kind = SP_AUDIT_EV_USER;
+		ev->msgtype = cls == SP_AUDIT_LOG_USER ? e->user_type : e->nrec ? e->rec[0].type : 0;
+	}
+	audit_event_sync(ev);
+	return err && err != -ENOSPC ? err : cls;
 }
