@@ -253,7 +253,6 @@ static void names_release(struct sp_audit_event *ev)
 {
 	for (uint32_t i = 0; i < ev->nnames; i++) {
 		struct audit_name *n = &ev->names[i];
-		free(n->path);
 		n->path = NULL;
 		if (n->has_octx)
 			audit_lsm_ctx_release(&n->octx);
@@ -323,8 +322,10 @@ SP_API void sp_audit_event_free(struct sp_audit_event *ev)
 	if (!ev)
 		return;
 	names_release(ev);
-	for (uint32_t i = 0; i < ev->names_cap; i++)
+	for (uint32_t i = 0; i < ev->names_cap; i++) {
 		free(ev->names[i].walk);
+		free(ev->names[i].path_buf);
+	}
 	if (ev->has_sctx)
 		audit_lsm_ctx_release(&ev->sctx);
 	free(ev->names);
@@ -566,9 +567,13 @@ SP_API int sp_audit_event_add_name(struct sp_audit_event *ev, uint64_t ino, uint
 	struct audit_name *n = &ev->names[ev->nnames];
 	struct audit_walk *walk = n->walk;
 	uint16_t wcap = n->walk_cap;
+	char *pbuf = n->path_buf;
+	size_t pcap = n->path_cap;
 	memset(n, 0, sizeof(*n));
 	n->walk = walk;
 	n->walk_cap = wcap;
+	n->path_buf = pbuf;
+	n->path_cap = pcap;
 	n->ino = ino;
 	n->dev = dev;
 	ev->nnames++;
@@ -586,11 +591,22 @@ SP_API int sp_audit_event_name_set_path(struct sp_audit_event *ev, int i, const 
 	struct audit_name *n = name_at(ev, i);
 	if (!n)
 		return -ERANGE;
-	char *p = path ? strdup(path) : NULL;
-	if (path && !p)
-		return -ENOMEM;
-	free(n->path);
-	n->path = p;
+	if (!path) {
+		n->path = NULL;
+		return 0;
+	}
+	size_t len = strlen(path) + 1;
+	if (len > n->path_cap) {	/* path is not in path_buf: it would fit */
+		size_t cap = len < 128 ? 128 : len;
+		char *p = malloc(cap);
+		if (!p)
+			return -ENOMEM;
+		free(n->path_buf);
+		n->path_buf = p;
+		n->path_cap = cap;
+	}
+	memmove(n->path_buf, path, len);
+	n->path = n->path_buf;
 	return 0;
 }
 

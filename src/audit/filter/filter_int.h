@@ -117,8 +117,10 @@ struct audit_name {
 	uint8_t nametype;		/* SP_AUDIT_NAME_*: CREATE and DELETE re-bind marks */
 	uint64_t walk_sig;		/* OR of audit_walk_bit over walk[0..nwalk) */
 	struct audit_walk *walk;
-	char *path;
+	char *path;			/* NULL, or in path_buf */
 	struct lsm_ctx octx;
+	char *path_buf;			/* kept across events, as walk is */
+	size_t path_cap;
 } __attribute__((aligned(64)));
 
 /*
