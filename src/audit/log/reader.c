@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "audit/log/log_int.h"
+#include "base/assert.h"
 #include "base/compiler.h"
 
 #define TYPE_CACHE 128u
@@ -76,7 +77,7 @@ struct sp_audit_log {
 
 /* ---- small parsers ---- */
 
-static int parse_u64(const char *p, const char *end, int base, uint64_t *out)
+static sp_always_inline int parse_u64(const char *p, const char *end, int base, uint64_t *out)
 {
 	uint64_t v = 0;
 	if (p == end)
@@ -108,7 +109,7 @@ static int parse_u64(const char *p, const char *end, int base, uint64_t *out)
 	return 0;
 }
 
-static int parse_u32(const char *p, const char *end, int base, uint32_t *out)
+static sp_always_inline int parse_u32(const char *p, const char *end, int base, uint32_t *out)
 {
 	uint64_t v;
 	if (parse_u64(p, end, base, &v) || v > UINT32_MAX)
@@ -189,7 +190,7 @@ static inline const char *scan2(const char *p, const char *end, char a, char b)
 
 /* Next token of [*p, end).  1 = token (a bare word has v == NULL), 0 = end, -1 = unterminated
  * quote. */
-static inline int next_kv(const char **pp, const char *end, struct kv *t)
+static sp_always_inline int next_kv(const char **pp, const char *end, struct kv *t)
 {
 	const char *p = *pp;
 	while (p < end && *p == ' ')
@@ -393,34 +394,53 @@ static void task_init(struct log_task *tk)
 
 /* ---- SYSCALL fast path: the kernel's field order (docs/audit.md §5.2) ---- */
 
-/* p at "key=": the value's start, or NULL. */
-static inline const char *fp_key(const char *p, const char *end, const char *key, size_t klen)
+/* "key=" of a literal key of at most 7 bytes as a little-endian word the compiler folds (byte i
+ * of the key, then '=', then zeros), and the mask of its bytes. */
+#define KW_B(k, i)                                                                                 \
+	((uint64_t)(uint8_t)((i) < sizeof(k) - 1 ? (k)[(i) < sizeof(k) - 1 ? (i) : 0]               \
+			     : (i) == sizeof(k) - 1 ? '=' : 0) << (8 * (i)))
+#define KW(k)                                                                                      \
+	(KW_B(k, 0) | KW_B(k, 1) | KW_B(k, 2) | KW_B(k, 3) | KW_B(k, 4) | KW_B(k, 5) | KW_B(k, 6) |   \
+	 KW_B(k, 7))
+#define KW_MASK(k) (sizeof(k) >= 8 ? ~0ull : (1ull << (8 * sizeof(k))) - 1)
+#define FP_KEY(p, end, k) fp_key(p, end, KW(k), KW_MASK(k), sizeof(k) - 1)
+
+/* p at "key=" (want/mask: KW, KW_MASK of the key, klen its length): the value's start, or NULL.
+ * With 8 bytes left one masked compare; else byte by byte. */
+static sp_always_inline const char *fp_key(const char *p, const char *end, uint64_t want,
+					   uint64_t mask, size_t klen)
 {
-	if ((size_t)(end - p) <= klen || memcmp(p, key, klen) || p[klen] != '=')
+	if (end - p >= 8)
+		return (load64(p) & mask) == want ? p + klen + 1 : NULL;
+	if ((size_t)(end - p) <= klen)
 		return NULL;
+	for (size_t i = 0; i <= klen; i++)
+		if ((uint8_t)p[i] != (uint8_t)(want >> (8 * i)))
+			return NULL;
 	return p + klen + 1;
 }
 
-/* An unsigned number in base 10 or 16 ending at ' ' or end: the position after the ' '. */
-static inline const char *fp_num(const char *p, const char *end, int hex, uint64_t *out)
+/* An unsigned number in base 10 or 16 ending at ' ' or end: the position after the ' '.  The
+ * byte at end is read: a line's '\n', its 0x1d or the carry buffer's '\n' (end_line), never a
+ * digit, so the loop stops there with one test a byte. */
+static sp_always_inline const char *fp_num(const char *p, const char *end, int hex, uint64_t *out)
 {
 	uint64_t v = 0;
 	const char *s = p;
-	for (; p < end && *p != ' '; p++) {
+	for (;; p++) {
 		unsigned d = (unsigned)(*p - '0');
 		if (d > 9) {
-			if (!hex)
-				return NULL;
 			d = (unsigned)((*p | 0x20) - 'a');
-			if (d > 5)
-				return NULL;
+			if (!hex || d > 5)
+				break;
 			d += 10;
 		}
 		v = hex ? v << 4 | d : v * 10 + d;
 	}
+	SP_ASSERT_INTERNAL(p <= end);
 	/* 16 hex or 19 decimal digits fit in 64 bits; longer ones (which may have wrapped) are the
 	 * generic path's to decide */
-	if (p == s || p - s > (hex ? 16 : 19))
+	if (p == s || p - s > (hex ? 16 : 19) || (p < end && *p != ' '))
 		return NULL;
 	*out = v;
 	return p < end ? p + 1 : p;
@@ -429,7 +449,7 @@ static inline const char *fp_num(const char *p, const char *end, int hex, uint64
 #define FP_NUM(key, hex, dst)                                                                      \
 	do {                                                                                       \
 		uint64_t v_;                                                                       \
-		if (!(p = fp_key(p, end, key, sizeof(key) - 1)) ||                                 \
+		if (!(p = FP_KEY(p, end, key)) ||                                                  \
 		    !(p = fp_num(p, end, hex, &v_)))                                               \
 			return NULL;                                                               \
 		dst = v_;                                                                          \
@@ -437,7 +457,7 @@ static inline const char *fp_num(const char *p, const char *end, int hex, uint64
 #define FP_ID(key, dst)                                                                            \
 	do {                                                                                       \
 		uint64_t v_;                                                                       \
-		if (!(p = fp_key(p, end, key, sizeof(key) - 1)) ||                                 \
+		if (!(p = FP_KEY(p, end, key)) ||                                                  \
 		    !(p = fp_num(p, end, 0, &v_)) || v_ > UINT32_MAX)                              \
 			return NULL;                                                               \
 		dst = (uint32_t)v_;                                                                \
@@ -473,23 +493,23 @@ static const char *syscall_fast_tail(struct sp_audit_log_event *e, const char *p
 	const char *q;
 	struct kv t;
 	uint64_t v;
-	if ((q = fp_key(p, end, "tty", 3))) {
+	if ((q = FP_KEY(p, end, "tty"))) {
 		if (*q == '"' || !(q = fp_skip_value(q, end, &t)))
 			return p;
 		p = q;
 	}
-	if ((q = fp_key(p, end, "ses", 3))) {
+	if ((q = FP_KEY(p, end, "ses"))) {
 		if (!(q = fp_num(q, end, 0, &v)) || v > UINT32_MAX)
 			return p;
 		tk->ses = (uint32_t)v;
 		p = q;
 	}
-	if ((q = fp_key(p, end, "comm", 4))) {
+	if ((q = FP_KEY(p, end, "comm"))) {
 		if (!(q = fp_skip_value(q, end, &t)))
 			return p;
 		p = q;
 	}
-	if ((q = fp_key(p, end, "exe", 3))) {
+	if ((q = FP_KEY(p, end, "exe"))) {
 		if (!(q = fp_skip_value(q, end, &t)))
 			return p;
 		t.k = p;
@@ -519,13 +539,13 @@ static const char *syscall_fast(struct sp_audit_log_event *e, const char *p, con
 	if (v > INT32_MAX)
 		return NULL;
 	e->nr = (int32_t)v;
-	if (fp_key(p, end, "per", 3)) {
+	if (FP_KEY(p, end, "per")) {
 		FP_NUM("per", 1, v);
 		if (v > UINT32_MAX)
 			return NULL;
 		tk->per = (uint32_t)v;
 	}
-	if (fp_key(p, end, "success", 7)) {
+	if (FP_KEY(p, end, "success")) {
 		const char *q = p + 8;
 		if (end - q >= 4 && !memcmp(q, "yes ", 4))
 			p = q + 4;
@@ -533,7 +553,7 @@ static const char *syscall_fast(struct sp_audit_log_event *e, const char *p, con
 			p = q + 3;
 		else
 			return NULL;
-		if (!(p = fp_key(p, end, "exit", 4)))
+		if (!(p = FP_KEY(p, end, "exit")))
 			return NULL;
 		int neg = p < end && *p == '-';
 		if (!(p = fp_num(p + neg, end, 0, &v)))
@@ -638,22 +658,38 @@ static int body_syscall(struct sp_audit_log_event *e, const char *p, const char 
 }
 
 /* "MM:mm" hex major:minor -> kernel dev_t */
+/* Hex digits [p, end) as a number at most limit (< 2^28: no overflow), or -1. */
+static inline int64_t hex_upto(const char *p, const char *end, uint32_t limit)
+{
+	uint32_t v = 0;
+	if (p == end)
+		return -1;
+	for (; p < end; p++) {
+		int h = hexval(*p);
+		if (h < 0 || (v = v << 4 | (uint32_t)h) > limit)
+			return -1;
+	}
+	return v;
+}
+
 static int parse_dev(const struct kv *t, uint32_t *dev)
 {
-	const char *c = memchr(t->v, ':', t->vlen);
-	uint32_t ma, mi;
-	if (!c || parse_u32(t->v, c, 16, &ma) || parse_u32(c + 1, t->v + t->vlen, 16, &mi) ||
-	    ma > 0xfff || mi > 0xfffff)
+	const char *c = t->v, *end = t->v + t->vlen;
+	while (c < end && *c != ':')	/* a few bytes: no memchr call */
+		c++;
+	int64_t ma = c < end ? hex_upto(t->v, c, 0xfff) : -1;
+	int64_t mi = ma >= 0 ? hex_upto(c + 1, end, 0xfffff) : -1;
+	if (mi < 0)
 		return -1;
-	*dev = SP_AUDIT_MKDEV(ma, mi);
+	*dev = SP_AUDIT_MKDEV((uint32_t)ma, (uint32_t)mi);
 	return 0;
 }
 
 /* p at "key=value ": t holds the value and the position after it, or NULL. */
-static inline const char *fp_tok(const char *p, const char *end, const char *key, size_t klen,
-				 struct kv *t)
+static sp_always_inline const char *fp_tok(const char *p, const char *end, uint64_t want,
+					   uint64_t mask, size_t klen, struct kv *t)
 {
-	const char *q = fp_key(p, end, key, klen);
+	const char *q = fp_key(p, end, want, mask, klen);
 	if (!q)
 		return NULL;
 	t->k = p;
@@ -661,7 +697,7 @@ static inline const char *fp_tok(const char *p, const char *end, const char *key
 	return fp_skip_value(q, end, t);
 }
 
-#define FP_TOK(key) (q = fp_tok(p, end, key, sizeof(key) - 1, &t))
+#define FP_TOK(key) (q = fp_tok(p, end, KW(key), KW_MASK(key), sizeof(key) - 1, &t))
 
 /*
  * The prefix of a kernel PATH body, "item= name= [inode= dev= mode= ouid= ogid= rdev=]", token
@@ -1524,6 +1560,7 @@ static int end_line(struct sp_audit_log *l, int at_eof)
 		snprintf(msg, sizeof(msg), "line longer than %zu bytes", l->o.max_line);
 		malformed(l, msg);
 	} else if (l->clen) {
+		l->carry[l->clen] = '\n';	/* fp_num's stop (carry_add keeps the room) */
 		rc = do_line(l, l->carry, l->clen, memchr(l->carry, 0x1d, l->clen));
 	}
 	l->clen = 0;
@@ -1540,7 +1577,7 @@ static int carry_add(struct sp_audit_log *l, const char *p, size_t n)
 		l->clen = 0;
 		return 0;
 	}
-	if (buf_reserve(&l->carry, &l->ccap, l->clen + n, 4096))
+	if (buf_reserve(&l->carry, &l->ccap, l->clen + n + 1, 4096))	/* + end_line's '\n' */
 		return -ENOMEM;
 	memcpy(l->carry + l->clen, p, n);
 	l->clen += n;
