@@ -29,16 +29,26 @@
 #define LOG_EXE_OTHER_INO 0xfffffffffffffffeull
 #define LOG_EXE_OTHER_DEV SP_AUDIT_MKDEV(4094, 2)
 
+/* The companion types 1300..1337 as bits t - 1300: 1300, 1302-1304, 1306-1307, 1309, 1311-1315,
+ * 1317-1318, 1320-1323, 1327, 1330, 1332-1333, 1336-1337. */
+#define COMPANION_BASE 1300u
+#define COMPANION_BITS                                                                             \
+	((1ull << 0) | (7ull << 2) | (3ull << 6) | (1ull << 9) | (31ull << 11) | (3ull << 17) |   \
+	 (15ull << 20) | (1ull << 27) | (1ull << 30) | (3ull << 32) | (3ull << 36))
+
 SP_API int sp_audit_log_type_is_companion(uint32_t t)
 {
-	switch (t) {
-	case 1300: case 1302: case 1303: case 1304: case 1306: case 1307: case 1309: case 1311:
-	case 1312: case 1313: case 1314: case 1315: case 1317: case 1318: case 1320: case 1321:
-	case 1322: case 1323: case 1327: case 1330: case 1332: case 1333: case 1336: case 1337:
-		return 1;
-	default:
-		return 0;
-	}
+	return t - COMPANION_BASE < 64 && (COMPANION_BITS >> (t - COMPANION_BASE) & 1);
+}
+
+/* An absolute path the fold below gives back unchanged: no empty, "." or ".." component (no
+ * "//", no "/." at all, to keep the test short) and no trailing '/' unless it is "/". */
+static int path_is_plain(const char *p, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (p[i] == '/' && (p[i + 1] == '/' || p[i + 1] == '.' || (!p[i + 1] && i)))
+			return 0;
+	return 1;
 }
 
 /* Lexical absolute path of name (relative to cwd) into out (PATHBUF).  Its length, or -1 when it
@@ -51,6 +61,10 @@ static int norm_path(const char *cwd, const char *name, char *out)
 		len = strlen(name);
 		if (len >= sizeof(tmp))
 			return -1;
+		if (path_is_plain(name, len)) {	/* already what the fold gives */
+			memcpy(out, name, len + 1);
+			return (int)len;
+		}
 		memcpy(tmp, name, len + 1);
 	} else {
 		if (!cwd || cwd[0] != '/')
