@@ -391,12 +391,12 @@ static void test_audit_log__fast_paths_agree(void **st)
 	assert_string_equal(b.keys, "cat=1 s5=1 ssh=1 ");
 }
 
-/* What one SYSCALL line was read as: its malformed count and the filter event's task, call and
- * return fields. */
+/* What one SYSCALL line was read as: its malformed count and the filter event's task, call,
+ * return and subject type fields. */
 struct one {
 	uint64_t malformed, events;
 	uint32_t f[16];
-	uint64_t argv[4], exe_ino;
+	uint64_t argv[4], exe_ino, subj_type;
 	int64_t ret;
 };
 
@@ -412,6 +412,7 @@ static int one_ev(void *ud, const struct sp_audit_log_event *lev)
 	memcpy(o->f, f, sizeof(f));
 	memcpy(o->argv, ev->argv, sizeof(o->argv));
 	o->exe_ino = ev->has_exe ? ev->exe_ino : 0;
+	o->subj_type = ev->has_sctx ? audit_ev_sctx(ev)->h_type : 0;
 	o->ret = ev->return_code;
 	o->events++;
 	sp_audit_event_free(ev);
@@ -450,10 +451,10 @@ static void test_audit_log__fast_path_edges(void **st)
 		"syscall=257 success=yes exit=-13 a0=ffffff9c a1=7ffe2a1d4b20 a2=1b6 a3=0 items=1 "
 		"ppid=1 pid=16334 auid=4294967295 uid=1002 gid=1002 euid=1002 suid=1002 fsuid=1002 "
 		"egid=1002 sgid=1002 fsgid=1002 tty=pts0 ses=3 comm=\"cat\" exe=\"/usr/bin/cat\" "
-		"key=(null)";
+		"subj=system_u:system_r:sshd_t:s0 key=\"x y\"";
 	enum { N = sizeof(body) - 1 };
 	char fast[640], slow[640], cut[N + 2];
-	unsigned checked = 0;
+	unsigned checked = 0, subj = 0;
 	for (size_t c = 1; c <= 2 * N; c++) {
 		size_t k = c <= N ? c : c - N;
 		if (c <= N) {
@@ -479,10 +480,12 @@ static void test_audit_log__fast_path_edges(void **st)
 			assert_memory_equal(a.f, b.f, sizeof(a.f));
 			assert_memory_equal(a.argv, b.argv, sizeof(a.argv));
 			assert_true(a.exe_ino == b.exe_ino && a.ret == b.ret);
+			assert_true(a.subj_type == b.subj_type);
+			subj += a.subj_type != 0;
 			checked++;
 		}
 	}
-	assert_true(checked > 400);
+	assert_true(checked > 400 && subj > 20);
 }
 
 static int cmp_fd(int fd, const char *want, size_t n)

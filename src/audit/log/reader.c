@@ -485,8 +485,8 @@ static inline const char *fp_skip_value(const char *p, const char *end, struct k
 	return q ? q + 1 : end;
 }
 
-/* After fsgid=: "tty= ses= comm= exe=" as the kernel writes them.  Parses what matches and
- * returns where the generic loop continues (at the first deviation, or subj=/key=). */
+/* After fsgid=: "tty= ses= comm= exe= [subj=] key=" as the kernel writes them.  Parses what
+ * matches and returns where the generic loop continues (at the first deviation, or the end). */
 static const char *syscall_fast_tail(struct sp_audit_log_event *e, const char *p, const char *end,
 				     struct log_task *tk)
 {
@@ -516,6 +516,18 @@ static const char *syscall_fast_tail(struct sp_audit_log_event *e, const char *p
 		t.klen = 3;
 		if (put_untrusted(e, &t, &tk->exe))
 			return NULL;	/* out of memory: the generic path reports it */
+		p = q;
+	}
+	if ((q = FP_KEY(p, end, "subj"))) {
+		if (!(q = fp_skip_value(q, end, &t)))
+			return p;
+		if ((e->need & LOG_NEED_LSM) && put_raw(e, &t, &tk->subj))
+			return NULL;
+		p = q;
+	}
+	if ((q = FP_KEY(p, end, "key"))) {	/* no field of the filters */
+		if (!(q = fp_skip_value(q, end, &t)))
+			return p;
 		p = q;
 	}
 	return p;
