@@ -19,6 +19,7 @@
 #define LOG_MAX_NAMES 32u
 #define LOG_EVENT_MAX_RECS 4096u	/* an event with more records is closed and restarted */
 #define LOG_EVENT_MAX_BYTES (8u << 20)
+#define LOG_BORROWED UINT32_MAX	/* rec_off: the line is still in the caller's buffer */
 
 /* Record type numbers the reader looks at. */
 enum {
@@ -59,6 +60,10 @@ struct sp_audit_log_event {
 	unsigned need;			/* LOG_NEED_*: the parts of bodies decoded */
 	char *arena;
 	size_t alen, acap;
+	/* the records' lines: in the arena at rec_off[i], or (LOG_BORROWED) still in the buffer
+	 * being fed at rec[i].text, blen bytes of them (moved to the arena before the feed
+	 * returns, so only an event closed within the feed that read its lines sees them there) */
+	size_t blen;
 	struct sp_audit_log_rec *rec;
 	uint32_t *rec_off;
 	size_t nrec, rcap;

@@ -14,7 +14,9 @@
  *    at the first record not its own after its PROCTITLE (so the EOE after it joins it),
  *    when a record comes `timeout` seconds or more after it (auparse's rule, in
  *    any order), when the window is full (oldest first), when it grows past
- *    LOG_EVENT_MAX_RECS/BYTES, or at finish.
+ *    LOG_EVENT_MAX_RECS/BYTES, or at finish;
+ *  - nothing points into a buffer fed once sp_audit_log_feed returns: an event closed within
+ *    the feed that read its lines borrows them, the open ones' are copied (settle_borrowed).
  *
  * Speed (docs/RECORD.md, "Reader speed"): every shortcut gives exactly what the generic parsing
  * gives, and falls back to it at the first byte it does not expect:
@@ -65,6 +67,7 @@ struct sp_audit_log {
 	size_t clen, ccap;
 	int overlong;			/* the carried line passed max_line: drop until '\n' */
 	int stop;			/* the callback's non-zero return */
+	int borrow;			/* do_line's line is in the buffer being fed (not the carry) */
 	unsigned need;			/* LOG_NEED_*: the bodies' parts to decode */
 	/* the last header's stamp text "SEC.MSEC:SERIAL)" and what it parsed to: the records of
 	 * one event repeat it byte for byte, so a match skips the number parsing */
@@ -1042,6 +1045,7 @@ static void unlink_slot(struct sp_audit_log *l, size_t slot)
 	e->open = 0;
 	e->nrec = 0;
 	e->alen = 0;
+	e->blen = 0;
 }
 
 static size_t oldest_open(const struct sp_audit_log *l)
@@ -1072,7 +1076,8 @@ static int close_event(struct sp_audit_log *l, size_t slot)
 	if (l->has_pending && l->pending == slot)
 		l->has_pending = 0;
 	for (size_t i = 0; i < e->nrec; i++)
-		e->rec[i].text = e->arena + e->rec_off[i];
+		if (e->rec_off[i] != LOG_BORROWED)
+			e->rec[i].text = e->arena + e->rec_off[i];
 	e->node_cstr = log_str_at(e, e->node);
 	l->st.events++;
 	if (l->o.on_event && !l->stop)
@@ -1227,6 +1232,7 @@ static size_t find_or_open(struct sp_audit_log *l, uint64_t sec, uint32_t msec, 
 	e->seq = l->seq++;
 	e->nrec = 0;
 	e->alen = 0;
+	e->blen = 0;
 	e->has_syscall = e->has_uring = e->has_ret = e->has_cwd = e->has_oflag = 0;
 	e->has_user = e->has_daemon = 0;
 	e->user_type = 0;
@@ -1473,7 +1479,7 @@ static int rec_reserve(struct sp_audit_log_event *e)
 
 /* The body of a record of type `type` into e, and the line kept in e's arena at *off. */
 static int record_body(struct sp_audit_log_event *e, uint32_t type, const char *p, const char *end,
-		       const char *line, size_t len, uint32_t *off, struct why *w)
+		       const char *line, size_t len, int borrow, uint32_t *off, struct why *w)
 {
 	int err;
 	if (type == LT_SYSCALL || type == LT_URINGOP) {
@@ -1488,7 +1494,9 @@ static int record_body(struct sp_audit_log_event *e, uint32_t type, const char *
 	}
 	if (!err && e->nrec >= LOG_EVENT_MAX_RECS)
 		err = fail(w, "too many records in one event", NULL);
-	if (!err)
+	if (!err && borrow)
+		*off = LOG_BORROWED;
+	else if (!err)
 		err = arena_put(e, line, len, off);
 	if (!err)
 		err = rec_reserve(e);
@@ -1523,7 +1531,7 @@ static int do_line(struct sp_audit_log *l, const char *line, size_t len, const c
 	/* keep the event consistent if this record turns out malformed: parse into the event,
 	 * roll back the arena and counters on error */
 	snap_take(&snap, e);
-	err = record_body(e, h.type, p, end, line, len, &off, &w);
+	err = record_body(e, h.type, p, end, line, len, l->borrow, &off, &w);
 	if (err) {
 		snap_restore(e, &snap);
 		if (err == -ENOMEM)
@@ -1533,10 +1541,13 @@ static int do_line(struct sp_audit_log *l, const char *line, size_t len, const c
 		return malformed(l, w.msg);
 	}
 	e->rec[e->nrec] = (struct sp_audit_log_rec){ .type = h.type, .line = l->line, .file = l->file,
-						     .text = NULL, .len = len, .seq = l->st.lines };
+						     .text = off == LOG_BORROWED ? line : NULL,
+						     .len = len, .seq = l->st.lines };
 	e->rec_off[e->nrec++] = off;
+	if (off == LOG_BORROWED)
+		e->blen += len + 1;
 	l->st.records++;
-	if (type_ends_event(h.type) || e->alen > LOG_EVENT_MAX_BYTES)
+	if (type_ends_event(h.type) || e->alen + e->blen > LOG_EVENT_MAX_BYTES)
 		return close_event(l, slot);
 	if (h.type == LT_PROCTITLE) {
 		l->pending = slot;
@@ -1596,9 +1607,29 @@ static int carry_add(struct sp_audit_log *l, const char *p, size_t n)
 	return 0;
 }
 
+/* The lines the open events still borrow from the buffer fed, moved into their arenas: the
+ * buffer is the caller's again when the feed returns.  0, or -ENOMEM (then the reader stops:
+ * an event it keeps has lost lines). */
+static int settle_borrowed(struct sp_audit_log *l)
+{
+	for (size_t k = 0; k < l->nopen; k++) {
+		struct sp_audit_log_event *e = &l->ev[l->openv[k]];
+		for (size_t i = 0; e->blen && i < e->nrec; i++) {
+			if (e->rec_off[i] != LOG_BORROWED)
+				continue;
+			if (arena_put(e, e->rec[i].text, e->rec[i].len, &e->rec_off[i]))
+				return l->stop = -ENOMEM;
+			e->rec[i].text = NULL;
+			e->blen -= e->rec[i].len + 1;
+		}
+	}
+	return 0;
+}
+
+static int feed_lines(struct sp_audit_log *l, const char *p, const char *end);
+
 SP_API int sp_audit_log_feed(struct sp_audit_log *l, const char *file, const void *buf, size_t len)
 {
-	const char *p = buf, *end = p + len;
 	int rc;
 	if (l->stop)
 		return l->stop;
@@ -1614,8 +1645,17 @@ SP_API int sp_audit_log_feed(struct sp_audit_log *l, const char *file, const voi
 	}
 	l->st.bytes += len;
 	l->fbytes += len;
+	rc = feed_lines(l, buf, (const char *)buf + len);
+	int err = settle_borrowed(l);
+	return rc ? rc : err;
+}
+
+/* The lines of [p, end): complete ones read (those wholly in it borrowed), the rest carried. */
+static int feed_lines(struct sp_audit_log *l, const char *p, const char *end)
+{
+	int rc;
 	/* the next 0x1d at or after p, found once per chunk (most logs have none), not per line */
-	const char *gs = memchr(p, 0x1d, len);
+	const char *gs = memchr(p, 0x1d, (size_t)(end - p));
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		if (!nl)
@@ -1628,7 +1668,9 @@ SP_API int sp_audit_log_feed(struct sp_audit_log *l, const char *file, const voi
 			l->overlong = 1;
 			rc = end_line(l, 0);
 		} else {
+			l->borrow = 1;
 			rc = do_line(l, p, (size_t)(nl - p), gs && gs < nl ? gs : NULL);
+			l->borrow = 0;
 		}
 		if (rc)
 			return rc;
