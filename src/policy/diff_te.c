@@ -358,12 +358,76 @@ static int rec_cmp(const void *x, const void *y)
 	return rec_key_cmp(x, y, 1);
 }
 
+static unsigned bit_len(uint64_t v)
+{
+	return v ? 64 - (unsigned)__builtin_clzll(v) : 0;
+}
+
+/* The record's key in rec_key_cmp's order packed by widths w (cond, s, t, c, xtype; the
+ * block one bit), for records without a file name. */
+static inline uint64_t rec_key(const struct avrec *r, const unsigned w[5])
+{
+	uint64_t k = (uint64_t)r->cond << 1 | r->block;
+	k = k << w[1] | r->s;
+	k = k << w[2] | r->t;
+	k = k << w[3] | r->c;
+	return k << w[4] | r->xtype;
+}
+
+/*
+ * The records in rec_cmp's order, stably (of equal keys the first pushed stays first, as with
+ * glibc's merge sort): an LSD radix sort of the packed keys, a byte a pass (a pass whose byte
+ * is the same in every key is skipped), when no record has a file name and the keys fit 64
+ * bits; else (or without memory for the second array) qsort.
+ */
+static void rec_sort(struct avside *d)
+{
+	uint64_t mx[5] = { 0 };
+	int fname = 0;
+	for (size_t i = 0; i < d->n; i++) {
+		const struct avrec *r = &d->r[i];
+		mx[0] |= r->cond, mx[1] |= r->s, mx[2] |= r->t, mx[3] |= r->c, mx[4] |= r->xtype;
+		fname |= r->fname != NULL;
+	}
+	unsigned w[5], bits = 1;
+	for (int f = 0; f < 5; f++)
+		bits += w[f] = bit_len(mx[f]);
+	struct avrec *tmp = fname || bits > 64 || d->n < 64 ? NULL :
+			    sp_alloc(d->k->alloc, d->n * sizeof(*tmp), 0);
+	if (!tmp) {
+		qsort(d->r, d->n, sizeof(*d->r), rec_cmp);
+		return;
+	}
+	struct avrec *a = d->r, *b = tmp;
+	for (unsigned shift = 0; shift < bits; shift += 8) {
+		size_t cnt[257] = { 0 };
+		for (size_t i = 0; i < d->n; i++)
+			cnt[(rec_key(&a[i], w) >> shift & 0xff) + 1]++;
+		if (cnt[(rec_key(&a[0], w) >> shift & 0xff) + 1] == d->n)
+			continue;
+		for (unsigned x = 1; x < 257; x++)
+			cnt[x] += cnt[x - 1];
+		for (size_t i = 0; i < d->n; i++)
+			b[cnt[rec_key(&a[i], w) >> shift & 0xff]++] = a[i];
+		struct avrec *t = a;
+		a = b;
+		b = t;
+	}
+	if (a == d->r) {
+		sp_free(d->k->alloc, tmp, d->n * sizeof(*tmp));
+		return;
+	}
+	sp_free(d->k->alloc, d->r, d->cap * sizeof(*d->r));	/* the sorted copy becomes it */
+	d->r = a;
+	d->cap = d->n;
+}
+
 /* Sort, unite equal keys, drop from conditional records what the unconditional one of their
  * triple allows (unconditional records sort first: cond 0). */
 static void avside_settle(struct avside *d)
 {
 	if (d->n)	/* no records: no array to sort (qsort wants one) */
-		qsort(d->r, d->n, sizeof(*d->r), rec_cmp);
+		rec_sort(d);
 	if (d->kind & SP_AVTAB_XPERMS)
 		return;	/* a key's records stay: their commands are united when printed */
 	size_t m = 0;
