@@ -42,7 +42,10 @@ struct avrec {
 	uint32_t cond;		/* rank of the expression text, 0 = unconditional */
 	uint32_t mask;		/* AV kinds: permissions; type kinds: the default type's value;
 				 * xperm kinds: the entry's index in the side's xe + 1 */
-	const char *fname;	/* type_transition: the file name of a filename transition */
+	union {
+		const char *fname;	/* type_transition: the file name of a filename transition */
+		uint64_t key;		/* rec_sort's packed key, while it sorts (no fname) */
+	};
 	uint16_t s, t, c;	/* ranks of the names */
 	uint8_t block;		/* 1 True branch (and unconditional), 0 False */
 	uint8_t xtype;		/* xperm kinds: 1 ioctl, 3 nlmsg (part of the key); else 0 */
@@ -399,20 +402,24 @@ static void rec_sort(struct avside *d)
 		return;
 	}
 	struct avrec *a = d->r, *b = tmp;
+	for (size_t i = 0; i < d->n; i++)
+		a[i].key = rec_key(&a[i], w);	/* in place of the (NULL) file name */
 	for (unsigned shift = 0; shift < bits; shift += 8) {
 		size_t cnt[257] = { 0 };
 		for (size_t i = 0; i < d->n; i++)
-			cnt[(rec_key(&a[i], w) >> shift & 0xff) + 1]++;
-		if (cnt[(rec_key(&a[0], w) >> shift & 0xff) + 1] == d->n)
+			cnt[(a[i].key >> shift & 0xff) + 1]++;
+		if (cnt[(a[0].key >> shift & 0xff) + 1] == d->n)
 			continue;
 		for (unsigned x = 1; x < 257; x++)
 			cnt[x] += cnt[x - 1];
 		for (size_t i = 0; i < d->n; i++)
-			b[cnt[rec_key(&a[i], w) >> shift & 0xff]++] = a[i];
+			b[cnt[a[i].key >> shift & 0xff]++] = a[i];
 		struct avrec *t = a;
 		a = b;
 		b = t;
 	}
+	for (size_t i = 0; i < d->n; i++)
+		a[i].fname = NULL;
 	if (a == d->r) {
 		sp_free(d->k->alloc, tmp, d->n * sizeof(*tmp));
 		return;
@@ -521,9 +528,11 @@ static int rec_perms(const struct avside *d, const struct avrec *r, const char *
 	const struct policy_class *pc = &d->k->cls[d->cval[r->c]];
 	const uint8_t *ord = d->porder[d->cval[r->c]];
 	int n = 0;
-	for (unsigned i = 0; i < 32; i++)
-		if (r->mask >> ord[i] & 1)
+	for (uint32_t i = 0, rem = r->mask; rem; i++)	/* ord: a permutation of 0..31 */
+		if (rem >> ord[i] & 1) {
 			out[n++] = pc->perm[ord[i]];
+			rem &= ~(1u << ord[i]);
+		}
 	return n;
 }
 
