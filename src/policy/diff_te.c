@@ -1043,12 +1043,27 @@ static void av_print(FILE *f, const char *title, struct dlines out[3])
 	for (int k = 0; k < 3; k++) {
 		if (out[k].n)
 			fprintf(f, "   %s %s Rules: %zu\n", what[k], title, out[k].n);
+		char buf[1 << 16];	/* lines gathered, written in blocks: one stdio call each */
+		size_t used = 0;
 		for (size_t i = 0; i < out[k].n; i++) {
-			const char pre[8] = { ' ', ' ', ' ', ' ', ' ', ' ', mark[k], ' ' };
-			fwrite(pre, 1, sizeof(pre), f);
-			fputs(out[k].v[i].text, f);
-			putc('\n', f);
+			const char *t = out[k].v[i].text;
+			size_t n = strlen(t);
+			if (used + n + 9 > sizeof(buf)) {
+				fwrite(buf, 1, used, f);
+				used = 0;
+			}
+			if (n + 9 > sizeof(buf)) {	/* a line longer than the buffer */
+				fprintf(f, "      %c %s\n", mark[k], t);
+				continue;
+			}
+			memcpy(buf + used, "      ", 6);
+			buf[used + 6] = mark[k];
+			buf[used + 7] = ' ';
+			memcpy(buf + used + 8, t, n);
+			buf[used + 8 + n] = '\n';
+			used += n + 9;
 		}
+		fwrite(buf, 1, used, f);
 	}
 	fprintf(f, "\n");
 }
