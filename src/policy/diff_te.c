@@ -254,10 +254,15 @@ static int rec_push(struct avside *d, const struct avrec *r)
 
 static int expand_pairs(struct avside *d, struct avrec *r, uint32_t s, uint32_t t);
 
+static unsigned bit_len(uint64_t v)
+{
+	return v ? 64 - (unsigned)__builtin_clzll(v) : 0;
+}
+
 /* libsepol's avtab_alloc: 2^(bit length - 2) slots (2^bit length below 4 rules), <= 2^16 */
 static uint32_t libsepol_nslot(uint32_t nrules)
 {
-	unsigned shift = nrules ? 32 - (unsigned)__builtin_clz(nrules) : 0;
+	unsigned shift = bit_len(nrules);
 	shift = shift > 2 ? shift - 2 : shift;
 	return shift > 16 ? 1u << 16 : 1u << shift;
 }
@@ -359,11 +364,6 @@ static int rec_key_cmp(const struct avrec *a, const struct avrec *b, int with_co
 static int rec_cmp(const void *x, const void *y)
 {
 	return rec_key_cmp(x, y, 1);
-}
-
-static unsigned bit_len(uint64_t v)
-{
-	return v ? 64 - (unsigned)__builtin_clzll(v) : 0;
 }
 
 /* The record's key in rec_key_cmp's order packed by widths w (cond, s, t, c, xtype; the

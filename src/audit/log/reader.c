@@ -67,7 +67,6 @@ struct sp_audit_log {
 	size_t clen, ccap;
 	int overlong;			/* the carried line passed max_line: drop until '\n' */
 	int stop;			/* the callback's non-zero return */
-	int borrow;			/* do_line's line is in the buffer being fed (not the carry) */
 	unsigned need;			/* LOG_NEED_*: the bodies' parts to decode */
 	/* the last header's stamp text "SEC.MSEC:SERIAL)" and what it parsed to: the records of
 	 * one event repeat it byte for byte, so a match skips the number parsing */
@@ -672,7 +671,6 @@ static int body_syscall(struct sp_audit_log_event *e, const char *p, const char 
 	return 0;
 }
 
-/* "MM:mm" hex major:minor -> kernel dev_t */
 /* Hex digits [p, end) as a number at most limit (< 2^28: no overflow), or -1. */
 static inline int64_t hex_upto(const char *p, const char *end, uint32_t limit)
 {
@@ -687,6 +685,7 @@ static inline int64_t hex_upto(const char *p, const char *end, uint32_t limit)
 	return v;
 }
 
+/* "MM:mm" hex major:minor -> kernel dev_t */
 static int parse_dev(const struct kv *t, uint32_t *dev)
 {
 	const char *c = t->v, *end = t->v + t->vlen;
@@ -1503,8 +1502,11 @@ static int record_body(struct sp_audit_log_event *e, uint32_t type, const char *
 	return err;
 }
 
-/* One complete line (without '\n'); gs is its first 0x1d (the enriched part's start), or NULL. */
-static int do_line(struct sp_audit_log *l, const char *line, size_t len, const char *gs)
+/* One complete line (without '\n'); gs is its first 0x1d (the enriched part's start), or NULL;
+ * borrow: the line is in the buffer being fed (its event may keep pointing there), not the
+ * carry buffer. */
+static int do_line(struct sp_audit_log *l, const char *line, size_t len, const char *gs,
+		   int borrow)
 {
 	const char *end = gs ? gs : line + len, *p;
 	struct rec_head h;
@@ -1531,7 +1533,7 @@ static int do_line(struct sp_audit_log *l, const char *line, size_t len, const c
 	/* keep the event consistent if this record turns out malformed: parse into the event,
 	 * roll back the arena and counters on error */
 	snap_take(&snap, e);
-	err = record_body(e, h.type, p, end, line, len, l->borrow, &off, &w);
+	err = record_body(e, h.type, p, end, line, len, borrow, &off, &w);
 	if (err) {
 		snap_restore(e, &snap);
 		if (err == -ENOMEM)
@@ -1584,7 +1586,7 @@ static int end_line(struct sp_audit_log *l, int at_eof)
 		malformed(l, msg);
 	} else if (l->clen) {
 		l->carry[l->clen] = '\n';	/* fp_num's stop (carry_add keeps the room) */
-		rc = do_line(l, l->carry, l->clen, memchr(l->carry, 0x1d, l->clen));
+		rc = do_line(l, l->carry, l->clen, memchr(l->carry, 0x1d, l->clen), 0);
 	}
 	l->clen = 0;
 	l->overlong = 0;
@@ -1626,7 +1628,34 @@ static int settle_borrowed(struct sp_audit_log *l)
 	return 0;
 }
 
-static int feed_lines(struct sp_audit_log *l, const char *p, const char *end);
+/* The lines of [p, end): complete ones read (those wholly in it borrowed), the rest carried. */
+static int feed_lines(struct sp_audit_log *l, const char *p, const char *end)
+{
+	int rc;
+	/* the next 0x1d at or after p, found once per chunk (most logs have none), not per line */
+	const char *gs = memchr(p, 0x1d, (size_t)(end - p));
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			return carry_add(l, p, (size_t)(end - p));
+		if (l->clen || l->overlong) {
+			rc = carry_add(l, p, (size_t)(nl - p));
+			if (!rc)
+				rc = end_line(l, 0);
+		} else if ((size_t)(nl - p) > l->o.max_line) {
+			l->overlong = 1;
+			rc = end_line(l, 0);
+		} else {
+			rc = do_line(l, p, (size_t)(nl - p), gs && gs < nl ? gs : NULL, 1);
+		}
+		if (rc)
+			return rc;
+		p = nl + 1;
+		if (gs && gs < p)
+			gs = memchr(p, 0x1d, (size_t)(end - p));
+	}
+	return 0;
+}
 
 SP_API int sp_audit_log_feed(struct sp_audit_log *l, const char *file, const void *buf, size_t len)
 {
@@ -1650,36 +1679,6 @@ SP_API int sp_audit_log_feed(struct sp_audit_log *l, const char *file, const voi
 	return rc ? rc : err;
 }
 
-/* The lines of [p, end): complete ones read (those wholly in it borrowed), the rest carried. */
-static int feed_lines(struct sp_audit_log *l, const char *p, const char *end)
-{
-	int rc;
-	/* the next 0x1d at or after p, found once per chunk (most logs have none), not per line */
-	const char *gs = memchr(p, 0x1d, (size_t)(end - p));
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		if (!nl)
-			return carry_add(l, p, (size_t)(end - p));
-		if (l->clen || l->overlong) {
-			rc = carry_add(l, p, (size_t)(nl - p));
-			if (!rc)
-				rc = end_line(l, 0);
-		} else if ((size_t)(nl - p) > l->o.max_line) {
-			l->overlong = 1;
-			rc = end_line(l, 0);
-		} else {
-			l->borrow = 1;
-			rc = do_line(l, p, (size_t)(nl - p), gs && gs < nl ? gs : NULL);
-			l->borrow = 0;
-		}
-		if (rc)
-			return rc;
-		p = nl + 1;
-		if (gs && gs < p)
-			gs = memchr(p, 0x1d, (size_t)(end - p));
-	}
-	return 0;
-}
 
 uint64_t audit_log_timeout(const struct sp_audit_log *l)
 {

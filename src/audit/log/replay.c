@@ -393,12 +393,13 @@ static int pend_push(struct sp_audit_replay *r, const struct sp_audit_log_rec *r
 	return 0;
 }
 
-/* A kept record out in input order: written at once when nothing is held and every record
- * before it (seq < floor: no open event began before it) is decided, else held. */
+/* A kept record out in input order: written at once when every record before it is decided
+ * and written (seq < floor, floor 0 while anything is held), else held.  An event's records
+ * come in seq order, so once one of them is held the rest are. */
 static int rec_out(struct sp_audit_replay *r, const struct sp_audit_log_rec *rec, uint64_t floor)
 {
 	int err;
-	if (rec->seq >= floor || r->phead < r->npend || r->nlate)
+	if (rec->seq >= floor)
 		return pend_push(r, rec);
 	if (r->olen + rec->len < OBUF_SIZE) {	/* the line and its '\n' fit */
 		memcpy(r->obuf + r->olen, rec->text, rec->len);
