@@ -25,6 +25,7 @@ struct sp_cli {
 	FILE *out;		/* reports */
 	FILE *err;		/* diagnostics, progress */
 	const char *prog;	/* "secpath" */
+	struct sp_region *region;	/* the policy commands' memory (cli_policy_load), or NULL */
 };
 
 /* A command: argv[0] is its name; it answers -h/--help itself (usage, then its exit status). */
@@ -54,9 +55,6 @@ int cmd_policy_search(int argc, char **argv, struct sp_cli *cli);
 /* --json or --layout L at argv[*i]: 1 taken (*i past its value), 0 not one of them, -1 reported */
 int cli_policy_common_opt(int argc, char **argv, int *i, int *json, enum sp_avtab_layout *layout,
 			  struct sp_cli *cli);
-/* Keep freed memory in glibc's heap (1) or give it back as glibc does by default (0): on while
- * a policy loads (cli_policy_load turns it off after), and through a diff's own work. */
-void cli_keep_freed_memory(int on);
 /* Read a policy for a policy command; says why on cli->err when it cannot (0 or -errno). */
 int cli_policy_load(struct sp_cli *cli, const char *path, enum sp_avtab_layout layout,
 		    struct sp_policy **p);

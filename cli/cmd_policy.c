@@ -8,7 +8,6 @@
  */
 #include <errno.h>
 #include <limits.h>
-#include <malloc.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,28 +44,22 @@ static int running_policy(struct sp_cli *cli, const char **path, char *buf, size
 }
 
 /*
- * A load touches most of its memory once: it reads the file into a buffer, builds its tables
- * from arrays it then frees.  Blocks glibc would map on their own are unmapped when freed, so
- * the next block faults in new pages; kept in the heap instead (no mmap, no trim), what one step
- * freed is what the next one reuses.  Off, glibc's default thresholds come back (fixed), so an
- * output that grows by doubling (search's lines) is mapped and moved by mremap, not copied
- * within a heap that keeps the old copies.
+ * The policy commands' memory: one region (sp_region, advised for huge pages) for the load and
+ * all the command builds from the policy, so that the tables fault in by the 2 MiB page, not by
+ * the 4 KiB one.  Virtual space only: what is not touched costs nothing.
  */
-void cli_keep_freed_memory(int on)
-{
-	(void)mallopt(M_MMAP_THRESHOLD, on ? 32 << 20 : 128 << 10);	/* 32 MiB: glibc's largest */
-	(void)mallopt(M_TRIM_THRESHOLD, on ? 1 << 30 : 128 << 10);
-}
+#define CLI_REGION_RESERVE ((size_t)64 << 30)
 
 int cli_policy_load(struct sp_cli *cli, const char *path, enum sp_avtab_layout layout,
 		    struct sp_policy **p)
 {
 	struct sp_diags d;
 	sp_diags_init(&d, NULL);
-	struct sp_policy_opts o = { .sz = sizeof(o), .layout = layout, .diags = &d, .file = path };
-	cli_keep_freed_memory(1);
+	if (!cli->region && sp_region_new(CLI_REGION_RESERVE, &cli->region))
+		cli->region = NULL;	/* no region: libc's memory, as sp_policy_read's default */
+	struct sp_policy_opts o = { .sz = sizeof(o), .layout = layout, .diags = &d, .file = path,
+				    .alloc = cli->region ? sp_region_allocator(cli->region) : NULL };
 	int rc = sp_policy_read_file(path, &o, p);
-	cli_keep_freed_memory(0);
 	if (rc) {
 		if (d.n)
 			cli_print_diags(cli, &d, NULL, NULL);

@@ -399,7 +399,6 @@ int cmd_policy_diff(int argc, char **argv, struct sp_cli *cli)
 		sp_policy_free(a);
 		return SP_EXIT_REJECTED;
 	}
-	cli_keep_freed_memory(1);	/* its sections' arrays are freed and grown again and again */
 	rc = json ? diff_json(cli, a, b, which, pos) : sp_policy_diff_write(a, b, which, cli->out);
 	if (rc)
 		fprintf(cli->err, "%s: policy diff: %s\n", cli->prog, strerror(-rc));

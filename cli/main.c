@@ -56,7 +56,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-	struct sp_cli cli = { stdout, stderr, "secpath" };
+	struct sp_cli cli = { stdout, stderr, "secpath", NULL };
 	cli_signals_init();
 	if (argc < 2) {
 		usage(stderr);
@@ -76,6 +76,7 @@ int main(int argc, char **argv)
 			continue;
 		int rc = a->table ? cli_area_run(a->table, argc - 1, argv + 1, &cli)
 				  : a->fn(argc - 1, argv + 1, &cli);
+		sp_region_free(cli.region);	/* after the command freed what it made there */
 		return close_stdout(rc);
 	}
 	fprintf(stderr, "secpath: '%s' is not a secpath area\n", argv[1]);

@@ -51,6 +51,28 @@ SP_API void *sp_zalloc(const struct sp_allocator *a, size_t size, size_t align);
 SP_API void sp_free(const struct sp_allocator *a, void *p, size_t size);
 
 /*
+ * A region: an allocator for one job that builds tables, keeps most of them and ends (a
+ * command).  Its memory is one mapping of up to `reserve` bytes (reserved, not committed),
+ * advised for transparent huge pages and carved in address order; a freed block is reused when
+ * it is the last carved or is 64 KiB or more, and memory goes back to the system only with
+ * sp_region_free, which ends every block.  Past the reservation blocks come from libc.  One
+ * thread at a time.
+ */
+struct sp_region;
+struct sp_region_stats {
+	size_t reserved;	/* the mapping's usable bytes (0: none could be made) */
+	size_t carved;		/* bytes below the bump pointer now */
+	size_t peak;		/* the most ever below it */
+	size_t reused;		/* bytes of big blocks served again from freed ones */
+	size_t wasted;		/* bytes of small blocks freed below the top, not reused */
+	size_t libc;		/* blocks that came from libc */
+};
+SP_API int sp_region_new(size_t reserve, struct sp_region **out);
+SP_API const struct sp_allocator *sp_region_allocator(struct sp_region *r);
+SP_API void sp_region_get_stats(const struct sp_region *r, struct sp_region_stats *out);
+SP_API void sp_region_free(struct sp_region *r);
+
+/*
  * Diagnostics with positions.  Text inputs use file:line:col[-end_col]; binary inputs use a byte
  * offset (line == 0, has_offset != 0).  Messages are lowercase, without a full stop (git style).
  */

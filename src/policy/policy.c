@@ -62,17 +62,30 @@ static int finish(struct policy_core *k, enum sp_avtab_layout layout, size_t len
 	return rc;
 }
 
+/* Bytes a read owns: freed through their allocator as soon as the reader is done with them. */
+struct owned {
+	void *p;			/* NULL: the caller's bytes */
+	size_t size;
+	const struct sp_allocator *a;	/* NULL: libc */
+};
+
+static void owned_release(struct owned *w)
+{
+	sp_free(w->a, w->p, w->size);
+	w->p = NULL;
+}
+
 /*
- * A policy read from its uncompressed bytes.  own (malloc'd, may be NULL) is freed as soon as
- * the reader is done with the bytes (the core keeps copies of what it needs), before the core
- * is finished, so the finishing allocations can take its memory.
+ * A policy read from its uncompressed bytes.  The owned bytes are freed as soon as the reader
+ * is done with them (the core keeps copies of what it needs), before the core is finished, so
+ * the finishing allocations can take their memory.
  */
-static int read_plain(const void *buf, size_t len, void *own, const struct sp_policy_opts *o,
+static int read_plain(const void *buf, size_t len, struct owned *own, const struct sp_policy_opts *o,
 		      enum sp_avtab_layout layout, struct sp_policy **out)
 {
 	struct policy_core *k;
 	int rc = policy_core_read(buf, len, o, &k);
-	free(own);
+	owned_release(own);
 	if (rc)
 		return rc;
 	if ((rc = finish(k, layout, len, o)) || (rc = policy_new(k, out)))
@@ -80,13 +93,13 @@ static int read_plain(const void *buf, size_t len, void *own, const struct sp_po
 	return rc;
 }
 
-/* sp_policy_read, freeing own (the bytes' malloc'd buffer, or NULL) as early as it can. */
-static int policy_read(const void *buf, size_t len, void *own, const struct sp_policy_opts *o,
+/* sp_policy_read, freeing the owned bytes as early as it can. */
+static int policy_read(const void *buf, size_t len, struct owned *own, const struct sp_policy_opts *o,
 		       struct sp_policy **out)
 {
 	enum sp_avtab_layout layout = SP_OPTS_HAS(o, layout) ? o->layout : SP_AVTAB_CHAINED;
 	if ((!buf && len) || (unsigned)layout >= SP_AVTAB_NLAYOUTS) {
-		free(own);
+		owned_release(own);
 		return -EINVAL;
 	}
 	if (!policy_xz_is(buf, len))
@@ -95,14 +108,18 @@ static int policy_read(const void *buf, size_t len, void *own, const struct sp_p
 	size_t rawlen;
 	int rc = policy_xz_decode(buf, len, SP_OPTS_HAS(o, diags) ? o->diags : NULL,
 				  SP_OPTS_HAS(o, file) ? o->file : NULL, &raw, &rawlen);
-	free(own);
-	return rc ? rc : read_plain(raw, rawlen, raw, o, layout, out);
+	owned_release(own);
+	if (rc)
+		return rc;
+	struct owned w = { raw, 0, NULL };	/* policy_xz_decode's malloc: libc */
+	return read_plain(raw, rawlen, &w, o, layout, out);
 }
 
 SP_API int sp_policy_read(const void *buf, size_t len, const struct sp_policy_opts *o,
 			  struct sp_policy **out)
 {
-	return policy_read(buf, len, NULL, o, out);
+	struct owned none = { 0 };
+	return policy_read(buf, len, &none, o, out);
 }
 
 /* A copy sharing the core, with its own conditional state (used by the AVC's boolean change). */
@@ -181,6 +198,48 @@ SP_API int sp_policy_find_running(const char *root, char *buf, size_t len)
 	return snprintf(buf, len, "%s", path);
 }
 
+/*
+ * fd's bytes into memory from a: a regular file in one block of its size (plus one byte, so
+ * that the read seeing the end is one more call), anything else in doubling blocks.
+ */
+static int read_fd(int fd, const struct sp_allocator *a, struct owned *w, size_t *len)
+{
+	struct stat st;
+	size_t cap = 65536, n = 0;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (uint64_t)st.st_size < SIZE_MAX / 4)
+		cap = (size_t)st.st_size + 1;
+	*w = (struct owned){ sp_alloc(a, cap, 0), cap, a };
+	if (!w->p)
+		return -ENOMEM;
+	for (;;) {
+		if (n == w->size) {
+			void *nb = w->size > SIZE_MAX / 4 ? NULL : sp_alloc(a, w->size * 2, 0);
+			if (!nb) {
+				owned_release(w);
+				return -ENOMEM;
+			}
+			memcpy(nb, w->p, n);
+			sp_free(a, w->p, w->size);
+			w->p = nb;
+			w->size *= 2;
+		}
+		ssize_t r = read(fd, (char *)w->p + n, w->size - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = -errno;
+			owned_release(w);
+			return e;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	*len = n;
+	return 0;
+}
+
 SP_API int sp_policy_read_file(const char *path, const struct sp_policy_opts *o,
 			       struct sp_policy **out)
 {
@@ -188,13 +247,6 @@ SP_API int sp_policy_read_file(const char *path, const struct sp_policy_opts *o,
 	int fd = std ? 0 : open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	uint8_t *buf;
-	size_t len;
-	int rc = sp_fd_read_all(fd, (char **)&buf, &len);
-	if (!std)
-		close(fd);
-	if (rc)
-		return rc;
 	/* the caller's options as far as its sz reaches, the file name defaulting to path */
 	struct sp_policy_opts oo = {
 		.sz = sizeof(oo),
@@ -203,7 +255,12 @@ SP_API int sp_policy_read_file(const char *path, const struct sp_policy_opts *o,
 		.diags = SP_OPTS_HAS(o, diags) ? o->diags : NULL,
 		.file = SP_OPTS_HAS(o, file) && o->file ? o->file : path,
 	};
-	return policy_read(buf, len, buf, &oo, out);	/* frees buf */
+	struct owned w;
+	size_t len = 0;
+	int rc = read_fd(fd, oo.alloc, &w, &len);
+	if (!std)
+		close(fd);
+	return rc ? rc : policy_read(w.p, len, &w, &oo, out);	/* frees w */
 }
 
 SP_API void sp_policy_get_info(const struct sp_policy *p, struct sp_policy_info *out)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * test_base.c - base: allocator helpers and positioned diagnostics.
+ * test_base.c - base: allocator helpers, the region allocator and positioned diagnostics.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "secpath/secpath.h"
@@ -25,6 +26,146 @@ static void test_base__alloc_aligned(void **st)
 		sp_free(NULL, p, 100);
 	}
 	assert_null(sp_alloc(NULL, 8, 3));
+}
+
+/* A region's block: its bytes, filled with a pattern of its index to prove no other block
+ * overlaps it. */
+struct rblk {
+	unsigned char *p;
+	size_t n;
+};
+
+static void rblk_fill(struct rblk *b, size_t i)
+{
+	memset(b->p, (int)(i * 131 + 7) & 0xff, b->n);
+}
+
+static void rblk_check(const struct rblk *b, size_t i)
+{
+	for (size_t k = 0; k < b->n; k += 61)
+		assert_int_equal(b->p[k], (i * 131 + 7) & 0xff);
+	if (b->n)
+		assert_int_equal(b->p[b->n - 1], (i * 131 + 7) & 0xff);
+}
+
+/*
+ * Random allocations and frees (small and big sizes, alignments up to 4 KiB) against a model:
+ * every live block keeps its own bytes, is aligned, and lies in the reservation or came from
+ * libc; freeing everything in reverse order gives every byte back (carved 0).  A reservation
+ * of 8 MiB is exceeded on purpose, so blocks also come from libc.
+ */
+static void test_base__region_random(void **st)
+{
+	(void)st;
+	struct sp_region *r;
+	assert_int_equal(sp_region_new(8u << 20, &r), 0);
+	const struct sp_allocator *a = sp_region_allocator(r);
+	enum { N = 400 };
+	struct rblk b[N] = { 0 };
+	unsigned seed = 12345;
+	for (int step = 0; step < 20000; step++) {
+		size_t i = (size_t)rand_r(&seed) % N;
+		if (b[i].p) {
+			rblk_check(&b[i], i);
+			sp_free(a, b[i].p, b[i].n);
+			b[i].p = NULL;
+			continue;
+		}
+		unsigned x = (unsigned)rand_r(&seed);
+		size_t n = x % 4 == 0 ? 65536 + x % (300u << 10) : x % 3000;
+		size_t al = (size_t)1 << (x >> 20) % 13;
+		b[i].p = sp_alloc(a, n, al);
+		assert_non_null(b[i].p);
+		assert_int_equal((uintptr_t)b[i].p % al, 0);
+		b[i].n = n;
+		rblk_fill(&b[i], i);
+	}
+	struct sp_region_stats s;
+	sp_region_get_stats(r, &s);
+	assert_int_equal(s.reserved, 8u << 20);
+	assert_true(s.peak <= s.reserved && s.carved <= s.peak);
+	assert_true(s.reused > 0);
+	assert_true(s.libc > 0);
+	for (size_t i = N; i-- > 0;)
+		if (b[i].p) {
+			rblk_check(&b[i], i);
+			sp_free(a, b[i].p, b[i].n);
+		}
+	sp_region_free(r);
+
+	/* allocated and freed in stack order: nothing is wasted, everything comes back */
+	assert_int_equal(sp_region_new(64u << 20, &r), 0);
+	a = sp_region_allocator(r);
+	for (size_t i = 0; i < N; i++) {
+		b[i].n = i % 7 ? i * 13 : 100000 + i;
+		b[i].p = sp_alloc(a, b[i].n, i % 5 ? 16 : 256);
+		rblk_fill(&b[i], i);
+	}
+	for (size_t i = N; i-- > 0;) {
+		rblk_check(&b[i], i);
+		sp_free(a, b[i].p, b[i].n);
+	}
+	sp_region_get_stats(r, &s);
+	assert_int_equal(s.carved, 0);
+	assert_int_equal(s.wasted, 0);
+	assert_int_equal(s.libc, 0);
+	sp_region_free(r);
+}
+
+/*
+ * Big freed blocks are reused in place, merged with their freed neighbours; a freed small
+ * block below the top is counted as waste; a freed top block moves the bump pointer back over
+ * the free extents below it.
+ */
+static void test_base__region_reuse(void **st)
+{
+	(void)st;
+	struct sp_region *r;
+	struct sp_region_stats s;
+	assert_int_equal(sp_region_new(16u << 20, &r), 0);
+	const struct sp_allocator *a = sp_region_allocator(r);
+	char *x = sp_alloc(a, 128 << 10, 0), *y = sp_alloc(a, 128 << 10, 0);
+	char *z = sp_alloc(a, 128 << 10, 0), *small = sp_alloc(a, 100, 0);
+	char *top = sp_alloc(a, 100, 0);
+	assert_true(x < y && y < z && z < small && small < top);
+	sp_region_get_stats(r, &s);
+	size_t carved = s.carved;
+	sp_free(a, x, 128 << 10);
+	sp_free(a, z, 128 << 10);
+	sp_free(a, y, 128 << 10);	/* x, y, z: one extent now */
+	char *big = sp_alloc(a, 380 << 10, 0);
+	assert_ptr_equal(big, x);	/* the merged extent, not fresh memory */
+	sp_region_get_stats(r, &s);
+	assert_int_equal(s.carved, carved);
+	assert_true(s.reused >= 380u << 10);
+	sp_free(a, top, 100);	/* the top: the bump pointer back to small's end */
+	sp_region_get_stats(r, &s);
+	assert_true(s.carved < carved);
+	sp_free(a, small, 100);	/* the top now: back to big's end */
+	sp_free(a, big, 380 << 10);	/* and all the way down */
+	sp_region_get_stats(r, &s);
+	assert_int_equal(s.carved, 0);
+	assert_int_equal(s.wasted, 0);
+	small = sp_alloc(a, 100, 0);
+	top = sp_alloc(a, 100, 0);
+	sp_free(a, small, 100);	/* small, below the top: not reused */
+	sp_region_get_stats(r, &s);
+	assert_true(s.wasted >= 100);
+	char *again = sp_alloc(a, 100, 0);
+	assert_true(again > top);
+	sp_region_free(r);
+
+	/* no reservation at all: a working allocator on libc */
+	assert_int_equal(sp_region_new(0, &r), 0);
+	a = sp_region_allocator(r);
+	char *p = sp_zalloc(a, 1000, 64);
+	assert_non_null(p);
+	assert_int_equal((uintptr_t)p % 64, 0);
+	sp_free(a, p, 1000);
+	sp_region_get_stats(r, &s);
+	assert_int_equal(s.reserved, 0);
+	assert_int_equal(s.libc, 1);
+	sp_region_free(r);
 }
 
 static void test_base__diag_format_caret(void **st)
@@ -79,6 +220,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_base__alloc_aligned),
+		cmocka_unit_test(test_base__region_random),
+		cmocka_unit_test(test_base__region_reuse),
 		cmocka_unit_test(test_base__diag_format_caret),
 		cmocka_unit_test(test_base__diag_offset_and_limit),
 		cmocka_unit_test(test_base__list_order),

@@ -439,6 +439,54 @@ static void xz_same(const struct sp_policy_info *a, const struct sp_policy_info 
 }
 
 /*
+ * A policy read through a region (the CLI's allocator) is the same policy as one read through
+ * libc, every layout, from the plain and the .xz file; its memory (the file's bytes included)
+ * comes from the region, and freeing the policy gives the region's big blocks back.
+ */
+static void test_policy__region_allocator(void **st)
+{
+	(void)st;
+	const char *xzf = "data/policy/debian-base-only.policy.33.xz";
+	unsigned char *raw = NULL;
+	size_t rawlen = 0;
+	assert_int_equal(tp_read(xzf, &raw, &rawlen), 0);
+	char path[] = "/tmp/test_policy_region_XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	xz_put(path, raw, rawlen);
+	for (int l = 0; l < SP_AVTAB_NLAYOUTS; l++)
+		for (int xz = 0; xz < 2; xz++) {
+			struct sp_region *r;
+			struct sp_region_stats s;
+			struct sp_policy_info want, got;
+			struct sp_policy *p = NULL, *q = NULL;
+			assert_int_equal(sp_region_new(1u << 30, &r), 0);
+			struct sp_policy_opts o = { .sz = sizeof(o), .layout = l };
+			assert_int_equal(sp_policy_read_file(xz ? xzf : path, &o, &p), 0);
+			o.alloc = sp_region_allocator(r);
+			assert_int_equal(sp_policy_read_file(xz ? xzf : path, &o, &q), 0);
+			sp_policy_get_info(p, &want);
+			sp_policy_get_info(q, &got);
+			xz_same(&want, &got);
+			assert_int_equal(want.layout, got.layout);
+			uint32_t t = sp_policy_type_lookup(q, "init_t");
+			assert_int_equal(t, sp_policy_type_lookup(p, "init_t"));
+			assert_true(t != 0);
+			sp_region_get_stats(r, &s);
+			assert_true(s.carved >= got.total_bytes / 2);
+			assert_int_equal(s.libc, 0);
+			sp_policy_free(q);
+			sp_policy_free(p);
+			sp_region_get_stats(r, &s);
+			assert_true(s.carved < s.peak);
+			sp_region_free(r);
+		}
+	unlink(path);
+	free(raw);
+}
+
+/*
  * An .xz policy is decompressed in process: the same policy as `xz -dc` gives; concatenated
  * streams with padding read as xz reads them; every truncation and byte flip of the compressed
  * file is one diagnostic "xz: ..." at a compressed offset inside the file.
@@ -999,6 +1047,7 @@ int main(void)
 		cmocka_unit_test(test_policy__byte_flips_never_crash),
 		cmocka_unit_test(test_policy__real_policy_truncations_and_flips),
 		cmocka_unit_test(test_policy__xz_in_process),
+		cmocka_unit_test(test_policy__region_allocator),
 		cmocka_unit_test(test_policy__header_and_counts),
 		cmocka_unit_test(test_policy__avtab_truncation_message),
 		cmocka_unit_test(test_policy__duplicate_heavy_tables),
