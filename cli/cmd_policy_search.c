@@ -697,9 +697,10 @@ int cmd_policy_search(int argc, char **argv, struct sp_cli *cli)
 		return SP_EXIT_REJECTED;
 	rc = SP_EXIT_REJECTED;
 	struct search_out o, ro, mo;
-	int err = search_out_init(&o, p, 1);
-	search_out_init(&ro, p, 0);
-	search_out_init(&mo, p, 0);
+	const struct sp_allocator *al = cli->region ? sp_region_allocator(cli->region) : NULL;
+	int err = search_out_init(&o, p, 1, al);
+	search_out_init(&ro, p, 0, al);
+	search_out_init(&mo, p, 0, al);
 	if (err) {
 		fprintf(cli->err, "%s: search: %s\n", cli->prog, strerror(-err));
 		goto out;

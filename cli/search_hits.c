@@ -64,6 +64,20 @@ static const char *class_str(const struct sp_policy *p, uint32_t c)
 
 /* ---- the lines ---- */
 
+/* Block p of old bytes as one of new bytes from a, its first keep bytes kept (realloc with a
+ * sized free); NULL, p untouched, when a has no memory. */
+static void *grow_block(const struct sp_allocator *a, void *p, size_t old, size_t new, size_t keep)
+{
+	if (!a)
+		return realloc(p, new);	/* glibc moves a big block with mremap, not a copy */
+	void *n = sp_alloc(a, new, 0);
+	if (n && keep)
+		memcpy(n, p, keep);
+	if (n)
+		sp_free(a, p, old);
+	return n;
+}
+
 int lines_grow(struct lines *l, size_t n)
 {
 	if (l->oom)
@@ -73,7 +87,7 @@ int lines_grow(struct lines *l, size_t n)
 	size_t cap = l->cap ? l->cap : 1 << 16;
 	while (cap - l->n < n && cap < SIZE_MAX / 2)
 		cap *= 2;
-	char *b = cap - l->n >= n ? realloc(l->b, cap) : NULL;
+	char *b = cap - l->n >= n ? grow_block(l->a, l->b, l->cap, cap, l->n) : NULL;
 	if (!b) {
 		l->oom = 1;
 		return 0;
@@ -237,9 +251,10 @@ int hit_rule(struct search_out *o, const struct sp_avtab_entry *e)
 
 /* ---- the hits ---- */
 
-int search_out_init(struct search_out *o, const struct sp_policy *p, int perms)
+int search_out_init(struct search_out *o, const struct sp_policy *p, int perms,
+		    const struct sp_allocator *a)
 {
-	*o = (struct search_out){ .p = p };
+	*o = (struct search_out){ .p = p, .l = { .a = a }, .a = a };
 	if (!perms)
 		return 0;
 	o->npo = sp_policy_class_count(p);
@@ -249,17 +264,18 @@ int search_out_init(struct search_out *o, const struct sp_policy *p, int perms)
 
 void search_out_release(struct search_out *o)
 {
-	free(o->l.b);
-	free(o->v);
+	sp_free(o->a, o->l.b, o->l.cap);
+	sp_free(o->a, o->v, o->cap * sizeof(*o->v));
 	free(o->po);
-	free(o->order);
+	sp_free(o->a, o->order, o->n * sizeof(*o->order));
 }
 
 struct search_hit *hit_begin(struct search_out *o)
 {
 	if (o->n == o->cap) {
 		size_t cap = o->cap ? o->cap * 2 : 256;
-		struct search_hit *v = realloc(o->v, cap * sizeof(*v));
+		struct search_hit *v = grow_block(o->a, o->v, o->cap * sizeof(*v), cap * sizeof(*v),
+						  o->n * sizeof(*v));
 		if (!v)
 			return NULL;
 		o->v = v;
@@ -441,8 +457,8 @@ static int line_cmp(const void *a, const void *b, void *ud)
 /* The order by ranks: 0, -1 (some hit has none) or -ENOMEM. */
 static int sort_ranked(struct search_out *o, const struct ranks *r)
 {
-	uint64_t *key = malloc(o->n * sizeof(*key));
-	uint32_t *tmp = malloc(o->n * sizeof(*tmp));
+	uint64_t *key = sp_alloc(o->a, o->n * sizeof(*key), 0);
+	uint32_t *tmp = sp_alloc(o->a, o->n * sizeof(*tmp), 0);
 	int rc = key && tmp ? 0 : -ENOMEM;
 	for (size_t i = 0; !rc && i < o->n; i++)
 		if (!(key[i] = hit_key(r, &o->v[i])))
@@ -455,8 +471,8 @@ static int sort_ranked(struct search_out *o, const struct ranks *r)
 		if (j - i > 1)	/* equal ranks: the same text up to tail */
 			qsort_r(o->order + i, j - i, sizeof(*o->order), line_cmp, o);
 	}
-	free(key);
-	free(tmp);
+	sp_free(o->a, tmp, o->n * sizeof(*tmp));
+	sp_free(o->a, key, o->n * sizeof(*key));
 	return rc;
 }
 
@@ -464,7 +480,7 @@ int search_sort(struct search_out *o)
 {
 	if (!o->n)
 		return 0;
-	if (!(o->order = malloc(o->n * sizeof(*o->order))))
+	if (!(o->order = sp_alloc(o->a, o->n * sizeof(*o->order), 0)))
 		return -ENOMEM;
 	for (size_t i = 0; i < o->n; i++) {
 		o->order[i] = (uint32_t)i;

@@ -23,6 +23,7 @@ struct lines {
 	char *b;
 	size_t n, cap;
 	int oom;
+	const struct sp_allocator *a;	/* NULL: libc */
 };
 
 int lines_grow(struct lines *l, size_t n);	/* room for n more bytes: 1, or 0 (oom set) */
@@ -79,11 +80,13 @@ struct search_out {
 	struct perm_order *po;			/* by class value 0..npo (AV rules' groups) */
 	uint32_t npo;
 	uint32_t *order;			/* after search_sort: v's indices, sorted */
+	const struct sp_allocator *a;		/* the hits' and lines' memory (NULL: libc) */
 };
 
-/* Set up o for p's hits; perms: it will print AV rules (their classes' permission orders).
- * 0 or -ENOMEM. */
-int search_out_init(struct search_out *o, const struct sp_policy *p, int perms);
+/* Set up o for p's hits, their big arrays from a (NULL: libc); perms: it will print AV rules
+ * (their classes' permission orders).  0 or -ENOMEM. */
+int search_out_init(struct search_out *o, const struct sp_policy *p, int perms,
+		    const struct sp_allocator *a);
 void search_out_release(struct search_out *o);
 
 /* A new hit whose line is what o->l gets until hit_end; NULL when out of memory. */
