@@ -93,6 +93,9 @@ static const struct target targets[] = {
 	  "#21" },
 	{ &bench_suite_setools, "info", "secpath", TGT_RATIO, "setools", N1(10), NULL, NULL,
 	  "#21" },
+	/* #22 item 6: a policy command end to end within 2x of `cat` of the policy */
+	{ &bench_suite_setools, "info", "secpath", TGT_RATIO, "cat", 2.0, "`cat` of the policy",
+	  "cat", "#22" },
 	{ &bench_suite_setools, "diff-symbols", "secpath", TGT_RATIO, "setools", N1(100), NULL,
 	  NULL, "#21" },
 	{ &bench_suite_setools, "diff-dontaudit", "secpath", TGT_RATIO, "setools", N1(100), NULL,
