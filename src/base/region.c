@@ -12,7 +12,8 @@
  * (>= REGION_BIG): those wait on a first-fit list and are split when reused.  A small block
  * freed below the top is not reused: its bytes are counted as waste.  Memory goes back to the
  * system only with sp_region_free.  Past the reservation (or when it could not be made),
- * blocks come from libc, and a free tells them by their address.
+ * blocks come from libc, and a free tells them by their address; under an address-space limit
+ * (RLIMIT_AS) the reservation takes at most a quarter of it.
  *
  * Invariants: base <= bump <= end; every block of the region lies in [base, bump); the free
  * list's blocks are disjoint, each >= REGION_BIG, none ends at bump.  Not thread-safe: one
@@ -22,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 
 #include "secpath/secpath.h"
 #include "assert.h"
@@ -184,6 +186,9 @@ SP_API int sp_region_new(size_t reserve, struct sp_region **out)
 	if (!r)
 		return -ENOMEM;
 	r->alloc = (struct sp_allocator){ region_alloc, region_free_block, r };
+	struct rlimit as;
+	if (!getrlimit(RLIMIT_AS, &as) && as.rlim_cur != RLIM_INFINITY && reserve > as.rlim_cur / 4)
+		reserve = as.rlim_cur / 4;	/* leave the rest of a capped address space to libc */
 	reserve = (reserve + REGION_HUGE - 1) & ~(size_t)(REGION_HUGE - 1);
 	for (; reserve >= REGION_HUGE; reserve /= 2) {
 		/* one huge page more, to align the carved part to a huge page */

@@ -10,8 +10,12 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "secpath/secpath.h"
+#include "base/compiler.h"
 #include "base/list.h"
 
 static void test_base__alloc_aligned(void **st)
@@ -166,6 +170,25 @@ static void test_base__region_reuse(void **st)
 	assert_int_equal(s.reserved, 0);
 	assert_int_equal(s.libc, 1);
 	sp_region_free(r);
+
+#if !SP_HAVE_ASAN	/* ASan's shadow needs more address space than any such limit */
+	/* under an address-space limit, a quarter of it at most (in a child: the limit stays) */
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		struct rlimit lim = { 1ull << 30, 1ull << 30 };
+		int ok = !setrlimit(RLIMIT_AS, &lim) && !sp_region_new((size_t)64 << 30, &r);
+		if (ok) {
+			sp_region_get_stats(r, &s);
+			ok = s.reserved > 0 && s.reserved <= (256u << 20) &&
+			     sp_alloc(sp_region_allocator(r), 1000, 0);
+		}
+		_exit(ok ? 0 : 1);
+	}
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+#endif
 }
 
 static void test_base__diag_format_caret(void **st)
