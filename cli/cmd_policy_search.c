@@ -209,16 +209,37 @@ static void json_rule(FILE *f, struct search_out *o, const struct sp_avtab_entry
 	}
 }
 
-/* The hits, sorted as sesearch prints them: lines, or --json objects (*nobj so far). */
-static void search_emit(FILE *f, struct search_out *o, int json, size_t *nobj)
+/* The lines of the hits, sorted, gathered into blocks: one stdio call a block, not a line. */
+static void emit_lines(FILE *f, const struct search_out *o)
 {
+	char blk[32768];
+	size_t n = 0;
 	for (size_t i = 0; i < o->n; i++) {
 		const struct search_hit *h = &o->v[o->order[i]];
-		if (!json) {
-			h->line[h->len] = '\n';	/* the line's NUL: no longer a string */
+		h->line[h->len] = '\n';	/* the line's NUL: no longer a string */
+		if (n + h->len + 1 > sizeof(blk)) {
+			fwrite(blk, 1, n, f);
+			n = 0;
+		}
+		if (h->len + 1 > sizeof(blk)) {
 			fwrite(h->line, 1, h->len + 1, f);
 			continue;
 		}
+		memcpy(blk + n, h->line, h->len + 1);
+		n += h->len + 1;
+	}
+	fwrite(blk, 1, n, f);
+}
+
+/* The hits, sorted as sesearch prints them: lines, or --json objects (*nobj so far). */
+static void search_emit(FILE *f, struct search_out *o, int json, size_t *nobj)
+{
+	if (!json) {
+		emit_lines(f, o);
+		return;
+	}
+	for (size_t i = 0; i < o->n; i++) {
+		const struct search_hit *h = &o->v[o->order[i]];
 		fputs((*nobj)++ ? ",{\"kind\":" : "{\"kind\":", f);
 		if (h->ft)
 			json_filename_trans(f, o->p, h->ft);
