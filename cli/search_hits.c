@@ -64,18 +64,27 @@ static const char *class_str(const struct sp_policy *p, uint32_t c)
 
 /* ---- the lines ---- */
 
-/* Block p of old bytes as one of new bytes from a, its first keep bytes kept (realloc with a
- * sized free); NULL, p untouched, when a has no memory. */
-static void *grow_block(const struct sp_allocator *a, void *p, size_t old, size_t new, size_t keep)
+/* A growing array's reservation: address space only, its untouched pages cost nothing. */
+#define GROW_RESERVE ((size_t)16 << 30)
+
+/*
+ * Array p grown to size bytes: in its own region *rg when want (made on the first growth),
+ * where it is the only block and so grows in place; else by realloc (glibc moves a big block
+ * with mremap, not a copy).  NULL, p untouched, when there is no memory.
+ */
+static void *grow_block(struct sp_region **rg, int want, void *p, size_t size)
 {
-	if (!a)
-		return realloc(p, new);	/* glibc moves a big block with mremap, not a copy */
-	void *n = sp_alloc(a, new, 0);
-	if (n && keep)
-		memcpy(n, p, keep);
-	if (n)
-		sp_free(a, p, old);
-	return n;
+	if (want && !*rg && sp_region_new(GROW_RESERVE, rg))
+		*rg = NULL;
+	return *rg ? sp_region_resize(*rg, p, size) : realloc(p, size);
+}
+
+static void release_block(struct sp_region *rg, void *p)
+{
+	if (rg)
+		sp_region_free(rg);
+	else
+		free(p);
 }
 
 int lines_grow(struct lines *l, size_t n)
@@ -87,7 +96,7 @@ int lines_grow(struct lines *l, size_t n)
 	size_t cap = l->cap ? l->cap : 1 << 16;
 	while (cap - l->n < n && cap < SIZE_MAX / 2)
 		cap *= 2;
-	char *b = cap - l->n >= n ? grow_block(l->a, l->b, l->cap, cap, l->n) : NULL;
+	char *b = cap - l->n >= n ? grow_block(&l->rg, l->want_rg, l->b, cap) : NULL;
 	if (!b) {
 		l->oom = 1;
 		return 0;
@@ -254,7 +263,7 @@ int hit_rule(struct search_out *o, const struct sp_avtab_entry *e)
 int search_out_init(struct search_out *o, const struct sp_policy *p, int perms,
 		    const struct sp_allocator *a)
 {
-	*o = (struct search_out){ .p = p, .l = { .a = a }, .a = a };
+	*o = (struct search_out){ .p = p, .l = { .want_rg = a != NULL }, .a = a };
 	if (!perms)
 		return 0;
 	o->npo = sp_policy_class_count(p);
@@ -264,8 +273,8 @@ int search_out_init(struct search_out *o, const struct sp_policy *p, int perms,
 
 void search_out_release(struct search_out *o)
 {
-	sp_free(o->a, o->l.b, o->l.cap);
-	sp_free(o->a, o->v, o->cap * sizeof(*o->v));
+	release_block(o->l.rg, o->l.b);
+	release_block(o->rg, o->v);
 	free(o->po);
 	sp_free(o->a, o->order, o->n * sizeof(*o->order));
 }
@@ -274,8 +283,7 @@ struct search_hit *hit_begin(struct search_out *o)
 {
 	if (o->n == o->cap) {
 		size_t cap = o->cap ? o->cap * 2 : 256;
-		struct search_hit *v = grow_block(o->a, o->v, o->cap * sizeof(*v), cap * sizeof(*v),
-						  o->n * sizeof(*v));
+		struct search_hit *v = grow_block(&o->rg, o->l.want_rg, o->v, cap * sizeof(*v));
 		if (!v)
 			return NULL;
 		o->v = v;

@@ -23,7 +23,8 @@ struct lines {
 	char *b;
 	size_t n, cap;
 	int oom;
-	const struct sp_allocator *a;	/* NULL: libc */
+	int want_rg;			/* b lives alone in rg, made on the first growth */
+	struct sp_region *rg;		/* NULL: b is libc's */
 };
 
 int lines_grow(struct lines *l, size_t n);	/* room for n more bytes: 1, or 0 (oom set) */
@@ -80,11 +81,13 @@ struct search_out {
 	struct perm_order *po;			/* by class value 0..npo (AV rules' groups) */
 	uint32_t npo;
 	uint32_t *order;			/* after search_sort: v's indices, sorted */
-	const struct sp_allocator *a;		/* the hits' and lines' memory (NULL: libc) */
+	const struct sp_allocator *a;		/* the sort's arrays' memory (NULL: libc) */
+	struct sp_region *rg;			/* v's, as l.rg is l.b's */
 };
 
-/* Set up o for p's hits, their big arrays from a (NULL: libc); perms: it will print AV rules
- * (their classes' permission orders).  0 or -ENOMEM. */
+/* Set up o for p's hits; a (NULL: libc) for the sort's arrays, and when it is not NULL the
+ * hits and their lines each grow in a region of their own (sp_region_resize: in place, never
+ * copied); perms: it will print AV rules (their classes' permission orders).  0 or -ENOMEM. */
 int search_out_init(struct search_out *o, const struct sp_policy *p, int perms,
 		    const struct sp_allocator *a);
 void search_out_release(struct search_out *o);

@@ -69,6 +69,10 @@ struct sp_region_stats {
 };
 SP_API int sp_region_new(size_t reserve, struct sp_region **out);
 SP_API const struct sp_allocator *sp_region_allocator(struct sp_region *r);
+/* Block p of r (NULL: a new one) as one of size bytes: grown or shrunk in place when it is the
+ * last carved (nothing copied), else moved with its bytes.  NULL, p untouched, when out of
+ * memory.  A region per growing array keeps every growth in place. */
+SP_API void *sp_region_resize(struct sp_region *r, void *p, size_t size);
 SP_API void sp_region_get_stats(const struct sp_region *r, struct sp_region_stats *out);
 SP_API void sp_region_free(struct sp_region *r);
 

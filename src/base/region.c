@@ -20,6 +20,7 @@
  * thread at a time, as the job that owns it.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -178,6 +179,35 @@ static void region_free_block(void *ud, void *p, size_t size)
 		give_back(r, start, stop);
 	else
 		r->st.wasted += (size_t)(stop - start);
+}
+
+SP_API void *sp_region_resize(struct sp_region *r, void *p, size_t size)
+{
+	if (!p)
+		return region_alloc(r, size, 0);
+	size_t old;
+	if ((char *)p >= r->base && (char *)p < r->end) {
+		struct region_hdr *h = hdr_of(p);
+		old = h->size;
+		size_t want = round16(size ? size : 1);
+		if ((char *)p + old == r->bump && size <= SIZE_MAX / 2 &&
+		    want <= (size_t)(r->end - (char *)p)) {	/* the top block: in place */
+			r->bump = (char *)p + want;
+			h->size = want;
+			h->magic = REGION_MAGIC ^ (uint32_t)want;
+			if ((size_t)(r->bump - r->base) > r->st.peak)
+				r->st.peak = (size_t)(r->bump - r->base);
+			return p;
+		}
+	} else {
+		old = malloc_usable_size(p);
+	}
+	void *n = region_alloc(r, size, 0);
+	if (!n)
+		return NULL;
+	memcpy(n, p, old < size ? old : size);
+	region_free_block(r, p, old);
+	return n;
 }
 
 SP_API int sp_region_new(size_t reserve, struct sp_region **out)

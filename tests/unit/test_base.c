@@ -191,6 +191,49 @@ static void test_base__region_reuse(void **st)
 #endif
 }
 
+/* A resize grows the top block in place, moves any other with its bytes, and works on blocks
+ * that came from libc (a region without a reservation). */
+static void test_base__region_resize(void **st)
+{
+	(void)st;
+	for (int reserve = 0; reserve < 2; reserve++) {
+		struct sp_region *r;
+		struct sp_region_stats s;
+		assert_int_equal(sp_region_new(reserve ? 64u << 20 : 0, &r), 0);
+		unsigned char *p = sp_region_resize(r, NULL, 1000);
+		assert_non_null(p);
+		for (int i = 0; i < 1000; i++)
+			p[i] = (unsigned char)i;
+		for (size_t n = 2048; n <= (8u << 20); n *= 2) {
+			unsigned char *q = sp_region_resize(r, p, n);
+			assert_non_null(q);
+			if (reserve)
+				assert_ptr_equal(q, p);	/* the only block: in place */
+			p = q;
+			for (int i = 0; i < 1000; i++)
+				assert_int_equal(p[i], (unsigned char)i);
+			memset(p + 1000, 0xa5, n - 1000);
+		}
+		sp_region_get_stats(r, &s);
+		if (reserve)
+			assert_true(s.carved >= (8u << 20) && s.carved < (8u << 20) + 4096);
+		unsigned char *other = sp_alloc(sp_region_allocator(r), 100, 0);
+		unsigned char *q = sp_region_resize(r, p, 9u << 20);	/* not the top now: moved */
+		assert_non_null(q);
+		if (reserve)
+			assert_true(q > other);
+		for (int i = 0; i < 1000; i++)
+			assert_int_equal(q[i], (unsigned char)i);
+		assert_int_equal(q[(8u << 20) - 1], 0xa5);
+		q = sp_region_resize(r, q, 500);	/* the top again: shrunk in place */
+		for (int i = 0; i < 500; i++)
+			assert_int_equal(q[i], (unsigned char)i);
+		sp_free(sp_region_allocator(r), q, 500);
+		sp_free(sp_region_allocator(r), other, 100);
+		sp_region_free(r);
+	}
+}
+
 static void test_base__diag_format_caret(void **st)
 {
 	(void)st;
@@ -245,6 +288,7 @@ int main(void)
 		cmocka_unit_test(test_base__alloc_aligned),
 		cmocka_unit_test(test_base__region_random),
 		cmocka_unit_test(test_base__region_reuse),
+		cmocka_unit_test(test_base__region_resize),
 		cmocka_unit_test(test_base__diag_format_caret),
 		cmocka_unit_test(test_base__diag_offset_and_limit),
 		cmocka_unit_test(test_base__list_order),
