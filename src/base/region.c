@@ -8,15 +8,17 @@
  *
  * Every block carries a 16-byte header (its size and a check word) just below it, so a free
  * needs no trusted size.  A freed block is reused only when it is the last carved (the bump
- * pointer moves back, and takes with it the free big blocks that end there) or when it is big
- * (>= REGION_BIG): those wait on a first-fit list and are split when reused.  A small block
+ * pointer moves back, and takes with it the free extent that ends there) or when it is big
+ * (>= REGION_BIG): those wait on an address-ordered first-fit list, merged with their freed
+ * neighbours, and are split when reused.  A small block
  * freed below the top is not reused: its bytes are counted as waste.  Memory goes back to the
  * system only with sp_region_free.  Past the reservation (or when it could not be made),
  * blocks come from libc, and a free tells them by their address; under an address-space limit
  * (RLIMIT_AS) the reservation takes at most a quarter of it.
  *
  * Invariants: base <= bump <= end; every block of the region lies in [base, bump); the free
- * list's blocks are disjoint, each >= REGION_BIG, none ends at bump.  Not thread-safe: one
+ * list's extents are in ascending address order, disjoint and never adjacent (merged), each
+ * >= REGION_BIG, none ends at bump; hi is its last.  Not thread-safe: one
  * thread at a time, as the job that owns it.
  */
 #include <errno.h>
@@ -49,7 +51,8 @@ struct sp_region {
 	struct sp_allocator alloc;
 	char *map, *base, *bump, *end;
 	size_t map_len;
-	struct region_free *free;
+	struct region_free *free;	/* ascending addresses */
+	struct region_free *hi;		/* its last (highest) extent, or NULL */
 	struct sp_region_stats st;
 };
 
@@ -82,7 +85,8 @@ static void *carve(char *at, size_t bytes, size_t size, size_t align, size_t *us
 /* A big request from the free list: the first extent it fits in, the rest kept when big. */
 static void *from_free(struct sp_region *r, size_t size, size_t align)
 {
-	for (struct region_free **pf = &r->free; *pf; pf = &(*pf)->next) {
+	struct region_free *prev = NULL;
+	for (struct region_free **pf = &r->free; *pf; prev = *pf, pf = &(*pf)->next) {
 		struct region_free *f = *pf;
 		size_t bytes = f->bytes, used;
 		struct region_free *next = f->next;
@@ -94,10 +98,15 @@ static void *from_free(struct sp_region *r, size_t size, size_t align)
 			rest->next = next;
 			rest->bytes = bytes - used;
 			*pf = rest;
+			if (r->hi == f)
+				r->hi = rest;
 		} else {
 			*pf = next;
-			hdr_of(p)->size += bytes - used;	/* the tail goes with the block */
-			hdr_of(p)->magic = REGION_MAGIC ^ (uint32_t)hdr_of(p)->size;
+			if (r->hi == f)
+				r->hi = prev;
+			struct region_hdr *h = hdr_of(p);
+			h->size += bytes - used;	/* the tail goes with the block */
+			h->magic = REGION_MAGIC ^ (uint32_t)h->size;
 		}
 		r->st.reused += size;
 		return p;
@@ -130,12 +139,33 @@ static void *region_alloc(void *ud, size_t size, size_t align)
 	return p;
 }
 
+/* Unlink the highest free extent (r->hi): the list's last. */
+static void unlink_hi(struct sp_region *r)
+{
+	struct region_free **pf = &r->free, *prev = NULL;
+	while (*pf != r->hi) {
+		prev = *pf;
+		pf = &(*pf)->next;
+	}
+	*pf = NULL;
+	r->hi = prev;
+}
+
 /*
- * Give back the extent [start, stop): into the address-ordered free list, merged with the
- * extents it touches; the bump pointer moves back when the result ends at it.
+ * Give back the extent [start, stop).  The top one moves the bump pointer back, over the
+ * highest free extent too when that ends where it now points (extents never touch: one step);
+ * any other goes into the address-ordered free list, merged with the extents it touches.
  */
 static void give_back(struct sp_region *r, char *start, char *stop)
 {
+	if (stop == r->bump) {
+		r->bump = start;
+		if (r->hi && (char *)r->hi + r->hi->bytes == start) {
+			r->bump = (char *)r->hi;
+			unlink_hi(r);
+		}
+		return;
+	}
 	struct region_free **pf = &r->free, *prev = NULL;
 	while (*pf && (char *)*pf < start) {
 		prev = *pf;
@@ -146,22 +176,34 @@ static void give_back(struct sp_region *r, char *start, char *stop)
 		stop += next->bytes;
 		next = next->next;
 	}
+	struct region_free *f;
 	if (prev && (char *)prev + prev->bytes == start) {	/* and the one below */
-		prev->bytes = (size_t)(stop - (char *)prev);
-		prev->next = next;
+		f = prev;
+		f->bytes = (size_t)(stop - (char *)prev);
 	} else {
-		struct region_free *f = (struct region_free *)start;
+		f = (struct region_free *)start;
 		f->bytes = (size_t)(stop - start);
-		f->next = next;
 		*pf = f;
-		prev = f;
 	}
-	if ((char *)prev + prev->bytes == r->bump && !prev->next) {
-		r->bump = (char *)prev;	/* the top extent: unlink it (prev is last) */
-		for (pf = &r->free; *pf != prev; pf = &(*pf)->next)
-			;
-		*pf = NULL;
+	f->next = next;
+	if (!next)
+		r->hi = f;
+}
+
+/* The invariants above, checked (SP_ASSERT_EXPENSIVE builds).  1 or 0. */
+static int region_is_valid(const struct sp_region *r)
+{
+	const struct region_free *last = NULL;
+	if (r->bump < r->base || r->bump > r->end)
+		return 0;
+	for (const struct region_free *f = r->free; f; last = f, f = f->next) {
+		const char *a = (const char *)f, *z = a + f->bytes;
+		if (a < r->base || z >= r->bump || f->bytes < REGION_BIG)
+			return 0;	/* z == bump: an extent the bump pointer should have taken */
+		if (last && (const char *)last + last->bytes >= a)
+			return 0;	/* out of order, overlapping or touching */
 	}
+	return r->hi == last;
 }
 
 static void region_free_block(void *ud, void *p, size_t size)
@@ -179,6 +221,7 @@ static void region_free_block(void *ud, void *p, size_t size)
 		give_back(r, start, stop);
 	else
 		r->st.wasted += (size_t)(stop - start);
+	SP_ASSERT_EXPENSIVE(region_is_valid(r));
 }
 
 SP_API void *sp_region_resize(struct sp_region *r, void *p, size_t size)
