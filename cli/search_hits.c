@@ -249,10 +249,14 @@ int hit_rule(struct search_out *o, const struct sp_avtab_entry *e)
 	}
 	ln_chr(l, ';');
 	if (e->cond) {
-		char cb[4096];
-		sp_policy_cond_format(p, e->cond, cb, sizeof(cb));
+		if (e->cond != o->cond) {	/* a condition's rules come one after another */
+			o->cond_text[0] = 0;
+			int n = sp_policy_cond_format(p, e->cond, o->cond_text, sizeof(o->cond_text));
+			o->cond_len = (int)strnlen(o->cond_text, sizeof(o->cond_text));
+			o->cond = n < 0 ? 0 : e->cond;
+		}
 		ln_chr(l, ' ');
-		ln_str(l, cb);
+		ln_mem(l, o->cond_text, (size_t)o->cond_len);
 		ln_str(l, e->cond_list ? ":True" : ":False");
 	}
 	return hit_end(o);

@@ -83,6 +83,9 @@ struct search_out {
 	uint32_t *order;			/* after search_sort: v's indices, sorted */
 	const struct sp_allocator *a;		/* the sort's arrays' memory (NULL: libc) */
 	struct sp_region *rg;			/* v's, as l.rg is l.b's */
+	uint32_t cond;				/* the condition last formatted into cond_text (0: none) */
+	int cond_len;
+	char cond_text[4096];
 };
 
 /* Set up o for p's hits; a (NULL: libc) for the sort's arrays, and when it is not NULL the
