@@ -260,9 +260,9 @@ SP_API int sp_region_new(size_t reserve, struct sp_region **out)
 		return -ENOMEM;
 	r->alloc = (struct sp_allocator){ region_alloc, region_free_block, r };
 	struct rlimit as;
-	if (!getrlimit(RLIMIT_AS, &as) && as.rlim_cur != RLIM_INFINITY && reserve > as.rlim_cur / 4)
-		reserve = as.rlim_cur / 4;	/* leave the rest of a capped address space to libc */
 	reserve = (reserve + REGION_HUGE - 1) & ~(size_t)(REGION_HUGE - 1);
+	if (!getrlimit(RLIMIT_AS, &as) && as.rlim_cur != RLIM_INFINITY && reserve > as.rlim_cur / 4)
+		reserve = (as.rlim_cur / 4) & ~(size_t)(REGION_HUGE - 1);	/* the rest to libc */
 	for (; reserve >= REGION_HUGE; reserve /= 2) {
 		/* one huge page more, to align the carved part to a huge page */
 		void *m = mmap(NULL, reserve + REGION_HUGE, PROT_READ | PROT_WRITE,
