@@ -13,6 +13,8 @@
  * sorts rules by str()); a modified rule by the text of its first policy's expanded rule.
  * Names are compared, never values (two policies number them differently): each side ranks
  * its type, class and expression names once, so sorting a side by ranks is sorting by name.
+ * A line's head ("KIND S T:C") is placed in its side's text order too (each name with the byte
+ * that follows it in a line): lines are sorted by those places, by text only where they tie.
  * Type rules are expanded the same way, keyed also by a filename transition's name; of equal
  * keys one record stays (setools' set keeps one); a rule is modified when the default types'
  * names differ.  A modified rule's common permissions are printed sorted (sediff prints them
@@ -67,6 +69,10 @@ struct avside {
 	uint32_t *crank, *cval;		/* classes likewise */
 	uint8_t (*porder)[32];		/* class value -> its permission bits in name order (the
 					 * named ones first), so a record's names need no sort */
+	uint32_t *lrank;		/* [3][nt]: a source (by its rank), target, class's place in
+					 * the lines' text order (name + ' ', + ':', + ' '), 1-based;
+					 * NULL when a name holds a separator (lines_sort: by text) */
+	size_t lw;			/* lrank's row width */
 	uint32_t *nrank;		/* cond node (0-based) -> rank of its text */
 	char **ctext;			/* rank -> "[ expr ]" */
 	uint32_t nctext;
@@ -125,6 +131,7 @@ static void avside_release(struct avside *d)
 			sp_free(al, d->ctext[i], strlen(d->ctext[i]) + 1);
 	sp_free(al, d->ctext, nn * sizeof(*d->ctext));
 	sp_free(al, d->nrank, nn * sizeof(*d->nrank));
+	sp_free(al, d->lrank, 3 * SP_MAX(nt, nc) * sizeof(uint32_t));
 	sp_free(al, d->trank, nt * sizeof(uint32_t));
 	sp_free(al, d->tval, nt * sizeof(uint32_t));
 	sp_free(al, d->crank, nc * sizeof(uint32_t));
@@ -189,6 +196,64 @@ static void perm_order(const struct policy_class *pc, uint8_t ord[32])
 		}
 }
 
+/* a + sep against b + sep (rank_ent names, neither holds sep): their byte order. */
+static int sep_cmp(const void *x, const void *y, void *arg)
+{
+	const unsigned char *a = (const unsigned char *)((const struct rank_ent *)x)->name;
+	const unsigned char *b = (const unsigned char *)((const struct rank_ent *)y)->name;
+	unsigned sep = (unsigned)(uintptr_t)arg;
+	for (;; a++, b++) {
+		unsigned ca = *a ? *a : sep, cb = *b ? *b : sep;
+		if (ca != cb)
+			return ca < cb ? -1 : 1;
+		if (!*a)
+			return 0;
+	}
+}
+
+/*
+ * d->lrank: for each part of a line's "KIND S T:C" head, the names' order with the byte that
+ * follows them in the line, which is not always the names' own order ("a_t2:" < "a_t:"); two
+ * lines whose heads differ compare as their (S, T, C) places do.  None (NULL) when a type or
+ * class name holds ' ' or ':', or is empty: a line's parts could not be told apart.  ntr, ncr:
+ * the types' and the classes' rank counts.  0 or -ENOMEM.
+ */
+static int line_ranks(struct avside *d, uint32_t ntr, uint32_t ncr)
+{
+	const struct policy_core *k = d->k;
+	const struct sp_allocator *al = k->alloc;
+	size_t nt = (size_t)k->ntypes + 1, nc = (size_t)k->nclasses + 1, w = SP_MAX(nt, nc);
+	struct rank_ent *e = sp_alloc(al, w * sizeof(*e), 0);
+	d->lrank = sp_zalloc(al, 3 * w * sizeof(uint32_t), 0);
+	if (!e || !d->lrank) {
+		sp_free(al, e, w * sizeof(*e));
+		return -ENOMEM;
+	}
+	static const char sep[3] = { ' ', ':', ' ' };
+	int ok = 1;
+	d->lw = w;
+	for (int part = 0; ok && part < 3; part++) {
+		uint32_t n = part < 2 ? ntr : ncr;
+		for (uint32_t r = 1; ok && r <= n; r++) {
+			const char *name = part < 2 ? k->type_name[d->tval[r]] : k->cls[d->cval[r]].name;
+			e[r - 1] = (struct rank_ent){ name, r };
+			ok = name && *name && !strpbrk(name, " :");
+		}
+		if (!ok)
+			break;
+		qsort_r(e, n, sizeof(*e), sep_cmp, (void *)(uintptr_t)(unsigned char)sep[part]);
+		uint32_t *lr = d->lrank + (size_t)part * w;
+		for (uint32_t i = 0; i < n; i++)
+			lr[e[i].value] = i + 1;
+	}
+	sp_free(al, e, w * sizeof(*e));
+	if (!ok) {
+		sp_free(al, d->lrank, 3 * w * sizeof(uint32_t));
+		d->lrank = NULL;
+	}
+	return 0;
+}
+
 static int avside_ranks(struct avside *d)
 {
 	const struct policy_core *k = d->k;
@@ -203,16 +268,16 @@ static int avside_ranks(struct avside *d)
 	for (uint32_t v = 1; !rc && v < nc; v++)
 		cn[v] = k->cls[v].name;
 	long r = rc ? rc : rank_names(al, k->type_name, k->ntypes, d->trank, d->tval);
-	if (r >= 0)
-		r = rank_names(al, cn, k->nclasses, d->crank, d->cval);
+	long rcl = r < 0 ? r : rank_names(al, cn, k->nclasses, d->crank, d->cval);
 	sp_free(al, cn, nc * sizeof(*cn));
-	if (r < 0)
-		return (int)r;
+	if (r < 0 || rcl < 0)
+		return r < 0 ? (int)r : (int)rcl;
 	if (!(d->porder = sp_alloc(al, nc * sizeof(*d->porder), 0)))
 		return -ENOMEM;
 	for (uint32_t v = 1; v < nc; v++)
 		perm_order(&k->cls[v], d->porder[v]);
-	return rank_conds(d);
+	rc = line_ranks(d, (uint32_t)r, (uint32_t)rcl);
+	return rc ? rc : rank_conds(d);
 }
 
 /* The permissions of a mask that the class names (dontaudit: auditdeny inverted). */
@@ -538,6 +603,7 @@ static int rec_perms(const struct avside *d, const struct avrec *r, const char *
 
 struct dline {
 	char *key, *text;	/* key: the sort key when it is not the text (modified rules) */
+	uint64_t head;		/* the key's "KIND S T:C" places (line_head), 0: compare texts */
 };
 
 /* A section's lines; their texts are carved from chunks of at least DL_CHUNK bytes, freed
@@ -662,8 +728,19 @@ static char *rline_new(struct dlines *o, const struct rline *l)
 	return s;
 }
 
-/* A line (its key, when not NULL, and text are o's) into o. */
-static int lines_push(struct dlines *o, char *key, char *text)
+/* The places of record r's line head in the text order of its side's lines (d->lrank),
+ * packed so that heads compare as numbers; 0 when d has none. */
+static uint64_t line_head(const struct avside *d, const struct avrec *r)
+{
+	if (!d->lrank)
+		return 0;
+	const uint32_t *lr = d->lrank;
+	return (uint64_t)lr[r->s] << 34 | (uint64_t)lr[d->lw + r->t] << 17 | lr[2 * d->lw + r->c];
+}
+
+/* A line (its key, when not NULL, and text are o's; head: line_head of the rule the key
+ * shows) into o. */
+static int lines_push(struct dlines *o, char *key, char *text, uint64_t head)
 {
 	if (!text)
 		return -ENOMEM;
@@ -678,7 +755,7 @@ static int lines_push(struct dlines *o, char *key, char *text)
 		o->v = nv;
 		o->cap = nc;
 	}
-	o->v[o->n++] = (struct dline){ key, text };
+	o->v[o->n++] = (struct dline){ key, text, head };
 	return 0;
 }
 
@@ -699,16 +776,18 @@ static int push_rule(struct dlines *o, const struct avside *d, const struct avre
 		l.n = rec_perms(d, r, perm);
 	else
 		l.def = d->k->type_name[r->mask];
-	return lines_push(o, NULL, rline_new(o, &l));
+	return lines_push(o, NULL, rline_new(o, &l), line_head(d, r));
 }
 
-/* The line of a modified rule and its sort key (the rule of side a), both owned by o. */
-static int push_pair(struct dlines *o, const struct rline *line, const struct rline *key)
+/* The line of a modified rule and its sort key (the rule of side a, head its line_head),
+ * both owned by o. */
+static int push_pair(struct dlines *o, const struct rline *line, const struct rline *key,
+		     uint64_t head)
 {
 	char *text = rline_new(o, line), *k = rline_new(o, key);
 	if (!k || !text)
 		return -ENOMEM;
-	return lines_push(o, k, text);
+	return lines_push(o, k, text, head);
 }
 
 /* A type rule both sides have: modified when the default types' names differ. */
@@ -723,7 +802,7 @@ static int push_modified_type(struct dlines *o, const struct avside *a, const st
 			   new, old, x->fname };
 	struct rline k = l;
 	k.mod = 0, k.def = old;
-	return push_pair(o, &l, &k);
+	return push_pair(o, &l, &k, line_head(a, x));
 }
 
 /* A record both sides have: a modified rule when the permission names differ (0 if not). */
@@ -765,15 +844,23 @@ static int push_modified(struct dlines *o, const struct avside *a, const struct 
 	static const char nosign[32];
 	struct rline k = l;
 	k.mod = 0, k.perm = pa, k.sign = nosign, k.n = na;
-	return push_pair(o, &l, &k);
+	return push_pair(o, &l, &k, line_head(a, x));
 }
 
 #define LINES_RUNS_MAX 4096	/* more runs than this: qsort (lines_sort) */
 
+/* The lines' text order: by their heads' places when both have them and they differ (the
+ * order of the heads' texts, and the heads come first), else by the texts. */
+static sp_always_inline int dline_cmp(const struct dline *a, const struct dline *b)
+{
+	if (a->head && b->head && a->head != b->head)
+		return a->head < b->head ? -1 : 1;
+	return strcmp(a->key ? a->key : a->text, b->key ? b->key : b->text);
+}
+
 static int line_cmp(const void *x, const void *y)
 {
-	const struct dline *a = x, *b = y;
-	return strcmp(a->key ? a->key : a->text, b->key ? b->key : b->text);
+	return dline_cmp(x, y);
 }
 
 /* Runs [st[r], st[r + 1]) of src merged two by two into dst; the run starts of the result
@@ -785,7 +872,7 @@ static size_t merge_runs(const struct dline *src, struct dline *dst, size_t *st,
 		size_t i = st[r], mid = st[r + 1], end = r + 1 < runs ? st[r + 2] : mid, k = i;
 		size_t j = mid;
 		while (i < mid && j < end)
-			dst[k++] = line_cmp(&src[j], &src[i]) < 0 ? src[j++] : src[i++];
+			dst[k++] = dline_cmp(&src[j], &src[i]) < 0 ? src[j++] : src[i++];
 		while (i < mid)
 			dst[k++] = src[i++];
 		while (j < end)
@@ -810,7 +897,7 @@ static void lines_sort(struct dlines *o)
 	if (st) {
 		st[runs++] = 0;
 		for (size_t i = 1; i < n && runs <= LINES_RUNS_MAX; i++)
-			if (line_cmp(&o->v[i - 1], &o->v[i]) > 0)
+			if (dline_cmp(&o->v[i - 1], &o->v[i]) > 0)
 				st[runs++] = i;
 		st[runs] = n;
 	}
@@ -985,7 +1072,7 @@ static int xp_push(struct dlines *o, const struct avside *a, size_t i, size_t i2
 		const struct avside *d = a ? a : b;
 		size_t k = a ? xp_origin(d, i, i2) : xp_origin(d, j, j2);
 		xset_fill(set[0], d, &d->r[k], 1);
-		return lines_push(o, NULL, xline_new(o, d, &d->r[k], set, 0));
+		return lines_push(o, NULL, xline_new(o, d, &d->r[k], set, 0), 0);
 	}
 	xset_fill(set[3], a, &a->r[i], i2 - i);
 	xset_fill(set[4], b, &b->r[j], j2 - j);
@@ -1003,7 +1090,7 @@ static int xp_push(struct dlines *o, const struct avside *a, size_t i, size_t i2
 	char *key = xline_new(o, a, &a->r[i], own, 0);	/* the sort key: a's rule */
 	if (!key || !text)
 		return -ENOMEM;
-	return lines_push(o, key, text);
+	return lines_push(o, key, text, 0);
 }
 
 /* out[0] added, out[1] removed, out[2] modified xperm rules, each sorted. */

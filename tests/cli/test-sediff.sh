@@ -19,7 +19,8 @@
 # setools diff test policies (left against right, right_rmisid, left_standard, and
 # left_standard against left_redundant); every upstream test policy against the next one;
 # tiny.30 .. tiny.33 and compat.15 .. compat.33 each against the next; tiny.conf against itself
-# with its booleans' defaults flipped (when checkpolicy is installed).  A pair sediff itself
+# with its booleans' defaults flipped, and with types whose names' order is not their lines'
+# (when checkpolicy is installed).  A pair sediff itself
 # cannot diff (setools crashes on some old policy versions) is skipped with a message.
 # Ends with "sediff: N passed, N failed"; without sediff the group is skipped (0 passed).
 set -u
@@ -234,6 +235,23 @@ allowxperm init_t tty_t:chr_file ioctl { 0x1 0x3 0x5-0x7 };/
 		pair xperm-A tests/data/policy/tiny.33 "$tmp/xp.33" -A
 	else
 		echo "SKIP xperm-changed: checkpolicy refused the changed tiny.conf"
+	fi
+fi
+
+# names whose order is not their lines' order (tmp_t before tmp_t2 by name, after it in a
+# line, "tmp_t2:" < "tmp_t:"; '-' and '.' sort below ':' too): secpath sorts lines by their
+# names' places in the text, which must come out as sediff's sorted text
+if command -v checkpolicy >/dev/null; then
+	sed 's/^type tmp_t, file_type;/type tmp_t, file_type;\
+type tmp_t2, file_type;\
+type tmp_t-x, file_type;\
+type tmp_t.y, file_type;\
+type app_t2, domain;/' tests/data/policy/tiny.conf >"$tmp/sep.conf"
+	if checkpolicy -c 33 -o "$tmp/sep.33" "$tmp/sep.conf" >/dev/null 2>&1; then
+		pair name-order tests/data/policy/tiny.33 "$tmp/sep.33"
+		pair name-order-back "$tmp/sep.33" tests/data/policy/tiny.33
+	else
+		echo "SKIP name-order: checkpolicy refused the renamed tiny.conf"
 	fi
 fi
 
