@@ -715,15 +715,15 @@ static size_t rline_fmt(const struct rline *l, char *buf, size_t len)
 	return pos;
 }
 
-/* The line as a string of o's: formatted once on the stack, again only when longer. */
+/* The line as a string of o's: formatted straight into the chunk's free bytes, again into
+ * memory of its own length only when it did not fit there. */
 static char *rline_new(struct dlines *o, const struct rline *l)
 {
-	char tmp[512];
-	size_t n = rline_fmt(l, tmp, sizeof(tmp));
+	size_t n = rline_fmt(l, o->left ? o->at : NULL, o->left);
+	if (n < o->left)
+		return dl_alloc(o, n + 1);	/* the bytes just written */
 	char *s = dl_alloc(o, n + 1);
-	if (s && n < sizeof(tmp))
-		memcpy(s, tmp, n + 1);
-	else if (s)
+	if (s)
 		rline_fmt(l, s, n + 1);
 	return s;
 }
