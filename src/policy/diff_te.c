@@ -38,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/assert.h"
 #include "policy/policy_int.h"
 
 struct avrec {
@@ -73,6 +74,9 @@ struct avside {
 					 * the lines' text order (name + ' ', + ':', + ' '), 1-based;
 					 * NULL when a name holds a separator (lines_sort: by text) */
 	size_t lw;			/* lrank's row width */
+	uint16_t *tlen, *clen;		/* the lengths of type / class names, by rank */
+	uint32_t *ctlen;		/* of ctext[rank] */
+	uint16_t (*plen)[32];		/* class value -> its permission names' lengths */
 	uint32_t *nrank;		/* cond node (0-based) -> rank of its text */
 	char **ctext;			/* rank -> "[ expr ]" */
 	uint32_t nctext;
@@ -83,6 +87,15 @@ struct avside {
 	struct sp_avtab_entry last;	/* the previous xperm entry (zero: none; values are >= 1) */
 	int err;
 };
+
+/* The rule kinds' words as lines print them, and their lengths. */
+static const char *const kind_word[] = { [SP_AVTAB_ALLOWED] = "allow",
+	[SP_AVTAB_AUDITALLOW] = "auditallow", [SP_AVTAB_AUDITDENY] = "dontaudit",
+	[SP_AVTAB_TRANSITION] = "type_transition", [SP_AVTAB_MEMBER] = "type_member",
+	[SP_AVTAB_CHANGE] = "type_change" };
+static const uint8_t kind_len[] = { [SP_AVTAB_ALLOWED] = 5, [SP_AVTAB_AUDITALLOW] = 10,
+	[SP_AVTAB_AUDITDENY] = 9, [SP_AVTAB_TRANSITION] = 15, [SP_AVTAB_MEMBER] = 11,
+	[SP_AVTAB_CHANGE] = 11 };
 
 struct rank_ent {
 	const char *name;
@@ -132,6 +145,10 @@ static void avside_release(struct avside *d)
 	sp_free(al, d->ctext, nn * sizeof(*d->ctext));
 	sp_free(al, d->nrank, nn * sizeof(*d->nrank));
 	sp_free(al, d->lrank, 3 * SP_MAX(nt, nc) * sizeof(uint32_t));
+	sp_free(al, d->tlen, nt * sizeof(*d->tlen));
+	sp_free(al, d->clen, nc * sizeof(*d->clen));
+	sp_free(al, d->ctlen, nn * sizeof(*d->ctlen));
+	sp_free(al, d->plen, nc * sizeof(*d->plen));
 	sp_free(al, d->trank, nt * sizeof(uint32_t));
 	sp_free(al, d->tval, nt * sizeof(uint32_t));
 	sp_free(al, d->crank, nc * sizeof(uint32_t));
@@ -254,6 +271,35 @@ static int line_ranks(struct avside *d, uint32_t ntr, uint32_t ncr)
 	return 0;
 }
 
+/* The lengths of the names a line is made of (d's ranked types and classes, its condition
+ * texts, its classes' permissions), so that formatting a line measures none.  Lengths past
+ * 65,535 are kept as 65,535 and such a name measured again (see name_len).  0 or -ENOMEM. */
+static int name_lens(struct avside *d, uint32_t ntr, uint32_t ncr)
+{
+	const struct policy_core *k = d->k;
+	const struct sp_allocator *al = k->alloc;
+	size_t nt = (size_t)k->ntypes + 1, nc = (size_t)k->nclasses + 1, nn = (size_t)k->ncnode + 1;
+	d->tlen = sp_zalloc(al, nt * sizeof(*d->tlen), 0);
+	d->clen = sp_zalloc(al, nc * sizeof(*d->clen), 0);
+	d->ctlen = sp_zalloc(al, nn * sizeof(*d->ctlen), 0);
+	d->plen = sp_zalloc(al, nc * sizeof(*d->plen), 0);
+	if (!d->tlen || !d->clen || !d->ctlen || !d->plen)
+		return -ENOMEM;
+	SP_ASSERT_INTERNAL(!(d->kind & (SP_AVTAB_AV | SP_AVTAB_TYPE)) ||
+			   kind_len[d->kind] == strlen(kind_word[d->kind]));
+	for (uint32_t r = 1; r <= ntr && r < nt; r++)
+		d->tlen[r] = (uint16_t)SP_MIN(strlen(k->type_name[d->tval[r]]), 65535u);
+	for (uint32_t r = 1; r <= ncr && r < nc; r++)
+		d->clen[r] = (uint16_t)SP_MIN(strlen(k->cls[d->cval[r]].name), 65535u);
+	for (uint32_t r = 1; r <= d->nctext && r < nn; r++)
+		d->ctlen[r] = (uint32_t)strlen(d->ctext[r]);
+	for (uint32_t v = 1; v < nc; v++)
+		for (unsigned b = 0; b < 32; b++)
+			if (k->cls[v].perm[b])
+				d->plen[v][b] = (uint16_t)SP_MIN(strlen(k->cls[v].perm[b]), 65535u);
+	return 0;
+}
+
 static int avside_ranks(struct avside *d)
 {
 	const struct policy_core *k = d->k;
@@ -277,7 +323,8 @@ static int avside_ranks(struct avside *d)
 	for (uint32_t v = 1; v < nc; v++)
 		perm_order(&k->cls[v], d->porder[v]);
 	rc = line_ranks(d, (uint32_t)r, (uint32_t)rcl);
-	return rc ? rc : rank_conds(d);
+	rc = rc ? rc : rank_conds(d);
+	return rc ? rc : name_lens(d, (uint32_t)r, (uint32_t)rcl);
 }
 
 /* The permissions of a mask that the class names (dontaudit: auditdeny inverted). */
@@ -587,14 +634,17 @@ static int xcmp(const struct avside *a, const struct avrec *x, const struct avsi
 	return c ? c : fname_cmp(x->fname, y->fname);
 }
 
-/* The permission names of a record, sorted; their count. */
-static int rec_perms(const struct avside *d, const struct avrec *r, const char *out[32])
+/* The permission names of a record, sorted, and their lengths (d->plen); their count. */
+static int rec_perms(const struct avside *d, const struct avrec *r, const char *out[32],
+		     uint16_t len[32])
 {
 	const struct policy_class *pc = &d->k->cls[d->cval[r->c]];
 	const uint8_t *ord = d->porder[d->cval[r->c]];
+	const uint16_t *pl = d->plen[d->cval[r->c]];
 	int n = 0;
 	for (uint32_t i = 0, rem = r->mask; rem; i++)	/* ord: a permutation of 0..31 */
 		if (rem >> ord[i] & 1) {
+			len[n] = pl[ord[i]];
 			out[n++] = pc->perm[ord[i]];
 			rem &= ~(1u << ord[i]);
 		}
@@ -648,71 +698,102 @@ static char *dl_alloc(struct dlines *o, size_t n)
 	((pos) += (size_t)snprintf((buf) ? (buf) + (pos) : NULL, \
 				   (buf) && (pos) < (len) ? (len) - (pos) : 0, __VA_ARGS__))
 
-/* "KIND S T:C PERMS;[ COND:BRANCH]" (mod: "{ common +added -removed };[ COND]"), into buf
- * (NULL: measure); returns the length. */
+/* "KIND S T:C PERMS;[ COND:BRANCH]" (mod: "{ common +added -removed };[ COND]"), the parts'
+ * lengths beside them (a length of 65,535 or more: measure the part). */
 struct rline {
 	const char *kind, *s, *t, *c, *cond;
+	uint32_t lkind, ls, lt, lc, lcond;
 	int block, mod;
 	const char *const *perm;	/* perm[i] with sign[i] ('\0', '+' or '-') */
+	const uint16_t *plen;		/* perm[i]'s length */
 	const char *sign;
 	int n;
 	const char *def, *olddef, *fname;	/* type rules: the default (mod: new, old) */
 };
 
-/* s appended at pos of buf (len bytes; NULL: measure), clamped as PUT is. */
-static size_t put_s(char *buf, size_t len, size_t pos, const char *s)
+static inline size_t part_len(const char *s, uint32_t n)
 {
-	size_t n = strlen(s);
-	if (buf && pos < len)
-		memcpy(buf + pos, s, SP_MIN(n, len - pos - 1));
-	return pos + n;
+	return n >= 65535 ? strlen(s) : n;
 }
 
-static size_t put_c(char *buf, size_t len, size_t pos, char c)
+/* The line's length. */
+static sp_always_inline size_t rline_len(const struct rline *l)
 {
-	if (buf && pos + 1 < len)
-		buf[pos] = c;
-	return pos + 1;
-}
-
-/* The line (see struct rline) into buf (NULL: measure), NUL-terminated when it fits as
- * snprintf would; returns its length.  Strings are appended, not formatted: a diff of two
- * large policies writes millions of lines. */
-static size_t rline_fmt(const struct rline *l, char *buf, size_t len)
-{
-	size_t pos = put_s(buf, len, 0, l->kind);
-	pos = put_s(buf, len, put_c(buf, len, pos, ' '), l->s);
-	pos = put_s(buf, len, put_c(buf, len, pos, ' '), l->t);
-	pos = put_s(buf, len, put_c(buf, len, pos, ':'), l->c);
-	pos = put_c(buf, len, pos, ' ');
+	size_t n = part_len(l->kind, l->lkind) + part_len(l->s, l->ls) + part_len(l->t, l->lt) +
+		   part_len(l->c, l->lc) + 5;	/* "  : " and ';' */
 	if (l->def && l->mod) {
-		pos = put_s(buf, len, put_c(buf, len, pos, '+'), l->def);
-		pos = put_s(buf, len, put_s(buf, len, pos, " -"), l->olddef);
+		n += 3 + strlen(l->def) + strlen(l->olddef);
 	} else if (l->def) {
-		pos = put_s(buf, len, pos, l->def);
+		n += strlen(l->def);
 	} else if (l->n == 1 && !l->mod) {
-		pos = put_s(buf, len, pos, l->perm[0]);
+		n += part_len(l->perm[0], l->plen[0]);
 	} else {
-		pos = put_c(buf, len, pos, '{');
-		for (int i = 0; i < l->n; i++) {
-			pos = put_c(buf, len, pos, ' ');
-			if (l->sign[i])
-				pos = put_c(buf, len, pos, l->sign[i]);
-			pos = put_s(buf, len, pos, l->perm[i]);
-		}
-		pos = put_s(buf, len, pos, " }");
+		n += 3;		/* '{', " }" */
+		for (int i = 0; i < l->n; i++)
+			n += 1 + (l->sign[i] != 0) + part_len(l->perm[i], l->plen[i]);
 	}
 	if (l->fname)
-		pos = put_s(buf, len, put_c(buf, len, pos, ' '), l->fname);
-	pos = put_c(buf, len, pos, ';');
-	if (l->cond) {
-		pos = put_s(buf, len, put_c(buf, len, pos, ' '), l->cond);
-		if (!l->mod)
-			pos = put_s(buf, len, pos, l->block ? ":True" : ":False");
+		n += 1 + strlen(l->fname);
+	if (l->cond)
+		n += 1 + part_len(l->cond, l->lcond) + (l->mod ? 0 : l->block ? 5 : 6);
+	return n;
+}
+
+static inline char *put(char *w, const char *s, size_t n)
+{
+	memcpy(w, s, n);
+	return w + n;
+}
+
+/* The line (see struct rline) into buf, NUL-terminated, when its length is below len (else
+ * nothing is written); returns its length.  Strings are copied by their known lengths, not
+ * formatted: a diff of two large policies writes millions of lines. */
+static size_t rline_fmt(const struct rline *l, char *buf, size_t len)
+{
+	size_t n = rline_len(l);
+	if (!buf || n >= len)
+		return n;
+	char *w = put(buf, l->kind, part_len(l->kind, l->lkind));
+	*w++ = ' ';
+	w = put(w, l->s, part_len(l->s, l->ls));
+	*w++ = ' ';
+	w = put(w, l->t, part_len(l->t, l->lt));
+	*w++ = ':';
+	w = put(w, l->c, part_len(l->c, l->lc));
+	*w++ = ' ';
+	if (l->def && l->mod) {
+		*w++ = '+';
+		w = put(w, l->def, strlen(l->def));
+		w = put(w, " -", 2);
+		w = put(w, l->olddef, strlen(l->olddef));
+	} else if (l->def) {
+		w = put(w, l->def, strlen(l->def));
+	} else if (l->n == 1 && !l->mod) {
+		w = put(w, l->perm[0], part_len(l->perm[0], l->plen[0]));
+	} else {
+		*w++ = '{';
+		for (int i = 0; i < l->n; i++) {
+			*w++ = ' ';
+			if (l->sign[i])
+				*w++ = l->sign[i];
+			w = put(w, l->perm[i], part_len(l->perm[i], l->plen[i]));
+		}
+		w = put(w, " }", 2);
 	}
-	if (buf && len)
-		buf[SP_MIN(pos, len - 1)] = '\0';
-	return pos;
+	if (l->fname) {
+		*w++ = ' ';
+		w = put(w, l->fname, strlen(l->fname));
+	}
+	*w++ = ';';
+	if (l->cond) {
+		*w++ = ' ';
+		w = put(w, l->cond, part_len(l->cond, l->lcond));
+		if (!l->mod)
+			w = l->block ? put(w, ":True", 5) : put(w, ":False", 6);
+	}
+	*w = '\0';
+	SP_ASSERT_INTERNAL((size_t)(w - buf) == n);
+	return n;
 }
 
 /* The line as a string of o's: formatted straight into the chunk's free bytes, again into
@@ -759,21 +840,29 @@ static int lines_push(struct dlines *o, char *key, char *text, uint64_t head)
 	return 0;
 }
 
-static const char *const kind_word[] = { [SP_AVTAB_ALLOWED] = "allow",
-	[SP_AVTAB_AUDITALLOW] = "auditallow", [SP_AVTAB_AUDITDENY] = "dontaudit",
-	[SP_AVTAB_TRANSITION] = "type_transition", [SP_AVTAB_MEMBER] = "type_member",
-	[SP_AVTAB_CHANGE] = "type_change" };
+
+/* The line of record r of side d, without its permissions or default: kind, names and
+ * condition with their lengths. */
+static sp_always_inline struct rline rline_of(const struct avside *d, const struct avrec *r,
+					       int mod)
+{
+	return (struct rline){ .kind = kind_word[d->kind], .s = tn(d, r->s), .t = tn(d, r->t),
+		.c = cn(d, r->c), .cond = r->cond ? d->ctext[r->cond] : NULL,
+		.lkind = kind_len[d->kind], .ls = d->tlen[r->s],
+		.lt = d->tlen[r->t], .lc = d->clen[r->c], .lcond = r->cond ? d->ctlen[r->cond] : 0,
+		.block = r->block, .mod = mod };
+}
 
 /* A record of side d as a rule of its own (an added or removed rule). */
 static int push_rule(struct dlines *o, const struct avside *d, const struct avrec *r)
 {
 	const char *perm[32];
+	uint16_t plen[32];
 	static const char nosign[32];
-	struct rline l = { kind_word[d->kind], tn(d, r->s), tn(d, r->t), cn(d, r->c),
-			   r->cond ? d->ctext[r->cond] : NULL, r->block, 0, perm, nosign, 0,
-			   NULL, NULL, r->fname };
+	struct rline l = rline_of(d, r, 0);
+	l.perm = perm, l.plen = plen, l.sign = nosign, l.fname = r->fname;
 	if (d->kind & SP_AVTAB_AV)
-		l.n = rec_perms(d, r, perm);
+		l.n = rec_perms(d, r, perm, plen);
 	else
 		l.def = d->k->type_name[r->mask];
 	return lines_push(o, NULL, rline_new(o, &l), line_head(d, r));
@@ -797,9 +886,8 @@ static int push_modified_type(struct dlines *o, const struct avside *a, const st
 	const char *old = a->k->type_name[x->mask], *new = b->k->type_name[y->mask];
 	if (!old || !new || !strcmp(old, new))
 		return 0;
-	struct rline l = { kind_word[a->kind], tn(a, x->s), tn(a, x->t), cn(a, x->c),
-			   x->cond ? a->ctext[x->cond] : NULL, x->block, 1, NULL, NULL, 0,
-			   new, old, x->fname };
+	struct rline l = rline_of(a, x, 1);
+	l.def = new, l.olddef = old, l.fname = x->fname;
 	struct rline k = l;
 	k.mod = 0, k.def = old;
 	return push_pair(o, &l, &k, line_head(a, x));
@@ -810,12 +898,13 @@ static int push_modified(struct dlines *o, const struct avside *a, const struct 
 			 const struct avside *b, const struct avrec *y)
 {
 	const char *pa[32], *pb[32], *perm[64];
+	uint16_t la[32], lb[32], plen[64];
 	char sign[64];
-	int na = rec_perms(a, x, pa), nb = rec_perms(b, y, pb), n = 0, i = 0, j = 0;
+	int na = rec_perms(a, x, pa, la), nb = rec_perms(b, y, pb, lb), n = 0, i = 0, j = 0;
 	while (i < na || j < nb) {
 		int c = i == na ? 1 : j == nb ? -1 : strcmp(pa[i], pb[j]);
 		if (!c) {
-			perm[n] = pa[i++], sign[n++] = 0, j++;
+			plen[n] = la[i], perm[n] = pa[i++], sign[n++] = 0, j++;
 		} else if (c < 0) {
 			i++;
 		} else {
@@ -830,20 +919,19 @@ static int push_modified(struct dlines *o, const struct avside *a, const struct 
 		while (m < na && strcmp(pa[m], pb[k]) < 0)
 			m++;
 		if (m == na || strcmp(pa[m], pb[k]))
-			perm[n] = pb[k], sign[n++] = '+';
+			plen[n] = lb[k], perm[n] = pb[k], sign[n++] = '+';
 	}
 	for (int k = 0, m = 0; k < na; k++) {
 		while (m < nb && strcmp(pb[m], pa[k]) < 0)
 			m++;
 		if (m == nb || strcmp(pb[m], pa[k]))
-			perm[n] = pa[k], sign[n++] = '-';
+			plen[n] = la[k], perm[n] = pa[k], sign[n++] = '-';
 	}
-	struct rline l = { kind_word[a->kind], tn(a, x->s), tn(a, x->t), cn(a, x->c),
-			   x->cond ? a->ctext[x->cond] : NULL, x->block, 1, perm, sign, n,
-			   NULL, NULL, NULL };
+	struct rline l = rline_of(a, x, 1);
+	l.perm = perm, l.plen = plen, l.sign = sign, l.n = n;
 	static const char nosign[32];
 	struct rline k = l;
-	k.mod = 0, k.perm = pa, k.sign = nosign, k.n = na;
+	k.mod = 0, k.perm = pa, k.plen = la, k.sign = nosign, k.n = na;
 	return push_pair(o, &l, &k, line_head(a, x));
 }
 
