@@ -491,9 +491,11 @@ static inline uint64_t rec_key(const struct avrec *r, const unsigned w[5])
 
 /*
  * The records in rec_cmp's order, stably (of equal keys the first pushed stays first, as with
- * glibc's merge sort): an LSD radix sort of the packed keys, a byte a pass (a pass whose byte
- * is the same in every key is skipped), when no record has a file name and the keys fit 64
- * bits; else (or without memory for the second array) qsort.
+ * glibc's merge sort): an LSD radix sort of the packed keys, 11 bits a pass (4 passes for the
+ * usual 43-bit keys, not 6 of a byte: fewer copies of the 24-byte records), every pass's counts
+ * taken in one pass over the keys, a pass whose digit is the same in every key skipped; when
+ * no record has a file name, the keys fit 64 bits and the count 32; else (or without memory
+ * for the second array) qsort.
  */
 static void rec_sort(struct avside *d)
 {
@@ -507,29 +509,43 @@ static void rec_sort(struct avside *d)
 	unsigned w[5], bits = 1;
 	for (int f = 0; f < 5; f++)
 		bits += w[f] = bit_len(mx[f]);
-	struct avrec *tmp = fname || bits > 64 || d->n < 64 ? NULL :
+	struct avrec *tmp = fname || bits > 64 || d->n < 64 || d->n > UINT32_MAX ? NULL :
 			    sp_alloc(d->k->alloc, d->n * sizeof(*tmp), 0);
 	if (!tmp) {
 		qsort(d->r, d->n, sizeof(*d->r), rec_cmp);
 		return;
 	}
 	struct avrec *a = d->r, *b = tmp;
-	for (size_t i = 0; i < d->n; i++)
-		a[i].key = rec_key(&a[i], w);	/* in place of the (NULL) file name */
-	for (unsigned shift = 0; shift < bits; shift += 8) {
-		size_t cnt[257] = { 0 };
+	enum { DIG = 11, NB = 1 << DIG, NPASS = (64 + DIG - 1) / DIG };
+	unsigned npass = (bits + DIG - 1) / DIG;
+	uint32_t (*cnt)[NB] = sp_zalloc(d->k->alloc, NPASS * sizeof(*cnt), 0);
+	if (!cnt) {
+		sp_free(d->k->alloc, tmp, d->n * sizeof(*tmp));
+		qsort(d->r, d->n, sizeof(*d->r), rec_cmp);
+		return;
+	}
+	for (size_t i = 0; i < d->n; i++) {	/* every digit's counts in one pass */
+		uint64_t k = a[i].key = rec_key(&a[i], w);	/* in place of the (NULL) file name */
+		for (unsigned p = 0; p < npass; p++)
+			cnt[p][k >> (p * DIG) & (NB - 1)]++;
+	}
+	for (unsigned p = 0; p < npass; p++) {
+		unsigned shift = p * DIG;
+		uint32_t *c = cnt[p], sum = 0;
+		if (c[a[0].key >> shift & (NB - 1)] == d->n)
+			continue;	/* one value of this digit: the pass would move nothing */
+		for (unsigned x = 0; x < NB; x++) {	/* counts -> starts */
+			uint32_t t = c[x];
+			c[x] = sum;
+			sum += t;
+		}
 		for (size_t i = 0; i < d->n; i++)
-			cnt[(a[i].key >> shift & 0xff) + 1]++;
-		if (cnt[(a[0].key >> shift & 0xff) + 1] == d->n)
-			continue;
-		for (unsigned x = 1; x < 257; x++)
-			cnt[x] += cnt[x - 1];
-		for (size_t i = 0; i < d->n; i++)
-			b[cnt[a[i].key >> shift & 0xff]++] = a[i];
+			b[c[a[i].key >> shift & (NB - 1)]++] = a[i];
 		struct avrec *t = a;
 		a = b;
 		b = t;
 	}
+	sp_free(d->k->alloc, cnt, NPASS * sizeof(*cnt));
 	for (size_t i = 0; i < d->n; i++)
 		a[i].fname = NULL;
 	if (a == d->r) {
