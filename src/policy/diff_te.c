@@ -686,6 +686,11 @@ struct dlines {
 	struct dchunk *chunks;
 	char *at;		/* the current chunk's free bytes */
 	size_t left;
+	/* the permissions part of added and removed AV lines ("perm" or "{ a b }") by (class
+	 * rank, mask): a list's lines come from one side, and few such pairs recur across a
+	 * policy's rules (perms_text); open addressing, key 0 = empty */
+	struct ptext { uint64_t key; const char *s; uint32_t len; } *pt;
+	size_t npt, pt_mask;
 };
 
 #define DL_CHUNK (1u << 20)
@@ -722,6 +727,8 @@ struct rline {
 	int block, mod;
 	const char *const *perm;	/* perm[i] with sign[i] ('\0', '+' or '-') */
 	const uint16_t *plen;		/* perm[i]'s length */
+	const char *ptext;		/* else (not NULL): the permissions part, formatted */
+	uint32_t lptext;
 	const char *sign;
 	int n;
 	const char *def, *olddef, *fname;	/* type rules: the default (mod: new, old) */
@@ -741,6 +748,8 @@ static sp_always_inline size_t rline_len(const struct rline *l)
 		n += 3 + strlen(l->def) + strlen(l->olddef);
 	} else if (l->def) {
 		n += strlen(l->def);
+	} else if (l->ptext) {
+		n += l->lptext;
 	} else if (l->n == 1 && !l->mod) {
 		n += part_len(l->perm[0], l->plen[0]);
 	} else {
@@ -784,6 +793,8 @@ static size_t rline_fmt(const struct rline *l, char *buf, size_t len)
 		w = put(w, l->olddef, strlen(l->olddef));
 	} else if (l->def) {
 		w = put(w, l->def, strlen(l->def));
+	} else if (l->ptext) {
+		w = put(w, l->ptext, l->lptext);
 	} else if (l->n == 1 && !l->mod) {
 		w = put(w, l->perm[0], part_len(l->perm[0], l->plen[0]));
 	} else {
@@ -869,18 +880,80 @@ static sp_always_inline struct rline rline_of(const struct avside *d, const stru
 		.block = r->block, .mod = mod };
 }
 
+/* perms_text's table doubled (or made); 0 or -ENOMEM. */
+static int pt_grow(struct dlines *o)
+{
+	size_t ncap = o->pt ? (o->pt_mask + 1) * 2 : 1024;
+	struct ptext *nt = sp_zalloc(o->al, ncap * sizeof(*nt), 0);
+	if (!nt)
+		return -ENOMEM;
+	for (size_t i = 0; o->pt && i <= o->pt_mask; i++)
+		if (o->pt[i].key) {
+			size_t h = (size_t)(o->pt[i].key * 0x9e3779b97f4a7c15ull >> 40) & (ncap - 1);
+			while (nt[h].key)
+				h = (h + 1) & (ncap - 1);
+			nt[h] = o->pt[i];
+		}
+	sp_free(o->al, o->pt, o->pt ? (o->pt_mask + 1) * sizeof(*o->pt) : 0);
+	o->pt = nt;
+	o->pt_mask = ncap - 1;
+	return 0;
+}
+
+/*
+ * The permissions part of record r's line as push_rule prints it ("perm", or "{ a b c }" in
+ * name order), formatted once per (class, mask) of the list o (its lines are all of side d)
+ * and kept in o's chunks; NULL when out of memory.
+ */
+static const char *perms_text(struct dlines *o, const struct avside *d, const struct avrec *r,
+			      uint32_t *len)
+{
+	uint64_t key = (uint64_t)r->c << 32 | r->mask;	/* class ranks start at 1: never 0 */
+	if ((o->npt + 1) * 2 > (o->pt ? o->pt_mask + 1 : 0) && pt_grow(o))
+		return NULL;
+	size_t h = (size_t)(key * 0x9e3779b97f4a7c15ull >> 40) & o->pt_mask;
+	for (; o->pt[h].key; h = (h + 1) & o->pt_mask)
+		if (o->pt[h].key == key) {
+			*len = o->pt[h].len;
+			return o->pt[h].s;
+		}
+	const char *perm[32];
+	uint16_t plen[32];
+	int n = rec_perms(d, r, perm, plen);
+	size_t total = n == 1 ? part_len(perm[0], plen[0]) : 3;	/* '{' and " }" */
+	for (int i = 0; n != 1 && i < n; i++)
+		total += 1 + part_len(perm[i], plen[i]);
+	char *t = dl_alloc(o, total + 1), *w = t;
+	if (!t)
+		return NULL;
+	if (n == 1) {
+		w = put(w, perm[0], total);
+	} else {
+		*w++ = '{';
+		for (int i = 0; i < n; i++) {
+			*w++ = ' ';
+			w = put(w, perm[i], part_len(perm[i], plen[i]));
+		}
+		w = put(w, " }", 2);
+	}
+	*w = '\0';
+	o->pt[h] = (struct ptext){ key, t, (uint32_t)total };
+	o->npt++;
+	*len = (uint32_t)total;
+	return t;
+}
+
 /* A record of side d as a rule of its own (an added or removed rule). */
 static int push_rule(struct dlines *o, const struct avside *d, const struct avrec *r)
 {
-	const char *perm[32];
-	uint16_t plen[32];
-	static const char nosign[32];
 	struct rline l = rline_of(d, r, 0);
-	l.perm = perm, l.plen = plen, l.sign = nosign, l.fname = r->fname;
-	if (d->kind & SP_AVTAB_AV)
-		l.n = rec_perms(d, r, perm, plen);
-	else
+	l.fname = r->fname;
+	if (d->kind & SP_AVTAB_AV) {
+		if (!(l.ptext = perms_text(o, d, r, &l.lptext)))
+			return -ENOMEM;
+	} else {
 		l.def = d->k->type_name[r->mask];
+	}
 	return lines_push(o, NULL, rline_new(o, &l), line_head(d, r));
 }
 
@@ -1031,6 +1104,7 @@ static void lines_release(struct dlines *o)
 		sp_free(o->al, c, c->size);
 	}
 	sp_free(o->al, o->v, o->cap * sizeof(*o->v));
+	sp_free(o->al, o->pt, o->pt ? (o->pt_mask + 1) * sizeof(*o->pt) : 0);
 }
 
 /* out[0] added, out[1] removed, out[2] modified lines, each sorted as sediff sorts them. */
