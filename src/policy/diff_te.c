@@ -34,6 +34,7 @@
  * 8 KiB per xperm key and side.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +75,7 @@ struct avside {
 					 * the lines' text order (name + ' ', + ':', + ' '), 1-based;
 					 * NULL when a name holds a separator (lines_sort: by text) */
 	size_t lw;			/* lrank's row width */
+	unsigned hw_t, hw_c;		/* the bits of a type's and of a class's place */
 	uint16_t *tlen, *clen;		/* the lengths of type / class names, by rank */
 	uint32_t *ctlen;		/* of ctext[rank] */
 	uint16_t (*plen)[32];		/* class value -> its permission names' lengths */
@@ -268,6 +270,8 @@ static int line_ranks(struct avside *d, uint32_t ntr, uint32_t ncr)
 		sp_free(al, d->lrank, 3 * w * sizeof(uint32_t));
 		d->lrank = NULL;
 	}
+	d->hw_t = ntr ? 32 - (unsigned)__builtin_clz(ntr) : 1;
+	d->hw_c = ncr ? 32 - (unsigned)__builtin_clz(ncr) : 1;
 	return 0;
 }
 
@@ -489,6 +493,57 @@ static inline uint64_t rec_key(const struct avrec *r, const unsigned w[5])
 	return k << w[4] | r->xtype;
 }
 
+#define RADIX_DIG 11
+#define RADIX_NB (1u << RADIX_DIG)
+#define RADIX_NPASS ((64 + RADIX_DIG - 1) / RADIX_DIG)
+#define RADIX_ESZ 24u		/* struct avrec and struct dline: three words */
+
+static inline uint64_t radix_key(const unsigned char *e, unsigned kw)
+{
+	uint64_t k;
+	memcpy(&k, e + 8 * kw, sizeof(k));
+	return k;
+}
+
+/*
+ * n elements of RADIX_ESZ bytes at v sorted by the 64-bit key in their word kw (keys below
+ * 2^bits), stably: an LSD radix sort of RADIX_DIG bits a pass through tmp (n elements), every
+ * pass's counts taken in one pass over the keys, a pass whose digit is the same in every key
+ * skipped.  cnt: RADIX_NPASS zeroed rows.  Returns the array that holds the result, v or tmp.
+ * (memcpy moves the elements and reads the keys: the arrays hold records or lines.)
+ */
+static unsigned char *radix_sort24(unsigned char *v, unsigned char *tmp, size_t n, unsigned kw,
+				   unsigned bits, uint32_t (*cnt)[RADIX_NB])
+{
+	unsigned npass = (bits + RADIX_DIG - 1) / RADIX_DIG;
+	unsigned char *a = v, *b = tmp;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t k = radix_key(a + i * RADIX_ESZ, kw);
+		for (unsigned p = 0; p < npass; p++)
+			cnt[p][k >> (p * RADIX_DIG) & (RADIX_NB - 1)]++;
+	}
+	for (unsigned p = 0; p < npass; p++) {
+		unsigned shift = p * RADIX_DIG;
+		uint32_t *c = cnt[p], sum = 0;
+		if (c[radix_key(a, kw) >> shift & (RADIX_NB - 1)] == n)
+			continue;	/* one value of this digit: the pass would move nothing */
+		for (unsigned x = 0; x < RADIX_NB; x++) {	/* counts -> starts */
+			uint32_t t = c[x];
+			c[x] = sum;
+			sum += t;
+		}
+		for (size_t i = 0; i < n; i++) {
+			const unsigned char *e = a + i * RADIX_ESZ;
+			memcpy(b + (size_t)c[radix_key(e, kw) >> shift & (RADIX_NB - 1)]++ * RADIX_ESZ,
+			       e, RADIX_ESZ);
+		}
+		unsigned char *t = a;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
 /*
  * The records in rec_cmp's order, stably (of equal keys the first pushed stays first, as with
  * glibc's merge sort): an LSD radix sort of the packed keys, 11 bits a pass (4 passes for the
@@ -499,6 +554,8 @@ static inline uint64_t rec_key(const struct avrec *r, const unsigned w[5])
  */
 static void rec_sort(struct avside *d)
 {
+	_Static_assert(sizeof(struct avrec) == RADIX_ESZ && offsetof(struct avrec, key) == 8,
+		       "the radix sort's key is a record's second word");
 	uint64_t mx[5] = { 0 };
 	int fname = 0;
 	for (size_t i = 0; i < d->n; i++) {
@@ -509,50 +566,27 @@ static void rec_sort(struct avside *d)
 	unsigned w[5], bits = 1;
 	for (int f = 0; f < 5; f++)
 		bits += w[f] = bit_len(mx[f]);
-	struct avrec *tmp = fname || bits > 64 || d->n < 64 || d->n > UINT32_MAX ? NULL :
-			    sp_alloc(d->k->alloc, d->n * sizeof(*tmp), 0);
-	if (!tmp) {
-		qsort(d->r, d->n, sizeof(*d->r), rec_cmp);
-		return;
-	}
-	struct avrec *a = d->r, *b = tmp;
-	enum { DIG = 11, NB = 1 << DIG, NPASS = (64 + DIG - 1) / DIG };
-	unsigned npass = (bits + DIG - 1) / DIG;
-	uint32_t (*cnt)[NB] = sp_zalloc(d->k->alloc, NPASS * sizeof(*cnt), 0);
+	const struct sp_allocator *al = d->k->alloc;
+	int radix = !fname && bits <= 64 && d->n >= 64 && d->n <= UINT32_MAX;
+	struct avrec *tmp = radix ? sp_alloc(al, d->n * sizeof(*tmp), 0) : NULL;
+	uint32_t (*cnt)[RADIX_NB] = tmp ? sp_zalloc(al, RADIX_NPASS * sizeof(*cnt), 0) : NULL;
 	if (!cnt) {
-		sp_free(d->k->alloc, tmp, d->n * sizeof(*tmp));
+		sp_free(al, tmp, tmp ? d->n * sizeof(*tmp) : 0);
 		qsort(d->r, d->n, sizeof(*d->r), rec_cmp);
 		return;
 	}
-	for (size_t i = 0; i < d->n; i++) {	/* every digit's counts in one pass */
-		uint64_t k = a[i].key = rec_key(&a[i], w);	/* in place of the (NULL) file name */
-		for (unsigned p = 0; p < npass; p++)
-			cnt[p][k >> (p * DIG) & (NB - 1)]++;
-	}
-	for (unsigned p = 0; p < npass; p++) {
-		unsigned shift = p * DIG;
-		uint32_t *c = cnt[p], sum = 0;
-		if (c[a[0].key >> shift & (NB - 1)] == d->n)
-			continue;	/* one value of this digit: the pass would move nothing */
-		for (unsigned x = 0; x < NB; x++) {	/* counts -> starts */
-			uint32_t t = c[x];
-			c[x] = sum;
-			sum += t;
-		}
-		for (size_t i = 0; i < d->n; i++)
-			b[c[a[i].key >> shift & (NB - 1)]++] = a[i];
-		struct avrec *t = a;
-		a = b;
-		b = t;
-	}
-	sp_free(d->k->alloc, cnt, NPASS * sizeof(*cnt));
+	for (size_t i = 0; i < d->n; i++)
+		d->r[i].key = rec_key(&d->r[i], w);	/* in place of the (NULL) file name */
+	struct avrec *a = (struct avrec *)radix_sort24((unsigned char *)d->r, (unsigned char *)tmp,
+						       d->n, 1, bits, cnt);
+	sp_free(al, cnt, RADIX_NPASS * sizeof(*cnt));
 	for (size_t i = 0; i < d->n; i++)
 		a[i].fname = NULL;
 	if (a == d->r) {
-		sp_free(d->k->alloc, tmp, d->n * sizeof(*tmp));
+		sp_free(al, tmp, d->n * sizeof(*tmp));
 		return;
 	}
-	sp_free(d->k->alloc, d->r, d->cap * sizeof(*d->r));	/* the sorted copy becomes it */
+	sp_free(al, d->r, d->cap * sizeof(*d->r));	/* the sorted copy becomes it */
 	d->r = a;
 	d->cap = d->n;
 }
@@ -837,13 +871,15 @@ static char *rline_new(struct dlines *o, const struct rline *l)
 }
 
 /* The places of record r's line head in the text order of its side's lines (d->lrank),
- * packed so that heads compare as numbers; 0 when d has none. */
+ * packed as tightly as the side's counts allow so that heads compare as numbers (and sort in
+ * few radix passes); 0 when d has none. */
 static uint64_t line_head(const struct avside *d, const struct avrec *r)
 {
 	if (!d->lrank)
 		return 0;
 	const uint32_t *lr = d->lrank;
-	return (uint64_t)lr[r->s] << 34 | (uint64_t)lr[d->lw + r->t] << 17 | lr[2 * d->lw + r->c];
+	return (uint64_t)lr[r->s] << (d->hw_t + d->hw_c) | (uint64_t)lr[d->lw + r->t] << d->hw_c |
+	       lr[2 * d->lw + r->c];
 }
 
 /* A line (its key, when not NULL, and text are o's; head: line_head of the rule the key
@@ -1061,6 +1097,51 @@ static size_t merge_runs(const struct dline *src, struct dline *dst, size_t *st,
 }
 
 /*
+ * The lines sorted by their heads, a stable LSD radix sort of 11 bits a pass (every pass's
+ * counts taken in one pass), then each run of equal heads (a rule's conditional variants, a
+ * few lines) by text, by insertion: line_cmp's order.  0, or -1 when a line has no head, the
+ * lines are few or memory is short (lines_sort merges then).
+ */
+static int lines_radix(struct dlines *o)
+{
+	_Static_assert(sizeof(struct dline) == RADIX_ESZ && offsetof(struct dline, head) == 16,
+		       "the radix sort's key is a line's third word");
+	size_t n = o->n;
+	uint64_t mx = 0;
+	if (n < 64 || n > UINT32_MAX)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (!o->v[i].head)
+			return -1;
+		mx |= o->v[i].head;
+	}
+	struct dline *tmp = sp_alloc(o->al, n * sizeof(*tmp), 0);
+	uint32_t (*cnt)[RADIX_NB] = tmp ? sp_zalloc(o->al, RADIX_NPASS * sizeof(*cnt), 0) : NULL;
+	if (!cnt) {
+		sp_free(o->al, tmp, tmp ? n * sizeof(*tmp) : 0);
+		return -1;
+	}
+	unsigned char *a = radix_sort24((unsigned char *)o->v, (unsigned char *)tmp, n, 2,
+					64 - (unsigned)__builtin_clzll(mx), cnt);
+	if (a != (unsigned char *)o->v)
+		memcpy(o->v, a, n * sizeof(*o->v));
+	sp_free(o->al, tmp, n * sizeof(*tmp));
+	sp_free(o->al, cnt, RADIX_NPASS * sizeof(*cnt));
+	for (size_t i = 0, j; i < n; i = j) {	/* equal heads: by text, stably */
+		for (j = i + 1; j < n && o->v[j].head == o->v[i].head; j++)
+			;
+		for (size_t k = i + 1; k < j; k++) {
+			struct dline x = o->v[k];
+			size_t m = k;
+			for (; m > i && line_cmp(&o->v[m - 1], &x) > 0; m--)
+				o->v[m] = o->v[m - 1];
+			o->v[m] = x;
+		}
+	}
+	return 0;
+}
+
+/*
  * The lines sorted by line_cmp.  They come in a few ascending runs (a side's records are in
  * the text's order within one condition, each condition after the unconditional ones), so the
  * runs are found and merged: n comparisons a level over log2(runs) levels instead of a sort's
@@ -1068,6 +1149,8 @@ static size_t merge_runs(const struct dline *src, struct dline *dst, size_t *st,
  */
 static void lines_sort(struct dlines *o)
 {
+	if (!lines_radix(o))
+		return;
 	size_t n = o->n, runs = 0;
 	size_t *st = sp_alloc(o->al, (LINES_RUNS_MAX + 2) * sizeof(*st), 0);	/* + the end */
 	struct dline *tmp = NULL;
