@@ -196,6 +196,52 @@ static void ln_perms(struct lines *l, struct perm_order *po, const struct sp_pol
 		ln_mem(l, " }", 2);
 }
 
+/* o's permissions-part table doubled (or made); 0 or -ENOMEM. */
+static int pt_grow(struct search_out *o)
+{
+	size_t ncap = o->pt ? (o->pt_mask + 1) * 2 : 256;
+	struct perm_text *nt = calloc(ncap, sizeof(*nt));
+	if (!nt)
+		return -ENOMEM;
+	for (size_t i = 0; o->pt && i <= o->pt_mask; i++)
+		if (o->pt[i].key) {
+			size_t h = (size_t)(o->pt[i].key * 0x9e3779b97f4a7c15ull >> 40) & (ncap - 1);
+			while (nt[h].key)
+				h = (h + 1) & (ncap - 1);
+			nt[h] = o->pt[i];
+		}
+	free(o->pt);
+	o->pt = nt;
+	o->pt_mask = ncap - 1;
+	return 0;
+}
+
+/* ln_perms through o's table: each (class, mask) formatted once, then copied (few such pairs
+ * recur over a policy's rules). */
+static void ln_perms_cached(struct lines *l, struct search_out *o, uint32_t c, uint32_t mask)
+{
+	uint64_t key = (uint64_t)c << 32 | mask;
+	if ((o->npt + 1) * 2 > (o->pt ? o->pt_mask + 1 : 0) && pt_grow(o)) {
+		l->oom = 1;
+		return;
+	}
+	size_t h = (size_t)(key * 0x9e3779b97f4a7c15ull >> 40) & o->pt_mask;
+	for (; o->pt[h].key; h = (h + 1) & o->pt_mask)
+		if (o->pt[h].key == key) {
+			ln_mem(l, o->pt_text.b + o->pt[h].off, o->pt[h].len);
+			return;
+		}
+	size_t off = o->pt_text.n;
+	ln_perms(&o->pt_text, o->po, o->p, c, mask);
+	if (o->pt_text.oom) {
+		l->oom = 1;
+		return;
+	}
+	o->pt[h] = (struct perm_text){ key, (uint32_t)off, (uint32_t)(o->pt_text.n - off) };
+	o->npt++;
+	ln_mem(l, o->pt_text.b + off, o->pt_text.n - off);
+}
+
 /* setools: ranges of 16-bit ioctl numbers; braces only around two or more */
 static void ln_xperms(struct lines *l, const struct sp_avtab_xperms *x)
 {
@@ -240,7 +286,7 @@ int hit_rule(struct search_out *o, const struct sp_avtab_entry *e)
 	hit_head(o, h, search_kind_word(kind), e->source, e->target, e->tclass);
 	ln_chr(l, ' ');
 	if (kind & SP_AVTAB_AV) {
-		ln_perms(l, o->po, p, e->tclass, kind == SP_AVTAB_AUDITDENY ? ~e->data : e->data);
+		ln_perms_cached(l, o, e->tclass, kind == SP_AVTAB_AUDITDENY ? ~e->data : e->data);
 	} else if (kind & SP_AVTAB_TYPE) {
 		char b[32];
 		ln_str(l, search_tname(p, e->data, b, sizeof(b)));
@@ -280,6 +326,8 @@ void search_out_release(struct search_out *o)
 	release_block(o->l.rg, o->l.b);
 	release_block(o->rg, o->v);
 	free(o->po);
+	free(o->pt);
+	free(o->pt_text.b);
 	sp_free(o->a, o->order, o->n * sizeof(*o->order));
 }
 

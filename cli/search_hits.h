@@ -83,6 +83,11 @@ struct search_out {
 	uint32_t *order;			/* after search_sort: v's indices, sorted */
 	const struct sp_allocator *a;		/* the sort's arrays' memory (NULL: libc) */
 	struct sp_region *rg;			/* v's, as l.rg is l.b's */
+	/* the permissions part of AV lines by (class, mask), formatted once into pt_text:
+	 * open addressing, key 0 = empty (class values start at 1) */
+	struct perm_text { uint64_t key; uint32_t off, len; } *pt;
+	size_t npt, pt_mask;
+	struct lines pt_text;
 	uint32_t cond;				/* the condition last formatted into cond_text (0: none) */
 	int cond_len;
 	char cond_text[4096];
