@@ -14,7 +14,8 @@
  * freed below the top is not reused: its bytes are counted as waste.  Memory goes back to the
  * system only with sp_region_free.  Past the reservation (or when it could not be made),
  * blocks come from libc, and a free tells them by their address; under an address-space limit
- * (RLIMIT_AS) the reservation takes at most a quarter of it.
+ * (RLIMIT_AS) the reservation takes at most a quarter of it, and under strict overcommit
+ * (vm.overcommit_memory = 2, where an untouched reservation is charged whole) none is made.
  *
  * Invariants: base <= bump <= end; every block of the region lies in [base, bump); the free
  * list's extents are in ascending address order, disjoint and never adjacent (merged), each
@@ -22,11 +23,13 @@
  * thread at a time, as the job that owns it.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "secpath/secpath.h"
 #include "assert.h"
@@ -253,6 +256,19 @@ SP_API void *sp_region_resize(struct sp_region *r, void *p, size_t size)
 	return n;
 }
 
+/* 1 when the kernel charges untouched private mappings against a commit limit
+ * (vm.overcommit_memory = 2: MAP_NORESERVE is then ignored). */
+static int strict_overcommit(void)
+{
+	char c = 0;
+	int fd = open("/proc/sys/vm/overcommit_memory", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t k = read(fd, &c, 1);
+	close(fd);
+	return k == 1 && c == '2';
+}
+
 SP_API int sp_region_new(size_t reserve, struct sp_region **out)
 {
 	struct sp_region *r = calloc(1, sizeof(*r));
@@ -263,6 +279,8 @@ SP_API int sp_region_new(size_t reserve, struct sp_region **out)
 	reserve = (reserve + REGION_HUGE - 1) & ~(size_t)(REGION_HUGE - 1);
 	if (!getrlimit(RLIMIT_AS, &as) && as.rlim_cur != RLIM_INFINITY && reserve > as.rlim_cur / 4)
 		reserve = (as.rlim_cur / 4) & ~(size_t)(REGION_HUGE - 1);	/* the rest to libc */
+	if (reserve && strict_overcommit())
+		reserve = 0;	/* a reservation would be charged whole: libc's memory only */
 	for (; reserve >= REGION_HUGE; reserve /= 2) {
 		/* one huge page more, to align the carved part to a huge page */
 		void *m = mmap(NULL, reserve + REGION_HUGE, PROT_READ | PROT_WRITE,
