@@ -135,6 +135,9 @@ SP_API const char *sp_strerror(int err);
 SP_API int sp_file_read(const char *path, char **buf, size_t *len);
 /* The same for an open descriptor, read to its end. */
 SP_API int sp_fd_read_all(int fd, char **buf, size_t *len);
+/* The same through allocator a (NULL: libc), *size the block's bytes for sp_free(a, *buf, *size). */
+SP_API int sp_fd_read_all_alloc(int fd, const struct sp_allocator *a, char **buf, size_t *size,
+				size_t *len);
 /* Write all n bytes (retrying short writes and EINTR).  Returns 0 or -errno. */
 SP_API int sp_fd_write_all(int fd, const void *p, size_t n);
 

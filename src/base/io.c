@@ -14,26 +14,41 @@
 
 #include "secpath/secpath.h"
 
-SP_API int sp_fd_read_all(int fd, char **buf, size_t *len)
+/* Block p of old bytes (keep of them used) as one of new bytes from a: libc's realloc, or
+ * a's alloc, copy and free.  NULL, p untouched, when there is no memory. */
+static void *grow(const struct sp_allocator *a, void *p, size_t old, size_t new, size_t keep)
+{
+	if (!a)
+		return realloc(p, new);
+	void *n = sp_alloc(a, new, 0);
+	if (n) {
+		memcpy(n, p, keep);
+		sp_free(a, p, old);
+	}
+	return n;
+}
+
+SP_API int sp_fd_read_all_alloc(int fd, const struct sp_allocator *a, char **buf, size_t *size,
+				size_t *len)
 {
 	struct stat st;
 	size_t cap = 65536, n = 0;
-	if (!buf || !len)
+	if (!buf || !len || !size)
 		return -EINVAL;
 	if (fstat(fd, &st) == 0) {
 		if (S_ISDIR(st.st_mode))
 			return -EISDIR;
-		if (S_ISREG(st.st_mode) && st.st_size > 0)
+		if (S_ISREG(st.st_mode) && st.st_size > 0 && (uint64_t)st.st_size < SIZE_MAX / 4)
 			cap = (size_t)st.st_size + 1;	/* one read() more sees the end */
 	}
-	char *b = malloc(cap + 1);
+	char *b = sp_alloc(a, cap + 1, 0);
 	if (!b)
 		return -ENOMEM;
 	for (;;) {
 		if (n == cap) {
-			char *nb = cap > SIZE_MAX / 2 - 1 ? NULL : realloc(b, cap * 2 + 1);
+			char *nb = cap > SIZE_MAX / 2 - 1 ? NULL : grow(a, b, cap + 1, cap * 2 + 1, n);
 			if (!nb) {
-				free(b);
+				sp_free(a, b, cap + 1);
 				return -ENOMEM;
 			}
 			b = nb;
@@ -44,7 +59,7 @@ SP_API int sp_fd_read_all(int fd, char **buf, size_t *len)
 			if (errno == EINTR)
 				continue;
 			int e = -errno;
-			free(b);
+			sp_free(a, b, cap + 1);
 			return e;
 		}
 		if (r == 0)
@@ -53,8 +68,15 @@ SP_API int sp_fd_read_all(int fd, char **buf, size_t *len)
 	}
 	b[n] = 0;
 	*buf = b;
+	*size = cap + 1;
 	*len = n;
 	return 0;
+}
+
+SP_API int sp_fd_read_all(int fd, char **buf, size_t *len)
+{
+	size_t size;
+	return sp_fd_read_all_alloc(fd, NULL, buf, &size, len);
 }
 
 SP_API int sp_file_read(const char *path, char **buf, size_t *len)

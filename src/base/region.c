@@ -61,6 +61,20 @@ struct sp_region {
 
 static size_t round16(size_t n) { return (n + 15) & ~(size_t)15; }
 
+static void hdr_size(struct region_hdr *h, size_t size)
+{
+	h->size = size;
+	h->magic = REGION_MAGIC ^ (uint32_t)size;
+}
+
+/* The bump pointer to at (above or below it), the peak kept. */
+static void bump_to(struct sp_region *r, char *at)
+{
+	r->bump = at;
+	if ((size_t)(at - r->base) > r->st.peak)
+		r->st.peak = (size_t)(at - r->base);
+}
+
 /* The block of payload p (carved from the region): its header, checked. */
 static struct region_hdr *hdr_of(void *p)
 {
@@ -78,8 +92,7 @@ static void *carve(char *at, size_t bytes, size_t size, size_t align, size_t *us
 	if (p + size > at + bytes || p + size < p)
 		return NULL;
 	struct region_hdr *h = (struct region_hdr *)(p - REGION_HDR);
-	h->size = size;
-	h->magic = REGION_MAGIC ^ (uint32_t)size;
+	hdr_size(h, size);
 	h->pad = (uint32_t)((char *)h - at);
 	*used = (size_t)(p + size - at);
 	return p;
@@ -108,8 +121,7 @@ static void *from_free(struct sp_region *r, size_t size, size_t align)
 			if (r->hi == f)
 				r->hi = prev;
 			struct region_hdr *h = hdr_of(p);
-			h->size += bytes - used;	/* the tail goes with the block */
-			h->magic = REGION_MAGIC ^ (uint32_t)h->size;
+			hdr_size(h, h->size + bytes - used);	/* the tail goes with the block */
 		}
 		r->st.reused += size;
 		return p;
@@ -129,11 +141,8 @@ static void *region_alloc(void *ud, size_t size, size_t align)
 	size = round16(size ? size : 1);
 	if (size >= REGION_BIG && r->free)
 		p = from_free(r, size, align);
-	if (!p && r->bump && (p = carve(r->bump, (size_t)(r->end - r->bump), size, align, &used))) {
-		r->bump += used;
-		if ((size_t)(r->bump - r->base) > r->st.peak)
-			r->st.peak = (size_t)(r->bump - r->base);
-	}
+	if (!p && r->bump && (p = carve(r->bump, (size_t)(r->end - r->bump), size, align, &used)))
+		bump_to(r, r->bump + used);
 	if (!p) {
 		if (posix_memalign(&p, align, size))
 			return NULL;
@@ -238,11 +247,8 @@ SP_API void *sp_region_resize(struct sp_region *r, void *p, size_t size)
 		size_t want = round16(size ? size : 1);
 		if ((char *)p + old == r->bump && size <= SIZE_MAX / 2 &&
 		    want <= (size_t)(r->end - (char *)p)) {	/* the top block: in place */
-			r->bump = (char *)p + want;
-			h->size = want;
-			h->magic = REGION_MAGIC ^ (uint32_t)want;
-			if ((size_t)(r->bump - r->base) > r->st.peak)
-				r->st.peak = (size_t)(r->bump - r->base);
+			bump_to(r, (char *)p + want);
+			hdr_size(h, want);
 			return p;
 		}
 	} else {

@@ -198,48 +198,6 @@ SP_API int sp_policy_find_running(const char *root, char *buf, size_t len)
 	return snprintf(buf, len, "%s", path);
 }
 
-/*
- * fd's bytes into memory from a: a regular file in one block of its size (plus one byte, so
- * that the read seeing the end is one more call), anything else in doubling blocks.
- */
-static int read_fd(int fd, const struct sp_allocator *a, struct owned *w, size_t *len)
-{
-	struct stat st;
-	size_t cap = 65536, n = 0;
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
-	    (uint64_t)st.st_size < SIZE_MAX / 4)
-		cap = (size_t)st.st_size + 1;
-	*w = (struct owned){ sp_alloc(a, cap, 0), cap, a };
-	if (!w->p)
-		return -ENOMEM;
-	for (;;) {
-		if (n == w->size) {
-			void *nb = w->size > SIZE_MAX / 4 ? NULL : sp_alloc(a, w->size * 2, 0);
-			if (!nb) {
-				owned_release(w);
-				return -ENOMEM;
-			}
-			memcpy(nb, w->p, n);
-			sp_free(a, w->p, w->size);
-			w->p = nb;
-			w->size *= 2;
-		}
-		ssize_t r = read(fd, (char *)w->p + n, w->size - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			int e = -errno;
-			owned_release(w);
-			return e;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	*len = n;
-	return 0;
-}
-
 SP_API int sp_policy_read_file(const char *path, const struct sp_policy_opts *o,
 			       struct sp_policy **out)
 {
@@ -255,12 +213,13 @@ SP_API int sp_policy_read_file(const char *path, const struct sp_policy_opts *o,
 		.diags = SP_OPTS_HAS(o, diags) ? o->diags : NULL,
 		.file = SP_OPTS_HAS(o, file) && o->file ? o->file : path,
 	};
-	struct owned w;
-	size_t len = 0;
-	int rc = read_fd(fd, oo.alloc, &w, &len);
+	char *b = NULL;
+	size_t size = 0, len = 0;
+	int rc = sp_fd_read_all_alloc(fd, oo.alloc, &b, &size, &len);
 	if (!std)
 		close(fd);
-	return rc ? rc : policy_read(w.p, len, &w, &oo, out);	/* frees w */
+	struct owned w = { b, size, oo.alloc };
+	return rc ? rc : policy_read(b, len, &w, &oo, out);	/* frees w */
 }
 
 SP_API void sp_policy_get_info(const struct sp_policy *p, struct sp_policy_info *out)
