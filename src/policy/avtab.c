@@ -625,23 +625,38 @@ out:
 	return rc;
 }
 
-/*
- * The compact form applies when every rule has s >= 1 and ns * nt * nc <= 2^32 (radices = the
- * largest values + 1).  Returns 1 and sets the radices, or 0 (the wide form is used).
- */
-static int flatc_fits(struct sp_avtab *t, const struct policy_rule *r, uint32_t n)
+/* Every rule has 1 <= s <= ms, t <= mt, c <= mc (the bounds a caller vouches for). */
+static int rules_within(const struct policy_rule *r, uint32_t n, uint32_t ms, uint32_t mt,
+			uint32_t mc)
 {
-	uint32_t ms = 0, mt = 0, mc = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		if (!r[i].s)
+	for (uint32_t i = 0; i < n; i++)
+		if (!r[i].s || r[i].s > ms || r[i].t > mt || r[i].c > mc)
 			return 0;
-		ms = r[i].s > ms ? r[i].s : ms;
-		mt = r[i].t > mt ? r[i].t : mt;
-		mc = r[i].c > mc ? r[i].c : mc;
+	return 1;
+}
+
+/*
+ * The compact form applies when every rule has s >= 1 and ns * nt * nc <= 2^32 (radices: the
+ * caller's bounds + 1 when their product fits, else the largest values + 1).  Returns 1 and
+ * sets the radices, or 0 (the wide form is used).
+ */
+static int flatc_fits(struct sp_avtab *t, const struct policy_rules *rs)
+{
+	uint32_t ms = rs->types, mt = rs->types, mc = rs->classes;
+	if (!ms || !mc || (uint64_t)(ms + 1) * (mt + 1) * (mc + 1) > (1ull << 32)) {
+		const struct policy_rule *r = rs->r;
+		ms = mt = mc = 0;
+		for (uint32_t i = 0; i < rs->n; i++) {
+			if (!r[i].s)
+				return 0;
+			ms = r[i].s > ms ? r[i].s : ms;
+			mt = r[i].t > mt ? r[i].t : mt;
+			mc = r[i].c > mc ? r[i].c : mc;
+		}
+		if ((uint64_t)(ms + 1) * (mt + 1) * (mc + 1) > (1ull << 32))
+			return 0;
 	}
-	uint64_t span = (uint64_t)(ms + 1) * (mt + 1) * (mc + 1);
-	if (span > (1ull << 32))
-		return 0;
+	SP_ASSERT_EXPENSIVE(rules_within(rs->r, rs->n, ms, mt, mc));
 	t->u.fl.ns = ms + 1, t->u.fl.nt = mt + 1, t->u.fl.nc = mc + 1;
 	return 1;
 }
@@ -942,10 +957,12 @@ static int flat_fill(struct sp_avtab *t, const struct policy_rule *r, uint32_t n
 	return 0;
 }
 
-static int flat_build(struct sp_avtab *t, const struct policy_rule *r, uint32_t n,
-		      const uint8_t *en)
+static int flat_build(struct sp_avtab *t, const struct policy_rules *rs)
 {
-	t->form = flatc_fits(t, r, n) ? POLICY_FORM_COMPACT : POLICY_FORM_WIDE;
+	const struct policy_rule *r = rs->r;
+	const uint8_t *en = rs->enabled;
+	uint32_t n = rs->n;
+	t->form = flatc_fits(t, rs) ? POLICY_FORM_COMPACT : POLICY_FORM_WIDE;
 	uint64_t nb = t->form == POLICY_FORM_COMPACT
 			      ? ((uint64_t)n * 100 + FLATC_PCT * FLATC_SLOTS - 1) / (FLATC_PCT * FLATC_SLOTS)
 			      : ((uint64_t)n * 100 + 449) / 450;	/* 6 slots at 0.75 */
@@ -1095,9 +1112,9 @@ static sp_always_inline int fold_in(const struct sp_avtab *t, enum policy_avtab_
 /* ---- one API ---- */
 
 int policy_avtab_build(struct sp_avtab *t, enum sp_avtab_layout layout,
-		       enum policy_avtab_kind kind, const struct policy_rule *r, uint32_t n,
-		       uint32_t hint, const uint8_t *enabled, const struct sp_avtab_xperms *xperms,
-		       struct sp_slab_cache *nodes, const struct sp_allocator *a)
+		       enum policy_avtab_kind kind, const struct policy_rules *rs,
+		       const struct sp_avtab_xperms *xperms, struct sp_slab_cache *nodes,
+		       const struct sp_allocator *a)
 {
 	static int (*const search[])(const struct sp_avtab *, uint16_t, uint16_t, uint16_t,
 				     uint16_t, uint32_t *) = {
@@ -1107,20 +1124,20 @@ int policy_avtab_build(struct sp_avtab *t, enum sp_avtab_layout layout,
 	memset(t, 0, sizeof(*t));
 	t->form = layout == SP_AVTAB_ARRAY ? POLICY_FORM_ARRAY : POLICY_FORM_CHAINED;
 	t->kind = kind;
-	t->nel = n;
+	t->nel = rs->n;
 	t->xperms = xperms;
 	t->alloc = a;
 	int rc;
 	switch (layout) {
 	case SP_AVTAB_CHAINED:
 		t->u.ch.nodes = nodes;
-		rc = chained_build(t, r, n, hint, enabled);
+		rc = chained_build(t, rs->r, rs->n, rs->hint, rs->enabled);
 		break;
 	case SP_AVTAB_ARRAY:
-		rc = array_build(t, r, n, enabled);
+		rc = array_build(t, rs->r, rs->n, rs->enabled);
 		break;
 	case SP_AVTAB_FLAT:
-		rc = flat_build(t, r, n, enabled);	/* sets the form */
+		rc = flat_build(t, rs);	/* sets the form */
 		break;
 	default:
 		rc = -EINVAL;

@@ -79,8 +79,10 @@ int policy_condstate_init(const struct policy_core *k, struct policy_condstate *
 		cs->rule_enabled[i] = st >= 0 && st == list_true;
 		cs->enabled_count += cs->rule_enabled[i];
 	}
-	int rc = policy_avtab_build(&cs->tab, k->layout, POLICY_AVTAB_COND, k->cr, k->ncr, k->info.te_rules,
-				    cs->rule_enabled, k->xperms, policy_core_nodes(k), k->alloc);
+	struct policy_rules rs = { k->cr, k->ncr, k->info.te_rules, cs->rule_enabled, k->ntypes,
+				   k->nclasses };
+	int rc = policy_avtab_build(&cs->tab, k->layout, POLICY_AVTAB_COND, &rs, k->xperms,
+				    policy_core_nodes(k), k->alloc);
 	if (rc)
 		goto fail;
 	if (k->layout == SP_AVTAB_FLAT) {
@@ -91,8 +93,9 @@ int policy_condstate_init(const struct policy_core *k, struct policy_condstate *
 		for (uint32_t i = 0; i < k->ncr; i++)
 			if (cs->rule_enabled[i] && (k->cr[i].spec & (SP_AVTAB_AV | SP_AVTAB_TYPE)))
 				en[m++] = k->cr[i];	/* merged: AV folded, type rules last wins */
-		rc = policy_avtab_build(&cs->eff, SP_AVTAB_FLAT, POLICY_AVTAB_MERGED, en, m, m, NULL,
-				       k->xperms, NULL, k->alloc);
+		rs = (struct policy_rules){ en, m, m, NULL, k->ntypes, k->nclasses };
+		rc = policy_avtab_build(&cs->eff, SP_AVTAB_FLAT, POLICY_AVTAB_MERGED, &rs, k->xperms,
+				       NULL, k->alloc);
 		sp_free(k->alloc, en, ((size_t)cs->enabled_count + 1) * sizeof(*en));
 		if (rc)
 			goto fail;

@@ -130,14 +130,27 @@ struct sp_avtab {
 };
 
 /*
- * Build a table from rules (COND: the kind bits carry no enabled bit, `enabled` gives it; hint:
- * the chained layout's slot count rule input for COND tables).  Chained nodes come from `nodes`
- * (NULL for the other layouts).  Returns 0, -EEXIST (te: a repeated key and kind), -ENOMEM.
+ * The rules a table is built from: r[0..n), in the order whose first of a key and kind counts
+ * (COND: the kind bits carry no enabled bit, enabled[i] gives it; NULL for other tables).
+ * hint: the chained layout's slot count rule input for COND tables.  types, classes: 0, or
+ * bounds the caller checked, 1 <= s, t <= types and 1 <= c <= classes for every rule (a
+ * policy's own counts), which spare the flat layout its scan for the largest values.
+ */
+struct policy_rules {
+	const struct policy_rule *r;
+	uint32_t n, hint;
+	const uint8_t *enabled;
+	uint32_t types, classes;
+};
+
+/*
+ * Build a table of kind `kind` from rs in `layout`.  Chained nodes come from `nodes` (NULL for
+ * the other layouts).  Returns 0, -EEXIST (te: a repeated key and kind), -ENOMEM.
  */
 int policy_avtab_build(struct sp_avtab *t, enum sp_avtab_layout layout,
-		       enum policy_avtab_kind kind, const struct policy_rule *r, uint32_t n,
-		       uint32_t hint, const uint8_t *enabled, const struct sp_avtab_xperms *xperms,
-		       struct sp_slab_cache *nodes, const struct sp_allocator *a);
+		       enum policy_avtab_kind kind, const struct policy_rules *rs,
+		       const struct sp_avtab_xperms *xperms, struct sp_slab_cache *nodes,
+		       const struct sp_allocator *a);
 /* Free a built table; a zeroed or already destroyed table is a no-op. */
 void policy_avtab_destroy(struct sp_avtab *t);
 /* Entries of (s,t,c) whose kind intersects mask: up to max into out; returns how many match. */

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/assert.h"
 #include "policy/policy_int.h"
 
 #define POLICY_MAGIC 0xf97cff8cu
@@ -855,31 +856,101 @@ static int avtab_item(struct cur *c, int cond, uint32_t node)
 	return push_rule(c, cond, &r, node);
 }
 
+/* the kind bits a run takes, by value: 1 one AV kind, 2 one type kind, 0 anything else */
+static const uint8_t run_kind[128] = {
+	[SP_AVTAB_ALLOWED] = 1, [SP_AVTAB_AUDITALLOW] = 1, [SP_AVTAB_AUDITDENY] = 1,
+	[SP_AVTAB_TRANSITION] = 2, [SP_AVTAB_MEMBER] = 2, [SP_AVTAB_CHANGE] = 2,
+};
+
+/* An item of 12 bytes is struct policy_rule's bytes on a little-endian host: s, t, c, spec and
+ * the datum at the same offsets (read.c copies a run whole, then checks it in place). */
+#define RUN_COPIES (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ &&				\
+		    sizeof(struct policy_rule) == 12 && offsetof(struct policy_rule, spec) == 6 &&	\
+		    offsetof(struct policy_rule, data) == 8)
+
+/* Is r (its spec's enabled bit cleared) a common item: one AV or type kind, a valid key (and
+ * default type)? */
+static sp_always_inline int run_item_ok(const struct policy_rule *r, uint32_t ntypes,
+					uint32_t nclasses)
+{
+	uint32_t kind = r->spec > 127 ? 0 : run_kind[r->spec];
+	/* v - 1 < n: 1 <= v <= n in one compare (v == 0 wraps) */
+	return !((r->s - 1u >= ntypes) | (r->t - 1u >= ntypes) | (r->c - 1u >= nclasses) | !kind |
+		 ((kind >> 1) & (r->data - 1u >= ntypes)));
+}
+
+/* Are all of r[0..n) common items?  Their enabled bits cleared; one branch for the block: the
+ * largest key values, the smallest kind and the largest default type are compared at the end. */
+static int run_block_ok(struct policy_rule *restrict r, uint32_t n, uint32_t ntypes,
+			uint32_t nclasses)
+{
+	uint32_t mst = 0, mc = 0, md = 0, kmin = 2, hi = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t s = r[i].s - 1u, t = r[i].t - 1u, c = r[i].c - 1u;
+		uint32_t sp = r[i].spec & (uint16_t)~SP_AVTAB_ENABLED, kind = run_kind[sp & 127];
+		uint32_t d = (kind & 2) ? r[i].data - 1u : 0;
+		r[i].spec = (uint16_t)sp;
+		hi |= sp;
+		mst = s > mst ? s : mst;
+		mst = t > mst ? t : mst;
+		mc = c > mc ? c : mc;
+		md = d > md ? d : md;
+		kmin = kind < kmin ? kind : kmin;
+	}
+	return mst < ntypes && mc < nclasses && md < ntypes && kmin && hi <= 127;
+}
+
+/* Item q (12 bytes) decoded a field at a time, its spec's enabled bit cleared. */
+static inline struct policy_rule run_item(const uint8_t *q)
+{
+	return (struct policy_rule){ ld16(q), ld16(q + 2), ld16(q + 4),
+				     (uint16_t)(ld16(q + 6) & (uint16_t)~SP_AVTAB_ENABLED),
+				     ld32(q + 8) };
+}
+
+/* Do dst[0..i) hold q's first i items, decoded one at a time, and is item i (i < n) another? */
+static int run_agrees(const uint8_t *q, uint32_t n, const struct policy_rule *dst, uint32_t i,
+		      uint32_t ntypes, uint32_t nclasses)
+{
+	for (uint32_t j = 0; j < i; j++) {
+		struct policy_rule r = run_item(q + (size_t)j * 12);
+		if (memcmp(&r, &dst[j], sizeof(r)) || !run_item_ok(&r, ntypes, nclasses))
+			return 0;
+	}
+	struct policy_rule r = i < n ? run_item(q + (size_t)i * 12) : (struct policy_rule){ 0 };
+	return i == n || !run_item_ok(&r, ntypes, nclasses);
+}
+
 /*
  * A run of common items from q (avail bytes) into dst[0..max): version >= 20, 12 bytes, one AV
  * or type kind, a valid key (and default type).  Returns how many it decoded; it stops before
  * the first other item (xperms, or an invalid one), which avtab_item then reads or reports.
- * Everything lives in locals, so the loop keeps them in registers.
+ * The items are copied a block at a time and checked in place (RUN_COPIES); only a block that
+ * fails is walked item by item for its first other item.  dst[return..max) may hold copied
+ * bytes: the caller's next item overwrites them.
  */
 static uint32_t avtab_run(const uint8_t *q, size_t avail, struct policy_rule *dst, uint32_t max,
 			  uint32_t ntypes, uint32_t nclasses)
 {
-	/* the kind bits a run takes, by value: 1 one AV kind, 2 one type kind, 0 anything else */
-	static const uint8_t run_kind[128] = {
-		[SP_AVTAB_ALLOWED] = 1, [SP_AVTAB_AUDITALLOW] = 1, [SP_AVTAB_AUDITDENY] = 1,
-		[SP_AVTAB_TRANSITION] = 2, [SP_AVTAB_MEMBER] = 2, [SP_AVTAB_CHANGE] = 2,
-	};
+	enum { BLOCK = 64 };
 	uint32_t n = avail / 12 < max ? (uint32_t)(avail / 12) : max, i = 0;
+	if (RUN_COPIES) {
+		for (uint32_t b; i < n; i += b) {
+			b = n - i < BLOCK ? n - i : BLOCK;
+			memcpy(dst + i, q + (size_t)i * 12, (size_t)b * 12);
+			if (!run_block_ok(dst + i, b, ntypes, nclasses))
+				break;
+		}
+		for (; i < n && run_item_ok(&dst[i], ntypes, nclasses); i++)
+			;	/* the failed block, item by item (its specs are cleared) */
+		SP_ASSERT_EXPENSIVE(run_agrees(q, n, dst, i, ntypes, nclasses));
+		return i;
+	}
 	for (; i < n; i++, q += 12) {
-		uint32_t s = ld16(q), t = ld16(q + 2), cl = ld16(q + 4), data = ld32(q + 8);
-		uint32_t sp = ld16(q + 6) & (uint16_t)~SP_AVTAB_ENABLED, kind = run_kind[sp & 127];
-		/* v - 1 < n: 1 <= v <= n in one compare (v == 0 wraps); one branch for all */
-		int bad = (s - 1 >= ntypes) | (t - 1 >= ntypes) | (cl - 1 >= nclasses) | !kind |
-			  (sp > 127) | ((kind >> 1) & (data - 1 >= ntypes));
-		if (bad)
+		struct policy_rule r = run_item(q);
+		if (!run_item_ok(&r, ntypes, nclasses))
 			break;
-		dst[i] = (struct policy_rule){ (uint16_t)s, (uint16_t)t, (uint16_t)cl, (uint16_t)sp,
-					       data };
+		dst[i] = r;
 	}
 	return i;
 }

@@ -372,6 +372,103 @@ static void test_policy__real_policy_truncations_and_flips(void **st)
 	free(buf);
 }
 
+static void put32(unsigned char *p, uint32_t v)
+{
+	p[0] = (unsigned char)v, p[1] = (unsigned char)(v >> 8);
+	p[2] = (unsigned char)(v >> 16), p[3] = (unsigned char)(v >> 24);
+}
+
+static void put16(unsigned char *b, uint16_t v)
+{
+	b[0] = (unsigned char)v;
+	b[1] = (unsigned char)(v >> 8);
+}
+
+/* The diagnostic of reading b: -EINVAL, its offset `at` and a message starting with `msg`. */
+static void expect_item_error(const unsigned char *b, size_t len, size_t at, const char *msg)
+{
+	struct sp_diags d;
+	sp_diags_init(&d, NULL);
+	assert_int_equal(read_buf(b, len, SP_AVTAB_FLAT, &d), -EINVAL);
+	if (!d.n || !d.v[0].has_offset || d.v[0].offset != at || strncmp(d.v[0].msg, msg, strlen(msg)))
+		fail_msg("want \"%s\" at %zu, got \"%s\" at %zu", msg, at, d.n ? d.v[0].msg : "",
+			 d.n ? (size_t)d.v[0].offset : 0);
+	sp_diags_release(&d);
+}
+
+/*
+ * Every check of a te item, on items at a block's edges and inside one (the reader checks runs
+ * of items 64 at a time, then the failing block item by item): a key value 0 or past its
+ * count, a kind that is not exactly one known kind, a default type out of range.  Each is
+ * refused at its item's field, in debian-base-only's te avtab.
+ */
+static void test_policy__avtab_item_checks(void **st)
+{
+	(void)st;
+	unsigned char *buf = NULL;
+	size_t len = 0;
+	assert_int_equal(tp_read("data/policy/debian-base-only.policy.33.xz", &buf, &len), 0);
+	struct sp_policy_opts o = { .sz = sizeof(o), .layout = SP_AVTAB_FLAT };
+	struct sp_policy *p = NULL;
+	assert_int_equal(sp_policy_read(buf, len, &o, &p), 0);
+	struct sp_policy_info in;
+	sp_policy_get_info(p, &in);
+	uint16_t nt = (uint16_t)sp_policy_type_count(p), nc = (uint16_t)sp_policy_class_count(p);
+	sp_policy_free(p);
+	unsigned char *b = malloc(len);
+	/* the te avtab: its count, then items; the one count whose first item refuses s = 0 */
+	size_t av = 0;
+	for (size_t off = 0; off + 16 <= len && !av; off++) {
+		if ((uint32_t)(buf[off] | buf[off + 1] << 8 | buf[off + 2] << 16 |
+			       (uint32_t)buf[off + 3] << 24) != in.te_rules)
+			continue;
+		memcpy(b, buf, len);
+		put16(b + off + 4, 0);
+		struct sp_diags d;
+		sp_diags_init(&d, NULL);
+		if (read_buf(b, len, SP_AVTAB_FLAT, &d) == -EINVAL && d.n && d.v[0].offset == off + 4 &&
+		    !strncmp(d.v[0].msg, "avtab: invalid type or class (0,", 32))
+			av = off + 4;
+		sp_diags_release(&d);
+	}
+	assert_true(av != 0 && in.te_rules > 200);
+	const uint32_t items[] = { 0, 1, 62, 63, 64, 65, 127, 128, 129, 1000, in.te_rules - 1 };
+	for (size_t i = 0; i < sizeof(items) / sizeof(items[0]); i++) {
+		size_t at = av + (size_t)items[i] * 12;
+		static const struct { int field; uint16_t v; } keys[] = {
+			{ 0, 0 }, { 0, 0xffff }, { 1, 0 }, { 2, 0 }, { 0, 1 }, { 1, 1 }, { 2, 1 },
+		};
+		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+			memcpy(b, buf, len);
+			/* v 1 means one past the field's count: the first value out of range */
+			uint16_t v = keys[k].v == 1 ? (uint16_t)((keys[k].field == 2 ? nc : nt) + 1)
+						    : keys[k].v;
+			put16(b + at + 2 * (size_t)keys[k].field, v);
+			expect_item_error(b, len, at, "avtab: invalid type or class");
+		}
+		static const uint16_t specs[] = { 0, 0x0003, 0x0011, 0x0008, 0x0080, 0x0081, 0x0101, 0x7fff };
+		for (size_t k = 0; k < sizeof(specs) / sizeof(specs[0]); k++) {
+			memcpy(b, buf, len);
+			put16(b + at + 6, specs[k]);
+			expect_item_error(b, len, at + 6, "avtab: specified");
+		}
+		static const uint32_t dflt[] = { 0, 1 };	/* 1: one past the type count */
+		for (size_t k = 0; k < 2; k++) {
+			memcpy(b, buf, len);
+			put16(b + at + 6, SP_AVTAB_TRANSITION);
+			put32(b + at + 8, dflt[k] ? (uint32_t)nt + 1 : 0);
+			expect_item_error(b, len, at + 8, "avtab: invalid default type");
+		}
+		memcpy(b, buf, len);	/* the largest values are in range */
+		put16(b + at, nt), put16(b + at + 2, nt), put16(b + at + 4, nc);
+		put16(b + at + 6, SP_AVTAB_TRANSITION), put32(b + at + 8, nt);
+		int rc = read_buf(b, len, SP_AVTAB_FLAT, NULL);
+		assert_true(rc == 0 || rc == -EEXIST);
+	}
+	free(b);
+	free(buf);
+}
+
 static void test_policy__byte_flips_never_crash(void **st)
 {
 	(void)st;
@@ -555,12 +652,6 @@ static void test_policy__xz_in_process(void **st)
 	free(raw);
 }
 
-static void put32(unsigned char *p, uint32_t v)
-{
-	p[0] = (unsigned char)v, p[1] = (unsigned char)(v >> 8);
-	p[2] = (unsigned char)(v >> 16), p[3] = (unsigned char)(v >> 24);
-}
-
 static void test_policy__header_and_counts(void **st)
 {
 	(void)st;
@@ -648,7 +739,7 @@ static void test_policy__duplicate_heavy_tables(void **st)
 	struct sp_avtab_entry *e = calloc(N, sizeof(*e));
 	for (int l = 0; l < SP_AVTAB_NLAYOUTS; l++) {
 		struct sp_avtab t;
-		assert_int_equal(policy_avtab_build(&t, (enum sp_avtab_layout)l, POLICY_AVTAB_COND, r, N, N, en, NULL, tp_nodes(), NULL), 0);
+		assert_int_equal(policy_avtab_build(&t, (enum sp_avtab_layout)l, POLICY_AVTAB_COND, &(struct policy_rules){ .r = r, .n = N, .hint = N, .enabled = en }, NULL, tp_nodes(), NULL), 0);
 		assert_int_equal(policy_avtab_lookup(&t, 7, 9, 3, SP_AVTAB_AV, e, N), 300);
 		uint32_t enabled = 0, sum = 0;
 		for (int i = 0; i < 300; i++) {
@@ -674,7 +765,7 @@ static void test_policy__duplicate_heavy_tables(void **st)
 	/* a te table rejects a duplicate (triple, kind) in every layout */
 	for (int l = 0; l < SP_AVTAB_NLAYOUTS; l++) {
 		struct sp_avtab t;
-		assert_int_equal(policy_avtab_build(&t, (enum sp_avtab_layout)l, POLICY_AVTAB_TE, r, N, N, NULL, NULL, tp_nodes(), NULL),
+		assert_int_equal(policy_avtab_build(&t, (enum sp_avtab_layout)l, POLICY_AVTAB_TE, &(struct policy_rules){ .r = r, .n = N, .hint = N }, NULL, tp_nodes(), NULL),
 				 -EEXIST);
 	}
 	free(e);
@@ -707,10 +798,17 @@ static void test_policy__flat_forms_agree(void **st)
 			r[i].spec = k;
 			r[i].data = (uint32_t)tp_rand(&seed);
 		}
-		struct sp_avtab ch, fl;
-		assert_int_equal(policy_avtab_build(&ch, SP_AVTAB_CHAINED, POLICY_AVTAB_TE, r, N, N, NULL, NULL, tp_nodes(), NULL), 0);
-		assert_int_equal(policy_avtab_build(&fl, SP_AVTAB_FLAT, POLICY_AVTAB_TE, r, N, N, NULL, NULL, tp_nodes(), NULL), 0);
+		struct sp_avtab ch, fl, fb;
+		/* fb: the caller's bounds instead of the largest values (wide: too large, scanned) */
+		struct policy_rules rs = { .r = r, .n = N, .hint = N }, rb = rs;
+		rb.types = range, rb.classes = wide ? 400 : 130;
+		assert_int_equal(policy_avtab_build(&ch, SP_AVTAB_CHAINED, POLICY_AVTAB_TE, &rs, NULL, tp_nodes(), NULL), 0);
+		assert_int_equal(policy_avtab_build(&fl, SP_AVTAB_FLAT, POLICY_AVTAB_TE, &rs, NULL, tp_nodes(), NULL), 0);
+		assert_int_equal(policy_avtab_build(&fb, SP_AVTAB_FLAT, POLICY_AVTAB_TE, &rb, NULL, NULL, NULL), 0);
 		assert_int_equal(fl.form == POLICY_FORM_COMPACT, !wide);
+		assert_int_equal(fb.form == POLICY_FORM_COMPACT, !wide);
+		if (!wide)	/* the bounds' radices, not the largest values' */
+			assert_true(fb.u.fl.nt == range + 1 && fb.u.fl.nc == 131 && fl.u.fl.nt <= range + 1);
 		for (uint32_t i = 0; i < 4 * N; i++) {
 			uint16_t s, t, c;
 			if (i < N) {
@@ -722,6 +820,15 @@ static void test_policy__flat_forms_agree(void **st)
 			size_t n1 = policy_avtab_lookup(&ch, s, t, c, 0xffff, e1, 8);
 			size_t n2 = policy_avtab_lookup(&fl, s, t, c, 0xffff, e2, 8);
 			assert_int_equal(n1, n2);
+			struct sp_avtab_entry e3[8];
+			size_t n3 = policy_avtab_lookup(&fb, s, t, c, 0xffff, e3, 8);
+			assert_int_equal(n1, n3);
+			for (size_t x = 0; x < n3; x++) {	/* the same entries (a key's may split) */
+				size_t y = 0;
+				while (y < n2 && memcmp(&e2[y], &e3[x], sizeof(*e3)))
+					y++;
+				assert_true(y < n2);
+			}
 			if (i < N)
 				assert_true(n1 >= 1);
 			uint32_t d1 = 0, d2 = 0;
@@ -732,9 +839,15 @@ static void test_policy__flat_forms_agree(void **st)
 			policy_avtab_fold(&ch, s, t, c, a1);
 			policy_avtab_fold(&fl, s, t, c, a2);
 			assert_memory_equal(a1, a2, sizeof(a1));
+			uint32_t a3[3] = { 0, 0, ~0u }, d3 = 0;
+			policy_avtab_fold(&fb, s, t, c, a3);
+			assert_memory_equal(a1, a3, sizeof(a1));
+			assert_int_equal(policy_avtab_search(&fb, s, t, c, SP_AVTAB_AUDITDENY, &d3) ? d3 : 0,
+					 d1);
 		}
 		policy_avtab_destroy(&ch);
 		policy_avtab_destroy(&fl);
+		policy_avtab_destroy(&fb);
 	}
 	free(r);
 }
@@ -810,7 +923,7 @@ static void test_policy__flat_home_first(void **st)
 	}
 	struct sp_avtab t;
 	uint32_t away;
-	assert_int_equal(policy_avtab_build(&t, SP_AVTAB_FLAT, POLICY_AVTAB_TE, r, N, N, NULL, NULL, tp_nodes(), NULL), 0);
+	assert_int_equal(policy_avtab_build(&t, SP_AVTAB_FLAT, POLICY_AVTAB_TE, &(struct policy_rules){ .r = r, .n = N, .hint = N }, NULL, tp_nodes(), NULL), 0);
 	check_flatc_layout(&t, &away);
 	assert_true(away > 0 && away < N / 10);	/* 0.63 load: a few percent leave home */
 	for (uint32_t i = 0; i < N; i++) {
@@ -871,7 +984,7 @@ static void test_policy__flat_build_groups(void **st)
 			r[n++] = (struct policy_rule){ i, (uint16_t)(i + 1), 2, SP_AVTAB_ALLOWED, i };
 		struct sp_avtab t;
 		uint32_t sum, want = m == 40 ? 0xffffffffu : 0xfu;
-		assert_int_equal(policy_avtab_build(&t, SP_AVTAB_FLAT, POLICY_AVTAB_MERGED, r, N, N, NULL, NULL, NULL, NULL), 0);
+		assert_int_equal(policy_avtab_build(&t, SP_AVTAB_FLAT, POLICY_AVTAB_MERGED, &(struct policy_rules){ .r = r, .n = N, .hint = N }, NULL, NULL, NULL), 0);
 		assert_true(t.form == POLICY_FORM_COMPACT && policy_avtab_is_valid(&t));
 		assert_int_equal(t.nel, N - 3 * (m - 1));
 		assert_int_equal(kind_entries(&t, 5, 6, 7, SP_AVTAB_ALLOWED, &sum), 1);
@@ -882,11 +995,11 @@ static void test_policy__flat_build_groups(void **st)
 		assert_int_equal(sum, 100 + m - 1);
 		policy_avtab_destroy(&t);
 		/* te: the same rules are refused; xperm kinds alone may repeat */
-		assert_int_equal(policy_avtab_build(&t, SP_AVTAB_FLAT, POLICY_AVTAB_TE, r, N, N, NULL, NULL, NULL, NULL), -EEXIST);
+		assert_int_equal(policy_avtab_build(&t, SP_AVTAB_FLAT, POLICY_AVTAB_TE, &(struct policy_rules){ .r = r, .n = N, .hint = N }, NULL, NULL, NULL), -EEXIST);
 		for (uint32_t i = 0; i < 3 * m; i++)
 			r[i].spec = SP_AVTAB_XPERMS_ALLOWED, r[i].data = 0;
 		struct sp_avtab_xperms xp = { 0 };
-		assert_int_equal(policy_avtab_build(&t, SP_AVTAB_FLAT, POLICY_AVTAB_TE, r, N, N, NULL, &xp, NULL, NULL), 0);
+		assert_int_equal(policy_avtab_build(&t, SP_AVTAB_FLAT, POLICY_AVTAB_TE, &(struct policy_rules){ .r = r, .n = N, .hint = N }, &xp, NULL, NULL), 0);
 		assert_int_equal(kind_entries(&t, 5, 6, 7, SP_AVTAB_XPERMS_ALLOWED, &sum), 3 * m);
 		assert_true(policy_avtab_is_valid(&t));
 		policy_avtab_destroy(&t);
@@ -905,7 +1018,7 @@ static void test_policy__flat_build_groups(void **st)
 			x[nx++] = (struct policy_rule){ 3, 4, 5, kinds[i], 9 };
 		struct sp_avtab_xperms xp = { 0 };
 		struct sp_avtab t;
-		assert_int_equal(policy_avtab_build(&t, SP_AVTAB_FLAT, POLICY_AVTAB_TE, x, nx, nx, NULL, &xp, NULL, NULL), 0);
+		assert_int_equal(policy_avtab_build(&t, SP_AVTAB_FLAT, POLICY_AVTAB_TE, &(struct policy_rules){ .r = x, .n = nx, .hint = nx }, &xp, NULL, NULL), 0);
 		assert_true(t.form == POLICY_FORM_COMPACT && policy_avtab_is_valid(&t));
 		uint32_t xs;
 		assert_int_equal(kind_entries(&t, 3, 4, 5, SP_AVTAB_CHANGE, &xs), 1);
@@ -913,7 +1026,7 @@ static void test_policy__flat_build_groups(void **st)
 		policy_avtab_destroy(&t);
 		/* rank 10 repeats rank 8 (carried: MEMBER) or rank 4 (in the line: ALLOWED) */
 		x[nx++] = (struct policy_rule){ 3, 4, 5, carried ? SP_AVTAB_MEMBER : SP_AVTAB_ALLOWED, 1 };
-		assert_int_equal(policy_avtab_build(&t, SP_AVTAB_FLAT, POLICY_AVTAB_TE, x, nx, nx, NULL, &xp, NULL, NULL), -EEXIST);
+		assert_int_equal(policy_avtab_build(&t, SP_AVTAB_FLAT, POLICY_AVTAB_TE, &(struct policy_rules){ .r = x, .n = nx, .hint = nx }, &xp, NULL, NULL), -EEXIST);
 	}
 	/* 30 conditional rules of one key homed at the last of the table's 7 buckets: they fill
 	 * it, then wrap to buckets 0, 1, ... */
@@ -935,7 +1048,7 @@ static void test_policy__flat_build_groups(void **st)
 	}
 	struct sp_avtab t;
 	uint32_t sum, away;
-	assert_int_equal(policy_avtab_build(&t, SP_AVTAB_FLAT, POLICY_AVTAB_COND, w, W, W, en, NULL, NULL, NULL), 0);
+	assert_int_equal(policy_avtab_build(&t, SP_AVTAB_FLAT, POLICY_AVTAB_COND, &(struct policy_rules){ .r = w, .n = W, .hint = W, .enabled = en }, NULL, NULL, NULL), 0);
 	assert_int_equal(t.nslot, probe.nslot);
 	assert_int_equal(t.u.fl.cb[0].key[0], policy_flatc_key(&t, s, tt, c));	/* wrapped */
 	check_flatc_layout(&t, &away);
@@ -966,10 +1079,7 @@ static void test_policy__avtab_is_valid(void **st)
 	for (int l = 0; l < SP_AVTAB_NLAYOUTS; l++)
 		for (int kind = POLICY_AVTAB_TE; kind <= POLICY_AVTAB_COND; kind++) {
 			struct sp_avtab t;
-			assert_int_equal(policy_avtab_build(&t, (enum sp_avtab_layout)l,
-							    (enum policy_avtab_kind)kind, r, N, N,
-							    kind == POLICY_AVTAB_COND ? en : NULL, NULL,
-							    tp_nodes(), NULL), 0);
+			assert_int_equal(policy_avtab_build(&t, (enum sp_avtab_layout)l, (enum policy_avtab_kind)kind, &(struct policy_rules){ .r = r, .n = N, .hint = N, .enabled = kind == POLICY_AVTAB_COND ? en : NULL }, NULL, tp_nodes(), NULL), 0);
 			assert_true(policy_avtab_is_valid(&t));
 			if (t.form == POLICY_FORM_CHAINED) {	/* a node out of its slot */
 				struct chained_node *x = t.u.ch.slots[0];
@@ -1045,6 +1155,7 @@ int main(void)
 		cmocka_unit_test(test_policy__versions_agree),
 		cmocka_unit_test(test_policy__every_truncation_rejected),
 		cmocka_unit_test(test_policy__byte_flips_never_crash),
+		cmocka_unit_test(test_policy__avtab_item_checks),
 		cmocka_unit_test(test_policy__real_policy_truncations_and_flips),
 		cmocka_unit_test(test_policy__xz_in_process),
 		cmocka_unit_test(test_policy__region_allocator),
