@@ -218,7 +218,7 @@ static void scan_av(const struct policy_rule *r, uint32_t n, uint8_t *src, uint8
 {
 	for (uint32_t i = 0; i < n; i++)
 		if (r[i].spec & SP_AVTAB_AV) {
-			uint64_t h = policy_bloom_hash(r[i].s, r[i].t, r[i].c);
+			uint64_t h = policy_bloom_key_hash(policy_rule_key(&r[i]));
 			src[r[i].s] = tgt[r[i].t] = 1;
 			bloom[h >> shift] |= policy_bloom_bits(h);
 		}

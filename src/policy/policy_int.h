@@ -361,10 +361,29 @@ static inline int policy_level_equal(const uint32_t *a, const uint32_t *b)
 	return a[1] == b[1] && !memcmp(a, b, (2 + (size_t)a[1]) * sizeof(*a));
 }
 
+/* A rule's key as one word, s | t << 16 | c << 32: on a little-endian host the first 8 bytes of
+ * the rule (s, t, c, spec) in one load, spec masked off. */
+static inline uint64_t policy_rule_key(const struct policy_rule *r)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t w;
+	_Static_assert(offsetof(struct policy_rule, s) == 0 && offsetof(struct policy_rule, t) == 2 &&
+		       offsetof(struct policy_rule, c) == 4, "s, t, c lead the rule");
+	memcpy(&w, r, sizeof(w));
+	return w & 0xffffffffffffull;
+#else
+	return (uint64_t)r->s | (uint64_t)r->t << 16 | (uint64_t)r->c << 32;
+#endif
+}
+
+static inline uint64_t policy_bloom_key_hash(uint64_t k)
+{
+	return k * 0xff51afd7ed558ccdull;
+}
+
 static inline uint64_t policy_bloom_hash(uint32_t s, uint32_t t, uint32_t c)
 {
-	uint64_t k = (uint64_t)s | (uint64_t)t << 16 | (uint64_t)c << 32;
-	return k * 0xff51afd7ed558ccdull;
+	return policy_bloom_key_hash((uint64_t)s | (uint64_t)t << 16 | (uint64_t)c << 32);
 }
 
 static inline uint64_t policy_bloom_bits(uint64_t h)
