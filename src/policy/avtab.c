@@ -511,201 +511,62 @@ static int flatc_group_dups(const struct sp_avtab *t, unsigned rep, struct flatc
 	return rc;
 }
 
-/* A rule past its home's seventh, chained per home in rule order (flatc_scatter). */
-struct flatc_ovf {
-	uint32_t i, next;	/* the rule; the home's next, or UINT32_MAX */
-};
-
-/* The compact build's state between its two passes. */
-struct flatc_build {
-	uint32_t *cnt;			/* per bucket: the rules homed there */
-	uint32_t *head, *tail;		/* per bucket with cnt > 7 (else unset): its chain */
-	struct flatc_ovf *ovf;		/* the chains' links: novf of cap */
-	uint32_t novf, ovf_cap;
-	struct flatc_ent *queue;	/* entries carried past their home: novf at most */
-	struct flatc_ent *grp;		/* one home group, gathered: grp_cap */
-	uint32_t grp_cap;
-};
-
-/* Chain rule i past its home's seventh (cnt[home] already counts it: j is its rank there).
- * Out of line: the scatter loop keeps its registers. */
-static sp_noinline int flatc_chain(struct sp_avtab *t, struct flatc_build *fb, uint32_t home, uint32_t j,
-		       uint32_t i)
-{
-	if (fb->novf == fb->ovf_cap) {
-		uint32_t cap = fb->ovf_cap ? 2 * fb->ovf_cap : 1024;
-		struct flatc_ovf *o = sp_alloc(t->alloc, (size_t)cap * sizeof(*o), 0);
-		if (!o)
-			return -ENOMEM;
-		if (fb->novf)
-			memcpy(o, fb->ovf, (size_t)fb->novf * sizeof(*o));
-		sp_free(t->alloc, fb->ovf, (size_t)fb->ovf_cap * sizeof(*o));
-		fb->ovf = o, fb->ovf_cap = cap;
-	}
-	fb->ovf[fb->novf] = (struct flatc_ovf){ i, UINT32_MAX };
-	if (j == FLATC_SLOTS)
-		fb->head[home] = fb->novf;
-	else
-		fb->ovf[fb->tail[home]].next = fb->novf;
-	fb->tail[home] = fb->novf++;
-	return 0;
-}
-
 /*
- * Pass one, in rule order: each rule goes straight to the next free slot of its home bucket
- * (a bucket is cleared when its first rule arrives), so a home's first seven rules sit in its
- * line in rule order; the rest are chained per home.  with_en (a constant): a COND table's
- * enabled bits are set too.  0 or -ENOMEM.
+ * Lay out the home-sorted entries e (group b = e[end[b - 1]..end[b]), end[-1] = 0) bucket by
+ * bucket: a group's duplicates are settled first (flatc_group_dups, while the group is in
+ * cache), then the bucket takes its own entries (up to seven, in order), then fills up from the
+ * entries carried over from earlier buckets, the most displaced first (the queue is in home
+ * order); a bucket's own entries past seven join the queue's end.  What is still queued after
+ * the last bucket wraps to the first buckets' free slots.  So every line keeps min(7, entries
+ * homed there) of its own entries, and an entry is carried past a bucket only when it is full
+ * (the reach invariant of flat.h).  Each bucket is written whole when its turn comes (the
+ * array need not be zeroed); only a carried entry's home (an earlier bucket) learns its disp
+ * and filter bit later.  Sets *placed to the number of entries placed; 0, -EEXIST or -ENOMEM
+ * (from flatc_group_dups: the table is then incomplete).
  */
-static sp_always_inline int scatter_rules(struct sp_avtab *t, const struct policy_rule *restrict r,
-					  uint32_t n, const uint8_t *restrict en,
-					  struct flatc_build *fb, int with_en)
-{
-	const uint32_t nt = t->u.fl.nt, nc = t->u.fl.nc;
-	struct flatc_bucket *restrict cb = t->u.fl.cb;
-	uint8_t *restrict enb = t->u.fl.enabled;
-	uint32_t *restrict cnt = fb->cnt;
-	for (uint32_t i = 0; i < n; i++) {	/* flatc_fits: every key is in range */
-		uint32_t k = policy_flatc_pack(r[i].s, r[i].t, r[i].c, nt, nc);
-		uint32_t home = policy_flatc_home(t, policy_flatc_mix(k)), j = cnt[home]++;
-		if (unlikely(j >= FLATC_SLOTS)) {
-			int rc = flatc_chain(t, fb, home, j, i);
-			if (rc)
-				return rc;
-			continue;
-		}
-		struct flatc_bucket *bk = &cb[home];
-		if (!j)
-			memset(bk, 0, sizeof(*bk));
-		bk->key[j] = k;
-		bk->data[j] = r[i].data;
-		bk->meta |= spec_code(r[i].spec) << (4 * j);
-		if (with_en)
-			enb[home] = (uint8_t)((j ? enb[home] : 0) | (en && en[i]) << j);
-	}
-	return 0;
-}
-
-static int flatc_scatter(struct sp_avtab *t, const struct policy_rule *r, uint32_t n,
-			 const uint8_t *en, struct flatc_build *fb)
-{
-	return t->u.fl.enabled ? scatter_rules(t, r, n, en, fb, 1) : scatter_rules(t, r, n, en, fb, 0);
-}
-
-/* A te table's bucket b holding all of its c (<= 7) rules: a repeated key and kind (kinds in
- * rep may repeat) is -EEXIST. */
-static int flatc_slot_dups(const struct flatc_bucket *bk, uint32_t c, unsigned rep)
-{
-	for (uint32_t p = 1; p < c; p++)
-		for (uint32_t q = 0; q < p; q++)
-			if (bk->key[q] == bk->key[p] &&
-			    policy_flatc_kind(bk->meta, q) == policy_flatc_kind(bk->meta, p) &&
-			    !(rep >> policy_flatc_kind(bk->meta, p) & 1))
-				return -EEXIST;
-	return 0;
-}
-
-/* Rule i of the chain, as an entry (en: its enabled bit, COND tables). */
-static struct flatc_ent flatc_ent_of(const struct sp_avtab *t, const struct policy_rule *r,
-				     const uint8_t *en, uint32_t i)
-{
-	return (struct flatc_ent){ policy_flatc_pack(r[i].s, r[i].t, r[i].c, t->u.fl.nt, t->u.fl.nc),
-				   r[i].data, (uint16_t)spec_code(r[i].spec), (uint16_t)(en && en[i]) };
-}
-
-/*
- * Home b's whole group (its line's rules, then its chain: rule order) with duplicates settled
- * (flatc_group_dups), back into its line: the first seven live entries, the others to the
- * queue's end.  A table with duplicates only (no COND: enabled bits are 0).  0, -EEXIST or
- * -ENOMEM.
- */
-static int flatc_regroup(struct sp_avtab *t, const struct policy_rule *r, struct flatc_build *fb,
-			 uint32_t b, unsigned rep, uint32_t *qt)
-{
-	struct flatc_bucket *bk = &t->u.fl.cb[b];
-	uint32_t c = fb->cnt[b], g = 0, own = c < FLATC_SLOTS ? c : FLATC_SLOTS;
-	if (c > fb->grp_cap) {
-		sp_free(t->alloc, fb->grp, (size_t)fb->grp_cap * sizeof(*fb->grp));
-		fb->grp_cap = c > 64 ? c : 64;
-		if (!(fb->grp = sp_alloc(t->alloc, (size_t)fb->grp_cap * sizeof(*fb->grp), 0))) {
-			fb->grp_cap = 0;
-			return -ENOMEM;
-		}
-	}
-	for (; g < own; g++)
-		fb->grp[g] = (struct flatc_ent){ bk->key[g], bk->data[g],
-						 (uint16_t)policy_flatc_kind(bk->meta, g), 0 };
-	for (uint32_t o = c > FLATC_SLOTS ? fb->head[b] : UINT32_MAX; o != UINT32_MAX;
-	     o = fb->ovf[o].next)
-		fb->grp[g++] = flatc_ent_of(t, r, NULL, fb->ovf[o].i);
-	SP_ASSERT_INTERNAL(g == c);
-	int rc = flatc_group_dups(t, rep, fb->grp, c);
-	if (rc)
-		return rc;
-	memset(bk, 0, sizeof(*bk));
-	for (uint32_t p = 0, j = 0; p < c; p++) {
-		struct flatc_ent x = fb->grp[p];
-		if (!x.code)
-			continue;	/* folded into an earlier entry */
-		if (j == FLATC_SLOTS) {
-			fb->queue[(*qt)++] = x;
-			continue;
-		}
-		bk->key[j] = x.k, bk->data[j] = x.data;
-		bk->meta |= (uint32_t)x.code << (4 * j++);
-	}
-	return 0;
-}
-
-/*
- * Pass two, in bucket order: a home's duplicates are settled (te, no chain: its line checked in
- * place; else its group regathered, flatc_regroup), its chain joins the queue's end, then the
- * line's free slots take the entries carried over from earlier buckets, the most displaced
- * first (the queue is in home order).  What is still queued after the last bucket wraps to the
- * first buckets' free slots.  So every line keeps min(7, entries homed there) of its own
- * entries, and an entry is carried past a bucket only when it is full (the reach invariant of
- * flat.h); a carried entry's home (an earlier bucket) learns its disp and filter bit.  Sets
- * *placed to the number of entries placed; 0, -EEXIST or -ENOMEM.
- */
-static int flatc_settle(struct sp_avtab *t, const struct policy_rule *r, const uint8_t *en,
-			struct flatc_build *fb, uint32_t *placed)
+static int flatc_lay(struct sp_avtab *t, struct flatc_ent *restrict e,
+		     const uint32_t *restrict end, uint32_t *restrict queue, uint32_t *placed)
 {
 	uint32_t qh = 0, qt = 0, np = 0;
 	unsigned rep = repeat_mask(t);
 	int dups = t->kind != POLICY_AVTAB_COND, rc;
 	for (uint32_t b = 0; b < t->nslot; b++) {
-		struct flatc_bucket *bk = &t->u.fl.cb[b];
-		uint32_t c = fb->cnt[b];
-		if (!c) {
-			memset(bk, 0, sizeof(*bk));
-			if (t->u.fl.enabled)
-				t->u.fl.enabled[b] = 0;
-		} else if (dups && c > 1) {
-			if (c <= FLATC_SLOTS && t->kind == POLICY_AVTAB_TE)
-				rc = flatc_slot_dups(bk, c, rep);
-			else if (!(rc = flatc_regroup(t, r, fb, b, rep, &qt)))
-				c = flatc_count(bk);	/* folded entries leave their slots */
-			if (rc)
-				return rc;
-		} else if (c > FLATC_SLOTS) {
-			for (uint32_t o = fb->head[b]; o != UINT32_MAX; o = fb->ovf[o].next)
-				fb->queue[qt++] = flatc_ent_of(t, r, en, fb->ovf[o].i);
+		uint32_t g0 = b ? end[b - 1] : 0, pe = end[b];
+		if (dups && pe - g0 > 1 && (rc = flatc_group_dups(t, rep, &e[g0], pe - g0)))
+			return rc;
+		/* built in a local: disp 0 and no filter bit, none of b's entries being placed past
+		 * it yet; the carried entries' homes are earlier buckets */
+		struct flatc_bucket nb = { .meta = 0 };
+		unsigned j = 0, en = 0;
+		for (uint32_t p = g0; p < pe; p++) {
+			struct flatc_ent x = e[p];
+			if (!x.code)
+				continue;	/* folded into an earlier entry */
+			if (j == FLATC_SLOTS) {
+				queue[qt++] = p;
+				continue;
+			}
+			nb.key[j] = x.k, nb.data[j] = x.data;
+			nb.meta |= (uint32_t)x.code << (4 * j), en |= (unsigned)x.en << j;
+			j++;
 		}
-		unsigned j = c < FLATC_SLOTS ? c : FLATC_SLOTS;	/* the line's rules */
-		SP_ASSERT_INTERNAL(j == flatc_count(bk));
 		for (; j < FLATC_SLOTS && qh < qt; j++) {
-			struct flatc_ent x = fb->queue[qh++];
+			struct flatc_ent x = e[queue[qh++]];
 			uint64_t h = policy_flatc_mix(x.k);
 			uint32_t home = policy_flatc_home(t, h);
-			flatc_set(t, b, j, x.k, x.code, x.en, x.data);
+			nb.key[j] = x.k, nb.data[j] = x.data;
+			nb.meta |= (uint32_t)x.code << (4 * j), en |= (unsigned)x.en << j;
 			flatc_note(t, home, h, flat_dist(t, home, b));
 		}
 		np += j;
+		t->u.fl.cb[b] = nb;
+		if (t->u.fl.enabled)
+			t->u.fl.enabled[b] = (uint8_t)en;
 	}
 	for (uint32_t b = 0; qh < qt; b++) {	/* b < nslot: the load stays below 1 */
 		SP_ASSERT_INTERNAL(b < t->nslot);
 		for (unsigned j = flatc_count(&t->u.fl.cb[b]); j < FLATC_SLOTS && qh < qt; j++, np++) {
-			const struct flatc_ent *x = &fb->queue[qh++];
+			const struct flatc_ent *x = &e[queue[qh++]];
 			uint64_t h = policy_flatc_mix(x->k);
 			uint32_t home = policy_flatc_home(t, h);
 			flatc_set(t, b, j, x->k, x->code, x->en, x->data);
@@ -717,31 +578,50 @@ static int flatc_settle(struct sp_avtab *t, const struct policy_rule *r, const u
 }
 
 /*
- * Build a compact table: the rules scattered to their home lines (flatc_scatter), then one pass
- * over the buckets that settles each home's duplicates and carries its overflow (flatc_settle).
- * Linear in the rules and buckets.
+ * The counting sort of r[0..n) by home into e (stable: rule order within a home); after it
+ * end[b] is the end of group b.  tmp (n keys) is scratch.  Locals and restrict keep the loops
+ * in registers (the build is compiled without strict aliasing).
+ */
+static void flatc_sort(const struct sp_avtab *t, const struct policy_rule *restrict r, uint32_t n,
+		       const uint8_t *restrict en, uint32_t *restrict end, uint32_t *restrict tmp,
+		       struct flatc_ent *restrict e)
+{
+	const uint32_t nt = t->u.fl.nt, nc = t->u.fl.nc;
+	for (uint32_t i = 0; i < n; i++) {	/* flatc_fits: every key is in range */
+		uint32_t k = policy_flatc_pack(r[i].s, r[i].t, r[i].c, nt, nc);
+		tmp[i] = k;
+		end[policy_flatc_home(t, policy_flatc_mix(k)) + 1]++;
+	}
+	for (uint32_t b = 1; b <= t->nslot; b++)
+		end[b] += end[b - 1];	/* end[b] = the start of group b */
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t k = tmp[i];
+		e[end[policy_flatc_home(t, policy_flatc_mix(k))]++] = (struct flatc_ent){
+			k, r[i].data, (uint16_t)spec_code(r[i].spec), (uint16_t)(en && en[i]) };
+	}
+}
+
+/*
+ * Build a compact table: every rule's home, a stable counting sort of the rules by home, then
+ * one pass over the buckets that settles each home group's duplicates and lays it out
+ * (flatc_lay).  Linear in the rules and buckets; the table is written in bucket order.
  */
 static int flatc_fill(struct sp_avtab *t, const struct policy_rule *r, uint32_t n,
 		      const uint8_t *en)
 {
 	size_t nb = t->nslot;
-	struct flatc_build fb = { .cnt = sp_zalloc(t->alloc, nb * sizeof(uint32_t), 0),
-				  .head = sp_alloc(t->alloc, nb * sizeof(uint32_t), 0),
-				  .tail = sp_alloc(t->alloc, nb * sizeof(uint32_t), 0) };
+	uint32_t *end = sp_zalloc(t->alloc, (nb + 1) * sizeof(uint32_t), 0);
+	uint32_t *tmp = sp_alloc(t->alloc, ((size_t)n + 1) * sizeof(uint32_t), 0);
+	struct flatc_ent *e = sp_alloc(t->alloc, ((size_t)n + 1) * sizeof(*e), 0);
 	int rc = -ENOMEM;
-	if (!fb.cnt || !fb.head || !fb.tail || (rc = flatc_scatter(t, r, n, en, &fb)))
+	if (!end || !tmp || !e)
 		goto out;
-	rc = -ENOMEM;
-	if (!(fb.queue = sp_alloc(t->alloc, ((size_t)fb.novf + 1) * sizeof(*fb.queue), 0)))
-		goto out;
-	rc = flatc_settle(t, r, en, &fb, &t->nel);
+	flatc_sort(t, r, n, en, end, tmp, e);	/* tmp: its scratch, then flatc_lay's queue */
+	rc = flatc_lay(t, e, end, tmp, &t->nel);	/* end[b] = the end of group b now */
 out:
-	sp_free(t->alloc, fb.cnt, nb * sizeof(uint32_t));
-	sp_free(t->alloc, fb.head, nb * sizeof(uint32_t));
-	sp_free(t->alloc, fb.tail, nb * sizeof(uint32_t));
-	sp_free(t->alloc, fb.ovf, (size_t)fb.ovf_cap * sizeof(*fb.ovf));
-	sp_free(t->alloc, fb.queue, ((size_t)fb.novf + 1) * sizeof(*fb.queue));
-	sp_free(t->alloc, fb.grp, (size_t)fb.grp_cap * sizeof(*fb.grp));
+	sp_free(t->alloc, end, (nb + 1) * sizeof(uint32_t));
+	sp_free(t->alloc, tmp, ((size_t)n + 1) * sizeof(uint32_t));
+	sp_free(t->alloc, e, ((size_t)n + 1) * sizeof(*e));
 	return rc;
 }
 
