@@ -944,9 +944,9 @@ static uint32_t rule_guard(const struct crule *cr, const struct cpred *preds,
 		if (p->op != OP_EQ)
 			continue;
 		if (p->kind == PK_EXE)
-			return guard_exe(idents[p->aux].ino, idents[p->aux].dev);
+			return audit_guard_exe(idents[p->aux].ino, idents[p->aux].dev);
 		if (p->kind == PK_SUBJ_LSM && lsm[p->aux].field == AF_SUBJ_TYPE)
-			return guard_type(lsm[p->aux].h_name);
+			return audit_guard_type(lsm[p->aux].h_name);
 	}
 	return 0;
 }

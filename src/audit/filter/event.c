@@ -7,8 +7,10 @@
  * Invariants: c_arch/c_major/c_argv mirror what the audit_context holds for the event kind
  * (kernel/auditsc.c: __audit_syscall_entry fills them; a worker-context io_uring op leaves them
  * as audit_reset_context() left them: 0); return_code is post audit_return_fixup(); perm_bits is
- * recomputed whenever arch, number, arguments or openat2 flags change; the t_* task-list view
- * mirrors the event's credentials (t_pid = ppid) unless sp_audit_event_set_task_creds set it.
+ * recomputed whenever arch, number, arguments or openat2 flags change; guard_x and guard_t are
+ * those of the exe and the subject's type, recomputed whenever either is set; the t_* task-list
+ * view mirrors the event's credentials (t_pid = ppid) unless sp_audit_event_set_task_creds set
+ * it.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -191,6 +193,13 @@ static void ev_tsync(struct sp_audit_event *ev)
 	ev->t_ngroups = ev->ngroups;
 }
 
+/* The guard values of the exe and the subject's type (filter_int.h). */
+static void ev_guards(struct sp_audit_event *ev)
+{
+	ev->guard_x = ev->has_exe ? audit_guard_exe(ev->exe_ino, ev->exe_dev) : 0;
+	ev->guard_t = audit_guard_type(audit_ev_sctx(ev)->h_type);
+}
+
 static void ev_sync(struct sp_audit_event *ev)
 {
 	if (ev->kind == SP_AUDIT_EV_SYSCALL) {
@@ -206,6 +215,7 @@ static void ev_sync(struct sp_audit_event *ev)
 	}
 	ev->perm_bits = audit_event_perm_bits(ev);
 	ev_gate(ev);
+	ev_guards(ev);
 }
 
 /* The audit_context values the filters read, for the event kind (see ev_sync). */
@@ -244,6 +254,9 @@ static int names_sig_is_synced(const struct sp_audit_event *ev)
 
 int audit_event_is_synced(const struct sp_audit_event *ev)
 {
+	uint32_t gx = ev->has_exe ? audit_guard_exe(ev->exe_ino, ev->exe_dev) : 0;
+	if (ev->guard_x != gx || ev->guard_t != audit_guard_type(audit_ev_sctx(ev)->h_type))
+		return 0;
 	return ev->nnames <= SP_AUDIT_MAX_NAMES && ev->gate == gate_of(ev) && ctx_is_synced(ev) &&
 	       ev->perm_bits == audit_event_perm_bits(ev) && task_view_is_synced(ev) &&
 	       names_sig_is_synced(ev);
@@ -500,11 +513,13 @@ SP_API void sp_audit_event_set_exe(struct sp_audit_event *ev, uint64_t ino, uint
 	ev->has_exe = 1;
 	ev->exe_ino = ino;
 	ev->exe_dev = dev;
+	ev_guards(ev);
 }
 
 SP_API void sp_audit_event_clear_exe(struct sp_audit_event *ev)
 {
 	ev->has_exe = 0;
+	ev_guards(ev);
 }
 
 SP_API int sp_audit_event_set_subj_ctx(struct sp_audit_event *ev, const char *ctx)
@@ -514,6 +529,7 @@ SP_API int sp_audit_event_set_subj_ctx(struct sp_audit_event *ev, const char *ct
 		if (ev->has_sctx)
 			audit_lsm_ctx_release(&ev->sctx);
 		ev->has_sctx = 0;
+		ev_guards(ev);
 		return 0;
 	}
 	int err = audit_lsm_ctx_parse(&c, ctx);
@@ -523,6 +539,7 @@ SP_API int sp_audit_event_set_subj_ctx(struct sp_audit_event *ev, const char *ct
 		audit_lsm_ctx_release(&ev->sctx);
 	ev->sctx = c;
 	ev->has_sctx = 1;
+	ev_guards(ev);
 	return 0;
 }
 

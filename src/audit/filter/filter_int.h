@@ -142,7 +142,8 @@ _Static_assert(EV_NROWS * EV_NSYS <= 1u << (32 - EV_GATE_FAST_SHIFT), "the fast 
 
 /*
  * Cache-line aligned; line 0 holds everything the compiled engine's fast path and its commonest
- * predicates read (gate, the syscall, perm bits, return, names, uid/loginuid, exe), line 1 the
+ * predicates read (gate, the syscall, perm bits, return, names, uid/loginuid, the guard values
+ * of the exe and the subject's type), line 1 the
  * arguments and the other credentials, the rest is cold (raw values, groups, contexts, the task
  * list's view).
  */
@@ -160,7 +161,7 @@ struct sp_audit_event {
 	struct audit_name *names;
 	uint32_t uid;
 	uint8_t has_exe, is_auditd, has_sctx, pad0;
-	uint64_t exe_ino;
+	uint32_t guard_x, guard_t;	/* audit_guard_exe of the exe (0: none), audit_guard_type */
 	/* line 1 */
 	uint64_t c_argv[4];
 	uint32_t exe_dev;
@@ -176,6 +177,7 @@ struct sp_audit_event {
 	uint32_t *groups;
 	uint64_t openat2_flags;
 	uint64_t names_sig[2];		/* of every name's walk: audit_ev_sig_add */
+	uint64_t exe_ino;
 	/* raw syscall values (kept so kind changes resync c_*) */
 	uint32_t arch;
 	int32_t major;
@@ -211,12 +213,30 @@ static inline const struct lsm_ctx *audit_ev_sctx(const struct sp_audit_event *e
 {
 	return ev->has_sctx ? &ev->sctx : audit_lsm_unlabeled();
 }
+/*
+ * Guard values: an exe= or subj_type= predicate with op EQ reduced to 32 bits (the compiled
+ * matcher's crule.guard), and the event's own, kept with the fields they come from (guard_x,
+ * guard_t).  The kinds' ranges are disjoint (bit 31: exe; bits 31..30 = 01: subj_type); 0 is
+ * no guard and no event value.
+ */
+static inline uint32_t audit_guard_exe(uint64_t ino, uint32_t dev)
+{
+	uint64_t h = (ino ^ (uint64_t)dev << 32) * 0x9e3779b97f4a7c15ull;
+	return (uint32_t)(h >> 33) | 0x80000000u;
+}
+
+static inline uint32_t audit_guard_type(uint64_t h_name)
+{
+	return ((uint32_t)h_name & 0x3fffffffu) | 0x40000000u;
+}
+
 static inline const struct lsm_ctx *audit_name_octx(const struct audit_name *n)
 {
 	return n->has_octx ? &n->octx : audit_lsm_unlabeled();
 }
-/* The file comment's invariants: gate, c_*, perm_bits and the task-list view agree with the
- * event's fields (filter/event.c; the engines assert it, SP_ASSERT_INTERNAL).  1 or 0. */
+/* The file comment's invariants: gate, c_*, perm_bits, the guard values and the task-list view
+ * agree with the event's fields (filter/event.c; the engines assert it, SP_ASSERT_INTERNAL).
+ * 1 or 0. */
 int audit_event_is_synced(const struct sp_audit_event *ev);
 /* For a builder that writes many fields itself (audit/log/build.c): audit_event_clear() is
  * sp_audit_event_reset() without the derived views, which one audit_event_sync() then makes to

@@ -501,8 +501,7 @@ static sp_always_inline const struct crule *exit_candidates(const struct sp_audi
 		off = m->dyn_off[tab][off & 3][ev->perm_bits & 15];
 	if (off & GUARD_FLAG) {
 		const struct glist *gl = &m->glists[off & ~GUARD_FLAG];
-		uint32_t gx = ev->has_exe ? guard_exe(ev->exe_ino, ev->exe_dev) : 0;
-		uint32_t gt = guard_type(audit_ev_sctx(ev)->h_type);
+		uint32_t gx = ev->guard_x, gt = ev->guard_t;
 		if (guard_maybe(m, gx) || guard_maybe(m, gt)) {
 			const uint32_t *l = &m->pool[gl->full];
 			return candidates_in(m, ev, vis, l + 1, l + 1 + l[0], 1, gx, gt);

@@ -66,26 +66,14 @@ struct crule {
 	uint8_t permreq;	/* a perm= predicate: the event needs one of these perm bits */
 	uint32_t mask_idx;	/* hash rules: index of its mask in cold masks[] */
 	uint32_t hkey;
-	uint32_t guard;		/* 0, or one predicate's necessary condition (guard_exe/_type) */
+	uint32_t guard;		/* 0, or one predicate's necessary condition (audit_guard_exe/_type) */
 };
 
-/*
- * A rule's guard: one of its predicates, exe= or subj_type= with op EQ, reduced to a 32-bit
- * value the event's own (computed once per candidate list) must equal for the predicate to hold,
- * so the candidate loop rejects the rule without reading its predicates.  Equal values prove
- * nothing: the rule's predicates then run as without a guard.  The kinds' ranges are disjoint
- * (bit 31: exe; bits 31..30 = 01: subj_type), 0 is no guard and no event value.
- */
-static inline uint32_t guard_exe(uint64_t ino, uint32_t dev)
-{
-	uint64_t h = (ino ^ (uint64_t)dev << 32) * 0x9e3779b97f4a7c15ull;
-	return (uint32_t)(h >> 33) | 0x80000000u;
-}
-
-static inline uint32_t guard_type(uint64_t h_name)
-{
-	return ((uint32_t)h_name & 0x3fffffffu) | 0x40000000u;
-}
+/* A rule's guard (crule.guard): one of its predicates, exe= or subj_type= with op EQ, reduced
+ * by audit_guard_exe / audit_guard_type (filter_int.h) to the value the event holds
+ * (guard_x, guard_t) when the predicate can hold, so the candidate loop rejects the rule
+ * without reading its predicates.  Equal values prove nothing: the rule's predicates then run
+ * as without a guard. */
 
 struct cident {
 	uint64_t ino;
@@ -97,7 +85,7 @@ struct cident {
 #define GUARD_FLAG 0x40000000u	/* cand_off, dyn_off: a rule of the list has a guard */
 
 /* A candidate list with guarded rules: the list, and the list of its rules without a guard
- * (pool offsets; 0 = empty).  An event neither of whose values (guard_exe, guard_type) is in
+ * (pool offsets; 0 = empty).  An event neither of whose values (guard_x, guard_t) is in
  * the matcher's guard bloom can match only the second. */
 struct glist {
 	uint32_t full, plain;
