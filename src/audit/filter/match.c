@@ -522,8 +522,9 @@ sp_noinline void audit_matcher_exit_only(const struct sp_audit_matcher *m, const
 					 struct sp_audit_decision *d, uint32_t tab, int live)
 {
 	uint32_t major = (uint32_t)ev->c_major;
-	_Static_assert(SP_AUDIT_MAX_NAMES < 64, "one 64-bit shift gives the all-names mask");
-	uint32_t vis = (uint32_t)((1ull << ev->nnames) - 1);
+	/* no filesystem list hides a name here: every bit set (the visibility mask is only ever
+	 * read for names below nnames) */
+	const uint32_t vis = ~0u;
 	const struct crule *win = NULL, *keyrule = NULL;
 	if (live) {
 		win = exit_candidates(m, ev, vis, tab, major);
