@@ -635,6 +635,27 @@ static int rules_within(const struct policy_rule *r, uint32_t n, uint32_t ms, ui
 	return 1;
 }
 
+/* Do radices ms + 1, mt + 1, mc + 1 span at most 2^32 keys? */
+static int span_fits(uint32_t ms, uint32_t mt, uint32_t mc)
+{
+	return (uint64_t)(ms + 1) * (mt + 1) * (mc + 1) <= (1ull << 32);
+}
+
+/* The largest s, t and c of r[0..n); 0 when a rule has s == 0 (no compact key for it). */
+static int rules_max(const struct policy_rule *r, uint32_t n, uint32_t *ms, uint32_t *mt,
+		     uint32_t *mc)
+{
+	*ms = *mt = *mc = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (!r[i].s)
+			return 0;
+		*ms = r[i].s > *ms ? r[i].s : *ms;
+		*mt = r[i].t > *mt ? r[i].t : *mt;
+		*mc = r[i].c > *mc ? r[i].c : *mc;
+	}
+	return 1;
+}
+
 /*
  * The compact form applies when every rule has s >= 1 and ns * nt * nc <= 2^32 (radices: the
  * caller's bounds + 1 when their product fits, else the largest values + 1).  Returns 1 and
@@ -643,19 +664,9 @@ static int rules_within(const struct policy_rule *r, uint32_t n, uint32_t ms, ui
 static int flatc_fits(struct sp_avtab *t, const struct policy_rules *rs)
 {
 	uint32_t ms = rs->types, mt = rs->types, mc = rs->classes;
-	if (!ms || !mc || (uint64_t)(ms + 1) * (mt + 1) * (mc + 1) > (1ull << 32)) {
-		const struct policy_rule *r = rs->r;
-		ms = mt = mc = 0;
-		for (uint32_t i = 0; i < rs->n; i++) {
-			if (!r[i].s)
-				return 0;
-			ms = r[i].s > ms ? r[i].s : ms;
-			mt = r[i].t > mt ? r[i].t : mt;
-			mc = r[i].c > mc ? r[i].c : mc;
-		}
-		if ((uint64_t)(ms + 1) * (mt + 1) * (mc + 1) > (1ull << 32))
-			return 0;
-	}
+	if ((!ms || !mc || !span_fits(ms, mt, mc)) &&
+	    (!rules_max(rs->r, rs->n, &ms, &mt, &mc) || !span_fits(ms, mt, mc)))
+		return 0;
 	SP_ASSERT_EXPENSIVE(rules_within(rs->r, rs->n, ms, mt, mc));
 	t->u.fl.ns = ms + 1, t->u.fl.nt = mt + 1, t->u.fl.nc = mc + 1;
 	return 1;

@@ -79,8 +79,9 @@ int policy_condstate_init(const struct policy_core *k, struct policy_condstate *
 		cs->rule_enabled[i] = st >= 0 && st == list_true;
 		cs->enabled_count += cs->rule_enabled[i];
 	}
-	struct policy_rules rs = { k->cr, k->ncr, k->info.te_rules, cs->rule_enabled, k->ntypes,
-				   k->nclasses };
+	struct policy_rules rs = { .r = k->cr, .n = k->ncr, .hint = k->info.te_rules,
+				   .enabled = cs->rule_enabled, .types = k->ntypes,
+				   .classes = k->nclasses };
 	int rc = policy_avtab_build(&cs->tab, k->layout, POLICY_AVTAB_COND, &rs, k->xperms,
 				    policy_core_nodes(k), k->alloc);
 	if (rc)
@@ -93,7 +94,8 @@ int policy_condstate_init(const struct policy_core *k, struct policy_condstate *
 		for (uint32_t i = 0; i < k->ncr; i++)
 			if (cs->rule_enabled[i] && (k->cr[i].spec & (SP_AVTAB_AV | SP_AVTAB_TYPE)))
 				en[m++] = k->cr[i];	/* merged: AV folded, type rules last wins */
-		rs = (struct policy_rules){ en, m, m, NULL, k->ntypes, k->nclasses };
+		rs = (struct policy_rules){ .r = en, .n = m, .hint = m, .types = k->ntypes,
+					    .classes = k->nclasses };
 		rc = policy_avtab_build(&cs->eff, SP_AVTAB_FLAT, POLICY_AVTAB_MERGED, &rs, k->xperms,
 				       NULL, k->alloc);
 		sp_free(k->alloc, en, ((size_t)cs->enabled_count + 1) * sizeof(*en));

@@ -277,7 +277,8 @@ int policy_core_finish(struct policy_core *k, enum sp_avtab_layout layout)
 	if (layout == SP_AVTAB_CHAINED &&
 	    sp_slab_cache_create("avtab_node", sizeof(struct chained_node), 0, 0, NULL, &nodes))
 		return -ENOMEM;
-	struct policy_rules rs = { k->te, k->nte, k->nte, NULL, k->ntypes, k->nclasses };
+	struct policy_rules rs = { .r = k->te, .n = k->nte, .hint = k->nte, .types = k->ntypes,
+				   .classes = k->nclasses };
 	rc = policy_avtab_build(&k->te_tab, k->layout, POLICY_AVTAB_TE, &rs, k->xperms, nodes,
 				k->alloc);
 	if (rc) {	/* the failed build freed its nodes */

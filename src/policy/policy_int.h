@@ -361,8 +361,14 @@ static inline int policy_level_equal(const uint32_t *a, const uint32_t *b)
 	return a[1] == b[1] && !memcmp(a, b, (2 + (size_t)a[1]) * sizeof(*a));
 }
 
-/* A rule's key as one word, s | t << 16 | c << 32: on a little-endian host the first 8 bytes of
- * the rule (s, t, c, spec) in one load, spec masked off. */
+/* The key (s, t, c) as one word, s | t << 16 | c << 32 (the Bloom filter hashes it). */
+static inline uint64_t policy_key_word(uint32_t s, uint32_t t, uint32_t c)
+{
+	return (uint64_t)s | (uint64_t)t << 16 | (uint64_t)c << 32;
+}
+
+/* A rule's policy_key_word: on a little-endian host the first 8 bytes of the rule (s, t, c,
+ * spec) in one load, spec masked off. */
 static inline uint64_t policy_rule_key(const struct policy_rule *r)
 {
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -372,7 +378,7 @@ static inline uint64_t policy_rule_key(const struct policy_rule *r)
 	memcpy(&w, r, sizeof(w));
 	return w & 0xffffffffffffull;
 #else
-	return (uint64_t)r->s | (uint64_t)r->t << 16 | (uint64_t)r->c << 32;
+	return policy_key_word(r->s, r->t, r->c);
 #endif
 }
 
@@ -383,7 +389,7 @@ static inline uint64_t policy_bloom_key_hash(uint64_t k)
 
 static inline uint64_t policy_bloom_hash(uint32_t s, uint32_t t, uint32_t c)
 {
-	return policy_bloom_key_hash((uint64_t)s | (uint64_t)t << 16 | (uint64_t)c << 32);
+	return policy_bloom_key_hash(policy_key_word(s, t, c));
 }
 
 static inline uint64_t policy_bloom_bits(uint64_t h)

@@ -193,11 +193,21 @@ static void ev_tsync(struct sp_audit_event *ev)
 	ev->t_ngroups = ev->ngroups;
 }
 
-/* The guard values of the exe and the subject's type (filter_int.h). */
+/* The guard values of the exe (0: none) and of the subject's type (filter_int.h). */
+static uint32_t guard_x_of(const struct sp_audit_event *ev)
+{
+	return ev->has_exe ? audit_guard_exe(ev->exe_ino, ev->exe_dev) : 0;
+}
+
+static uint32_t guard_t_of(const struct sp_audit_event *ev)
+{
+	return audit_guard_type(audit_ev_sctx(ev)->h_type);
+}
+
 static void ev_guards(struct sp_audit_event *ev)
 {
-	ev->guard_x = ev->has_exe ? audit_guard_exe(ev->exe_ino, ev->exe_dev) : 0;
-	ev->guard_t = audit_guard_type(audit_ev_sctx(ev)->h_type);
+	ev->guard_x = guard_x_of(ev);
+	ev->guard_t = guard_t_of(ev);
 }
 
 static void ev_sync(struct sp_audit_event *ev)
@@ -254,10 +264,8 @@ static int names_sig_is_synced(const struct sp_audit_event *ev)
 
 int audit_event_is_synced(const struct sp_audit_event *ev)
 {
-	uint32_t gx = ev->has_exe ? audit_guard_exe(ev->exe_ino, ev->exe_dev) : 0;
-	if (ev->guard_x != gx || ev->guard_t != audit_guard_type(audit_ev_sctx(ev)->h_type))
-		return 0;
-	return ev->nnames <= SP_AUDIT_MAX_NAMES && ev->gate == gate_of(ev) && ctx_is_synced(ev) &&
+	return ev->guard_x == guard_x_of(ev) && ev->guard_t == guard_t_of(ev) &&
+	       ev->nnames <= SP_AUDIT_MAX_NAMES && ev->gate == gate_of(ev) && ctx_is_synced(ev) &&
 	       ev->perm_bits == audit_event_perm_bits(ev) && task_view_is_synced(ev) &&
 	       names_sig_is_synced(ev);
 }

@@ -66,14 +66,12 @@ struct crule {
 	uint8_t permreq;	/* a perm= predicate: the event needs one of these perm bits */
 	uint32_t mask_idx;	/* hash rules: index of its mask in cold masks[] */
 	uint32_t hkey;
-	uint32_t guard;		/* 0, or one predicate's necessary condition (audit_guard_exe/_type) */
+	/* 0, or one of its predicates, exe= or subj_type= with op EQ, reduced by audit_guard_exe /
+	 * audit_guard_type (filter_int.h) to the value the event holds (guard_x, guard_t) when
+	 * the predicate can hold, so the candidate loop rejects the rule without reading its
+	 * predicates.  Equal values prove nothing: the predicates then run as without a guard. */
+	uint32_t guard;
 };
-
-/* A rule's guard (crule.guard): one of its predicates, exe= or subj_type= with op EQ, reduced
- * by audit_guard_exe / audit_guard_type (filter_int.h) to the value the event holds
- * (guard_x, guard_t) when the predicate can hold, so the candidate loop rejects the rule
- * without reading its predicates.  Equal values prove nothing: the rule's predicates then run
- * as without a guard. */
 
 struct cident {
 	uint64_t ino;
