@@ -59,17 +59,7 @@ static const struct {
 static int search_collect(void *ud, const struct sp_avtab_entry *rule,
 			  const struct sp_filename_trans *ft)
 {
-	struct search_out *o = ud;
-	if (rule)
-		return hit_rule(o, rule);
-	char b[32];
-	struct search_hit *h = hit_begin(o);
-	if (!h)
-		return -ENOMEM;
-	h->ft = ft;
-	hit_head(o, h, "type_transition", ft->stype, ft->ttype, ft->tclass);
-	ln_printf(&o->l, " %s %s;", search_tname(o->p, ft->otype, b, sizeof(b)), ft->name);
-	return hit_end(o);
+	return rule ? search_add_rule(ud, rule) : search_add(ud, HIT_FT, ft);
 }
 
 static const char *rname(const struct sp_policy *p, uint32_t v)
@@ -84,41 +74,15 @@ static const char *cname(const struct sp_policy *p, uint32_t v)
 	return n ? n : "?";
 }
 
-/* Role rules as sesearch prints them: allow R1 R2; role_transition R T:C R2; */
 static int search_collect_role(void *ud, const struct sp_role_allow *ra,
 			       const struct sp_role_trans *rt)
 {
-	struct search_out *o = ud;
-	const struct sp_policy *p = o->p;
-	char b1[32];
-	struct search_hit *h = hit_begin(o);
-	if (!h)
-		return -ENOMEM;
-	h->ra = ra;
-	h->rt = rt;
-	if (ra)
-		ln_printf(&o->l, "allow %s %s;", rname(p, ra->role), rname(p, ra->new_role));
-	else
-		ln_printf(&o->l, "role_transition %s %s:%s %s;", rname(p, rt->role),
-			  search_tname(p, rt->type, b1, sizeof(b1)), cname(p, rt->tclass),
-			  rname(p, rt->new_role));
-	return hit_end(o);
+	return ra ? search_add(ud, HIT_RA, ra) : search_add(ud, HIT_RT, rt);
 }
 
-/* range_transition S T:C RANGE; as sesearch prints it */
 static int search_collect_range(void *ud, const struct sp_range_trans *mt)
 {
-	struct search_out *o = ud;
-	char r[4096];
-	if (sp_policy_range_format(o->p, mt->low, mt->high, r, sizeof(r)) < 0)
-		return -ENOMEM;
-	struct search_hit *h = hit_begin(o);
-	if (!h)
-		return -ENOMEM;
-	h->mt = mt;
-	hit_head(o, h, "range_transition", mt->stype, mt->ttype, mt->tclass);
-	ln_printf(&o->l, " %s;", r);
-	return hit_end(o);
+	return search_add(ud, HIT_MT, mt);
 }
 
 /* --json: one object per rule (secpath.policy-search/1): its parts, and the sesearch line. */
@@ -154,17 +118,20 @@ static void json_filename_trans(FILE *f, const struct sp_policy *p,
 	fputs(",\"conditional\":null", f);
 }
 
-static void json_role_rule(FILE *f, const struct sp_policy *p, const struct search_hit *h)
+static void json_role_rule(FILE *f, const struct sp_policy *p, const struct sp_role_allow *ra,
+			   const struct sp_role_trans *rt)
 {
 	char b1[32];
-	cli_json_str(f, h->ra ? "role_allow" : "role_transition");
-	json_kv(f, "source", rname(p, h->ra ? h->ra->role : h->rt->role));
-	json_kv(f, "target",
-		h->ra ? rname(p, h->ra->new_role) : search_tname(p, h->rt->type, b1, sizeof(b1)));
-	if (h->ra)
+	cli_json_str(f, ra ? "role_allow" : "role_transition");
+	if (ra) {
+		json_kv(f, "source", rname(p, ra->role));
+		json_kv(f, "target", rname(p, ra->new_role));
 		return;
-	json_kv(f, "class", cname(p, h->rt->tclass));
-	json_kv(f, "default", rname(p, h->rt->new_role));
+	}
+	json_kv(f, "source", rname(p, rt->role));
+	json_kv(f, "target", search_tname(p, rt->type, b1, sizeof(b1)));
+	json_kv(f, "class", cname(p, rt->tclass));
+	json_kv(f, "default", rname(p, rt->new_role));
 }
 
 static void json_range_rule(FILE *f, const struct sp_policy *p, const struct sp_range_trans *mt)
@@ -209,49 +176,66 @@ static void json_rule(FILE *f, struct search_out *o, const struct sp_avtab_entry
 	}
 }
 
-/* The lines of the hits, sorted, gathered into blocks: one stdio call a block, not a line. */
-static void emit_lines(FILE *f, const struct search_out *o)
+/* Hits asked for this far ahead of the one written: the sorted order visits them at random. */
+#define EMIT_AHEAD 16
+
+/* The lines of the hits, sorted, made into blocks: one stdio call a block, not a line. */
+static int emit_lines(FILE *f, struct search_out *o)
 {
-	char blk[32768];
-	size_t n = 0;
-	for (size_t i = 0; i < o->n; i++) {
-		const struct search_hit *h = &o->v[o->order[i]];
-		h->line[h->len] = '\n';	/* the line's NUL: no longer a string */
-		if (n + h->len + 1 > sizeof(blk)) {
-			fwrite(blk, 1, n, f);
-			n = 0;
+	struct lines blk = { 0 };
+	for (size_t i = 0; i < o->n && !blk.oom; i++) {
+		if (i + EMIT_AHEAD < o->n)
+			search_prefetch(o, o->order[i + EMIT_AHEAD]);
+		search_line(o, &o->v[o->order[i]], &blk);
+		ln_chr(&blk, '\n');
+		if (blk.n >= 32768) {
+			fwrite(blk.b, 1, blk.n, f);
+			blk.n = 0;
 		}
-		if (h->len + 1 > sizeof(blk)) {
-			fwrite(h->line, 1, h->len + 1, f);
-			continue;
-		}
-		memcpy(blk + n, h->line, h->len + 1);
-		n += h->len + 1;
 	}
-	fwrite(blk, 1, n, f);
+	if (!blk.oom)
+		fwrite(blk.b, 1, blk.n, f);
+	free(blk.b);
+	return blk.oom ? -ENOMEM : 0;
 }
 
-/* The hits, sorted as sesearch prints them: lines, or --json objects (*nobj so far). */
-static void search_emit(FILE *f, struct search_out *o, int json, size_t *nobj)
+/* The hits, sorted as sesearch prints them: lines, or --json objects (*nobj so far); 0 or
+ * -ENOMEM. */
+static int search_emit(FILE *f, struct search_out *o, int json, size_t *nobj)
 {
-	if (!json) {
-		emit_lines(f, o);
-		return;
-	}
+	if (!json)
+		return emit_lines(f, o);
 	for (size_t i = 0; i < o->n; i++) {
 		const struct search_hit *h = &o->v[o->order[i]];
 		fputs((*nobj)++ ? ",{\"kind\":" : "{\"kind\":", f);
-		if (h->ft)
-			json_filename_trans(f, o->p, h->ft);
-		else if (h->ra || h->rt)
-			json_role_rule(f, o->p, h);
-		else if (h->mt)
-			json_range_rule(f, o->p, h->mt);
-		else
-			json_rule(f, o, &h->rule);
-		json_kv(f, "text", h->line);
+		struct sp_avtab_entry e;
+		switch (search_what(h)) {
+		case HIT_FT:
+			json_filename_trans(f, o->p, search_ref(o, h));
+			break;
+		case HIT_RA:
+			json_role_rule(f, o->p, search_ref(o, h), NULL);
+			break;
+		case HIT_RT:
+			json_role_rule(f, o->p, NULL, search_ref(o, h));
+			break;
+		case HIT_MT:
+			json_range_rule(f, o->p, search_ref(o, h));
+			break;
+		default:
+			search_rule(o, h, &e);
+			json_rule(f, o, &e);
+			break;
+		}
+		o->sl.n = 0;
+		search_line(o, h, &o->sl);
+		ln_chr(&o->sl, 0);
+		if (o->sl.oom)
+			return -ENOMEM;
+		json_kv(f, "text", o->sl.b);
 		fputc('}', f);
 	}
+	return 0;
 }
 
 static void search_usage(FILE *f)
@@ -720,8 +704,8 @@ int cmd_policy_search(int argc, char **argv, struct sp_cli *cli)
 	struct search_out o, ro, mo;
 	const struct sp_allocator *al = cli->region ? sp_region_allocator(cli->region) : NULL;
 	int err = search_out_init(&o, p, 1, al);
-	search_out_init(&ro, p, 0, al);
-	search_out_init(&mo, p, 0, al);
+	int err_r = search_out_init(&ro, p, 0, al), err_m = search_out_init(&mo, p, 0, al);
+	err = err ? err : err_r ? err_r : err_m;
 	if (err) {
 		fprintf(cli->err, "%s: search: %s\n", cli->prog, strerror(-err));
 		goto out;
@@ -751,9 +735,12 @@ int cmd_policy_search(int argc, char **argv, struct sp_cli *cli)
 		cli_json_str(cli->out, a.path);
 		fputs(",\"rules\":[", cli->out);
 	}
-	search_emit(cli->out, &o, a.json, &nobj);
-	search_emit(cli->out, &ro, a.json, &nobj);
-	search_emit(cli->out, &mo, a.json, &nobj);
+	if ((err = search_emit(cli->out, &o, a.json, &nobj)) ||
+	    (err = search_emit(cli->out, &ro, a.json, &nobj)) ||
+	    (err = search_emit(cli->out, &mo, a.json, &nobj))) {
+		fprintf(cli->err, "%s: search: %s\n", cli->prog, strerror(-err));
+		goto out;
+	}
 	if (a.json)
 		fputs("]}\n", cli->out);
 	rc = SP_EXIT_OK;
