@@ -84,6 +84,8 @@ struct avside {
 	uint32_t nctext;
 	struct avrec *r;
 	size_t n, cap;
+	size_t want;			/* the records counted before they are expanded */
+	uint32_t *nnamed;		/* while counting: type -> members_named (~0: not yet) */
 	struct xent *xe;	/* xperm kinds: the entries, in the table's visit order */
 	size_t nxe, capxe;
 	struct sp_avtab_entry last;	/* the previous xperm entry (zero: none; values are >= 1) */
@@ -401,14 +403,73 @@ static int xent_push(struct avside *d, const struct sp_avtab_entry *e)
 	return 0;
 }
 
+/* Whether avtab entry e gives records of the side's kind (one per pair of member types). */
+static int entry_expands(const struct avside *d, const struct sp_avtab_entry *e)
+{
+	if ((e->specified & (SP_AVTAB_AV | SP_AVTAB_TYPE | SP_AVTAB_XPERMS)) != d->kind)
+		return 0;
+	if (d->kind & SP_AVTAB_XPERMS)
+		return e->xperms && d->crank[e->tclass];
+	uint32_t mask = d->kind == SP_AVTAB_AUDITDENY ? ~e->data : e->data;
+	if (d->kind & SP_AVTAB_AV)
+		mask = named_mask(d->k, e->tclass, mask);
+	return mask && d->crank[e->tclass];
+}
+
+/* The member types of t that records name (not attributes, ranked): how many, counted once. */
+static size_t members_named(struct avside *d, uint32_t t)
+{
+	if (d->nnamed[t] != UINT32_MAX)
+		return d->nnamed[t];
+	const uint32_t *v;
+	size_t n = sp_policy_attr_types(d->p, t, &v), m = 0;
+	for (size_t i = 0; i < n; i++)
+		m += !(d->k->type_flags[v[i]] & 1) && d->trank[v[i]];
+	d->nnamed[t] = (uint32_t)m;
+	return m;
+}
+
+static int count_entry(void *ud, const struct sp_avtab_entry *e)
+{
+	struct avside *d = ud;
+	if (entry_expands(d, e))
+		d->want += members_named(d, e->source) * members_named(d, e->target);
+	return 0;
+}
+
+/* The records the side will expand, counted (d->want), and an array of just that size: the
+ * largest one a diff makes, never grown nor copied.  0 or -ENOMEM. */
+static int records_reserve(struct avside *d)
+{
+	const struct sp_allocator *al = d->k->alloc;
+	size_t nt = (size_t)d->k->ntypes + 1;
+	if (!(d->nnamed = sp_alloc(al, nt * sizeof(*d->nnamed), 0)))
+		return -ENOMEM;
+	memset(d->nnamed, 0xff, nt * sizeof(*d->nnamed));
+	(void)sp_policy_avtab_foreach(d->p, 0, count_entry, d);
+	(void)sp_policy_avtab_foreach(d->p, 1, count_entry, d);
+	size_t nft = d->kind == SP_AVTAB_TRANSITION ? sp_policy_filename_trans_count(d->p) : 0;
+	for (size_t i = 0; i < nft; i++) {
+		const struct sp_filename_trans *ft = sp_policy_filename_trans(d->p, i);
+		if (ft->tclass <= d->k->nclasses && d->crank[ft->tclass])
+			d->want += members_named(d, ft->stype) * members_named(d, ft->ttype);
+	}
+	sp_free(al, d->nnamed, nt * sizeof(*d->nnamed));
+	d->nnamed = NULL;
+	if (!d->want)
+		return 0;
+	if (!(d->r = sp_alloc(al, d->want * sizeof(*d->r), 0)))
+		return -ENOMEM;
+	d->cap = d->want;
+	return 0;
+}
+
 /* One avtab entry of the side's kind, expanded to its (source type, target type) records. */
 static int expand_entry(void *ud, const struct sp_avtab_entry *e)
 {
 	struct avside *d = ud;
 	const struct policy_core *k = d->k;
-	if ((e->specified & (SP_AVTAB_AV | SP_AVTAB_TYPE | SP_AVTAB_XPERMS)) != d->kind)
-		return 0;
-	if ((d->kind & SP_AVTAB_XPERMS) && !e->xperms)
+	if (!entry_expands(d, e))
 		return 0;
 	uint32_t mask = d->kind == SP_AVTAB_AUDITDENY ? ~e->data : e->data;
 	struct avrec r = { .mask = (d->kind & SP_AVTAB_AV) ? named_mask(k, e->tclass, mask) : mask,
@@ -420,8 +481,6 @@ static int expand_entry(void *ud, const struct sp_avtab_entry *e)
 		r = (struct avrec){ .mask = (uint32_t)d->nxe, .block = 1,
 				    .xtype = e->xperms->kind == 3 ? 3 : 1 };
 	}
-	if (!r.mask || !d->crank[e->tclass])
-		return 0;
 	r.c = (uint16_t)d->crank[e->tclass];
 	if (e->cond) {
 		r.cond = d->nrank[e->cond];
@@ -637,6 +696,8 @@ static int avside_build(struct avside *d, const struct sp_policy *p, uint16_t ki
 	*d = (struct avside){ .p = p, .k = p->core, .kind = kind };
 	int rc = avside_ranks(d);
 	if (!rc)
+		rc = records_reserve(d);
+	if (!rc)
 		rc = sp_policy_avtab_foreach(p, 0, expand_entry, d);
 	if (!rc)
 		rc = sp_policy_avtab_foreach(p, 1, expand_entry, d);
@@ -648,6 +709,7 @@ static int avside_build(struct avside *d, const struct sp_policy *p, uint16_t ki
 						   d->crank[ft->tclass] : 0) };
 		rc = r.c ? expand_pairs(d, &r, ft->stype, ft->ttype) : 0;
 	}
+	SP_ASSERT_INTERNAL(rc || d->n == d->want);	/* the count and the expansion agree */
 	if (!rc)
 		avside_settle(d);
 	return rc;
@@ -1190,11 +1252,29 @@ static void lines_release(struct dlines *o)
 	sp_free(o->al, o->pt, o->pt ? (o->pt_mask + 1) * sizeof(*o->pt) : 0);
 }
 
+/* Room for at most n lines in o, taken once: pages a list does not fill are never touched. */
+static int lines_reserve(struct dlines *o, size_t n)
+{
+	if (!n || n <= o->cap)
+		return 0;
+	struct dline *v = sp_alloc(o->al, n * sizeof(*v), 0);
+	if (!v)
+		return -ENOMEM;
+	if (o->v)
+		memcpy(v, o->v, o->n * sizeof(*v));
+	sp_free(o->al, o->v, o->cap * sizeof(*o->v));
+	o->v = v;
+	o->cap = n;
+	return 0;
+}
+
 /* out[0] added, out[1] removed, out[2] modified lines, each sorted as sediff sorts them. */
 static int av_merge(const struct avside *a, const struct avside *b, struct dlines out[3])
 {
 	size_t i = 0, j = 0;
-	int rc = 0;
+	int rc = lines_reserve(&out[0], b->n);
+	rc = rc ? rc : lines_reserve(&out[1], a->n);
+	rc = rc ? rc : lines_reserve(&out[2], SP_MIN(a->n, b->n));
 	while (!rc && (i < a->n || j < b->n)) {
 		int c = i == a->n ? 1 : j == b->n ? -1 : xcmp(a, &a->r[i], b, &b->r[j]);
 		if (c > 0)
