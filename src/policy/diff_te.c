@@ -30,8 +30,10 @@
  * its entry count), then by (source, target, class), and of one key's entries (one per
  * driver) the last in the file first, as libsepol inserts an xperm entry before the equal
  * keys it holds.  The table's visit keeps one key's entries in file order.
- * Memory O(expanded records + output text); time O(n log n) in the expanded records, plus
- * 8 KiB per xperm key and side.
+ * An added or removed rule's line is its record until it is compared or printed (the texts
+ * of a large diff are most of what it would hold).  Memory O(expanded records + modified and
+ * xperm lines' text); time O(n log n) in the expanded records, plus 8 KiB per xperm key and
+ * side.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -763,8 +765,19 @@ static int rec_perms(const struct avside *d, const struct avrec *r, const char *
 	return n;
 }
 
+/* A line: its text, or (a list's lazy lines) the record whose rule it is, written when the
+ * line is compared or printed. */
 struct dline {
-	char *key, *text;	/* key: the sort key when it is not the text (modified rules) */
+	union {
+		struct {
+			char *key;	/* the sort key when it is not the text (modified rules) */
+			char *text;
+		};
+		struct {
+			const struct avrec *rec;	/* lazy: an added or removed rule */
+			const struct avside *side;	/* of this side */
+		};
+	};
 	uint64_t head;		/* the key's "KIND S T:C" places (line_head), 0: compare texts */
 };
 
@@ -779,6 +792,7 @@ struct dlines {
 	const struct sp_allocator *al;
 	struct dline *v;
 	size_t n, cap;
+	int lazy;		/* the lines are records (push_rule), not texts */
 	struct dchunk *chunks;
 	char *at;		/* the current chunk's free bytes */
 	size_t left;
@@ -944,27 +958,34 @@ static uint64_t line_head(const struct avside *d, const struct avrec *r)
 	       lr[2 * d->lw + r->c];
 }
 
-/* A line (its key, when not NULL, and text are o's; head: line_head of the rule the key
- * shows) into o. */
-static int lines_push(struct dlines *o, char *key, char *text, uint64_t head)
+/* Room for one more line in o: the slot, or NULL when out of memory. */
+static struct dline *lines_next(struct dlines *o)
 {
-	if (!text)
-		return -ENOMEM;
 	if (o->n == o->cap) {
 		size_t nc = o->cap ? o->cap * 2 : 1024;
 		struct dline *nv = sp_alloc(o->al, nc * sizeof(*nv), 0);
 		if (!nv)
-			return -ENOMEM;
+			return NULL;
 		if (o->v)
 			memcpy(nv, o->v, o->n * sizeof(*nv));
 		sp_free(o->al, o->v, o->cap * sizeof(*o->v));
 		o->v = nv;
 		o->cap = nc;
 	}
-	o->v[o->n++] = (struct dline){ key, text, head };
-	return 0;
+	return &o->v[o->n++];
 }
 
+/* A line (its key, when not NULL, and text are o's; head: line_head of the rule the key
+ * shows) into o, a list of texts. */
+static int lines_push(struct dlines *o, char *key, char *text, uint64_t head)
+{
+	SP_ASSERT_INTERNAL(!o->lazy);
+	struct dline *l = text ? lines_next(o) : NULL;
+	if (!l)
+		return -ENOMEM;
+	*l = (struct dline){ .key = key, .text = text, .head = head };
+	return 0;
+}
 
 /* The line of record r of side d, without its permissions or default: kind, names and
  * condition with their lengths. */
@@ -1041,8 +1062,10 @@ static const char *perms_text(struct dlines *o, const struct avside *d, const st
 	return t;
 }
 
-/* A record of side d as a rule of its own (an added or removed rule). */
-static int push_rule(struct dlines *o, const struct avside *d, const struct avrec *r)
+/* The line of record r of side d as a rule of its own (an added or removed rule) into buf
+ * when it is shorter than len (rline_fmt's contract); its length, or -ENOMEM. */
+static long rule_fmt(struct dlines *o, const struct avside *d, const struct avrec *r, char *buf,
+		     size_t len)
 {
 	struct rline l = rline_of(d, r, 0);
 	l.fname = r->fname;
@@ -1052,7 +1075,43 @@ static int push_rule(struct dlines *o, const struct avside *d, const struct avre
 	} else {
 		l.def = d->k->type_name[r->mask];
 	}
-	return lines_push(o, NULL, rline_new(o, &l), line_head(d, r));
+	return (long)rline_fmt(&l, buf, len);
+}
+
+/* Lazy line x's text, in o's chunks; NULL when out of memory. */
+static char *rule_text(struct dlines *o, const struct dline *x)
+{
+	/* measured first: its permissions' text, made on first use, takes chunk bytes too */
+	long n = rule_fmt(o, x->side, x->rec, NULL, 0);
+	char *t = n < 0 ? NULL : dl_alloc(o, (size_t)n + 1);
+	if (t)
+		rule_fmt(o, x->side, x->rec, t, (size_t)n + 1);
+	return t;
+}
+
+/* A record of side d as a rule of its own (an added or removed rule): a lazy line. */
+static int push_rule(struct dlines *o, const struct avside *d, const struct avrec *r)
+{
+	SP_ASSERT_INTERNAL(o->lazy || !o->n);	/* a list holds one kind of line */
+	struct dline *l = lines_next(o);
+	if (!l)
+		return -ENOMEM;
+	*l = (struct dline){ .rec = r, .side = d, .head = line_head(d, r) };
+	o->lazy = 1;
+	return 0;
+}
+
+/* A lazy list's lines made texts (for sorts that compare texts throughout); 0 or -ENOMEM. */
+static int lines_materialize(struct dlines *o)
+{
+	for (size_t i = 0; o->lazy && i < o->n; i++) {
+		char *t = rule_text(o, &o->v[i]);
+		if (!t)
+			return -ENOMEM;
+		o->v[i] = (struct dline){ .key = NULL, .text = t, .head = o->v[i].head };
+	}
+	o->lazy = 0;
+	return 0;
 }
 
 /* The line of a modified rule and its sort key (the rule of side a, head its line_head),
@@ -1123,6 +1182,7 @@ static int push_modified(struct dlines *o, const struct avside *a, const struct 
 }
 
 #define LINES_RUNS_MAX 4096	/* more runs than this: qsort (lines_sort) */
+#define LAZY_RUN_MAX 64		/* equal heads sorted with their texts' pointers on the stack */
 
 /* The lines' text order: by their heads' places when both have them and they differ (the
  * order of the heads' texts, and the heads come first), else by the texts. */
@@ -1156,6 +1216,32 @@ static size_t merge_runs(const struct dline *src, struct dline *dst, size_t *st,
 	}
 	st[m] = st[runs];
 	return m;
+}
+
+/* Lazy lines [i, j) of o (equal heads) sorted by their texts, stably, by insertion; the
+ * texts are made in o's chunks.  0 or -ENOMEM. */
+static int run_sort_lazy(struct dlines *o, size_t i, size_t j)
+{
+	char *text[LAZY_RUN_MAX], **t = text;
+	if (j - i > LAZY_RUN_MAX && !(t = sp_alloc(o->al, (j - i) * sizeof(*t), 0)))
+		return -ENOMEM;
+	int rc = 0;
+	for (size_t k = i; k < j && !rc; k++)
+		rc = (t[k - i] = rule_text(o, &o->v[k])) ? 0 : -ENOMEM;
+	for (size_t k = i + 1; k < j && !rc; k++) {
+		struct dline x = o->v[k];
+		char *xt = t[k - i];
+		size_t m = k;
+		for (; m > i && strcmp(t[m - 1 - i], xt) > 0; m--) {
+			o->v[m] = o->v[m - 1];
+			t[m - i] = t[m - 1 - i];
+		}
+		o->v[m] = x;
+		t[m - i] = xt;
+	}
+	if (t != text)
+		sp_free(o->al, t, (j - i) * sizeof(*t));
+	return rc;
 }
 
 /*
@@ -1192,6 +1278,11 @@ static int lines_radix(struct dlines *o)
 	for (size_t i = 0, j; i < n; i = j) {	/* equal heads: by text, stably */
 		for (j = i + 1; j < n && o->v[j].head == o->v[i].head; j++)
 			;
+		if (o->lazy) {
+			if (j - i > 1 && run_sort_lazy(o, i, j))
+				return -1;
+			continue;
+		}
 		for (size_t k = i + 1; k < j; k++) {
 			struct dline x = o->v[k];
 			size_t m = k;
@@ -1207,12 +1298,16 @@ static int lines_radix(struct dlines *o)
  * The lines sorted by line_cmp.  They come in a few ascending runs (a side's records are in
  * the text's order within one condition, each condition after the unconditional ones), so the
  * runs are found and merged: n comparisons a level over log2(runs) levels instead of a sort's
- * n log2(n).  More than LINES_RUNS_MAX runs, or no memory for the merge: qsort.
+ * n log2(n).  More than LINES_RUNS_MAX runs, or no memory for the merge: qsort.  Lazy lines
+ * are made texts first, unless the radix sort takes them.  0 or -ENOMEM.
  */
-static void lines_sort(struct dlines *o)
+static int lines_sort(struct dlines *o)
 {
 	if (!lines_radix(o))
-		return;
+		return 0;
+	int rc = lines_materialize(o);
+	if (rc)
+		return rc;
 	size_t n = o->n, runs = 0;
 	size_t *st = sp_alloc(o->al, (LINES_RUNS_MAX + 2) * sizeof(*st), 0);	/* + the end */
 	struct dline *tmp = NULL;
@@ -1240,6 +1335,7 @@ static void lines_sort(struct dlines *o)
 		qsort(o->v, n, sizeof(*o->v), line_cmp);
 	}
 	sp_free(o->al, st, (LINES_RUNS_MAX + 2) * sizeof(*st));
+	return 0;
 }
 
 static void lines_release(struct dlines *o)
@@ -1287,7 +1383,7 @@ static int av_merge(const struct avside *a, const struct avside *b, struct dline
 	}
 	for (int k = 0; !rc && k < 3; k++)
 		if (out[k].n)
-			lines_sort(&out[k]);
+			rc = lines_sort(&out[k]);
 	return rc;
 }
 
@@ -1458,11 +1554,40 @@ static int xp_merge(const struct avside *a, const struct avside *b, struct dline
 	sp_free(al, mem, 5 * XWORDS * sizeof(*mem));
 	for (int k = 0; !rc && k < 3; k++)
 		if (out[k].n)
-			lines_sort(&out[k]);
+			rc = lines_sort(&out[k]);
 	return rc;
 }
 
-static void av_print(FILE *f, const char *title, struct dlines out[3])
+/* Lazy line i of o, "      X " before it and '\n' after, at buf + *used when it fits in len
+ * (else the buffer written out first; a line longer than it alone by stdio).  0 or -ENOMEM. */
+static int lazy_put(FILE *f, struct dlines *o, size_t i, char mark, char *buf, size_t len,
+		    size_t *used)
+{
+	const struct dline *x = &o->v[i];
+	for (int pass = 0; pass < 2; pass++) {
+		size_t room = len - *used;
+		long n = room > 9 ? rule_fmt(o, x->side, x->rec, buf + *used + 8, room - 8) : (long)len;
+		if (n < 0)
+			return -ENOMEM;
+		if ((size_t)n + 9 <= room) {
+			memcpy(buf + *used, "      ", 6);
+			buf[*used + 6] = mark;
+			buf[*used + 7] = ' ';
+			buf[*used + 8 + n] = '\n';
+			*used += (size_t)n + 9;
+			return 0;
+		}
+		fwrite(buf, 1, *used, f);
+		*used = 0;
+	}
+	const char *t = rule_text(o, x);
+	if (!t)
+		return -ENOMEM;
+	fprintf(f, "      %c %s\n", mark, t);
+	return 0;
+}
+
+static int av_print(FILE *f, const char *title, struct dlines out[3])
 {
 	static const char *const what[3] = { "Added", "Removed", "Modified" };
 	static const char mark[3] = { '+', '-', '*' };
@@ -1474,6 +1599,12 @@ static void av_print(FILE *f, const char *title, struct dlines out[3])
 		char buf[1 << 16];	/* lines gathered, written in blocks: one stdio call each */
 		size_t used = 0;
 		for (size_t i = 0; i < out[k].n; i++) {
+			if (out[k].lazy) {
+				int rc = lazy_put(f, &out[k], i, mark[k], buf, sizeof(buf), &used);
+				if (rc)
+					return rc;
+				continue;
+			}
 			const char *t = out[k].v[i].text;
 			size_t n = strlen(t);
 			if (used + n + 9 > sizeof(buf)) {
@@ -1494,6 +1625,7 @@ static void av_print(FILE *f, const char *title, struct dlines out[3])
 		fwrite(buf, 1, used, f);
 	}
 	fprintf(f, "\n");
+	return 0;
 }
 
 int policy_diff_av(const struct sp_policy *pa, const struct sp_policy *pb, uint16_t kind,
@@ -1508,7 +1640,7 @@ int policy_diff_av(const struct sp_policy *pa, const struct sp_policy *pb, uint1
 	if (!rc)
 		rc = (kind & SP_AVTAB_XPERMS ? xp_merge : av_merge)(&a, &b, out);
 	if (!rc && (always || out[0].n || out[1].n || out[2].n))
-		av_print(f, title, out);
+		rc = av_print(f, title, out);
 	for (int k = 0; k < 3; k++)
 		lines_release(&out[k]);
 	avside_release(&a);
