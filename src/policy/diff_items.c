@@ -132,9 +132,10 @@ static const char *attr_name(struct dside *d, uint32_t a)
 void diff_collect_types(struct dside *d)
 {
 	const struct policy_core *k = d->k;
-	const char **al = sp_alloc(k->alloc, ((size_t)k->ntype_ix + 1) * sizeof(char *), 0);
-	if (!al) {
-		d->err = -ENOMEM;
+	struct policy_aliases am;
+	int rc = policy_aliases_new(k, &am);
+	if (rc) {
+		d->err = rc;
 		return;
 	}
 	for (uint32_t v = 1; !d->err && v <= k->ntypes; v++) {
@@ -145,13 +146,14 @@ void diff_collect_types(struct dside *d)
 		for (uint32_t j = k->attr_off[v]; j < k->attr_off[v + 1]; j++)
 			if (k->attr_v[j] != v && (k->type_flags[k->attr_v[j]] & 1))
 				diff_mem_add(d, 0, attr_name(d, k->attr_v[j]));
-		size_t na = policy_type_aliases(k, v, al, (size_t)k->ntype_ix + 1);
+		const char *const *al;
+		size_t na = policy_aliases_of(&am, v, &al);
 		for (size_t i = 0; i < na; i++)
 			diff_mem_add(d, 1, al[i]);
 		if (f & 2)
 			diff_mem_add(d, 2, "permissive");
 	}
-	sp_free(k->alloc, al, ((size_t)k->ntype_ix + 1) * sizeof(char *));
+	policy_aliases_free(k, &am);
 }
 
 void diff_collect_attributes(struct dside *d)

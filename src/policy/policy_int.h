@@ -416,12 +416,25 @@ int policy_core_read(const uint8_t *buf, size_t len, const struct sp_policy_opts
 void policy_core_free_read(struct policy_core *c);
 
 /* symbols.c: the members of owner in a pair list as names (name_of[member], members above
- * limit or unnamed left out) into a fresh array of pp->n + 1 entries (*out, NULL: -ENOMEM);
- * the aliases of type v (its index entries that are not its name) in libsepol's hash order */
+ * limit or unnamed left out) into a fresh array of pp->n + 1 entries (*out, NULL: -ENOMEM) */
 size_t policy_pair_names(const struct policy_core *k, const struct policy_pairs *pp,
 			 uint32_t owner, const char *const *name_of, uint32_t limit,
 			 const char ***out);
-size_t policy_type_aliases(const struct policy_core *k, uint32_t v, const char **out, size_t max);
+/* symbols.c: every type's aliases (its index entries that are not its name), type v's in
+ * name[off[v] .. off[v + 1]) in libsepol's hash order; made in one pass over the index. */
+struct policy_aliases {
+	uint32_t *off;			/* ntypes + 2 */
+	const char **name;
+	size_t n;
+};
+int policy_aliases_new(const struct policy_core *k, struct policy_aliases *a);	/* 0, -ENOMEM */
+void policy_aliases_free(const struct policy_core *k, struct policy_aliases *a);
+static inline size_t policy_aliases_of(const struct policy_aliases *a, uint32_t v,
+				       const char *const **name)
+{
+	*name = a->name + a->off[v];
+	return a->off[v + 1] - a->off[v];
+}
 /* The value of the type or alias `name`, 0 when the policy has none (index.c). */
 uint32_t policy_type_find(const struct policy_core *k, const char *name);
 /* symbols.c: user v's record levels (lv[0] range low, lv[1] high, lv[2] default), 0: none */

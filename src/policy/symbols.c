@@ -129,21 +129,51 @@ static int hash_before(const char *a, const char *b, unsigned size)
 	return ha != hb ? ha < hb : strcmp(a, b) < 0;
 }
 
-/* The aliases of type v (entries of its value that are not its name), in hash table order. */
-size_t policy_type_aliases(const struct policy_core *k, uint32_t v, const char **out, size_t max)
+int policy_aliases_new(const struct policy_core *k, struct policy_aliases *a)
 {
 	unsigned size = table_size(512, k->ntype_ix);	/* libsepol's symtab_sizes[SYM_TYPES] */
-	size_t n = 0;
-	for (uint32_t i = 0; i < k->ntype_ix && n < max; i++) {
+	size_t nv = (size_t)k->ntypes + 2;
+	*a = (struct policy_aliases){ .off = sp_zalloc(k->alloc, nv * sizeof(*a->off), 0) };
+	if (!a->off)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < k->ntype_ix; i++) {	/* counts, then starts, by value */
 		const struct policy_name_ix *e = &k->type_ix[i];
-		if (e->value != v || e->name == k->type_name[v])
-			continue;
-		size_t j = n++;
-		for (; j > 0 && hash_before(e->name, out[j - 1], size); j--)
-			out[j] = out[j - 1];
-		out[j] = e->name;
+		if (e->value && e->value <= k->ntypes && e->name != k->type_name[e->value])
+			a->off[e->value + 1]++;
 	}
-	return n;
+	for (size_t v = 1; v < nv; v++)
+		a->off[v] += a->off[v - 1];
+	a->n = a->off[nv - 1];
+	if (!(a->name = sp_alloc(k->alloc, (a->n + 1) * sizeof(*a->name), 0))) {
+		policy_aliases_free(k, a);
+		return -ENOMEM;
+	}
+	uint32_t *fill = a->off;	/* each value's next slot: its start moves to its end */
+	for (uint32_t i = 0; i < k->ntype_ix; i++) {
+		const struct policy_name_ix *e = &k->type_ix[i];
+		if (!e->value || e->value > k->ntypes || e->name == k->type_name[e->value])
+			continue;
+		a->name[fill[e->value]++] = e->name;
+	}
+	for (size_t v = nv - 1; v > 0; v--)	/* ends back to starts */
+		a->off[v] = a->off[v - 1];
+	a->off[0] = 0;
+	for (size_t v = 1; v + 1 < nv; v++)	/* each type's aliases in hash table order */
+		for (uint32_t i = a->off[v] + 1; i < a->off[v + 1]; i++) {
+			const char *x = a->name[i];
+			uint32_t j = i;
+			for (; j > a->off[v] && hash_before(x, a->name[j - 1], size); j--)
+				a->name[j] = a->name[j - 1];
+			a->name[j] = x;
+		}
+	return 0;
+}
+
+void policy_aliases_free(const struct policy_core *k, struct policy_aliases *a)
+{
+	sp_free(k->alloc, a->off, ((size_t)k->ntypes + 2) * sizeof(*a->off));
+	sp_free(k->alloc, a->name, (a->n + 1) * sizeof(*a->name));
+	*a = (struct policy_aliases){ 0 };
 }
 
 /* libsepol 3.4's capability names by bit (a later bit has no name there) */
@@ -162,6 +192,7 @@ struct emit {
 	const struct policy_core *k;
 	struct sbuf b;
 	const char **tmp;		/* scratch names: every type entry, role, user, MLS symbol */
+	struct policy_aliases aliases;	/* the types' (component listings) */
 	int (*fn)(void *ud, const char *name, uint32_t value, const char *statement);
 	void *ud;
 	const char *match;		/* the NAME criterion (NULL: every item) */
@@ -190,14 +221,15 @@ static int emit_one(struct emit *e, const char *name, uint32_t value)
 static void type_stmt(struct emit *e, uint32_t v)
 {
 	const struct policy_core *k = e->k;
-	size_t na = policy_type_aliases(k, v, e->tmp, (size_t)k->ntype_ix + 1);
+	const char *const *al;
+	size_t na = policy_aliases_of(&e->aliases, v, &al);
 	sb_put(&e->b, "type %s", k->type_name[v]);
 	if (na == 1)
-		sb_put(&e->b, " alias %s", e->tmp[0]);
+		sb_put(&e->b, " alias %s", al[0]);
 	else if (na > 1) {
 		sb_put(&e->b, " alias {");
 		for (size_t i = 0; i < na; i++)
-			sb_put(&e->b, " %s", e->tmp[i]);
+			sb_put(&e->b, " %s", al[i]);
 		sb_put(&e->b, " }");
 	}
 	for (uint32_t j = k->attr_off[v]; j < k->attr_off[v + 1]; j++) {
@@ -1040,7 +1072,10 @@ SP_API int sp_policy_component_find(const struct sp_policy *p, enum sp_policy_co
 	e.tmp = sp_alloc(k->alloc, ntmp * sizeof(char *), 0);
 	if (!e.tmp)
 		return -ENOMEM;
-	rc = emit_component(&e, c, expand);
+	rc = policy_aliases_new(k, &e.aliases);
+	if (!rc)
+		rc = emit_component(&e, c, expand);
+	policy_aliases_free(k, &e.aliases);
 	sp_free(k->alloc, e.tmp, ntmp * sizeof(char *));
 	sp_free(k->alloc, e.b.s, e.b.cap);
 	return rc;
