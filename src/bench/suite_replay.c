@@ -25,6 +25,9 @@
  *    stream-laurel does (a message if not);
  *  - csv: every event written as `ausearch --format csv` writes it (to /dev/null), first
  *    checked to be, byte for byte, what `ausearch -m ALL --format csv` writes for the file;
+ *  - report --summary: aureport's summary report over every event (`audit replay --report
+ *    summary --summary`, to /dev/null), first checked to be, byte for byte, what
+ *    `aureport --summary` writes for the file;
  *  - ausearch -k, aureport --summary, ausearch csv: the auditd tools on the file (page cache
  *    warm; LC_ALL=C and this process's TZ, so dates compare), fork+exec
  *    per sample.  Debian auditd is not a dependency (its postinst starts a daemon):
@@ -606,12 +609,13 @@ static int same_lines(char *a, size_t alen, char *b, size_t blen, size_t *na)
 	return same;
 }
 
-/* What ausearch prints for the file with args (at most 4), into *buf. */
-static int ausearch_output(const char *const *args, char **buf, size_t *len)
+/* What the tool `name` (ausearch, aureport) prints for the file with args (at most 4), into
+ * *buf. */
+static int tool_output(const char *name, const char *const *args, char **buf, size_t *len)
 {
 	struct tool t = { 0 };
-	char path[] = "/tmp/secpath-ausearch-XXXXXX";
-	int err = tool_find(&t, "ausearch"), fd, status;
+	char path[] = "/tmp/secpath-tool-XXXXXX";
+	int err = tool_find(&t, name), fd, status;
 	if (err)
 		return err;
 	if ((fd = mkstemp(path)) < 0)
@@ -659,7 +663,7 @@ static int select_check(const struct sp_audit_search *search)
 	uint64_t kept = 0;
 	int err = pass_text(search, 0, &ours, &olen, &kept);
 	static const char *const args[] = { "-k", "exec", "--raw", NULL };
-	if (!err && ausearch_output(args, &theirs, &tlen)) {
+	if (!err && tool_output("ausearch", args, &theirs, &tlen)) {
 		free(ours);
 		return 0;	/* no ausearch: timed unchecked (tool_find said so) */
 	}
@@ -920,35 +924,50 @@ static void laurel_run(void *state, uint64_t n)
 	}
 }
 
-
 /* ---- --format csv, checked byte for byte against ausearch --format csv ---- */
 
 static const char *const csv_args[] = { "-m", "ALL", "--format", "csv", NULL };
 
-/* Before it is timed, the CSV of every event must be the bytes ausearch writes (said on
- * stderr with the count; a difference fails the variant). */
-static int csv_check(void)
+/* ours (malloc'd, freed here), what the variant `name` wrote, against what `tool` with args
+ * writes for the log: 0 when the same bytes or without the tool (timed unchecked, tool_find
+ * said so), else -EPROTO; said on stderr either way. */
+static int same_as_tool(const char *name, char *ours, size_t olen, const char *tool,
+			const char *const *args)
 {
-	char *ours = NULL, *theirs = NULL;
-	size_t olen = 0, tlen = 0, lines = 0;
-	uint64_t kept = 0;
-	int err = pass_text(NULL, SP_AUDIT_REPLAY_CSV, &ours, &olen, &kept);
-	if (!err && ausearch_output(csv_args, &theirs, &tlen)) {
+	char *theirs = NULL;
+	size_t tlen = 0, lines = 0;
+	int err = 0;
+	if (tool_output(tool, args, &theirs, &tlen)) {
 		free(ours);
-		return 0;	/* no ausearch: timed unchecked (tool_find said so) */
+		return 0;
 	}
-	for (size_t i = 0; !err && i < olen; i++)
+	for (size_t i = 0; i < olen; i++)
 		lines += ours[i] == '\n';
-	if (!err && (olen != tlen || memcmp(ours, theirs, olen))) {
-		fprintf(stderr, "bench replay: csv differs from ausearch --format csv on the log\n");
+	if (olen != tlen || memcmp(ours, theirs, olen)) {
+		fprintf(stderr, "bench replay: %s differs from %s %s on the log\n", name, tool,
+			args[0]);
 		err = -EPROTO;
-	} else if (!err) {
-		fprintf(stderr, "bench replay: csv writes the %zu lines (%llu events) ausearch "
-			"--format csv writes, byte for byte\n", lines, (unsigned long long)kept);
+	} else {
+		fprintf(stderr, "bench replay: %s writes the %zu lines %s %s writes for the log, "
+			"byte for byte\n", name, lines, tool, args[0]);
 	}
 	free(ours);
 	free(theirs);
 	return err;
+}
+
+/* Before it is timed, the CSV of every event must be the bytes ausearch writes. */
+static int csv_check(void)
+{
+	char *ours = NULL;
+	size_t olen = 0;
+	uint64_t kept = 0;
+	int err = pass_text(NULL, SP_AUDIT_REPLAY_CSV, &ours, &olen, &kept);
+	if (err) {
+		free(ours);
+		return err;
+	}
+	return same_as_tool("csv", ours, olen, "ausearch", csv_args);
 }
 
 static int csv_setup(const void *param, void **state)
@@ -976,6 +995,75 @@ static int ausearch_csv_setup(const void *param, void **state)
 	return tool_setup("ausearch", csv_args, state);
 }
 
+/* ---- aureport's summary report, checked against aureport on the same file ---- */
+
+/* One pass of `audit replay --report summary --summary` over the log (no rules: every
+ * event), the report to f.  0 or -errno. */
+static int summary_pass(FILE *f)
+{
+	struct sp_audit_report_opts ro = { .sz = sizeof(ro), .kind = SP_AUDIT_REPORT_SUMMARY,
+					   .summary = 1, .out = f };
+	struct sp_audit_report *rep;
+	int err = sp_audit_report_new(&ro, &rep);
+	if (err)
+		return err;
+	struct sp_audit_replay_opts o = { .sz = sizeof(o), .out_fd = -1, .report = rep,
+					  .flags = SP_AUDIT_REPLAY_NO_RULES };
+	struct sp_audit_replay *r = NULL;
+	struct sp_audit_replay_stats st = { 0 };
+	err = sp_audit_replay_new("", 0, "bench.rules", &o, &r);
+	if (!err)
+		err = sp_audit_report_input(rep, "bench.log");
+	for (size_t off = 0; off < gen.len && !err; off += 1u << 20) {
+		size_t k = gen.len - off < (1u << 20) ? gen.len - off : (1u << 20);
+		err = sp_audit_replay_feed(r, "bench.log", gen.log + off, k);
+	}
+	if (!err)
+		err = sp_audit_replay_finish(r);
+	if (r)
+		sp_audit_replay_get_stats(r, &st);
+	if (!err)
+		err = sp_audit_report_finish(rep);
+	sp_audit_replay_free(r);
+	sp_audit_report_free(rep);
+	return err ? err : st.events == REPLAY_EVENTS && !st.malformed ? 0 : -EPROTO;
+}
+
+/* Before it is timed, the report must be the bytes `aureport --summary` writes. */
+static int summary_check(void)
+{
+	char *ours = NULL;
+	size_t olen = 0;
+	FILE *f = open_memstream(&ours, &olen);
+	static const char *const args[] = { "--summary", NULL };
+	int err = f ? summary_pass(f) : -ENOMEM;
+	if (f && fclose(f) && !err)
+		err = -ENOMEM;
+	if (err) {
+		free(ours);
+		return err;
+	}
+	return same_as_tool("report --summary", ours, olen, "aureport", args);
+}
+
+static int summary_setup(const void *param, void **state)
+{
+	int err = gen_once();
+	if (!err)
+		err = summary_check();
+	return err ? err : log_setup(param, state);
+}
+
+static void summary_run(void *state, uint64_t n)
+{
+	FILE *f = fopen("/dev/null", "we");
+	(void)state;
+	for (uint64_t done = 0; done < n; done += REPLAY_EVENTS)
+		if (!f || summary_pass(f))
+			abort();
+	fclose(f);
+}
+
 static const struct sp_bench_variant variants[] = {
 	{ "replay-log", log_setup, log_run, r_teardown },
 	{ "replay-record", log_setup, rec_run, r_teardown },
@@ -984,6 +1072,7 @@ static const struct sp_bench_variant variants[] = {
 	{ "select -k exec", select_setup, select_run, select_teardown },
 	{ "ausearch -k", ausearch_setup, tool_run, tool_teardown },
 	{ "aureport --summary", aureport_setup, tool_run, tool_teardown },
+	{ "report --summary", summary_setup, summary_run, r_teardown },
 	{ "stream-laurel", log_setup, pipe_laurel_run, r_teardown },
 	{ "laurel", laurel_setup, laurel_run, laurel_teardown },
 	{ "csv", csv_setup, csv_run, r_teardown },
@@ -1008,7 +1097,7 @@ const struct sp_bench_suite bench_suite_replay = {
 	.cases = cases,
 	.ncases = 1,
 	.variants = variants,
-	.nvariants = 11,
+	.nvariants = 12,
 	.fixed_ops = REPLAY_EVENTS,
 	.refs = refs,
 	.context = "goal: > 1M events/s on one core for replay-log; the generated log copies the "
