@@ -15,7 +15,6 @@
  * few hits) is sorted by its whole lines.  Either way equal lines keep visit order.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,25 +113,6 @@ int lines_grow(struct lines *l, size_t n)
 	l->b = b;
 	l->cap = cap;
 	return 1;
-}
-
-void ln_printf(struct lines *l, const char *fmt, ...)
-{
-	va_list ap;
-	if (!lines_grow(l, 256))
-		return;
-	va_start(ap, fmt);
-	int n = vsnprintf(l->b + l->n, l->cap - l->n, fmt, ap);
-	va_end(ap);
-	if (n >= 0 && (size_t)n >= l->cap - l->n && lines_grow(l, (size_t)n + 1)) {
-		va_start(ap, fmt);
-		vsnprintf(l->b + l->n, l->cap - l->n, fmt, ap);
-		va_end(ap);
-	}
-	if (n < 0)
-		l->oom = 1;
-	else if (!l->oom)
-		l->n += (size_t)n;
 }
 
 /* v as setools writes an xperm number: 0x and four hex digits. */

@@ -66,8 +66,6 @@ static inline void ln_chr(struct lines *l, char c)
 		l->b[l->n++] = c;
 }
 
-__attribute__((format(printf, 2, 3))) void ln_printf(struct lines *l, const char *fmt, ...);
-
 /* A class's permissions in setools' order (by name, "?" for a bit without one; equal names in
  * bit order), filled on the first rule of the class that is printed: name[k] is the k-th, of
  * length len[k], and bit b's name is name[pos[b]]. */

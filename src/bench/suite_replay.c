@@ -970,12 +970,18 @@ static int csv_check(void)
 	return same_as_tool("csv", ours, olen, "ausearch", csv_args);
 }
 
-static int csv_setup(const void *param, void **state)
+/* A variant whose output is checked against the tool's before it is timed. */
+static int checked_setup(int (*check)(void), const void *param, void **state)
 {
 	int err = gen_once();
 	if (!err)
-		err = csv_check();
+		err = check();
 	return err ? err : log_setup(param, state);
+}
+
+static int csv_setup(const void *param, void **state)
+{
+	return checked_setup(csv_check, param, state);
 }
 
 static void csv_run(void *state, uint64_t n)
@@ -1048,10 +1054,7 @@ static int summary_check(void)
 
 static int summary_setup(const void *param, void **state)
 {
-	int err = gen_once();
-	if (!err)
-		err = summary_check();
-	return err ? err : log_setup(param, state);
+	return checked_setup(summary_check, param, state);
 }
 
 static void summary_run(void *state, uint64_t n)

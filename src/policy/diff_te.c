@@ -87,7 +87,6 @@ struct avside {
 	struct avrec *r;
 	size_t n, cap;
 	size_t want;			/* the records counted before they are expanded */
-	uint32_t *nnamed;		/* while counting: type -> members_named (~0: not yet) */
 	struct xent *xe;	/* xperm kinds: the entries, in the table's visit order */
 	size_t nxe, capxe;
 	struct sp_avtab_entry last;	/* the previous xperm entry (zero: none; values are >= 1) */
@@ -405,37 +404,46 @@ static int xent_push(struct avside *d, const struct sp_avtab_entry *e)
 	return 0;
 }
 
-/* Whether avtab entry e gives records of the side's kind (one per pair of member types). */
-static int entry_expands(const struct avside *d, const struct sp_avtab_entry *e)
+/* The permissions (AV kinds) or default type (type kinds) avtab entry e gives its records, 1
+ * for an xperm entry that gives some; 0 when it gives none (another kind, no class rank, no
+ * named permission). */
+static uint32_t entry_mask(const struct avside *d, const struct sp_avtab_entry *e)
 {
-	if ((e->specified & (SP_AVTAB_AV | SP_AVTAB_TYPE | SP_AVTAB_XPERMS)) != d->kind)
+	if ((e->specified & (SP_AVTAB_AV | SP_AVTAB_TYPE | SP_AVTAB_XPERMS)) != d->kind ||
+	    !d->crank[e->tclass])
 		return 0;
 	if (d->kind & SP_AVTAB_XPERMS)
-		return e->xperms && d->crank[e->tclass];
+		return e->xperms != NULL;
 	uint32_t mask = d->kind == SP_AVTAB_AUDITDENY ? ~e->data : e->data;
-	if (d->kind & SP_AVTAB_AV)
-		mask = named_mask(d->k, e->tclass, mask);
-	return mask && d->crank[e->tclass];
+	return (d->kind & SP_AVTAB_AV) ? named_mask(d->k, e->tclass, mask) : mask;
 }
 
-/* The member types of t that records name (not attributes, ranked): how many, counted once. */
-static size_t members_named(struct avside *d, uint32_t t)
+/* A side's records counted before they are made: one per pair of member types. */
+struct rec_count {
+	struct avside *d;
+	uint32_t *nnamed;		/* type -> members_named, counted once (~0: not yet) */
+	size_t n;
+};
+
+/* The member types of t that records name (not attributes, ranked): how many. */
+static size_t members_named(struct rec_count *rc, uint32_t t)
 {
-	if (d->nnamed[t] != UINT32_MAX)
-		return d->nnamed[t];
+	if (rc->nnamed[t] != UINT32_MAX)
+		return rc->nnamed[t];
+	const struct avside *d = rc->d;
 	const uint32_t *v;
 	size_t n = sp_policy_attr_types(d->p, t, &v), m = 0;
 	for (size_t i = 0; i < n; i++)
 		m += !(d->k->type_flags[v[i]] & 1) && d->trank[v[i]];
-	d->nnamed[t] = (uint32_t)m;
+	rc->nnamed[t] = (uint32_t)m;
 	return m;
 }
 
 static int count_entry(void *ud, const struct sp_avtab_entry *e)
 {
-	struct avside *d = ud;
-	if (entry_expands(d, e))
-		d->want += members_named(d, e->source) * members_named(d, e->target);
+	struct rec_count *rc = ud;
+	if (entry_mask(rc->d, e))
+		rc->n += members_named(rc, e->source) * members_named(rc, e->target);
 	return 0;
 }
 
@@ -445,19 +453,20 @@ static int records_reserve(struct avside *d)
 {
 	const struct sp_allocator *al = d->k->alloc;
 	size_t nt = (size_t)d->k->ntypes + 1;
-	if (!(d->nnamed = sp_alloc(al, nt * sizeof(*d->nnamed), 0)))
+	struct rec_count rc = { .d = d, .nnamed = sp_alloc(al, nt * sizeof(*rc.nnamed), 0) };
+	if (!rc.nnamed)
 		return -ENOMEM;
-	memset(d->nnamed, 0xff, nt * sizeof(*d->nnamed));
-	(void)sp_policy_avtab_foreach(d->p, 0, count_entry, d);
-	(void)sp_policy_avtab_foreach(d->p, 1, count_entry, d);
+	memset(rc.nnamed, 0xff, nt * sizeof(*rc.nnamed));
+	(void)sp_policy_avtab_foreach(d->p, 0, count_entry, &rc);
+	(void)sp_policy_avtab_foreach(d->p, 1, count_entry, &rc);
 	size_t nft = d->kind == SP_AVTAB_TRANSITION ? sp_policy_filename_trans_count(d->p) : 0;
 	for (size_t i = 0; i < nft; i++) {
 		const struct sp_filename_trans *ft = sp_policy_filename_trans(d->p, i);
 		if (ft->tclass <= d->k->nclasses && d->crank[ft->tclass])
-			d->want += members_named(d, ft->stype) * members_named(d, ft->ttype);
+			rc.n += members_named(&rc, ft->stype) * members_named(&rc, ft->ttype);
 	}
-	sp_free(al, d->nnamed, nt * sizeof(*d->nnamed));
-	d->nnamed = NULL;
+	sp_free(al, rc.nnamed, nt * sizeof(*rc.nnamed));
+	d->want = rc.n;
 	if (!d->want)
 		return 0;
 	if (!(d->r = sp_alloc(al, d->want * sizeof(*d->r), 0)))
@@ -470,12 +479,9 @@ static int records_reserve(struct avside *d)
 static int expand_entry(void *ud, const struct sp_avtab_entry *e)
 {
 	struct avside *d = ud;
-	const struct policy_core *k = d->k;
-	if (!entry_expands(d, e))
+	struct avrec r = { .mask = entry_mask(d, e), .block = 1 };
+	if (!r.mask)
 		return 0;
-	uint32_t mask = d->kind == SP_AVTAB_AUDITDENY ? ~e->data : e->data;
-	struct avrec r = { .mask = (d->kind & SP_AVTAB_AV) ? named_mask(k, e->tclass, mask) : mask,
-			   .block = 1 };
 	if (d->kind & SP_AVTAB_XPERMS) {
 		int rc = xent_push(d, e);
 		if (rc)
@@ -958,20 +964,27 @@ static uint64_t line_head(const struct avside *d, const struct avrec *r)
 	       lr[2 * d->lw + r->c];
 }
 
-/* Room for one more line in o: the slot, or NULL when out of memory. */
+/* Room for at most n lines in o, taken once: pages a list does not fill are never touched. */
+static int lines_reserve(struct dlines *o, size_t n)
+{
+	if (!n || n <= o->cap)
+		return 0;
+	struct dline *v = sp_alloc(o->al, n * sizeof(*v), 0);
+	if (!v)
+		return -ENOMEM;
+	if (o->v)
+		memcpy(v, o->v, o->n * sizeof(*v));
+	sp_free(o->al, o->v, o->cap * sizeof(*o->v));
+	o->v = v;
+	o->cap = n;
+	return 0;
+}
+
+/* Room for one more line in o (doubling): the slot, or NULL when out of memory. */
 static struct dline *lines_next(struct dlines *o)
 {
-	if (o->n == o->cap) {
-		size_t nc = o->cap ? o->cap * 2 : 1024;
-		struct dline *nv = sp_alloc(o->al, nc * sizeof(*nv), 0);
-		if (!nv)
-			return NULL;
-		if (o->v)
-			memcpy(nv, o->v, o->n * sizeof(*nv));
-		sp_free(o->al, o->v, o->cap * sizeof(*o->v));
-		o->v = nv;
-		o->cap = nc;
-	}
+	if (o->n == o->cap && lines_reserve(o, o->cap ? o->cap * 2 : 1024))
+		return NULL;
 	return &o->v[o->n++];
 }
 
@@ -1346,22 +1359,6 @@ static void lines_release(struct dlines *o)
 	}
 	sp_free(o->al, o->v, o->cap * sizeof(*o->v));
 	sp_free(o->al, o->pt, o->pt ? (o->pt_mask + 1) * sizeof(*o->pt) : 0);
-}
-
-/* Room for at most n lines in o, taken once: pages a list does not fill are never touched. */
-static int lines_reserve(struct dlines *o, size_t n)
-{
-	if (!n || n <= o->cap)
-		return 0;
-	struct dline *v = sp_alloc(o->al, n * sizeof(*v), 0);
-	if (!v)
-		return -ENOMEM;
-	if (o->v)
-		memcpy(v, o->v, o->n * sizeof(*v));
-	sp_free(o->al, o->v, o->cap * sizeof(*o->v));
-	o->v = v;
-	o->cap = n;
-	return 0;
 }
 
 /* out[0] added, out[1] removed, out[2] modified lines, each sorted as sediff sorts them. */

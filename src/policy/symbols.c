@@ -129,6 +129,13 @@ static int hash_before(const char *a, const char *b, unsigned size)
 	return ha != hb ? ha < hb : strcmp(a, b) < 0;
 }
 
+/* The type an index entry is an alias of (a name not the type's own), else 0. */
+static uint32_t alias_of(const struct policy_core *k, const struct policy_name_ix *e)
+{
+	return e->value && e->value <= k->ntypes && e->name != k->type_name[e->value] ? e->value
+										     : 0;
+}
+
 int policy_aliases_new(const struct policy_core *k, struct policy_aliases *a)
 {
 	unsigned size = table_size(512, k->ntype_ix);	/* libsepol's symtab_sizes[SYM_TYPES] */
@@ -136,11 +143,9 @@ int policy_aliases_new(const struct policy_core *k, struct policy_aliases *a)
 	*a = (struct policy_aliases){ .off = sp_zalloc(k->alloc, nv * sizeof(*a->off), 0) };
 	if (!a->off)
 		return -ENOMEM;
-	for (uint32_t i = 0; i < k->ntype_ix; i++) {	/* counts, then starts, by value */
-		const struct policy_name_ix *e = &k->type_ix[i];
-		if (e->value && e->value <= k->ntypes && e->name != k->type_name[e->value])
-			a->off[e->value + 1]++;
-	}
+	for (uint32_t i = 0; i < k->ntype_ix; i++)	/* counts, then ends, by value */
+		a->off[alias_of(k, &k->type_ix[i])]++;
+	a->off[0] = 0;	/* it counted the entries that are no alias */
 	for (size_t v = 1; v < nv; v++)
 		a->off[v] += a->off[v - 1];
 	a->n = a->off[nv - 1];
@@ -148,16 +153,11 @@ int policy_aliases_new(const struct policy_core *k, struct policy_aliases *a)
 		policy_aliases_free(k, a);
 		return -ENOMEM;
 	}
-	uint32_t *fill = a->off;	/* each value's next slot: its start moves to its end */
-	for (uint32_t i = 0; i < k->ntype_ix; i++) {
-		const struct policy_name_ix *e = &k->type_ix[i];
-		if (!e->value || e->value > k->ntypes || e->name == k->type_name[e->value])
-			continue;
-		a->name[fill[e->value]++] = e->name;
+	for (uint32_t i = 0; i < k->ntype_ix; i++) {	/* each end moves back to its start */
+		uint32_t v = alias_of(k, &k->type_ix[i]);
+		if (v)
+			a->name[--a->off[v]] = k->type_ix[i].name;
 	}
-	for (size_t v = nv - 1; v > 0; v--)	/* ends back to starts */
-		a->off[v] = a->off[v - 1];
-	a->off[0] = 0;
 	for (size_t v = 1; v + 1 < nv; v++)	/* each type's aliases in hash table order */
 		for (uint32_t i = a->off[v] + 1; i < a->off[v + 1]; i++) {
 			const char *x = a->name[i];
