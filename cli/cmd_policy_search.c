@@ -193,7 +193,7 @@ static int emit_lines(FILE *f, struct search_out *o)
 			blk.n = 0;
 		}
 	}
-	if (!blk.oom)
+	if (!blk.oom && blk.n)	/* no hits: no buffer */
 		fwrite(blk.b, 1, blk.n, f);
 	free(blk.b);
 	return blk.oom ? -ENOMEM : 0;
