@@ -640,6 +640,8 @@ static int compile_hash(struct builder *b, struct sp_audit_matcher *m, const str
 				tmp[n++] = ri;
 		}
 		m->hash_off[h] = add_list(b, tmp, n);
+		if (m->hash_off[h])
+			m->hash_unkeyed |= 1u << h;
 	}
 	/* rule indices grow with list order, so sorting by (key, index) keeps priority order */
 	if (nkeyed)
@@ -895,6 +897,38 @@ static int matcher_alloc_hot(struct builder *b)
 	return 0;
 }
 
+/* A rule's guard (match_int.h): its first exe= or subj_type= predicate with op EQ. */
+static uint32_t rule_guard(const struct crule *cr, const struct cpred *preds,
+			   const struct cident *idents, const struct lsm_rule *lsm)
+{
+	for (uint32_t pi = 0; pi < cr->npred; pi++) {
+		const struct cpred *p = &preds[cr->pred + pi];
+		if (p->op != OP_EQ)
+			continue;
+		if (p->kind == PK_EXE)
+			return audit_guard_exe(idents[p->aux].ino, idents[p->aux].dev);
+		if (p->kind == PK_SUBJ_LSM && lsm[p->aux].field == AF_SUBJ_TYPE)
+			return audit_guard_type(lsm[p->aux].h_name);
+	}
+	return 0;
+}
+
+/* A dir= rule's guard: its guard, else its first uid= or auid= predicate with op EQ
+ * (audit_guard_cred).  Only dir_state's callers read it, through the plain signatures and
+ * dgsig. */
+static uint32_t rule_dguard(const struct crule *cr, const struct cpred *preds,
+			    const struct cident *idents, const struct lsm_rule *lsm)
+{
+	uint32_t g = rule_guard(cr, preds, idents, lsm);
+	for (uint32_t pi = 0; !g && pi < cr->npred; pi++) {
+		const struct cpred *p = &preds[cr->pred + pi];
+		if (p->kind == PK_U32 && p->op == OP_EQ &&
+		    (p->aux == EVOFF(uid) || p->aux == EVOFF(loginuid)))
+			g = audit_guard_cred(p->aux, p->val);
+	}
+	return g;
+}
+
 /*
  * dir= guards: an exit rule with `dir=` (only `=` is accepted) matches only events that walked
  * that root; such rules leave the candidate lists for per-root lists (dir_off), each rule with
@@ -921,6 +955,8 @@ static int compile_dir_guards(struct builder *b)
 			if (b->gdir[ri - b->exit_first] != (int32_t)root)
 				continue;
 			b->tmp[n++] = ri;
+			uint32_t g = rule_dguard(&b->rules[ri], b->preds, b->idents, b->lsm);
+			m->dgsig |= audit_guard_sig(g);
 			if (b->rules[ri].mask_idx != UINT32_MAX)
 				continue;
 			if (grow(b, &b->masks, sizeof(*b->masks), b->nmasks, &b->capmasks, 1))
@@ -935,30 +971,13 @@ static int compile_dir_guards(struct builder *b)
 	return 0;
 }
 
-/* A rule's guard (match_int.h): its first exe= or subj_type= predicate with op EQ. */
-static uint32_t rule_guard(const struct crule *cr, const struct cpred *preds,
-			   const struct cident *idents, const struct lsm_rule *lsm)
-{
-	for (uint32_t pi = 0; pi < cr->npred; pi++) {
-		const struct cpred *p = &preds[cr->pred + pi];
-		if (p->op != OP_EQ)
-			continue;
-		if (p->kind == PK_EXE)
-			return audit_guard_exe(idents[p->aux].ino, idents[p->aux].dev);
-		if (p->kind == PK_SUBJ_LSM && lsm[p->aux].field == AF_SUBJ_TYPE)
-			return audit_guard_type(lsm[p->aux].h_name);
-	}
-	return 0;
-}
-
 /* Every rule's guard (the candidate loop reads the exit rules' and their arch copies'). */
 static void compile_guards(struct builder *b)
 {
 	for (uint32_t ri = 0; ri < b->nrules; ri++) {
 		uint32_t g = rule_guard(&b->rules[ri], b->preds, b->idents, b->lsm);
 		b->rules[ri].guard = g;
-		if (g)
-			b->m->gbloom[gbloom_bit(g) / 32] |= 1u << (gbloom_bit(g) % 32);
+		b->m->gsig |= audit_guard_sig(g);
 	}
 }
 
@@ -1015,12 +1034,16 @@ static uint32_t exit_cand(const struct builder *b, uint32_t ri, int slot)
 }
 
 /* The signature (audit_ev_sig_add) of the roots named by the dir= predicates of the exit rules
- * guarded for (slot, nr) with those perm bits (-1: any). */
-static void guarded_sig(struct builder *b, int slot, uint32_t nr, int perm, uint64_t sig[2])
+ * guarded for (slot, nr) with those perm bits (-1: any); plain: of those without a dir guard
+ * only (rule_dguard). */
+static void guarded_sig(struct builder *b, int slot, uint32_t nr, int perm, int plain,
+			uint64_t sig[2])
 {
 	sig[0] = sig[1] = 0;
 	for (uint32_t ri = b->exit_first; ri < b->exit_end; ri++) {
 		if (b->gdir[ri - b->exit_first] < 0 || exit_rule_dead(b, ri, slot, nr, perm, 0))
+			continue;
+		if (plain && rule_dguard(&b->rules[ri], b->preds, b->idents, b->lsm))
 			continue;
 		const struct crule *cr = &b->rules[ri];
 		for (uint32_t pi = 0; pi < cr->npred; pi++) {
@@ -1032,14 +1055,14 @@ static void guarded_sig(struct builder *b, int slot, uint32_t nr, int perm, uint
 	}
 }
 
-/* The index in dsigs of the guarded rules' signature for (slot, nr, perm), added when new (the
- * last index takes the union of those that do not fit). */
-static uint8_t dsig_index(struct builder *b, int slot, uint32_t nr, int perm)
+/* The index in dsigs of the guarded rules' signature for (slot, nr, perm, plain), added when
+ * new (the last index takes the union of those that do not fit). */
+static uint8_t dsig_index(struct builder *b, int slot, uint32_t nr, int perm, int plain)
 {
 	struct sp_audit_matcher *m = b->m;
 	uint64_t sig[2];
 	uint32_t i = 1;
-	guarded_sig(b, slot, nr, perm, sig);
+	guarded_sig(b, slot, nr, perm, plain, sig);
 	if (!sig[0] && !sig[1])
 		return 0;
 	while (i < m->ndsigs && (m->dsigs[i][0] != sig[0] || m->dsigs[i][1] != sig[1]))
@@ -1059,10 +1082,11 @@ static uint8_t dsig_index(struct builder *b, int slot, uint32_t nr, int perm)
 static int compile_candidates(struct builder *b)
 {
 	struct sp_audit_matcher *m = b->m;
-	m->dsig_idx = calloc(NSLOT, sizeof(*m->dsig_idx));
+	m->dsig_idx = calloc(2 * NSLOT, sizeof(*m->dsig_idx));
 	m->dsigs = calloc(DSIGS_MAX, sizeof(*m->dsigs));
 	if (!m->dsig_idx || !m->dsigs)
 		return b->err = -ENOMEM;
+	m->dsig_plain = m->dsig_idx + NSLOT;
 	m->ndsigs = 1;		/* entry 0: the empty signature */
 	for (int tab = 0; tab < 2 * NSLOT; tab++) {
 		int slot = tab % NSLOT, nonames = tab >= NSLOT;
@@ -1084,7 +1108,8 @@ static int compile_candidates(struct builder *b)
 				m->live[(tab * NSYS + nr) / 64] |= 1ull << (nr % 64);
 			if (ng && !nonames) {	/* only named tables: dir= needs a name */
 				m->dlive[slot][nr / 64] |= 1ull << (nr % 64);
-				m->dsig_idx[slot][nr] = dsig_index(b, slot, nr, -1);
+				m->dsig_idx[slot][nr] = dsig_index(b, slot, nr, -1, 0);
+				m->dsig_plain[slot][nr] = dsig_index(b, slot, nr, -1, 1);
 			}
 		}
 	}
@@ -1120,8 +1145,10 @@ static int compile_dyn(struct builder *b)
 				m->cand_off[tab][nr] = DYN_FLAG | (uint32_t)k;
 			if (nonames || !(m->dlive[slot][nr / 64] >> (nr % 64) & 1))
 				continue;
-			for (int perm = 0; perm < 16; perm++)	/* the roots by perm bits too */
-				m->dsig_dyn[slot][k][perm] = dsig_index(b, slot, nr, perm);
+			for (int perm = 0; perm < 16; perm++) {	/* the roots by perm bits too */
+				m->dsig_dyn[slot][k][perm] = dsig_index(b, slot, nr, perm, 0);
+				m->dsig_pdyn[slot][k][perm] = dsig_index(b, slot, nr, perm, 1);
+			}
 			m->dsig_idx[slot][nr] = DSIG_DYN;
 		}
 	}
@@ -1347,7 +1374,7 @@ static int cand_is_valid(const struct sp_audit_matcher *m, uint32_t off)
 	for (uint32_t k = 1; at && k <= m->pool[at]; k++) {
 		uint32_t ri = m->pool[at + k], g = m->rules[ri].guard;
 		guarded |= g != 0;
-		if (g && !(m->gbloom[gbloom_bit(g) / 32] >> (gbloom_bit(g) % 32) & 1))
+		if (g && !(m->gsig & audit_guard_sig(g)))
 			return 0;
 		/* the plain list: the rules without a guard, in the list's order */
 		if (!g && (off & GUARD_FLAG) && (np >= m->pool[plain] || m->pool[plain + ++np] != ri))
@@ -1378,11 +1405,13 @@ static int tables_are_valid(const struct sp_audit_matcher *m)
 			/* a guarded syscall's roots' signature (exactly then: the matcher tests
 			 * dlive through it), in dsigs or per perm bits */
 			uint32_t di = tab < NSLOT ? m->dsig_idx[tab][nr] : 0;
+			uint32_t pi = tab < NSLOT ? m->dsig_plain[tab][nr] : 0;
 			if (!di != !dlive || (di != DSIG_DYN && di >= m->ndsigs) ||
-			    (di == DSIG_DYN && !(off & DYN_FLAG)))
+			    (di == DSIG_DYN && !(off & DYN_FLAG)) || (!di && pi) || pi >= m->ndsigs)
 				return 0;
 			for (int perm = 0; di == DSIG_DYN && perm < 16; perm++)
-				if (m->dsig_dyn[tab][off & 3][perm] >= m->ndsigs)
+				if (m->dsig_dyn[tab][off & 3][perm] >= m->ndsigs ||
+				    m->dsig_pdyn[tab][off & 3][perm] >= m->ndsigs)
 					return 0;
 			if (off & DYN_FLAG) {
 				if ((off & ~DYN_FLAG) >= 4 || m->dyn_nr[slot][off & 3] != nr)
@@ -1424,9 +1453,16 @@ static int dirs_are_valid(const struct sp_audit_matcher *m)
 		return !m->dir_off;
 	if (!m->dir_off)
 		return 0;
-	for (uint32_t i = 0; i < m->ndirs; i++)
+	for (uint32_t i = 0; i < m->ndirs; i++) {
+		const uint32_t *l = &m->pool[m->dir_off[i]];
 		if (!list_is_valid(m, m->dir_off[i], 1))
 			return 0;
+		for (uint32_t k = 1; k <= l[0]; k++) {	/* every dir guard in dgsig */
+			uint32_t g = rule_dguard(&m->rules[l[k]], m->preds, m->idents, m->lsm);
+			if (g && !(m->dgsig & audit_guard_sig(g)))
+				return 0;
+		}
+	}
 	return 1;
 }
 
@@ -1437,7 +1473,8 @@ static int hash_is_valid(const struct sp_audit_matcher *m)
 	uint32_t used = 0;
 	for (int b = 0; b < KA_INODE_BUCKETS; b++) {
 		uint32_t off = m->hash_off[b];
-		if (!list_is_valid(m, off, 1) || (off && !(m->hash_nonempty >> b & 1)))
+		if (!list_is_valid(m, off, 1) || (off && !(m->hash_nonempty >> b & 1)) ||
+		    !off != !(m->hash_unkeyed >> b & 1))
 			return 0;
 		for (uint32_t k = 1; off && k <= m->pool[off]; k++)
 			if (m->rules[m->pool[off + k]].has_hkey)

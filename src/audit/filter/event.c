@@ -204,10 +204,19 @@ static uint32_t guard_t_of(const struct sp_audit_event *ev)
 	return audit_guard_type(audit_ev_sctx(ev)->h_type);
 }
 
+static uint64_t gsig_of(const struct sp_audit_event *ev)
+{
+	return audit_guard_sig(ev->guard_x) | audit_guard_sig(ev->guard_t) |
+	       audit_guard_sig(audit_guard_cred(offsetof(struct sp_audit_event, uid), ev->uid)) |
+	       audit_guard_sig(audit_guard_cred(offsetof(struct sp_audit_event, loginuid),
+						ev->loginuid));
+}
+
 static void ev_guards(struct sp_audit_event *ev)
 {
 	ev->guard_x = guard_x_of(ev);
 	ev->guard_t = guard_t_of(ev);
+	ev->gsig = gsig_of(ev);
 }
 
 static void ev_sync(struct sp_audit_event *ev)
@@ -265,6 +274,7 @@ static int names_sig_is_synced(const struct sp_audit_event *ev)
 int audit_event_is_synced(const struct sp_audit_event *ev)
 {
 	return ev->guard_x == guard_x_of(ev) && ev->guard_t == guard_t_of(ev) &&
+	       ev->gsig == gsig_of(ev) &&
 	       ev->nnames <= SP_AUDIT_MAX_NAMES && ev->gate == gate_of(ev) && ctx_is_synced(ev) &&
 	       ev->perm_bits == audit_event_perm_bits(ev) && task_view_is_synced(ev) &&
 	       names_sig_is_synced(ev);
@@ -411,6 +421,7 @@ SP_API void sp_audit_event_set_uids(struct sp_audit_event *ev, uint32_t uid, uin
 	ev->suid = suid;
 	ev->fsuid = fsuid;
 	ev_tsync(ev);
+	ev_guards(ev);
 }
 
 SP_API void sp_audit_event_set_gids(struct sp_audit_event *ev, uint32_t gid, uint32_t egid, uint32_t sgid,
@@ -503,6 +514,7 @@ SP_API void sp_audit_event_set_loginuid(struct sp_audit_event *ev, uint32_t auid
 {
 	ev->loginuid = auid;
 	ev_tsync(ev);
+	ev_guards(ev);
 }
 
 SP_API void sp_audit_event_set_sessionid(struct sp_audit_event *ev, uint32_t ses)

@@ -143,7 +143,7 @@ _Static_assert(EV_NROWS * EV_NSYS <= 1u << (32 - EV_GATE_FAST_SHIFT), "the fast 
 /*
  * Cache-line aligned; line 0 holds everything the compiled engine's fast path and its commonest
  * predicates read (gate, the syscall, perm bits, return, names, uid/loginuid, the guard values
- * of the exe and the subject's type), line 1 the
+ * values' signature), line 1 the
  * arguments and the other credentials, the rest is cold (raw values, groups, contexts, the task
  * list's view).
  */
@@ -161,7 +161,8 @@ struct sp_audit_event {
 	struct audit_name *names;
 	uint32_t uid;
 	uint8_t has_exe, is_auditd, has_sctx, pad0;
-	uint32_t guard_x, guard_t;	/* audit_guard_exe of the exe (0: none), audit_guard_type */
+	uint64_t gsig;			/* audit_guard_sig of guard_x, guard_t and the uid's and
+					 * loginuid's audit_guard_cred */
 	/* line 1 */
 	uint64_t c_argv[4];
 	uint32_t exe_dev;
@@ -177,6 +178,7 @@ struct sp_audit_event {
 	uint32_t *groups;
 	uint64_t openat2_flags;
 	uint64_t names_sig[2];		/* of every name's walk: audit_ev_sig_add */
+	uint32_t guard_x, guard_t;	/* audit_guard_exe of the exe (0: none), audit_guard_type */
 	uint64_t exe_ino;
 	/* raw syscall values (kept so kind changes resync c_*) */
 	uint32_t arch;
@@ -216,7 +218,9 @@ static inline const struct lsm_ctx *audit_ev_sctx(const struct sp_audit_event *e
 /*
  * Guard values: an exe= or subj_type= predicate with op EQ reduced to 32 bits (the compiled
  * matcher's crule.guard), and the event's own, kept with the fields they come from (guard_x,
- * guard_t).  The kinds' ranges are disjoint (bit 31: exe; bits 31..30 = 01: subj_type); 0 is
+ * guard_t); a dir= rule's guard may also be a uid= or auid= predicate with op EQ, whose event
+ * values the matcher computes when it needs them (audit_guard_cred).  The kinds' ranges are
+ * disjoint (bit 31: exe; bits 31..30 = 01: subj_type; bits 31..29 = 001: a credential); 0 is
  * no guard and no event value.
  */
 static inline uint32_t audit_guard_exe(uint64_t ino, uint32_t dev)
@@ -228,6 +232,21 @@ static inline uint32_t audit_guard_exe(uint64_t ino, uint32_t dev)
 static inline uint32_t audit_guard_type(uint64_t h_name)
 {
 	return ((uint32_t)h_name & 0x3fffffffu) | 0x40000000u;
+}
+
+/* A credential's guard: the event field at offset off (uid or loginuid) holding v. */
+static inline uint32_t audit_guard_cred(uint32_t off, uint32_t v)
+{
+	uint64_t h = ((uint64_t)off << 32 | v) * 0x9e3779b97f4a7c15ull;
+	return (uint32_t)(h >> 35) | 0x20000000u;
+}
+
+/* A guard value's bit in a 64-bit signature (the event's gsig, the matcher's gsig and dgsig):
+ * none for 0.  Equal values have equal bits, so a value whose bit a rule set's signature lacks
+ * is none of its guards. */
+static inline uint64_t audit_guard_sig(uint32_t g)
+{
+	return g ? 1ull << (g & 63) : 0;
 }
 
 static inline const struct lsm_ctx *audit_name_octx(const struct audit_name *n)

@@ -12,7 +12,7 @@
  * inode (a resolved watch, inode=) are found by that inode (hk), the others per bucket.  The
  * inner loop is a switch on the predicate kind: no function pointers.  A candidate list with
  * guarded rules (crule.guard) comes with the list of its unguarded rules, which is all an event
- * whose values are in no rule's guard (the bloom gbloom) can match.
+ * whose guard values' signature meets no rule's guard (the matcher's gsig) can match.
  * Fast path (sp_audit_matcher_filter): the event's gate word carries its fast index; one bit of
  * busy[] there decides a syscall whose (ABI, syscall) has no candidate and no name reaching the
  * inode hash or a filesystem rule, without touching a rule or a list; else the word's kind,
@@ -332,19 +332,51 @@ static const struct crule *root_rules(const struct sp_audit_matcher *m,
 	return win;
 }
 
+/* Does signature sig meet the event's walk signature? */
+static sp_always_inline int dsig_meets(const struct sp_audit_event *ev, const uint64_t sig[2])
+{
+	return ((ev->names_sig[0] & sig[0]) | (ev->names_sig[1] & sig[1])) != 0;
+}
+
+/* May one of the event's guard values (exe, subject type, uid, auid) be a dir rule's guard? */
+static sp_always_inline int dguards_maybe(const struct sp_audit_matcher *m,
+					  const struct sp_audit_event *ev)
+{
+	return (ev->gsig & m->dgsig) != 0;
+}
+
 /* Can the event (tab < NSLOT: it has a name) have walked a root of (tab, major)'s dir-guarded
- * rules that its perm bits let match?  None (index 0) when the syscall has no such rule (dlive
- * clear); else its walk signature against theirs: most events that did not are told here,
- * without dir_guarded's walk of every walked inode. */
+ * rules that its perm bits let match?  0: none (index 0) when the syscall has no such rule
+ * (dlive clear), or its walk signature does not meet theirs: most events that did not are
+ * told here, without dir_guarded's walk of every walked inode.  EXIT_DIR: it may have walked a
+ * root of a rule without a dir guard (the plain signature).  EXIT_DGUARD: only roots of rules
+ * with one, which an event holding none of their guard values cannot match (dguards_maybe). */
+enum { EXIT_DIR = 1, EXIT_DGUARD = 2 };
+
+static sp_always_inline uint32_t dir_state(const struct sp_audit_matcher *m,
+					   const struct sp_audit_event *ev, uint32_t tab,
+					   uint32_t major)
+{
+	uint32_t i = m->dsig_idx[tab][major], pi;
+	if (!i)
+		return 0;
+	if (i == DSIG_DYN) {
+		uint32_t k = m->cand_off[tab][major] & 3, perm = ev->perm_bits & 15;
+		i = m->dsig_dyn[tab][k][perm];
+		pi = m->dsig_pdyn[tab][k][perm];
+	} else {
+		pi = m->dsig_plain[tab][major];
+	}
+	if (!dsig_meets(ev, m->dsigs[i]))
+		return 0;
+	return dsig_meets(ev, m->dsigs[pi]) ? EXIT_DIR : EXIT_DGUARD;
+}
+
 static sp_always_inline int dir_maybe(const struct sp_audit_matcher *m,
 				      const struct sp_audit_event *ev, uint32_t tab, uint32_t major)
 {
-	uint32_t i = m->dsig_idx[tab][major];
-	if (!i)
-		return 0;
-	if (i == DSIG_DYN)
-		i = m->dsig_dyn[tab][m->cand_off[tab][major] & 3][ev->perm_bits & 15];
-	return ((ev->names_sig[0] & m->dsigs[i][0]) | (ev->names_sig[1] & m->dsigs[i][1])) != 0;
+	uint32_t st = dir_state(m, ev, tab, major);
+	return st == EXIT_DIR || (st == EXIT_DGUARD && dguards_maybe(m, ev));
 }
 
 /*
@@ -424,6 +456,32 @@ static inline const struct crule *first_hash_match(const struct sp_audit_matcher
 	return NULL;
 }
 
+/* The keyed inode-hash list of (u32) inode key (a pool offset), or 0. */
+static sp_always_inline uint32_t hk_find(const struct sp_audit_matcher *m, uint32_t key)
+{
+	for (uint32_t h = (key * 0x9e3779b1u) >> 16 & m->hk_mask; m->hk[h].off; h = (h + 1) & m->hk_mask)
+		if (m->hk[h].key == key)
+			return m->hk[h].off;
+	return 0;
+}
+
+/* Can a name of the event reach a rule of the inode hash: a pending watch (a name with a path),
+ * a bucket with unkeyed rules, or a keyed list of its very inode?  hash_pass without the rules:
+ * most named events reach none. */
+static sp_always_inline int hash_maybe(const struct sp_audit_matcher *m,
+				       const struct sp_audit_event *ev)
+{
+	for (uint32_t i = 0; i < ev->nnames; i++) {
+		const struct audit_name *n = &ev->names[i];
+		uint32_t b = (uint32_t)n->ino & (KA_INODE_BUCKETS - 1);
+		if ((m->pending_off && n->path) || (m->hash_unkeyed >> b & 1))
+			return 1;
+		if ((m->hash_nonempty >> b & 1) && hk_find(m, (uint32_t)n->ino))
+			return 1;
+	}
+	return 0;
+}
+
 /*
  * audit_filter_inodes(): per visible name, the rules of its bucket (ino & 31) in priority order;
  * stop at the first name that matched.  A bucket's rules are split into the keyed ones (a watch's
@@ -443,13 +501,9 @@ static sp_noinline const struct crule *hash_pass(const struct sp_audit_matcher *
 		if (m->pending_off && n->path)	/* pending watches follow their path */
 			w = first_hash_match(m, &m->pool[m->pending_off], ev, n, vis, major, floor);
 		if (!w && (m->hash_nonempty >> b & 1)) {
-			uint32_t key = (uint32_t)n->ino;
-			for (uint32_t h = (key * 0x9e3779b1u) >> 16 & m->hk_mask; m->hk[h].off;
-			     h = (h + 1) & m->hk_mask)
-				if (m->hk[h].key == key) {
-					w = first_hash_match(m, &m->pool[m->hk[h].off], ev, n, vis, major, floor);
-					break;
-				}
+			uint32_t off = hk_find(m, (uint32_t)n->ino);
+			if (off)
+				w = first_hash_match(m, &m->pool[off], ev, n, vis, major, floor);
 			const struct crule *u = !m->hash_off[b] ? NULL :	/* most buckets: keyed only */
 				first_hash_match(m, &m->pool[m->hash_off[b]], ev, n, vis, major,
 						 w ? w->prio : floor);
@@ -484,56 +538,94 @@ static sp_always_inline const struct crule *candidates_in(const struct sp_audit_
 	return NULL;
 }
 
-static inline int guard_maybe(const struct sp_audit_matcher *m, uint32_t g)
-{
-	return (int)(m->gbloom[gbloom_bit(g) / 32] >> (gbloom_bit(g) % 32) & 1);
-}
-
-/* The exit-list candidates of (tab, major): the first that matches, or NULL.  A list with
- * guarded rules is walked whole only when one of the event's values may be a rule's guard;
- * else its rules without a guard are all that can match. */
-static sp_always_inline const struct crule *exit_candidates(const struct sp_audit_matcher *m,
-							    const struct sp_audit_event *ev,
-							    uint32_t vis, uint32_t tab, uint32_t major)
+/* The exit-list candidate list of (tab, major) for the event (pool[] at a count): the whole
+ * list when one of the event's values may be one of its rules' guards (*guarded set), else the
+ * list of its rules without a guard, which is all that can match then. */
+static sp_always_inline const uint32_t *exit_list(const struct sp_audit_matcher *m,
+						 const struct sp_audit_event *ev, uint32_t tab,
+						 uint32_t major, int *guarded)
 {
 	uint32_t off = m->cand_off[tab][major];
+	*guarded = 0;
 	if (off & DYN_FLAG)	/* argument-dependent perm: pick by perm bits */
 		off = m->dyn_off[tab][off & 3][ev->perm_bits & 15];
 	if (off & GUARD_FLAG) {
 		const struct glist *gl = &m->glists[off & ~GUARD_FLAG];
-		uint32_t gx = ev->guard_x, gt = ev->guard_t;
-		if (guard_maybe(m, gx) || guard_maybe(m, gt)) {
-			const uint32_t *l = &m->pool[gl->full];
-			return candidates_in(m, ev, vis, l + 1, l + 1 + l[0], 1, gx, gt);
+		if (ev->gsig & m->gsig) {	/* a value may be a guard */
+			*guarded = 1;
+			return &m->pool[gl->full];
 		}
 		off = gl->plain;
 	}
-	const uint32_t *l = &m->pool[off];
+	return &m->pool[off];
+}
+
+/* The first rule of candidate list l (exit_list's) that matches, or NULL. */
+static sp_always_inline const struct crule *list_first(const struct sp_audit_matcher *m,
+						      const struct sp_audit_event *ev, uint32_t vis,
+						      const uint32_t *l, int guarded)
+{
+	if (guarded)
+		return candidates_in(m, ev, vis, l + 1, l + 1 + l[0], 1, ev->guard_x, ev->guard_t);
 	return candidates_in(m, ev, vis, l + 1, l + 1 + l[0], 0, 0, 0);
 }
 
-/*
- * exit_phase() for the fast path's events (a syscall, major < NSYS, no task list, state BUILD,
- * live = the live bit of (tab, major)), with the context kept in registers: the exit winner,
- * then the inode hash above its priority; the key is the last matching rule's that had one.
- * Out of line so that the fast path above keeps a small frame.
- */
-sp_noinline void audit_matcher_exit_only(const struct sp_audit_matcher *m, const struct sp_audit_event *ev,
-					 struct sp_audit_decision *d, uint32_t tab, int live)
+/* The exit-list candidates of (tab, major): the first that matches, or NULL. */
+static sp_always_inline const struct crule *exit_candidates(const struct sp_audit_matcher *m,
+							    const struct sp_audit_event *ev,
+							    uint32_t vis, uint32_t tab, uint32_t major)
+{
+	int guarded;
+	const uint32_t *l = exit_list(m, ev, tab, major, &guarded);
+	return list_first(m, ev, vis, l, guarded);
+}
+
+/* What audit_matcher_exit_only's screening leaves to exit_only_rules besides the candidates:
+ * the dir= roots (EXIT_DIR, dir_maybe), the inode hash (EXIT_HASH); the list is the whole
+ * guarded one (EXIT_GUARDED). */
+enum { EXIT_GUARDED = 4, EXIT_HASH = 8 };
+
+/* Is rule cr's first predicate one the screening evaluates (a 32-bit field, perm, exit) and
+ * false for the event (then the rule cannot match), or, guarded, its guard none of the event's
+ * values?  Calls nothing. */
+static sp_always_inline int screened_out(const struct sp_audit_matcher *m,
+					 const struct crule *cr, const struct sp_audit_event *ev,
+					 int guarded)
+{
+	const struct cpred *p = &m->preds[cr->pred];
+	uint32_t g = cr->guard;
+	if (guarded && g && g != ev->guard_x && g != ev->guard_t)
+		return 1;
+	if (!cr->npred)
+		return 0;
+	switch (p->kind) {
+	case PK_U32: return !pred_u32(ev, p);
+	case PK_PERM: return !pred_perm(ev, p);
+	case PK_EXIT: return !pred_exit(ev, p);
+	default: return 0;
+	}
+}
+
+/* exit_only's rules: the candidates [l, end), the dir= roots (EXIT_DIR), the inode hash
+ * (EXIT_HASH); then the decision from the winner. */
+static sp_noinline void exit_only_rules(const struct sp_audit_matcher *m,
+					const struct sp_audit_event *ev,
+					struct sp_audit_decision *d, const uint32_t *l,
+					const uint32_t *end, uint32_t work)
 {
 	uint32_t major = (uint32_t)ev->c_major;
 	/* no filesystem list hides a name here: every bit set (the visibility mask is only ever
 	 * read for names below nnames) */
 	const uint32_t vis = ~0u;
-	const struct crule *win = NULL, *keyrule = NULL;
-	if (live) {
-		win = exit_candidates(m, ev, vis, tab, major);
-		if (tab < NSLOT && dir_maybe(m, ev, tab, major))
-			win = dir_guarded(m, ev, vis, major, win);
-		if (win && win->has_key)
-			keyrule = win;
-	}
-	if (ev->nnames && m->hash_any) {
+	const struct crule *win, *keyrule;
+	if (work & EXIT_GUARDED)
+		win = candidates_in(m, ev, vis, l, end, 1, ev->guard_x, ev->guard_t);
+	else
+		win = candidates_in(m, ev, vis, l, end, 0, 0, 0);
+	if (work & EXIT_DIR)
+		win = dir_guarded(m, ev, vis, major, win);
+	keyrule = win && win->has_key ? win : NULL;
+	if (work & EXIT_HASH) {
 		const struct crule *h = hash_pass(m, ev, vis, major, win ? win->prio : 0);
 		if (h) {
 			win = h;
@@ -552,6 +644,36 @@ sp_noinline void audit_matcher_exit_only(const struct sp_audit_matcher *m, const
 	d->record = win->action != AA_NEVER;
 	if (d->record && m->pool[m->exclude_sys_off])	/* a syscall: its SYSCALL record */
 		exclude_record(m, ev, d);
+}
+
+/*
+ * exit_phase() for the fast path's events (a syscall, major < NSYS, no task list, state BUILD,
+ * live = the live bit of (tab, major)): a screening that calls nothing (the candidate list,
+ * whether a dir= root or the inode hash can matter), so that the commonest outcome, no rule to
+ * try, returns without a frame; else exit_only_rules.  Out of line so that the fast path above
+ * keeps a small frame.
+ */
+sp_noinline void audit_matcher_exit_only(const struct sp_audit_matcher *m, const struct sp_audit_event *ev,
+					 struct sp_audit_decision *d, uint32_t tab, int live)
+{
+	uint32_t major = (uint32_t)ev->c_major, work = 0;
+	const uint32_t *l = m->pool;	/* offset 0: the empty list */
+	if (live) {
+		int guarded;
+		l = exit_list(m, ev, tab, major, &guarded);
+		work = guarded ? EXIT_GUARDED : 0;
+		if (tab < NSLOT && dir_maybe(m, ev, tab, major))
+			work |= EXIT_DIR;
+	}
+	if (ev->nnames && m->hash_any && hash_maybe(m, ev))
+		work |= EXIT_HASH;
+	/* the candidates whose first predicate fails: the commonest rejection, told here */
+	const uint32_t *end = l + 1 + l[0];
+	for (l++; l < end && screened_out(m, &m->rules[*l], ev, work & EXIT_GUARDED); l++)
+		;
+	if (l == end && !(work & (EXIT_DIR | EXIT_HASH)))
+		return;
+	exit_only_rules(m, ev, d, l, end, work);
 }
 
 /* The exit (or io_uring) list, the inode hash, then key, record and exclude: the part of

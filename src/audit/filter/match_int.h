@@ -24,7 +24,8 @@
  *                       bits (ACC_MODE of the flags, SYS_BIND), with GUARD_FLAG as cand_off
  *         pool[]        candidate lists: count, then rule indices in priority order
  *   cold: keys, identities (watch/dir/exe inode+dev), dir roots and their hash, per-root rule
- *         lists, the roots' signatures per syscall (dsig_idx, dsig_dyn, dsigs), the guarded
+ *         lists, the roots' signatures per syscall (dsig_idx, dsig_dyn, dsigs; dsig_plain,
+ *         dsig_pdyn and dgsig for the rules without a guard), the guarded
  *         candidate lists' pairs (glists) and their guards' bloom, the keyed inode-hash table,
  *         LSM terms, masks.
  *
@@ -83,18 +84,12 @@ struct cident {
 #define GUARD_FLAG 0x40000000u	/* cand_off, dyn_off: a rule of the list has a guard */
 
 /* A candidate list with guarded rules: the list, and the list of its rules without a guard
- * (pool offsets; 0 = empty).  An event neither of whose values (guard_x, guard_t) is in
- * the matcher's guard bloom can match only the second. */
+ * (pool offsets; 0 = empty).  An event whose guard values' signature (gsig) meets none of the
+ * matcher's (gsig) can match only the second. */
 struct glist {
 	uint32_t full, plain;
 };
 
-#define GBLOOM_WORDS 32		/* 1024 bits */
-
-static inline uint32_t gbloom_bit(uint32_t g)
-{
-	return (g * 0x9e3779b1u) >> 22;
-}
 #define NSYS EV_NSYS
 
 struct sp_audit_matcher {
@@ -115,7 +110,7 @@ struct sp_audit_matcher {
 	uint32_t dyn_off[2 * NSLOT][4][16];
 	struct glist *glists;		/* GUARD_FLAG entries' lists */
 	uint32_t nglists;
-	uint32_t gbloom[GBLOOM_WORDS];	/* bit gbloom_bit(g) set for every rule's guard g */
+	uint64_t gsig;			/* audit_guard_sig of every rule's guard */
 	/* dir= trees: distinct roots, looked up once per event from the walked inodes */
 	struct cident *dirs;
 	uint32_t ndirs, dirhash_mask;
@@ -131,10 +126,17 @@ struct sp_audit_matcher {
 	 * that do not fit */
 	uint8_t (*dsig_idx)[NSYS];	/* [NSLOT][NSYS] */
 	uint8_t dsig_dyn[NSLOT][4][16];
+	/* the same for the roots of the rules without a dir guard (rule_dguard: exe=, subj_type=,
+	 * uid= or auid= with op EQ): a subset of the signature above; an event whose guard values
+	 * have no bit in dgsig can match only those rules */
+	uint8_t (*dsig_plain)[NSYS];	/* [NSLOT][NSYS], in dsig_idx's block */
+	uint8_t dsig_pdyn[NSLOT][4][16];
+	uint64_t dgsig;			/* audit_guard_sig of every dir rule's dir guard */
 	uint64_t (*dsigs)[2];
 	uint32_t ndsigs;
 	uint32_t *dirhash;		/* open addressing: index + 1, 0 = empty */
 	uint32_t hash_nonempty;		/* bit b: inode bucket b has rules */
+	uint32_t hash_unkeyed;		/* bit b: hash_off[b] is not empty */
 	uint32_t hash_off[KA_INODE_BUCKETS];	/* unkeyed rules of each bucket (pool), 0 = empty */
 	/* keyed hash rules (watch inode, inode=): (u32) inode -> its rules (pool list), open
 	 * addressing; off 0 = empty slot */
