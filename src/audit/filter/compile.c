@@ -676,6 +676,7 @@ static int compile_hash(struct builder *b, struct sp_audit_matcher *m, const str
 			h = (h + 1) & m->hk_mask;
 		m->hk[h].key = key;
 		m->hk[h].off = off;
+		m->hk_bloom[hk_bloom_bit(key) / 64] |= 1ull << (hk_bloom_bit(key) % 64);
 	}
 	free(tmp);
 	free(keyed);
@@ -1487,7 +1488,8 @@ static int hash_is_valid(const struct sp_audit_matcher *m)
 		if (!off)
 			continue;
 		used++;
-		if (!list_is_valid(m, off, 1) || !(m->hash_nonempty >> (key & (KA_INODE_BUCKETS - 1)) & 1))
+		if (!list_is_valid(m, off, 1) || !(m->hash_nonempty >> (key & (KA_INODE_BUCKETS - 1)) & 1) ||
+		    !(m->hk_bloom[hk_bloom_bit(key) / 64] >> (hk_bloom_bit(key) % 64) & 1))
 			return 0;
 		for (uint32_t k = 1; k <= m->pool[off]; k++) {
 			const struct crule *cr = &m->rules[m->pool[off + k]];

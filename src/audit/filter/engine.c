@@ -155,7 +155,7 @@ static sp_noinline void engine_filter_rcu(struct sp_audit_engine *e, const struc
 					  struct sp_audit_decision *d)
 {
 	rcu_read_lock();
-	matcher_filter(rcu_dereference(e->cur), ev, d);
+	audit_matcher_filter_busy(rcu_dereference(e->cur), ev, d);	/* the gate's bit was set */
 	rcu_read_unlock();
 }
 
@@ -172,7 +172,6 @@ SP_API void sp_audit_engine_filter_batch(struct sp_audit_engine *e, const struct
 	const struct sp_audit_matcher *m;
 	rcu_read_lock();
 	m = rcu_dereference(e->cur);
-	for (size_t i = 0; i < n; i++)
-		matcher_filter(m, evs[i], &d[i]);	/* inline: no call through the PLT per event */
+	audit_matcher_filter_batch(m, evs, n, d);
 	rcu_read_unlock();
 }

@@ -13,15 +13,20 @@
  * inner loop is a switch on the predicate kind: no function pointers.  A candidate list with
  * guarded rules (crule.guard) comes with the list of its unguarded rules, which is all an event
  * whose guard values' signature meets no rule's guard (the matcher's gsig) can match.
- * Fast path (sp_audit_matcher_filter): the event's gate word carries its fast index; one bit of
- * busy[] there decides a syscall whose (ABI, syscall) has no candidate and no name reaching the
- * inode hash or a filesystem rule, without touching a rule or a list; else the word's kind,
- * auditd and names bits say whether the event can skip the task/filesystem/auditd checks.
- * audit_matcher_exit_only() then keeps the exit winner, the hash winner and the key rule in
- * registers; dir= roots are found through a bloom keyed by each walked entry's hash (64 bits per
- * root) before the table probe (most walked directories are not roots).  The exclude list is
- * run on the SYSCALL / URINGOP record through its view for that type.  Costs as measured:
- * docs/DESIGN.md.
+ * dir= rules with a guard of their own (exe=, subj_type=, uid=, auid= with op EQ) are walked for
+ * only when the event may hold one of those values (dgsig), unless a root of an unguarded rule
+ * may have been walked (the plain signature).
+ * Fast path (sp_audit_matcher_filter, and the engine's read side through audit_matcher_filter):
+ * the event's gate word carries its fast index; one bit of busy[] there decides a syscall whose
+ * (ABI, syscall) has no candidate and no name reaching the inode hash or a filesystem rule,
+ * without touching a rule or a list; else the word's kind, auditd and names bits say whether the
+ * event can skip the task/filesystem/auditd checks.  exit_only_leaf() then screens without a
+ * call: the candidate list, whether a root or the inode hash can matter, the candidates whose
+ * first predicate fails; only what is left goes to exit_rules(), which keeps the exit winner,
+ * the hash winner and the key rule in registers.  dir= roots are found through a bloom keyed
+ * by each walked entry's hash (64 bits per root) before the table probe (most walked
+ * directories are not roots).  The exclude list is run on the SYSCALL / URINGOP record through
+ * its view for that type.  Costs as measured: docs/DESIGN.md.
  *
  * Invariants: the matcher is read-only here (audit_matcher_is_valid() holds); the event's derived
  * fields are in sync (audit_event_is_synced()); every list is walked in priority order and its
@@ -31,8 +36,21 @@
 
 #include "audit/filter/match_int.h"
 
-/* ---- evaluation ---- */
+/* ---- the fast path: a screening that calls nothing ---- */
 
+/* What exit_only_leaf's screening leaves to exit_rules besides the candidates (dir_state's
+ * EXIT_DIR and EXIT_DGUARD, the whole guarded list, the inode hash). */
+enum { EXIT_DIR = 1, EXIT_DGUARD = 2, EXIT_GUARDED = 4, EXIT_HASH = 8 };
+
+/* The candidates [l, end) (the whole guarded list with EXIT_GUARDED), the dir= roots
+ * (EXIT_DIR), the inode hash (EXIT_HASH); then the decision from the winner. */
+static void exit_rules(const struct sp_audit_matcher *m, const struct sp_audit_event *ev,
+		       struct sp_audit_decision *d, const uint32_t *l, const uint32_t *end,
+		       uint32_t work);
+/* Every event the fast path does not take: user messages, task and filesystem lists, auditd,
+ * io_uring, syscalls out of range. */
+static void matcher_slow(const struct sp_audit_matcher *m, const struct sp_audit_event *ev,
+			 struct sp_audit_decision *d);
 
 static inline uint32_t ld32(const struct sp_audit_event *ev, uint16_t off)
 {
@@ -40,6 +58,204 @@ static inline uint32_t ld32(const struct sp_audit_event *ev, uint16_t off)
 	memcpy(&v, (const char *)ev + off, 4);
 	return v;
 }
+
+/* The predicates rule_match evaluates inline and eval in its switch: 1 true, 0 false. */
+static sp_always_inline int pred_u32(const struct sp_audit_event *ev, const struct cpred *p)
+{
+	return audit_comparator(ld32(ev, p->aux), p->op, p->val);
+}
+
+static sp_always_inline int pred_perm(const struct sp_audit_event *ev, const struct cpred *p)
+{
+	return ((ev->perm_bits & p->val) != 0) ^ (p->op == OP_NE);
+}
+
+static sp_always_inline int pred_exit(const struct sp_audit_event *ev, const struct cpred *p)
+{
+	if (ev->return_valid == RET_INVALID)
+		return 0;
+	return audit_comparator((uint32_t)ev->return_code, p->op, p->val);
+}
+
+/* Does signature sig meet the event's walk signature? */
+static sp_always_inline int dsig_meets(const struct sp_audit_event *ev, const uint64_t sig[2])
+{
+	return ((ev->names_sig[0] & sig[0]) | (ev->names_sig[1] & sig[1])) != 0;
+}
+
+/* May one of the event's guard values (exe, subject type, uid, auid) be a dir rule's guard? */
+static sp_always_inline int dguards_maybe(const struct sp_audit_matcher *m,
+					  const struct sp_audit_event *ev)
+{
+	return (ev->gsig & m->dgsig) != 0;
+}
+
+/* Can the event (tab < NSLOT: it has a name) have walked a root of (tab, major)'s dir-guarded
+ * rules that its perm bits let match?  0: none (index 0) when the syscall has no such rule
+ * (dlive clear), or its walk signature does not meet theirs: most events that did not are
+ * told here, without dir_guarded's walk of every walked inode.  EXIT_DIR: it may have walked a
+ * root of a rule without a dir guard (the plain signature).  EXIT_DGUARD: only roots of rules
+ * with one, which an event holding none of their guard values cannot match (dguards_maybe). */
+static sp_always_inline uint32_t dir_state(const struct sp_audit_matcher *m,
+					   const struct sp_audit_event *ev, uint32_t tab,
+					   uint32_t major)
+{
+	uint32_t i = m->dsig_idx[tab][major], pi;
+	if (!i)
+		return 0;
+	if (i == DSIG_DYN) {
+		uint32_t k = m->cand_off[tab][major] & 3, perm = ev->perm_bits & 15;
+		i = m->dsig_dyn[tab][k][perm];
+		pi = m->dsig_pdyn[tab][k][perm];
+	} else {
+		pi = m->dsig_plain[tab][major];
+	}
+	if (!dsig_meets(ev, m->dsigs[i]))
+		return 0;
+	return dsig_meets(ev, m->dsigs[pi]) ? EXIT_DIR : EXIT_DGUARD;
+}
+
+static sp_always_inline int dir_maybe(const struct sp_audit_matcher *m,
+				      const struct sp_audit_event *ev, uint32_t tab, uint32_t major)
+{
+	uint32_t st = dir_state(m, ev, tab, major);
+	return st == EXIT_DIR || (st == EXIT_DGUARD && dguards_maybe(m, ev));
+}
+
+/* The keyed inode-hash list of (u32) inode key (a pool offset), or 0. */
+static sp_always_inline uint32_t hk_find(const struct sp_audit_matcher *m, uint32_t key)
+{
+	for (uint32_t h = (key * 0x9e3779b1u) >> 16 & m->hk_mask; m->hk[h].off; h = (h + 1) & m->hk_mask)
+		if (m->hk[h].key == key)
+			return m->hk[h].off;
+	return 0;
+}
+
+/* Can a name of the event reach a rule of the inode hash: a pending watch (a name with a path),
+ * a bucket with unkeyed rules, or a keyed list of its very inode (whose bloom bit is set)?
+ * hash_pass without the rules: most named events reach none. */
+static sp_always_inline int hash_maybe(const struct sp_audit_matcher *m,
+				       const struct sp_audit_event *ev)
+{
+	if (unlikely(m->pending_off || m->hash_unkeyed)) {
+		for (uint32_t i = 0; i < ev->nnames; i++) {
+			const struct audit_name *n = &ev->names[i];
+			uint32_t b = (uint32_t)n->ino & (KA_INODE_BUCKETS - 1);
+			if ((m->pending_off && n->path) || (m->hash_unkeyed >> b & 1))
+				return 1;
+		}
+	}
+	for (uint32_t i = 0; i < ev->nnames; i++) {
+		uint32_t bit = hk_bloom_bit((uint32_t)ev->names[i].ino);
+		if (m->hk_bloom[bit / 64] >> (bit % 64) & 1)
+			return 1;
+	}
+	return 0;
+}
+
+/* The exit-list candidate list of (tab, major) for the event (pool[] at a count): the whole
+ * list when one of the event's values may be one of its rules' guards (*guarded set), else the
+ * list of its rules without a guard, which is all that can match then. */
+static sp_always_inline const uint32_t *exit_list(const struct sp_audit_matcher *m,
+						 const struct sp_audit_event *ev, uint32_t tab,
+						 uint32_t major, int *guarded)
+{
+	uint32_t off = m->cand_off[tab][major];
+	*guarded = 0;
+	if (off & DYN_FLAG)	/* argument-dependent perm: pick by perm bits */
+		off = m->dyn_off[tab][off & 3][ev->perm_bits & 15];
+	if (off & GUARD_FLAG) {
+		const struct glist *gl = &m->glists[off & ~GUARD_FLAG];
+		if (ev->gsig & m->gsig) {	/* a value may be a guard */
+			*guarded = 1;
+			return &m->pool[gl->full];
+		}
+		off = gl->plain;
+	}
+	return &m->pool[off];
+}
+
+/* Is rule cr's first predicate one the screening evaluates (a 32-bit field, perm, exit) and
+ * false for the event (then the rule cannot match), or, guarded, its guard none of the event's
+ * values?  Calls nothing. */
+static sp_always_inline int screened_out(const struct sp_audit_matcher *m,
+					 const struct crule *cr, const struct sp_audit_event *ev,
+					 int guarded)
+{
+	const struct cpred *p = &m->preds[cr->pred];
+	uint32_t g = cr->guard;
+	if (guarded && g && g != ev->guard_x && g != ev->guard_t)
+		return 1;
+	if (!cr->npred)
+		return 0;
+	switch (p->kind) {
+	case PK_U32: return !pred_u32(ev, p);
+	case PK_PERM: return !pred_perm(ev, p);
+	case PK_EXIT: return !pred_exit(ev, p);
+	default: return 0;
+	}
+}
+
+/*
+ * exit_phase() for the fast path's events (a syscall, major < NSYS, no task list, state BUILD):
+ * a screening that calls nothing (the candidate list, whether a dir= root or the inode hash can
+ * matter, the candidates' first predicates), so that the commonest outcome, no rule left to
+ * try, returns without a frame; else exit_rules.
+ */
+static sp_always_inline void exit_only_leaf(const struct sp_audit_matcher *m,
+					   const struct sp_audit_event *ev,
+					   struct sp_audit_decision *d, uint32_t tab)
+{
+	/* no live[] test: a syscall that is not live has the empty list and no root signature */
+	uint32_t major = (uint32_t)ev->c_major, work;
+	int guarded;
+	const uint32_t *l = exit_list(m, ev, tab, major, &guarded);
+	work = guarded ? EXIT_GUARDED : 0;
+	if (tab < NSLOT && dir_maybe(m, ev, tab, major))
+		work |= EXIT_DIR;
+	if (ev->nnames && m->hash_any && hash_maybe(m, ev))
+		work |= EXIT_HASH;
+	/* the candidates whose first predicate fails: the commonest rejection, told here */
+	const uint32_t *end = l + 1 + l[0];
+	for (l++; l < end && screened_out(m, &m->rules[*l], ev, work & EXIT_GUARDED); l++)
+		;
+	if (l == end && !(work & (EXIT_DIR | EXIT_HASH)))
+		return;
+	exit_rules(m, ev, d, l, end, work);
+}
+
+/*
+ * The fast path: one load of the event's gate word and one word of busy[] decide the commonest
+ * event, a syscall whose (ABI, syscall) has no candidate, no dir= root and no name that could
+ * reach the inode hash or a filesystem rule, in a rule set without task rules: nothing matches,
+ * the state stays BUILD.  A syscall of a task other than auditd that needs no task list and no
+ * filesystem check goes to exit_only_leaf's screening, inline (its return needs no frame);
+ * anything else to matcher_slow.
+ */
+static sp_always_inline void filter_inline(const struct sp_audit_matcher *m,
+					   const struct sp_audit_event *ev,
+					   struct sp_audit_decision *d, int busy_known)
+{
+	uint32_t g = ev->gate;	/* kind, auditd, has names, fast index: one load (line 0) */
+	uint32_t fast = g >> EV_GATE_FAST_SHIFT;
+
+	SP_ASSERT_INTERNAL(audit_event_is_synced(ev));
+	audit_decision_init(d);
+	if (!busy_known && likely(!matcher_busy(m, fast)))
+		return;
+	/* busy_known: the engine's gate may have been another matcher's, so the bit may be clear
+	 * here, in any row: the row is tested */
+	if (likely(!(g & m->slow_gate)) && (!busy_known || fast < 2 * NSLOT * NSYS)) {
+		/* a syscall below NSYS (busy rows EV_ROW_OTHER and EV_ROW_RANGE set only bits
+		 * slow_gate takes) of a rule set without task or filesystem lists */
+		SP_ASSERT_INTERNAL(fast < 2 * NSLOT * NSYS && fast % NSYS == (uint32_t)ev->c_major);
+		exit_only_leaf(m, ev, d, fast / NSYS);
+		return;
+	}
+	matcher_slow(m, ev, d);
+}
+
+/* ---- the rules ---- */
 
 static int lsm_match(const struct lsm_rule *r, const struct lsm_ctx *c)
 {
@@ -63,17 +279,6 @@ static int name_devpart(const struct audit_name *n, int maj, uint32_t op, uint32
 }
 
 
-/* The predicates rule_match evaluates inline and eval in its switch: 1 true, 0 false. */
-static sp_always_inline int pred_u32(const struct sp_audit_event *ev, const struct cpred *p)
-{
-	return audit_comparator(ld32(ev, p->aux), p->op, p->val);
-}
-
-static sp_always_inline int pred_perm(const struct sp_audit_event *ev, const struct cpred *p)
-{
-	return ((ev->perm_bits & p->val) != 0) ^ (p->op == OP_NE);
-}
-
 static sp_always_inline int pred_exe(const struct sp_audit_matcher *m, const struct cpred *p,
 				     const struct sp_audit_event *ev)
 {
@@ -86,13 +291,6 @@ static sp_always_inline int pred_loginuid_set(const struct sp_audit_event *ev, c
 {
 	return audit_comparator((p->aux ? ev->t_loginuid : ev->loginuid) != SP_AUDIT_UNSET, p->op,
 				p->val);
-}
-
-static sp_always_inline int pred_exit(const struct sp_audit_event *ev, const struct cpred *p)
-{
-	if (ev->return_valid == RET_INVALID)
-		return 0;
-	return audit_comparator((uint32_t)ev->return_code, p->op, p->val);
 }
 
 /* A watch: the name's identity is the watched one (no name, no watch, whatever the op). */
@@ -332,53 +530,6 @@ static const struct crule *root_rules(const struct sp_audit_matcher *m,
 	return win;
 }
 
-/* Does signature sig meet the event's walk signature? */
-static sp_always_inline int dsig_meets(const struct sp_audit_event *ev, const uint64_t sig[2])
-{
-	return ((ev->names_sig[0] & sig[0]) | (ev->names_sig[1] & sig[1])) != 0;
-}
-
-/* May one of the event's guard values (exe, subject type, uid, auid) be a dir rule's guard? */
-static sp_always_inline int dguards_maybe(const struct sp_audit_matcher *m,
-					  const struct sp_audit_event *ev)
-{
-	return (ev->gsig & m->dgsig) != 0;
-}
-
-/* Can the event (tab < NSLOT: it has a name) have walked a root of (tab, major)'s dir-guarded
- * rules that its perm bits let match?  0: none (index 0) when the syscall has no such rule
- * (dlive clear), or its walk signature does not meet theirs: most events that did not are
- * told here, without dir_guarded's walk of every walked inode.  EXIT_DIR: it may have walked a
- * root of a rule without a dir guard (the plain signature).  EXIT_DGUARD: only roots of rules
- * with one, which an event holding none of their guard values cannot match (dguards_maybe). */
-enum { EXIT_DIR = 1, EXIT_DGUARD = 2 };
-
-static sp_always_inline uint32_t dir_state(const struct sp_audit_matcher *m,
-					   const struct sp_audit_event *ev, uint32_t tab,
-					   uint32_t major)
-{
-	uint32_t i = m->dsig_idx[tab][major], pi;
-	if (!i)
-		return 0;
-	if (i == DSIG_DYN) {
-		uint32_t k = m->cand_off[tab][major] & 3, perm = ev->perm_bits & 15;
-		i = m->dsig_dyn[tab][k][perm];
-		pi = m->dsig_pdyn[tab][k][perm];
-	} else {
-		pi = m->dsig_plain[tab][major];
-	}
-	if (!dsig_meets(ev, m->dsigs[i]))
-		return 0;
-	return dsig_meets(ev, m->dsigs[pi]) ? EXIT_DIR : EXIT_DGUARD;
-}
-
-static sp_always_inline int dir_maybe(const struct sp_audit_matcher *m,
-				      const struct sp_audit_event *ev, uint32_t tab, uint32_t major)
-{
-	uint32_t st = dir_state(m, ev, tab, major);
-	return st == EXIT_DIR || (st == EXIT_DGUARD && dguards_maybe(m, ev));
-}
-
 /*
  * The exit rules guarded by a dir= root (kept out of the candidate lists): only the roots the
  * syscall walked can match, each root's rules in priority order, visited as the walk finds the
@@ -416,11 +567,6 @@ static sp_always_inline void exit_phase(const struct sp_audit_matcher *m, const 
 					uint32_t tab, int skip_lists);
 
 
-SP_API void sp_audit_matcher_filter(const struct sp_audit_matcher *m, const struct sp_audit_event *ev,
-				    struct sp_audit_decision *d)
-{
-	matcher_filter(m, ev, d);
-}
 
 /* The exclude list's view for the event's SYSCALL / URINGOP record (compile.c exclude_view). */
 static inline uint32_t exclude_view_of(const struct sp_audit_matcher *m,
@@ -454,32 +600,6 @@ static inline const struct crule *first_hash_match(const struct sp_audit_matcher
 			return cr;
 	}
 	return NULL;
-}
-
-/* The keyed inode-hash list of (u32) inode key (a pool offset), or 0. */
-static sp_always_inline uint32_t hk_find(const struct sp_audit_matcher *m, uint32_t key)
-{
-	for (uint32_t h = (key * 0x9e3779b1u) >> 16 & m->hk_mask; m->hk[h].off; h = (h + 1) & m->hk_mask)
-		if (m->hk[h].key == key)
-			return m->hk[h].off;
-	return 0;
-}
-
-/* Can a name of the event reach a rule of the inode hash: a pending watch (a name with a path),
- * a bucket with unkeyed rules, or a keyed list of its very inode?  hash_pass without the rules:
- * most named events reach none. */
-static sp_always_inline int hash_maybe(const struct sp_audit_matcher *m,
-				       const struct sp_audit_event *ev)
-{
-	for (uint32_t i = 0; i < ev->nnames; i++) {
-		const struct audit_name *n = &ev->names[i];
-		uint32_t b = (uint32_t)n->ino & (KA_INODE_BUCKETS - 1);
-		if ((m->pending_off && n->path) || (m->hash_unkeyed >> b & 1))
-			return 1;
-		if ((m->hash_nonempty >> b & 1) && hk_find(m, (uint32_t)n->ino))
-			return 1;
-	}
-	return 0;
 }
 
 /*
@@ -538,28 +658,6 @@ static sp_always_inline const struct crule *candidates_in(const struct sp_audit_
 	return NULL;
 }
 
-/* The exit-list candidate list of (tab, major) for the event (pool[] at a count): the whole
- * list when one of the event's values may be one of its rules' guards (*guarded set), else the
- * list of its rules without a guard, which is all that can match then. */
-static sp_always_inline const uint32_t *exit_list(const struct sp_audit_matcher *m,
-						 const struct sp_audit_event *ev, uint32_t tab,
-						 uint32_t major, int *guarded)
-{
-	uint32_t off = m->cand_off[tab][major];
-	*guarded = 0;
-	if (off & DYN_FLAG)	/* argument-dependent perm: pick by perm bits */
-		off = m->dyn_off[tab][off & 3][ev->perm_bits & 15];
-	if (off & GUARD_FLAG) {
-		const struct glist *gl = &m->glists[off & ~GUARD_FLAG];
-		if (ev->gsig & m->gsig) {	/* a value may be a guard */
-			*guarded = 1;
-			return &m->pool[gl->full];
-		}
-		off = gl->plain;
-	}
-	return &m->pool[off];
-}
-
 /* The first rule of candidate list l (exit_list's) that matches, or NULL. */
 static sp_always_inline const struct crule *list_first(const struct sp_audit_matcher *m,
 						      const struct sp_audit_event *ev, uint32_t vis,
@@ -580,38 +678,9 @@ static sp_always_inline const struct crule *exit_candidates(const struct sp_audi
 	return list_first(m, ev, vis, l, guarded);
 }
 
-/* What audit_matcher_exit_only's screening leaves to exit_only_rules besides the candidates:
- * the dir= roots (EXIT_DIR, dir_maybe), the inode hash (EXIT_HASH); the list is the whole
- * guarded one (EXIT_GUARDED). */
-enum { EXIT_GUARDED = 4, EXIT_HASH = 8 };
-
-/* Is rule cr's first predicate one the screening evaluates (a 32-bit field, perm, exit) and
- * false for the event (then the rule cannot match), or, guarded, its guard none of the event's
- * values?  Calls nothing. */
-static sp_always_inline int screened_out(const struct sp_audit_matcher *m,
-					 const struct crule *cr, const struct sp_audit_event *ev,
-					 int guarded)
-{
-	const struct cpred *p = &m->preds[cr->pred];
-	uint32_t g = cr->guard;
-	if (guarded && g && g != ev->guard_x && g != ev->guard_t)
-		return 1;
-	if (!cr->npred)
-		return 0;
-	switch (p->kind) {
-	case PK_U32: return !pred_u32(ev, p);
-	case PK_PERM: return !pred_perm(ev, p);
-	case PK_EXIT: return !pred_exit(ev, p);
-	default: return 0;
-	}
-}
-
-/* exit_only's rules: the candidates [l, end), the dir= roots (EXIT_DIR), the inode hash
- * (EXIT_HASH); then the decision from the winner. */
-static sp_noinline void exit_only_rules(const struct sp_audit_matcher *m,
-					const struct sp_audit_event *ev,
-					struct sp_audit_decision *d, const uint32_t *l,
-					const uint32_t *end, uint32_t work)
+static sp_noinline void exit_rules(const struct sp_audit_matcher *m,
+				   const struct sp_audit_event *ev, struct sp_audit_decision *d,
+				   const uint32_t *l, const uint32_t *end, uint32_t work)
 {
 	uint32_t major = (uint32_t)ev->c_major;
 	/* no filesystem list hides a name here: every bit set (the visibility mask is only ever
@@ -644,36 +713,6 @@ static sp_noinline void exit_only_rules(const struct sp_audit_matcher *m,
 	d->record = win->action != AA_NEVER;
 	if (d->record && m->pool[m->exclude_sys_off])	/* a syscall: its SYSCALL record */
 		exclude_record(m, ev, d);
-}
-
-/*
- * exit_phase() for the fast path's events (a syscall, major < NSYS, no task list, state BUILD,
- * live = the live bit of (tab, major)): a screening that calls nothing (the candidate list,
- * whether a dir= root or the inode hash can matter), so that the commonest outcome, no rule to
- * try, returns without a frame; else exit_only_rules.  Out of line so that the fast path above
- * keeps a small frame.
- */
-sp_noinline void audit_matcher_exit_only(const struct sp_audit_matcher *m, const struct sp_audit_event *ev,
-					 struct sp_audit_decision *d, uint32_t tab, int live)
-{
-	uint32_t major = (uint32_t)ev->c_major, work = 0;
-	const uint32_t *l = m->pool;	/* offset 0: the empty list */
-	if (live) {
-		int guarded;
-		l = exit_list(m, ev, tab, major, &guarded);
-		work = guarded ? EXIT_GUARDED : 0;
-		if (tab < NSLOT && dir_maybe(m, ev, tab, major))
-			work |= EXIT_DIR;
-	}
-	if (ev->nnames && m->hash_any && hash_maybe(m, ev))
-		work |= EXIT_HASH;
-	/* the candidates whose first predicate fails: the commonest rejection, told here */
-	const uint32_t *end = l + 1 + l[0];
-	for (l++; l < end && screened_out(m, &m->rules[*l], ev, work & EXIT_GUARDED); l++)
-		;
-	if (l == end && !(work & (EXIT_DIR | EXIT_HASH)))
-		return;
-	exit_only_rules(m, ev, d, l, end, work);
 }
 
 /* The exit (or io_uring) list, the inode hash, then key, record and exclude: the part of
@@ -727,8 +766,8 @@ out:
 		exclude_record(m, ev, d);
 }
 
-sp_noinline void audit_matcher_slow(const struct sp_audit_matcher *m, const struct sp_audit_event *ev,
-				      struct sp_audit_decision *d)
+static sp_noinline void matcher_slow(const struct sp_audit_matcher *m,
+				     const struct sp_audit_event *ev, struct sp_audit_decision *d)
 {
 	struct cstate s;
 	const struct crule *task_rule = NULL;
@@ -798,3 +837,24 @@ out:
 	exit_phase(m, ev, d, &s, vis, 0, 1);
 }
 
+SP_API void sp_audit_matcher_filter(const struct sp_audit_matcher *m, const struct sp_audit_event *ev,
+				    struct sp_audit_decision *d)
+{
+	filter_inline(m, ev, d, 0);
+}
+
+/* The busy bit is not tested: a clear bit only spares the evaluation, whose decision is the
+ * same (nothing matches); the fast path's row test is kept. */
+void audit_matcher_filter_busy(const struct sp_audit_matcher *m, const struct sp_audit_event *ev,
+			       struct sp_audit_decision *d)
+{
+	filter_inline(m, ev, d, 1);
+}
+
+void audit_matcher_filter_batch(const struct sp_audit_matcher *m,
+				const struct sp_audit_event *const *evs, size_t n,
+				struct sp_audit_decision *d)
+{
+	for (size_t i = 0; i < n; i++)
+		filter_inline(m, evs[i], &d[i], 0);
+}

@@ -92,6 +92,14 @@ struct glist {
 
 #define NSYS EV_NSYS
 
+#define HK_BLOOM_BITS 1024u
+
+/* The bloom bit of a keyed inode-hash key (a name's (u32) inode). */
+static inline uint32_t hk_bloom_bit(uint32_t key)
+{
+	return (key * 0x9e3779b1u) >> 22;
+}
+
 struct sp_audit_matcher {
 	/* hot */
 	struct crule *rules;
@@ -142,13 +150,14 @@ struct sp_audit_matcher {
 	 * addressing; off 0 = empty slot */
 	struct hkslot { uint32_t key, off; } *hk;
 	uint32_t hk_mask;
+	uint64_t hk_bloom[HK_BLOOM_BITS / 64];	/* bit hk_bloom_bit(key) of every hk key */
 	uint32_t task_off, uring_off, user_off, exclude_off;
 	/* the exclude list as the SYSCALL and the URINGOP record meet it: without the rules a
 	 * predicate that is false for that record type ends before any STOP (compile.c) */
 	uint32_t exclude_sys_off, exclude_uring_off;
 	uint32_t pending_off;		/* pending watches (followed by path), 0 = none */
 	uint32_t nfs;
-	uint32_t slow_gate;		/* event gate bits that need audit_matcher_slow (EV_GATE_*) */
+	uint32_t slow_gate;		/* event gate bits that need match.c's slow path (EV_GATE_*) */
 	uint32_t hash_any;		/* hash_nonempty | pending_off */
 	struct { uint32_t op, val; } *fs;	/* fstype terms of filesystem `never` rules */
 	uint32_t n_rules;
@@ -192,38 +201,14 @@ static inline uint32_t dir_bloom_bit(const struct sp_audit_matcher *m, uint32_t 
  * the rule set (compile.c; run under SP_ASSERT_EXPENSIVE).  1 or 0. */
 int audit_matcher_is_valid(const struct sp_audit_matcher *m);
 
-/* The slow and the exit-only evaluations (match.c), out of line behind the fast path. */
-void audit_matcher_slow(const struct sp_audit_matcher *m, const struct sp_audit_event *ev,
-			struct sp_audit_decision *d);
-void audit_matcher_exit_only(const struct sp_audit_matcher *m, const struct sp_audit_event *ev,
-			     struct sp_audit_decision *d, uint32_t tab, int live);
-
-
-/*
- * The fast path: one load of the event's gate word and one word of busy[] decide the commonest
- * event, a syscall whose (ABI, syscall) has no candidate, no dir= root and no name that could
- * reach the inode hash or a filesystem rule, in a rule set without task rules: nothing matches,
- * the state stays BUILD.  A syscall of a task other than auditd that needs no task list and no
- * filesystem check goes straight to the exit list and inode hash; anything else to the slow path.
- */
-static sp_always_inline void matcher_filter(const struct sp_audit_matcher *m, const struct sp_audit_event *ev,
-					   struct sp_audit_decision *d)
-{
-	uint32_t g = ev->gate;	/* kind, auditd, has names, fast index: one load (line 0) */
-	uint32_t fast = g >> EV_GATE_FAST_SHIFT;
-
-	SP_ASSERT_INTERNAL(audit_event_is_synced(ev));
-	audit_decision_init(d);
-	if (likely(!matcher_busy(m, fast)))
-		return;
-	if (likely(!(g & m->slow_gate))) {
-		/* a syscall below NSYS (busy rows EV_ROW_OTHER and EV_ROW_RANGE set only bits
-		 * slow_gate takes) of a rule set without task or filesystem lists */
-		SP_ASSERT_INTERNAL(fast < 2 * NSLOT * NSYS && fast % NSYS == (uint32_t)ev->c_major);
-		audit_matcher_exit_only(m, ev, d, fast / NSYS, matcher_live(m, fast));
-		return;
-	}
-	audit_matcher_slow(m, ev, d);
-}
+/* sp_audit_matcher_filter for the engine's read side (match.c), after its gate found the event's
+ * busy[] bit set: the same decision, without that test, and a call inside the library rather
+ * than through the exported symbol. */
+void audit_matcher_filter_busy(const struct sp_audit_matcher *m, const struct sp_audit_event *ev,
+			       struct sp_audit_decision *d);
+/* sp_audit_matcher_filter of evs[0..n) into d[0..n). */
+void audit_matcher_filter_batch(const struct sp_audit_matcher *m,
+				const struct sp_audit_event *const *evs, size_t n,
+				struct sp_audit_decision *d);
 
 #endif
