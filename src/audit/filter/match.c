@@ -215,6 +215,8 @@ static sp_always_inline void exit_only_leaf(const struct sp_audit_matcher *m,
 		work |= EXIT_DIR;
 	if (ev->nnames && m->hash_any && hash_maybe(m, ev))
 		work |= EXIT_HASH;
+	if (!(l[0] | work))
+		return;		/* the commonest: no candidate, no root, no hash rule */
 	/* the candidates whose first predicate fails: the commonest rejection, told here */
 	const uint32_t *end = l + 1 + l[0];
 	for (l++; l < end && screened_out(m, &m->rules[*l], ev, work & EXIT_GUARDED); l++)

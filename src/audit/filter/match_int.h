@@ -24,10 +24,10 @@
  *                       bits (ACC_MODE of the flags, SYS_BIND), with GUARD_FLAG as cand_off
  *         pool[]        candidate lists: count, then rule indices in priority order
  *   cold: keys, identities (watch/dir/exe inode+dev), dir roots and their hash, per-root rule
- *         lists, the roots' signatures per syscall (dsig_idx, dsig_dyn, dsigs; dsig_plain,
- *         dsig_pdyn and dgsig for the rules without a guard), the guarded
- *         candidate lists' pairs (glists) and their guards' bloom, the keyed inode-hash table,
- *         LSM terms, masks.
+ *         lists, the roots' signatures per syscall (dsig_idx, dsig_dyn, dsigs; dsig_plain and
+ *         dsig_pdyn for the roots of rules without a dir guard, and dgsig, the dir guards'
+ *         signature), the guarded candidate lists' pairs (glists) and their guards' signature
+ *         (gsig), the keyed inode-hash table and its bloom (hk_bloom), LSM terms, masks.
  *
  * Invariants: a matcher is immutable once compiled; every pool offset it holds is 0 (the empty
  * list) or the start of a non-empty list inside pool; the exit, io_uring, inode-hash and per-root
