@@ -8,7 +8,8 @@
  * (kernel/auditsc.c: __audit_syscall_entry fills them; a worker-context io_uring op leaves them
  * as audit_reset_context() left them: 0); return_code is post audit_return_fixup(); perm_bits is
  * recomputed whenever arch, number, arguments or openat2 flags change; guard_x and guard_t are
- * those of the exe and the subject's type, recomputed whenever either is set; the t_* task-list
+ * those of the exe and the subject's type, and gsig the signature of those and of the uid's and
+ * loginuid's guards, recomputed whenever one of the four is set; the t_* task-list
  * view mirrors the event's credentials (t_pid = ppid) unless sp_audit_event_set_task_creds set
  * it.
  */
