@@ -34,6 +34,7 @@
 
 struct cur {
 	uint32_t te_hist[16];		/* te rules by kind bit (count_te_kinds, count_rules) */
+	uint32_t cr_hist[16];		/* conditional rules by kind bit (count_rules) */
 	const uint8_t *p;
 	size_t len, off;
 	uint32_t vers;
@@ -880,24 +881,31 @@ static sp_always_inline int run_item_ok(const struct policy_rule *r, uint32_t nt
 }
 
 /* Are all of r[0..n) common items?  Their enabled bits cleared; one branch for the block: the
- * largest key values, the smallest kind and the largest default type are compared at the end. */
+ * largest key values, the smallest kind and the largest default type are compared at the end.
+ * When they are, hist[b] (kind_hist's) counts the block's rules of kind bit b, taken while the
+ * block is in L1. */
 static int run_block_ok(struct policy_rule *restrict r, uint32_t n, uint32_t ntypes,
-			uint32_t nclasses)
+			uint32_t nclasses, uint32_t *restrict hist)
 {
-	uint32_t mst = 0, mc = 0, md = 0, kmin = 2, hi = 0;
+	uint32_t mst = 0, mc = 0, md = 0, kmin = 2, hi = 0, h[16] = { 0 };
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t s = r[i].s - 1u, t = r[i].t - 1u, c = r[i].c - 1u;
 		uint32_t sp = r[i].spec & (uint16_t)~SP_AVTAB_ENABLED, kind = run_kind[sp & 127];
 		uint32_t d = (kind & 2) ? r[i].data - 1u : 0;
 		r[i].spec = (uint16_t)sp;
 		hi |= sp;
+		h[__builtin_ctz(sp | 0x8000) & 15]++;
 		mst = s > mst ? s : mst;
 		mst = t > mst ? t : mst;
 		mc = c > mc ? c : mc;
 		md = d > md ? d : md;
 		kmin = kind < kmin ? kind : kmin;
 	}
-	return mst < ntypes && mc < nclasses && md < ntypes && kmin && hi <= 127;
+	if (!(mst < ntypes && mc < nclasses && md < ntypes && kmin && hi <= 127))
+		return 0;
+	for (int b = 0; b < 16; b++)
+		hist[b] += h[b];
+	return 1;
 }
 
 /* Item q (12 bytes) decoded a field at a time, its spec's enabled bit cleared. */
@@ -930,7 +938,7 @@ static int run_agrees(const uint8_t *q, uint32_t n, const struct policy_rule *ds
  * bytes: the caller's next item overwrites them.
  */
 static uint32_t avtab_run(const uint8_t *q, size_t avail, struct policy_rule *dst, uint32_t max,
-			  uint32_t ntypes, uint32_t nclasses)
+			  uint32_t ntypes, uint32_t nclasses, uint32_t hist[16])
 {
 	enum { BLOCK = 64 };
 	uint32_t n = avail / 12 < max ? (uint32_t)(avail / 12) : max, i = 0;
@@ -938,11 +946,12 @@ static uint32_t avtab_run(const uint8_t *q, size_t avail, struct policy_rule *ds
 		for (uint32_t b; i < n; i += b) {
 			b = n - i < BLOCK ? n - i : BLOCK;
 			memcpy(dst + i, q + (size_t)i * 12, (size_t)b * 12);
-			if (!run_block_ok(dst + i, b, ntypes, nclasses))
+			if (!run_block_ok(dst + i, b, ntypes, nclasses, hist))
 				break;
 		}
 		for (; i < n && run_item_ok(&dst[i], ntypes, nclasses); i++)
-			;	/* the failed block, item by item (its specs are cleared) */
+			hist[__builtin_ctz(dst[i].spec) & 15]++;	/* the failed block, item by
+									 * item (its specs cleared) */
 		SP_ASSERT_EXPENSIVE(run_agrees(q, n, dst, i, ntypes, nclasses));
 		return i;
 	}
@@ -951,8 +960,16 @@ static uint32_t avtab_run(const uint8_t *q, size_t avail, struct policy_rule *ds
 		if (!run_item_ok(&r, ntypes, nclasses))
 			break;
 		dst[i] = r;
+		hist[__builtin_ctz(r.spec) & 15]++;
 	}
 	return i;
+}
+
+/* hist[b] += the rules of r[0..n) whose kind is bit b (every rule has exactly one kind bit) */
+static void kind_hist(const struct policy_rule *r, uint32_t n, uint32_t hist[16])
+{
+	for (uint32_t i = 0; i < n; i++)
+		hist[__builtin_ctz(r[i].spec) & 15]++;
 }
 
 /*
@@ -961,7 +978,7 @@ static uint32_t avtab_run(const uint8_t *q, size_t avail, struct policy_rule *ds
  * other item avtab_item (which grows the arrays itself: a version < 20 item may hold several
  * rules).
  */
-static int avtab_items(struct cur *c, uint32_t n, int cond, uint32_t node)
+static int avtab_items(struct cur *c, uint32_t n, int cond, uint32_t node, uint32_t hist[16])
 {
 	struct policy_core *k = c->core;
 	int rc;
@@ -981,7 +998,7 @@ static int avtab_items(struct cur *c, uint32_t n, int cond, uint32_t node)
 		if (c->vers >= 20) {
 			uint32_t *nr = cond ? &k->ncr : &k->nte;
 			uint32_t got = avtab_run(c->p + c->off, left(c), (cond ? k->cr : k->te) + *nr,
-						 n - i, k->ntypes, k->nclasses);
+						 n - i, k->ntypes, k->nclasses, hist);
 			for (uint32_t j = 0; cond && j < got; j++)
 				k->cr_node[k->ncr + j] = node;
 			*nr += got;
@@ -989,19 +1006,17 @@ static int avtab_items(struct cur *c, uint32_t n, int cond, uint32_t node)
 			if ((i += got) == n)
 				break;
 		}
+		const struct policy_rule *r = cond ? k->cr : k->te;
+		uint32_t from = cond ? k->ncr : k->nte;
 		if ((rc = avtab_item(c, cond, node)))
 			return rc;
+		r = cond ? k->cr : k->te;	/* avtab_item may have moved the array */
+		kind_hist(r + from, (cond ? k->ncr : k->nte) - from, hist);
 		i++;
 	}
 	return 0;
 }
 
-/* hist[b] += the rules of r[0..n) whose kind is bit b (every rule has exactly one kind bit) */
-static void kind_hist(const struct policy_rule *r, uint32_t n, uint32_t hist[16])
-{
-	for (uint32_t i = 0; i < n; i++)
-		hist[__builtin_ctz(r[i].spec) & 15]++;
-}
 
 #define KIND(h, bit) ((h)[__builtin_ctz(bit)])
 
@@ -1011,8 +1026,6 @@ static void count_te_kinds(struct cur *c)
 	struct policy_core *k = c->core;
 	struct sp_policy_info *in = &k->info;
 	uint32_t *h = c->te_hist;
-	memset(c->te_hist, 0, sizeof(c->te_hist));
-	kind_hist(k->te, k->nte, h);
 	in->te_rules = k->nte;
 	in->te_allow = KIND(h, SP_AVTAB_ALLOWED);
 	in->te_auditallow = KIND(h, SP_AVTAB_AUDITALLOW);
@@ -1031,8 +1044,8 @@ static void count_rules(struct cur *c)
 	struct policy_core *k = c->core;
 	struct sp_policy_counts *n = &k->counts;
 	uint32_t h[16];
-	memcpy(h, c->te_hist, sizeof(h));
-	kind_hist(k->cr, k->ncr, h);
+	for (int b = 0; b < 16; b++)	/* counted as they were read (avtab_items) */
+		h[b] = c->te_hist[b] + c->cr_hist[b];
 	n->allow += KIND(h, SP_AVTAB_ALLOWED);
 	n->auditallow += KIND(h, SP_AVTAB_AUDITALLOW);
 	n->dontaudit += KIND(h, SP_AVTAB_AUDITDENY);
@@ -1060,7 +1073,8 @@ static int read_te(struct cur *c)
 		return bad(c, c->off - 4, "table is empty");
 	/* n rules at least (a version < 20 entry may hold several), n bounded by the bytes left:
 	 * avtab_items makes room for them */
-	if ((rc = avtab_items(c, n, 0, 0)))
+	memset(c->te_hist, 0, sizeof(c->te_hist));
+	if ((rc = avtab_items(c, n, 0, 0, c->te_hist)))	/* counts te_hist as it reads */
 		return rc;
 	count_te_kinds(c);
 	return 0;
@@ -1107,7 +1121,7 @@ static int read_cond(struct cur *c)
 			c->sec = "conditional avtab";
 			if ((rc = count(c, &m, c->vers < 20 ? 24 : 12, "conditional avtab entry")))
 				return rc;
-			if ((rc = avtab_items(c, m, 1, i | (list ? 0x80000000u : 0))))
+			if ((rc = avtab_items(c, m, 1, i | (list ? 0x80000000u : 0), c->cr_hist)))
 				return rc;
 			c->sec = "conditional";
 		}
