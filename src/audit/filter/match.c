@@ -38,8 +38,9 @@
 
 /* ---- the fast path: a screening that calls nothing ---- */
 
-/* What exit_only_leaf's screening leaves to exit_rules besides the candidates (dir_state's
- * EXIT_DIR and EXIT_DGUARD, the whole guarded list, the inode hash). */
+/* dir_state's answers (EXIT_DIR, EXIT_DGUARD), and what exit_only_leaf's screening leaves to
+ * exit_rules besides the candidates: the dir= roots (EXIT_DIR), the inode hash (EXIT_HASH),
+ * the list being the whole guarded one (EXIT_GUARDED). */
 enum { EXIT_DIR = 1, EXIT_DGUARD = 2, EXIT_GUARDED = 4, EXIT_HASH = 8 };
 
 /* The candidates [l, end) (the whole guarded list with EXIT_GUARDED), the dir= roots
