@@ -1006,17 +1006,15 @@ static int avtab_items(struct cur *c, uint32_t n, int cond, uint32_t node, uint3
 			if ((i += got) == n)
 				break;
 		}
-		const struct policy_rule *r = cond ? k->cr : k->te;
 		uint32_t from = cond ? k->ncr : k->nte;
 		if ((rc = avtab_item(c, cond, node)))
 			return rc;
-		r = cond ? k->cr : k->te;	/* avtab_item may have moved the array */
-		kind_hist(r + from, (cond ? k->ncr : k->nte) - from, hist);
+		/* the rules it appended (it may have moved the array) */
+		kind_hist((cond ? k->cr : k->te) + from, (cond ? k->ncr : k->nte) - from, hist);
 		i++;
 	}
 	return 0;
 }
-
 
 #define KIND(h, bit) ((h)[__builtin_ctz(bit)])
 

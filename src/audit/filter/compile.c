@@ -63,6 +63,8 @@ struct builder {
 	uint32_t exit_first, exit_end;
 	uint32_t *strip;	/* exit rule - exit_first -> its copy without arch= (x86_64/i386) */
 	int32_t *gdir;		/* exit rule - exit_first -> its dir= root, or -1 */
+	uint32_t *dguard;	/* exit rule - exit_first -> its dir guard (rule_dguard) when gdir
+				 * names a root, else 0 */
 	uint32_t *tmp;		/* a list being built: at most one entry per exit rule */
 	uint32_t *tmp2;		/* its rules without a guard (glist_index) */
 	size_t capglists;
@@ -699,6 +701,7 @@ static void builder_free(struct builder *b)
 	free(b->dedup);
 	free(b->strip);
 	free(b->gdir);
+	free(b->dguard);
 	free(b->tmp);
 	free(b->tmp2);
 }
@@ -893,7 +896,8 @@ static int matcher_alloc_hot(struct builder *b)
 	b->tmp = malloc((b->exit_end - b->exit_first + 1) * sizeof(*b->tmp));
 	b->tmp2 = malloc((b->exit_end - b->exit_first + 1) * sizeof(*b->tmp2));
 	b->gdir = malloc((b->exit_end - b->exit_first + 1) * sizeof(*b->gdir));
-	if (!b->tmp || !b->tmp2 || !b->gdir)
+	b->dguard = malloc((b->exit_end - b->exit_first + 1) * sizeof(*b->dguard));
+	if (!b->tmp || !b->tmp2 || !b->gdir || !b->dguard)
 		return b->err = -ENOMEM;
 	return 0;
 }
@@ -915,8 +919,8 @@ static uint32_t rule_guard(const struct crule *cr, const struct cpred *preds,
 }
 
 /* A dir= rule's guard: its guard, else its first uid= or auid= predicate with op EQ
- * (audit_guard_cred).  Only dir_state's callers read it, through the plain signatures and
- * dgsig. */
+ * (audit_guard_cred).  The matcher reads it only through the plain signatures and dgsig
+ * (dir_maybe). */
 static uint32_t rule_dguard(const struct crule *cr, const struct cpred *preds,
 			    const struct cident *idents, const struct lsm_rule *lsm)
 {
@@ -944,6 +948,10 @@ static int compile_dir_guards(struct builder *b)
 		for (uint32_t pi = 0; pi < cr->npred && b->ndirs <= DIRS_MAX; pi++)
 			if (b->preds[cr->pred + pi].kind == PK_DIR && b->preds[cr->pred + pi].op == OP_EQ)
 				b->gdir[ri - b->exit_first] = (int32_t)b->preds[cr->pred + pi].val;
+		uint32_t g = b->gdir[ri - b->exit_first] < 0 ? 0 :
+			     rule_dguard(cr, b->preds, b->idents, b->lsm);
+		b->dguard[ri - b->exit_first] = g;
+		m->dgsig |= audit_guard_sig(g);
 	}
 	if (!b->ndirs || b->ndirs > DIRS_MAX)
 		return 0;
@@ -956,8 +964,6 @@ static int compile_dir_guards(struct builder *b)
 			if (b->gdir[ri - b->exit_first] != (int32_t)root)
 				continue;
 			b->tmp[n++] = ri;
-			uint32_t g = rule_dguard(&b->rules[ri], b->preds, b->idents, b->lsm);
-			m->dgsig |= audit_guard_sig(g);
 			if (b->rules[ri].mask_idx != UINT32_MAX)
 				continue;
 			if (grow(b, &b->masks, sizeof(*b->masks), b->nmasks, &b->capmasks, 1))
@@ -1044,7 +1050,7 @@ static void guarded_sig(struct builder *b, int slot, uint32_t nr, int perm, int 
 	for (uint32_t ri = b->exit_first; ri < b->exit_end; ri++) {
 		if (b->gdir[ri - b->exit_first] < 0 || exit_rule_dead(b, ri, slot, nr, perm, 0))
 			continue;
-		if (plain && rule_dguard(&b->rules[ri], b->preds, b->idents, b->lsm))
+		if (plain && b->dguard[ri - b->exit_first])
 			continue;
 		const struct crule *cr = &b->rules[ri];
 		for (uint32_t pi = 0; pi < cr->npred; pi++) {

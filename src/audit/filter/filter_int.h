@@ -218,10 +218,10 @@ static inline const struct lsm_ctx *audit_ev_sctx(const struct sp_audit_event *e
 /*
  * Guard values: an exe= or subj_type= predicate with op EQ reduced to 32 bits (the compiled
  * matcher's crule.guard), and the event's own, kept with the fields they come from (guard_x,
- * guard_t); a dir= rule's guard may also be a uid= or auid= predicate with op EQ, whose event
- * values the matcher computes when it needs them (audit_guard_cred).  The kinds' ranges are
- * disjoint (bit 31: exe; bits 31..30 = 01: subj_type; bits 31..29 = 001: a credential); 0 is
- * no guard and no event value.
+ * guard_t); a dir= rule's guard may also be a uid= or auid= predicate with op EQ
+ * (audit_guard_cred).  The event keeps the signature of all four of its values (gsig).  The
+ * kinds' ranges are disjoint (bit 31: exe; bits 31..30 = 01: subj_type; bits 31..29 = 001: a
+ * credential); 0 is no guard and no event value.
  */
 static inline uint32_t audit_guard_exe(uint64_t ino, uint32_t dev)
 {

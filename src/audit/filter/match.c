@@ -16,7 +16,8 @@
  * dir= rules with a guard of their own (exe=, subj_type=, uid=, auid= with op EQ) are walked for
  * only when the event may hold one of those values (dgsig), unless a root of an unguarded rule
  * may have been walked (the plain signature).
- * Fast path (sp_audit_matcher_filter, and the engine's read side through audit_matcher_filter):
+ * Fast path (sp_audit_matcher_filter, and the engine's read side through
+ * audit_matcher_filter_busy):
  * the event's gate word carries its fast index; one bit of busy[] there decides a syscall whose
  * (ABI, syscall) has no candidate and no name reaching the inode hash or a filesystem rule,
  * without touching a rule or a list; else the word's kind, auditd and names bits say whether the
@@ -38,10 +39,9 @@
 
 /* ---- the fast path: a screening that calls nothing ---- */
 
-/* dir_state's answers (EXIT_DIR, EXIT_DGUARD), and what exit_only_leaf's screening leaves to
- * exit_rules besides the candidates: the dir= roots (EXIT_DIR), the inode hash (EXIT_HASH),
- * the list being the whole guarded one (EXIT_GUARDED). */
-enum { EXIT_DIR = 1, EXIT_DGUARD = 2, EXIT_GUARDED = 4, EXIT_HASH = 8 };
+/* What exit_only_leaf's screening leaves to exit_rules besides the candidates: the dir= roots
+ * (EXIT_DIR), the inode hash (EXIT_HASH), the list being the whole guarded one (EXIT_GUARDED). */
+enum { EXIT_DIR = 1, EXIT_GUARDED = 2, EXIT_HASH = 4 };
 
 /* The candidates [l, end) (the whole guarded list with EXIT_GUARDED), the dir= roots
  * (EXIT_DIR), the inode hash (EXIT_HASH); then the decision from the winner. */
@@ -92,14 +92,13 @@ static sp_always_inline int dguards_maybe(const struct sp_audit_matcher *m,
 }
 
 /* Can the event (tab < NSLOT: it has a name) have walked a root of (tab, major)'s dir-guarded
- * rules that its perm bits let match?  0: none (index 0) when the syscall has no such rule
- * (dlive clear), or its walk signature does not meet theirs: most events that did not are
- * told here, without dir_guarded's walk of every walked inode.  EXIT_DIR: it may have walked a
- * root of a rule without a dir guard (the plain signature).  EXIT_DGUARD: only roots of rules
- * with one, which an event holding none of their guard values cannot match (dguards_maybe). */
-static sp_always_inline uint32_t dir_state(const struct sp_audit_matcher *m,
-					   const struct sp_audit_event *ev, uint32_t tab,
-					   uint32_t major)
+ * rules that its perm bits let match?  None (index 0) when the syscall has no such rule (dlive
+ * clear); else its walk signature against theirs: most events that did not are told here,
+ * without dir_guarded's walk of every walked inode.  An event that may have walked only roots of
+ * rules with a dir guard (not the plain signature's) and holds none of their guard values
+ * cannot match them either. */
+static sp_always_inline int dir_maybe(const struct sp_audit_matcher *m,
+				      const struct sp_audit_event *ev, uint32_t tab, uint32_t major)
 {
 	uint32_t i = m->dsig_idx[tab][major], pi;
 	if (!i)
@@ -113,14 +112,7 @@ static sp_always_inline uint32_t dir_state(const struct sp_audit_matcher *m,
 	}
 	if (!dsig_meets(ev, m->dsigs[i]))
 		return 0;
-	return dsig_meets(ev, m->dsigs[pi]) ? EXIT_DIR : EXIT_DGUARD;
-}
-
-static sp_always_inline int dir_maybe(const struct sp_audit_matcher *m,
-				      const struct sp_audit_event *ev, uint32_t tab, uint32_t major)
-{
-	uint32_t st = dir_state(m, ev, tab, major);
-	return st == EXIT_DIR || (st == EXIT_DGUARD && dguards_maybe(m, ev));
+	return dsig_meets(ev, m->dsigs[pi]) || dguards_maybe(m, ev);
 }
 
 /* The keyed inode-hash list of (u32) inode key (a pool offset), or 0. */
@@ -569,8 +561,6 @@ static sp_always_inline void exit_phase(const struct sp_audit_matcher *m, const 
 					struct sp_audit_decision *d, struct cstate *sp, uint32_t vis,
 					uint32_t tab, int skip_lists);
 
-
-
 /* The exclude list's view for the event's SYSCALL / URINGOP record (compile.c exclude_view). */
 static inline uint32_t exclude_view_of(const struct sp_audit_matcher *m,
 				       const struct sp_audit_event *ev)
@@ -661,14 +651,16 @@ static sp_always_inline const struct crule *candidates_in(const struct sp_audit_
 	return NULL;
 }
 
-/* The first rule of candidate list l (exit_list's) that matches, or NULL. */
-static sp_always_inline const struct crule *list_first(const struct sp_audit_matcher *m,
-						      const struct sp_audit_event *ev, uint32_t vis,
-						      const uint32_t *l, int guarded)
+/* The first rule of candidates [l, end) that matches, or NULL; guarded: the list is the whole
+ * guarded one (exit_list's *guarded). */
+static sp_always_inline const struct crule *first_candidate(const struct sp_audit_matcher *m,
+							    const struct sp_audit_event *ev,
+							    uint32_t vis, const uint32_t *l,
+							    const uint32_t *end, int guarded)
 {
 	if (guarded)
-		return candidates_in(m, ev, vis, l + 1, l + 1 + l[0], 1, ev->guard_x, ev->guard_t);
-	return candidates_in(m, ev, vis, l + 1, l + 1 + l[0], 0, 0, 0);
+		return candidates_in(m, ev, vis, l, end, 1, ev->guard_x, ev->guard_t);
+	return candidates_in(m, ev, vis, l, end, 0, 0, 0);
 }
 
 /* The exit-list candidates of (tab, major): the first that matches, or NULL. */
@@ -678,7 +670,7 @@ static sp_always_inline const struct crule *exit_candidates(const struct sp_audi
 {
 	int guarded;
 	const uint32_t *l = exit_list(m, ev, tab, major, &guarded);
-	return list_first(m, ev, vis, l, guarded);
+	return first_candidate(m, ev, vis, l + 1, l + 1 + l[0], guarded);
 }
 
 static sp_noinline void exit_rules(const struct sp_audit_matcher *m,
@@ -689,11 +681,8 @@ static sp_noinline void exit_rules(const struct sp_audit_matcher *m,
 	/* no filesystem list hides a name here: every bit set (the visibility mask is only ever
 	 * read for names below nnames) */
 	const uint32_t vis = ~0u;
-	const struct crule *win, *keyrule;
-	if (work & EXIT_GUARDED)
-		win = candidates_in(m, ev, vis, l, end, 1, ev->guard_x, ev->guard_t);
-	else
-		win = candidates_in(m, ev, vis, l, end, 0, 0, 0);
+	const struct crule *win = first_candidate(m, ev, vis, l, end, (work & EXIT_GUARDED) != 0);
+	const struct crule *keyrule;
 	if (work & EXIT_DIR)
 		win = dir_guarded(m, ev, vis, major, win);
 	keyrule = win && win->has_key ? win : NULL;

@@ -59,7 +59,8 @@ struct sp_audit_log {
 	int has_pending;
 	uint64_t seq;
 	uint64_t min_open_sec;		/* <= the oldest open event's sec (a scan makes it exact) */
-	uint32_t max_open_serial;	/* >= every open event's serial (0 when none is open) */
+	uint32_t max_open_serial;	/* >= every open event's serial (reset when one opens
+					 * with none open) */
 	/* current file and the partial line carried between chunks */
 	const char *file;
 	uint32_t line;
@@ -174,51 +175,6 @@ static inline uint64_t load64(const char *p)
 	uint64_t v;
 	memcpy(&v, p, 8);
 	return v;	/* little-endian: byte i is bits 8i..8i+7 */
-}
-
-/* How many of the 8 bytes of v lead with decimal digits (0-8): a byte is a digit when its high
- * nibble is 3 and it stays so plus 6.  A carry out of a byte >= 0xfa reaches only bytes after a
- * non-digit. */
-static inline unsigned digits8(uint64_t v)
-{
-	uint64_t t = ((v & 0xf0f0f0f0f0f0f0f0ull) |
-		      (((v + 0x0606060606060606ull) & 0xf0f0f0f0f0f0f0f0ull) >> 4)) ^
-		     0x3333333333333333ull;
-	return t ? (unsigned)__builtin_ctzll(t) >> 3 : 8;
-}
-
-/* The value of the first n (1-8) bytes of v, all digits: moved to the top bytes (the missing
- * ones are leading zeros), then pairs, quads and the two halves combined. */
-static inline uint64_t value8(uint64_t v, unsigned n)
-{
-	v = (v & 0x0f0f0f0f0f0f0f0full) << (8 * (8 - n));
-	v = (v * 10 + (v >> 8)) & 0x00ff00ff00ff00ffull;
-	v = (v * 100 + (v >> 16)) & 0x0000ffff0000ffffull;
-	return (v * 10000 + (v >> 32)) & 0xffffffffull;
-}
-
-/* Decimal digits at p, 8 at a time while 8 bytes remain before end: the first byte after them,
- * their value in *out (modulo 2^64: a caller bounds the count). */
-static sp_always_inline const char *dec_digits(const char *p, const char *end, uint64_t *out)
-{
-	static const uint64_t pow10[9] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
-					   100000000 };
-	uint64_t x = 0;
-	while (end - p >= 8) {
-		uint64_t w = load64(p);
-		unsigned n = digits8(w);
-		if (n)
-			x = x * pow10[n] + value8(w, n);
-		p += n;
-		if (n < 8) {
-			*out = x;
-			return p;
-		}
-	}
-	for (unsigned d; p < end && (d = (unsigned)(*p - '0')) <= 9; p++)
-		x = x * 10 + d;
-	*out = x;
-	return p;
 }
 
 /* The first byte in [p, end) equal to a or b, or end. */
@@ -1339,8 +1295,13 @@ static sp_always_inline const char *stamp_num(const char *p, const char *end, in
 					     uint64_t *v)
 {
 	const char *s = p;
-	p = dec_digits(p, end, v);
-	return p == s || p - s > max ? NULL : p;
+	uint64_t x = 0;
+	for (unsigned d; p < end && (d = (unsigned)(*p - '0')) <= 9; p++)
+		x = x * 10 + d;
+	if (p == s || p - s > max)
+		return NULL;
+	*v = x;
+	return p;
 }
 
 /* The stamp after "msg=audit(" up to its ')': the previous record's when the text is the same
