@@ -11,7 +11,8 @@
 #    parts are void and the file is read in one pass (the report says so);
 #  - its SYSCALL records alone: each event is held at a cut (nothing ends it) but complete, so
 #    the parts stand;
-#  - both as two inputs, gzip (read in one pass), ausearch's selection alone (-k).
+#  - both as two inputs, gzip (read in one pass), ausearch's selection alone (-k), and a rule
+#    set with a rule the kernel would refuse (its warning once).
 # Refusals: --jobs 0 or 65, and --jobs with --format or --report (exit 2).
 # Ends with "jobs: N passed, N failed".
 set -u
@@ -85,6 +86,10 @@ same '"split":1,"one_pass":0' "events held at the cuts, complete" -c -R "$rules"
 same '"split":1,"one_pass":1' "two inputs" -c -R "$rules" "$tmp/a.log" "$tmp/b.log"
 same '"split":0,"one_pass":0' "gzip" -c -R "$rules" "$tmp/a.log.gz"
 same '"split":1,"one_pass":0' "selection alone" -k exec "$tmp/a.log"
+# a rule the kernel would refuse (a duplicate): its warning once, as one pass gives it, not once
+# per part
+{ cat "$rules"; grep -m1 '^-a' "$rules"; } >"$tmp/dup.rules"
+same '"split":1,"one_pass":0' "a refused rule" -c -R "$tmp/dup.rules" "$tmp/a.log"
 # a malformed line is reported at its own line, whatever part read it
 run par --jobs 4 -c -R "$rules" "$tmp/a.log"
 l=$(grep -n 'audit(bad$' "$tmp/a.log" | tail -1 | cut -d: -f1)

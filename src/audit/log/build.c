@@ -29,16 +29,9 @@
 #define LOG_EXE_OTHER_INO 0xfffffffffffffffeull
 #define LOG_EXE_OTHER_DEV SP_AUDIT_MKDEV(4094, 2)
 
-/* The companion types 1300..1337 as bits t - 1300: 1300, 1302-1304, 1306-1307, 1309, 1311-1315,
- * 1317-1318, 1320-1323, 1327, 1330, 1332-1333, 1336-1337. */
-#define COMPANION_BASE 1300u
-#define COMPANION_BITS                                                                             \
-	((1ull << 0) | (7ull << 2) | (3ull << 6) | (1ull << 9) | (31ull << 11) | (3ull << 17) |   \
-	 (15ull << 20) | (1ull << 27) | (1ull << 30) | (3ull << 32) | (3ull << 36))
-
 SP_API int sp_audit_log_type_is_companion(uint32_t t)
 {
-	return t - COMPANION_BASE < 64 && (COMPANION_BITS >> (t - COMPANION_BASE) & 1);
+	return log_type_is_companion(t);
 }
 
 /* An absolute path the fold below gives back unchanged: no empty, "." or ".." component (no

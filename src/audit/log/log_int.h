@@ -100,6 +100,19 @@ static inline int log_type_is_daemon(uint32_t t)
 	return t >= LT_DAEMON_FIRST && t <= LT_DAEMON_LAST;
 }
 
+/* The companion types 1300..1337 as bits t - 1300: 1300, 1302-1304, 1306-1307, 1309, 1311-1315,
+ * 1317-1318, 1320-1323, 1327, 1330, 1332-1333, 1336-1337. */
+#define COMPANION_BASE 1300u
+#define COMPANION_BITS                                                                             \
+	((1ull << 0) | (7ull << 2) | (3ull << 6) | (1ull << 9) | (31ull << 11) | (3ull << 17) |   \
+	 (15ull << 20) | (1ull << 27) | (1ull << 30) | (3ull << 32) | (3ull << 36))
+
+/* sp_audit_log_type_is_companion, inline for the per-record loops */
+static inline int log_type_is_companion(uint32_t t)
+{
+	return t - COMPANION_BASE < 64 && (COMPANION_BITS >> (t - COMPANION_BASE) & 1);
+}
+
 /* What the filter inputs must carry (rules that cannot look at a part let the build skip it). */
 #define LOG_NEED_LSM	0x1u	/* subject/object contexts (subj_*, obj_* fields) */
 #define LOG_NEED_PATH	0x2u	/* name paths (watches, dir rules) */

@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "audit/filter/filter_int.h"
 #include "audit/log/log_int.h"
 #include "audit/log/replay_int.h"
 #include "base/compiler.h"
@@ -525,7 +526,8 @@ static int excluded(struct sp_audit_replay *r, uint32_t type)
 	return dx.excluded;
 }
 
-/* Which records of the event the rules keep (1 in r->keepv[i]); returns the decision. */
+/* Which records of the event the rules keep (1 in r->keepv[i]); *d, as audit_decision_init
+ * left it, becomes the decision. */
 static int rules_keep(struct sp_audit_replay *r, const struct sp_audit_log_event *lev,
 		      struct sp_audit_decision *d)
 {
@@ -536,14 +538,13 @@ static int rules_keep(struct sp_audit_replay *r, const struct sp_audit_log_event
 	size_t ncache = 0;
 	if (cls < 0)
 		return cls;
-	memset(d, 0, sizeof(*d));
 	if (cls == SP_AUDIT_LOG_SYSCALL || cls == SP_AUDIT_LOG_URING) {
 		int indep = 0;
 		sp_audit_matcher_filter(r->m, r->ev, d);
 		hit(r, d->task_rule);
 		hit(r, d->exit_rule);
 		for (size_t i = 0; i < n; i++)
-			indep |= !sp_audit_log_type_is_companion(lev->rec[i].type);
+			indep |= !log_type_is_companion(lev->rec[i].type);
 		sys_rec = d->record ||
 			  (indep && d->context == SP_AUDIT_CTX_ACTIVE && d->exit != SP_AUDIT_NEVER);
 	} else if (cls == SP_AUDIT_LOG_USER) {
@@ -556,7 +557,7 @@ static int rules_keep(struct sp_audit_replay *r, const struct sp_audit_log_event
 		int keep;
 		if (cls == SP_AUDIT_LOG_DAEMON || log_type_is_daemon(t))
 			keep = 1;
-		else if (cls <= SP_AUDIT_LOG_URING && sp_audit_log_type_is_companion(t))
+		else if (cls <= SP_AUDIT_LOG_URING && log_type_is_companion(t))
 			keep = sys_rec;
 		else if (log_type_is_user(t) && cls == SP_AUDIT_LOG_USER)
 			keep = user_rec;
@@ -633,7 +634,7 @@ static void decided_note(struct sp_audit_replay *r, const struct sp_audit_log_ev
 {
 	uint8_t kept = 0;
 	for (size_t i = 0; i < lev->nrec && !kept; i++)
-		kept = r->keepv[i] && sp_audit_log_type_is_companion(lev->rec[i].type);
+		kept = r->keepv[i] && log_type_is_companion(lev->rec[i].type);
 	r->decided[r->ndecided++ % LATE_RING] = (struct decided){
 		.sec = lev->sec, .node_hash = lev->node_hash, .msec = lev->msec,
 		.serial = lev->serial, .kept = kept
@@ -686,7 +687,7 @@ static int on_event(void *ud, const struct sp_audit_log_event *lev)
 		r->keepv = k;
 		r->keepcap = n;
 	}
-	memset(&d, 0, sizeof(d));
+	audit_decision_init(&d);	/* (a decision of no rule: also what the matcher starts from) */
 	if (r->o.flags & SP_AUDIT_REPLAY_NO_RULES)
 		memset(r->keepv, 1, n);
 	else if ((err = rules_keep(r, lev, &d)))
@@ -730,15 +731,11 @@ static int on_event(void *ud, const struct sp_audit_log_event *lev)
 	return 0;
 }
 
-SP_API int sp_audit_replay_new(const char *text, size_t len, const char *file,
-			       const struct sp_audit_replay_opts *o, struct sp_audit_replay **out)
+/* A replay with o's options (NULL: the defaults) and nothing opened; 0 or -errno. */
+static int replay_alloc(const struct sp_audit_replay_opts *o, const char *file,
+			struct sp_audit_replay **out)
 {
-	struct sp_audit_replay *r;
-	int err;
-	const struct sp_audit_ruleset *given = SP_OPTS_HAS(o, rules) ? o->rules : NULL;
-	if ((!text && !given) || !out || (o && !SP_OPTS_HAS(o, diags)))
-		return -EINVAL;
-	r = calloc(1, sizeof(*r));
+	struct sp_audit_replay *r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
 	if (o)
@@ -757,6 +754,41 @@ SP_API int sp_audit_replay_new(const char *text, size_t len, const char *file,
 	}
 	r->rules_file = file;
 	r->next_ino = 0x5350000000000001ull;
+	*out = r;
+	return 0;
+}
+
+/* What a replay reads and writes with: its event, output buffer, interpretation and reader. */
+static int replay_open_io(struct sp_audit_replay *r)
+{
+	int err = sp_audit_event_new(&r->ev);
+	if (err)
+		return err;
+	if (r->o.out_fd > 0 && !(r->obuf = malloc(OBUF_SIZE)))
+		return -ENOMEM;
+	if (r->o.out_fd > 0 && (r->o.flags & AUSEARCH_FORMATS) && (err = interp_open(r)))
+		return err;
+	struct sp_audit_log_opts lo = { .sz = sizeof(lo),
+					.window = r->o.window,
+					.on_event = on_event,
+					.ud = r,
+					.diags = r->o.diags };
+	if ((err = sp_audit_log_new(&lo, &r->log)))
+		return err;
+	audit_log_set_need(r->log, r->need);
+	return 0;
+}
+
+SP_API int sp_audit_replay_new(const char *text, size_t len, const char *file,
+			       const struct sp_audit_replay_opts *o, struct sp_audit_replay **out)
+{
+	struct sp_audit_replay *r;
+	int err;
+	const struct sp_audit_ruleset *given = SP_OPTS_HAS(o, rules) ? o->rules : NULL;
+	if ((!text && !given) || !out || (o && !SP_OPTS_HAS(o, diags)))
+		return -EINVAL;
+	if ((err = replay_alloc(o, file, &r)))
+		return err;
 	if (given) {
 		r->rs = (struct sp_audit_ruleset *)given;
 		r->rs_borrowed = 1;
@@ -773,24 +805,47 @@ SP_API int sp_audit_replay_new(const char *text, size_t len, const char *file,
 	if (!err)
 		err = load_rules(r);
 	if (!err)
-		err = sp_audit_event_new(&r->ev);
+		err = replay_open_io(r);
 	if (err)
 		goto fail;
-	if (r->o.out_fd > 0 && !(r->obuf = malloc(OBUF_SIZE))) {
+	*out = r;
+	return 0;
+fail:
+	sp_audit_replay_free(r);
+	return err;
+}
+
+int audit_replay_new_part(const struct sp_audit_replay *owner, const struct sp_audit_replay_opts *o,
+			  struct sp_audit_replay **out)
+{
+	struct sp_audit_replay *r;
+	int err = replay_alloc(o, owner->rules_file, &r);
+	if (err)
+		return err;
+	r->rs = owner->rs;
+	r->rs_borrowed = r->engines_borrowed = 1;
+	r->fs = owner->fs;
+	r->ref = owner->ref;
+	r->xref = owner->xref;
+	r->m = owner->m;
+	r->xm = owner->xm;
+	r->has_exclude = owner->has_exclude;
+	memcpy(r->xtypes, owner->xtypes, sizeof(r->xtypes));
+	r->nxtypes = owner->nxtypes;
+	r->xany = owner->xany;
+	r->need = owner->need;
+	r->fs_lens = owner->fs_lens;
+	r->nrules = owner->nrules;
+	if (!(r->rules = malloc((r->nrules ? r->nrules : 1) * sizeof(*r->rules)))) {
 		err = -ENOMEM;
 		goto fail;
 	}
-	if (r->o.out_fd > 0 && (r->o.flags & AUSEARCH_FORMATS) && (err = interp_open(r)))
+	for (size_t i = 0; i < r->nrules; i++) {
+		r->rules[i] = owner->rules[i];
+		r->rules[i].hits = 0;
+	}
+	if ((err = replay_open_io(r)))
 		goto fail;
-	struct sp_audit_log_opts lo = { .sz = sizeof(lo),
-					.window = r->o.window,
-					.on_event = on_event,
-					.ud = r,
-					.diags = r->o.diags };
-	err = sp_audit_log_new(&lo, &r->log);
-	if (err)
-		goto fail;
-	audit_log_set_need(r->log, r->need);
 	*out = r;
 	return 0;
 fail:
@@ -809,10 +864,12 @@ SP_API void sp_audit_replay_free(struct sp_audit_replay *r)
 		sp_audit_record_writer_finish(r->ow);
 	sp_audit_log_free(r->log);
 	sp_audit_event_free(r->ev);
-	sp_audit_matcher_free(r->m);
-	sp_audit_matcher_free(r->xm);
-	refs_free(r);
-	sp_audit_fsview_free(r->fs);
+	if (!r->engines_borrowed) {
+		sp_audit_matcher_free(r->m);
+		sp_audit_matcher_free(r->xm);
+		refs_free(r);
+		sp_audit_fsview_free(r->fs);
+	}
 	if (!r->rs_borrowed)
 		sp_audit_ruleset_free(r->rs);
 	for (size_t i = 0; i < r->nkeys; i++)
@@ -972,7 +1029,7 @@ SP_API int sp_audit_replay_flush(struct sp_audit_replay *r)
 static void rules_swap(struct sp_audit_replay *a, struct sp_audit_replay *b)
 {
 #define SWAP(f) do { __typeof__(a->f) t_ = a->f; a->f = b->f; b->f = t_; } while (0)
-	SWAP(rules_file); SWAP(rs); SWAP(rs_borrowed); SWAP(fs); SWAP(ref); SWAP(xref);
+	SWAP(rules_file); SWAP(rs); SWAP(rs_borrowed); SWAP(engines_borrowed); SWAP(fs); SWAP(ref); SWAP(xref);
 	SWAP(m); SWAP(xm); SWAP(has_exclude); SWAP(nxtypes); SWAP(xany); SWAP(rules);
 	SWAP(nrules); SWAP(need); SWAP(fs_lens); SWAP(next_ino);
 #undef SWAP

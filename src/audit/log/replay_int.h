@@ -68,6 +68,9 @@ struct sp_audit_replay {
 	struct sp_audit_event *ev;
 	struct sp_audit_replay_stats st;
 	int rs_borrowed;		/* rs is the caller's (opts.rules) */
+	/* fs, ref, xref, m and xm are another replay's, which outlives this one and does not
+	 * change them while this one reads (audit_replay_new_part) */
+	int engines_borrowed;
 	char *obuf;
 	size_t olen;
 	/* kept audit.log records waiting for the events before them to close, so the output keeps
@@ -114,6 +117,11 @@ int audit_replay_key_add(struct sp_audit_replay *r, const char *k, size_t n, uin
 int audit_replay_oflush(struct sp_audit_replay *r);
 int audit_replay_pend_flush(struct sp_audit_replay *r, uint64_t floor);
 int audit_replay_out_claim(struct sp_audit_replay *r, int kind, const char *file);
+/* a replay for a part of owner's input (replay_jobs.c): o's options, owner's parsed rules,
+ * fs view and matchers, read only while it lives (each part reads with them, none compiles
+ * them again); its own reader, event, output and counts */
+int audit_replay_new_part(const struct sp_audit_replay *owner, const struct sp_audit_replay_opts *o,
+			  struct sp_audit_replay **out);
 /* replay_jobs.c: note an event a part's replay closed (the cut check) */
 struct replay_part;
 int audit_replay_part_note(struct replay_part *p, const struct sp_audit_log_event *lev,

@@ -25,11 +25,16 @@
  * if one follows, searched for within CUT_SEEK bytes), where little is held.  An event held from the
  * input before ends first (as at the end of an input), so events do not span inputs.
  *
+ * There are more parts than threads (up to PARTS_PER_JOB per thread, none under PART_MIN
+ * bytes), and each thread takes the next part not yet taken: a thread on a slower or busier
+ * CPU reads fewer parts, and the threads finish within about one part of each other.
+ *
  * Invariants: the caller's replay is not touched until every part succeeded; every thread is
  * joined and every part freed on every path.
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -39,7 +44,9 @@
 #include "audit/log/replay_int.h"
 #include "base/compiler.h"
 
-#define JOBS_MAX 64u
+#define JOBS_MAX 64u		/* threads */
+#define PARTS_PER_JOB 4u	/* parts per thread, at most */
+#define PART_MIN (64u << 10)	/* bytes: a smaller part is not worth a replay of its own */
 #define CUT_SEEK (4u << 20)	/* bytes past a part's even share searched for an event's end */
 #define FEED_CHUNK (1u << 20)	/* bytes of its input a part's reader is fed at a time */
 
@@ -250,8 +257,7 @@ static size_t cut_at(const char *buf, size_t len, size_t at)
 
 static int part_open(struct replay_part *p);
 
-/* A part's thread: its replay opened (each part compiles the rules into its own matchers, so
- * the parts do that in parallel too), then its input read. */
+/* A part's thread: its replay opened (the caller's matchers borrowed), then its input read. */
 static void *part_run(void *arg)
 {
 	struct replay_part *p = arg;
@@ -272,7 +278,8 @@ static void *part_run(void *arg)
 	return NULL;
 }
 
-/* A replay for one part: the caller's options with its rules and selection borrowed. */
+/* A replay for one part: the caller's options, with its rules, matchers and selection
+ * borrowed (so a rule the kernel would refuse is reported once, by the caller). */
 static int part_open(struct replay_part *p)
 {
 	const struct sp_audit_replay *r = p->owner;
@@ -280,10 +287,9 @@ static int part_open(struct replay_part *p)
 	p->d.limit = r->o.diags ? r->o.diags->limit : 0;	/* as many as the caller keeps */
 	if (r->o.out_fd > 0 && (p->fd = memfd_create("secpath-replay-part", MFD_CLOEXEC)) < 0)
 		return -errno;
-	o.rules = r->rs;
 	o.out_fd = p->fd;
 	o.diags = &p->d;
-	int err = sp_audit_replay_new(NULL, 0, r->rules_file, &o, &p->r);
+	int err = audit_replay_new_part(r, &o, &p->r);
 	if (!err)
 		p->r->part = p;
 	return err;
@@ -386,22 +392,44 @@ static int part_add(struct sp_audit_replay *r, struct replay_part *p, uint64_t *
 	return err;
 }
 
-/* Run the parts in threads (the first in this one): 0, 1 when an event a part held at its
- * end may continue in a later part, or the first part's error. */
-static int parts_run(struct replay_part *v, size_t n, uint64_t timeout, size_t max_line)
+/* The parts the threads take in turn: each the next not taken yet. */
+struct parts_queue {
+	struct replay_part *v;
+	size_t n;
+	_Atomic size_t next;
+};
+
+static void *queue_run(void *arg)
+{
+	struct parts_queue *q = arg;
+	for (size_t i; (i = atomic_fetch_add(&q->next, 1)) < q->n;)
+		part_run(&q->v[i]);
+	return NULL;
+}
+
+/* Run the n parts in `jobs` threads (this one among them): 0, 1 when an event a part held at
+ * its end may continue in a later part, or the first part's error. */
+static int parts_run(struct replay_part *v, size_t n, size_t jobs, uint64_t timeout,
+		     size_t max_line)
 {
 	pthread_t th[JOBS_MAX];
+	struct parts_queue q = { .v = v, .n = n };
 	size_t started = 1;
 	int err = 0;
-	for (size_t i = 1; i < n; i++, started++)
-		if (pthread_create(&th[i], NULL, part_run, &v[i])) {
+	atomic_init(&q.next, 0);
+	for (size_t i = 1; i < jobs; i++, started++)
+		if (pthread_create(&th[i], NULL, queue_run, &q)) {
 			err = -EAGAIN;
 			break;
 		}
 	if (!err)
-		part_run(&v[0]);
+		queue_run(&q);
+	else
+		atomic_store(&q.next, n);	/* the started threads take no more */
 	for (size_t i = 1; i < started; i++)
 		pthread_join(th[i], NULL);
+	if (err)
+		return err;
 	for (size_t i = 0; !err && i < n; i++)
 		err = v[i].rc;
 	/* one pass decides a held event later, after events of the next part: the key table's
@@ -417,23 +445,26 @@ static int parts_run(struct replay_part *v, size_t n, uint64_t timeout, size_t m
 SP_API int sp_audit_replay_feed_jobs(struct sp_audit_replay *r, const char *file, const void *buf,
 				     size_t len, unsigned jobs)
 {
-	struct replay_part v[JOBS_MAX];
-	size_t n = jobs > JOBS_MAX ? JOBS_MAX : jobs;
+	size_t t = jobs > JOBS_MAX ? JOBS_MAX : jobs, n = SP_MIN(t * PARTS_PER_JOB, len / PART_MIN);
+	struct replay_part *v;
 	int err;
 	if (!r || !file || (!buf && len))
 		return -EINVAL;
-	if (n < 2 || len < n * 4096u || r->o.report || (r->o.flags & EVENT_FORMATS) || r->part)
+	if (t < 2 || n < 2 || r->o.report || (r->o.flags & EVENT_FORMATS) || r->part)
 		return sp_audit_replay_feed(r, file, buf, len);
 	if ((err = audit_replay_out_claim(r, OUT_LOG, file)) || (err = sp_audit_replay_idle(r)))
 		return err;
+	if (!(v = calloc(n, sizeof(*v))))
+		return -ENOMEM;
 	parts_cut(v, n, r, file, buf, len);
-	err = parts_run(v, n, audit_log_timeout(r->log), audit_log_max_line(r->log));
+	err = parts_run(v, n, SP_MIN(t, n), audit_log_timeout(r->log), audit_log_max_line(r->log));
 	uint64_t lines = 0;
 	for (size_t i = 0; !err && i < n; i++)
 		if (!(err = part_add(r, &v[i], &lines)))
 			err = part_copy(r, &v[i]);
 	for (size_t i = 0; i < n; i++)
 		part_close(&v[i]);
+	free(v);
 	if (err == 1) {	/* an event may cross a cut: one pass gives the sequential result */
 		r->jobs_whole++;
 		return sp_audit_replay_feed(r, file, buf, len);
