@@ -25,9 +25,11 @@
  * if one follows, searched for within CUT_SEEK bytes), where little is held.  An event held from the
  * input before ends first (as at the end of an input), so events do not span inputs.
  *
- * There are more parts than threads (up to PARTS_PER_JOB per thread, none under PART_MIN
- * bytes), and each thread takes the next part not yet taken: a thread on a slower or busier
- * CPU reads fewer parts, and the threads finish within about one part of each other.
+ * There are more parts than threads when the input is large (up to PARTS_PER_JOB per thread,
+ * none under EXTRA_MIN bytes; a part for each thread down to PART_MIN), and each thread takes
+ * the next part not yet taken: a thread on a slower or busier CPU reads fewer parts, and the
+ * threads finish within about one part of each other.  (Every cut is one more place where a
+ * held event or a key first seen there voids the parts: few and large parts void less.)
  *
  * Invariants: the caller's replay is not touched until every part succeeded; every thread is
  * joined and every part freed on every path.
@@ -46,7 +48,8 @@
 
 #define JOBS_MAX 64u		/* threads */
 #define PARTS_PER_JOB 4u	/* parts per thread, at most */
-#define PART_MIN (64u << 10)	/* bytes: a smaller part is not worth a replay of its own */
+#define PART_MIN 4096u		/* bytes: a smaller part is not worth a replay of its own */
+#define EXTRA_MIN (256u << 10)	/* bytes: parts beyond one per thread are no smaller */
 #define CUT_SEEK (4u << 20)	/* bytes past a part's even share searched for an event's end */
 #define FEED_CHUNK (1u << 20)	/* bytes of its input a part's reader is fed at a time */
 
@@ -445,19 +448,20 @@ static int parts_run(struct replay_part *v, size_t n, size_t jobs, uint64_t time
 SP_API int sp_audit_replay_feed_jobs(struct sp_audit_replay *r, const char *file, const void *buf,
 				     size_t len, unsigned jobs)
 {
-	size_t t = jobs > JOBS_MAX ? JOBS_MAX : jobs, n = SP_MIN(t * PARTS_PER_JOB, len / PART_MIN);
+	size_t t = SP_MIN((size_t)jobs, SP_MIN((size_t)JOBS_MAX, len / PART_MIN));
+	size_t n = SP_MAX(t, SP_MIN(t * PARTS_PER_JOB, len / EXTRA_MIN));
 	struct replay_part *v;
 	int err;
 	if (!r || !file || (!buf && len))
 		return -EINVAL;
-	if (t < 2 || n < 2 || r->o.report || (r->o.flags & EVENT_FORMATS) || r->part)
+	if (t < 2 || r->o.report || (r->o.flags & EVENT_FORMATS) || r->part)
 		return sp_audit_replay_feed(r, file, buf, len);
 	if ((err = audit_replay_out_claim(r, OUT_LOG, file)) || (err = sp_audit_replay_idle(r)))
 		return err;
 	if (!(v = calloc(n, sizeof(*v))))
 		return -ENOMEM;
 	parts_cut(v, n, r, file, buf, len);
-	err = parts_run(v, n, SP_MIN(t, n), audit_log_timeout(r->log), audit_log_max_line(r->log));
+	err = parts_run(v, n, t, audit_log_timeout(r->log), audit_log_max_line(r->log));
 	uint64_t lines = 0;
 	for (size_t i = 0; !err && i < n; i++)
 		if (!(err = part_add(r, &v[i], &lines)))
