@@ -488,6 +488,96 @@ static void test_audit_log__fast_path_edges(void **st)
 	assert_true(checked > 400 && subj > 20);
 }
 
+/* What one SYSCALL + PATH event was read as: its malformed count and the filter event's names. */
+struct names {
+	uint64_t malformed, events, nnames;
+	uint64_t f[8];	/* the first name's ino, dev, rdev, mode, uid, gid, and whether it has a path */
+};
+
+static int names_ev(void *ud, const struct sp_audit_log_event *lev)
+{
+	struct names *o = ud;
+	struct sp_audit_event *ev;
+	assert_int_equal(sp_audit_event_new(&ev), 0);
+	assert_true(sp_audit_log_event_build(lev, NULL, ev) >= 0);
+	o->nnames = ev->nnames;
+	if (ev->nnames) {
+		const struct audit_name *n = &ev->names[0];
+		uint64_t f[8] = { n->ino, n->dev, n->rdev, n->mode, n->uid, n->gid, n->path != NULL };
+		memcpy(o->f, f, sizeof(f));
+	}
+	o->events++;
+	sp_audit_event_free(ev);
+	return 0;
+}
+
+static void read_names(const char *text, size_t split, struct names *o)
+{
+	struct sp_audit_log_opts lo = { .sz = sizeof(lo), .on_event = names_ev, .ud = o };
+	struct sp_audit_log *l;
+	struct sp_audit_log_stats ls;
+	size_t n = strlen(text);
+	memset(o, 0, sizeof(*o));
+	assert_int_equal(sp_audit_log_new(&lo, &l), 0);
+	split = split < n ? split : n;
+	assert_int_equal(sp_audit_log_feed(l, "f", text, split), 0);
+	assert_int_equal(sp_audit_log_feed(l, "f", text + split, n - split), 0);
+	assert_int_equal(sp_audit_log_finish(l), 0);
+	sp_audit_log_get_stats(l, &ls);
+	o->malformed = ls.malformed;
+	sp_audit_log_free(l);
+}
+
+/*
+ * The PATH fast path against the generic tokenizer, as test_audit_log__fast_path_edges does for
+ * SYSCALL: the same body read by the fast path and (two spaces before item=) by the generic
+ * one, cut after each of its bytes and with a stray byte after each of its numbers (one that is
+ * a digit of no base the field has, or of another base: '8' after the octal mode, 'a' after a
+ * decimal, and past the limit of rdev's minor), is malformed in both or gives the same name.
+ */
+static void test_audit_log__path_fast_edges(void **st)
+{
+	(void)st;
+	static const char body[] =
+		"item=0 name=\"/etc/shadow\" inode=17004503 dev=fd:00 mode=0100644 ouid=0 ogid=42 "
+		"rdev=1a:fffff obj=system_u:object_r:etc_t:s0 nametype=NORMAL";
+	static const char sys[] = "type=SYSCALL msg=audit(1.000:1): arch=c000003e syscall=257 "
+				  "success=yes exit=3 a0=0 a1=0 a2=0 a3=0 items=1 ppid=1 pid=2 auid=0 "
+				  "uid=0 gid=0 euid=0 suid=0 fsuid=0 egid=0 sgid=0 fsgid=0 tty=pts0 "
+				  "ses=1 comm=\"c\" exe=\"/bin/c\" key=(null)\n";
+	static const char stray[] = "xg8a:";
+	enum { N = sizeof(body) - 1 };
+	char fast[1024], slow[1024], cut[N + 2];
+	unsigned checked = 0, named = 0;
+	for (size_t c = 1; c <= N + 5 * N; c++) {
+		size_t k = c <= N ? c : (c - N - 1) / 5 + 1;
+		if (c <= N) {
+			memcpy(cut, body, k);
+			cut[k] = 0;
+		} else {	/* spoilt: a stray byte after the value ending at k */
+			if (k >= N || body[k] != ' ' || !strchr("0123456789abcdef", body[k - 1]))
+				continue;
+			memcpy(cut, body, k);
+			cut[k] = stray[(c - N - 1) % 5];
+			memcpy(cut + k + 1, body + k, N - k + 1);
+		}
+		for (size_t split = 60; split <= 1000; split += 940) {
+			struct names a, b;
+			snprintf(fast, sizeof(fast), "%stype=PATH msg=audit(1.000:1): %s\n", sys, cut);
+			snprintf(slow, sizeof(slow), "%stype=PATH msg=audit(1.000:1):  %s\n", sys, cut);
+			read_names(fast, strlen(sys) + split, &a);
+			read_names(slow, strlen(sys) + split, &b);
+			assert_int_equal(a.malformed, b.malformed);
+			assert_int_equal(a.events, b.events);
+			assert_int_equal(a.nnames, b.nnames);
+			assert_memory_equal(a.f, b.f, sizeof(a.f));
+			named += a.nnames && a.f[5] == 42 && a.f[2] == SP_AUDIT_MKDEV(0x1a, 0xfffff);
+			checked++;
+		}
+	}
+	assert_true(checked > 300 && named > 50);
+}
+
 static int cmp_fd(int fd, const char *want, size_t n)
 {
 	char buf[4096];
@@ -949,6 +1039,7 @@ int main(void)
 		cmocka_unit_test(test_audit_log__stream_round_trip),
 		cmocka_unit_test(test_audit_log__fast_paths_agree),
 		cmocka_unit_test(test_audit_log__fast_path_edges),
+		cmocka_unit_test(test_audit_log__path_fast_edges),
 		cmocka_unit_test(test_audit_log__stream_output),
 		cmocka_unit_test(test_audit_log__exclude_types),
 		cmocka_unit_test(test_audit_log__live_idle_reload),

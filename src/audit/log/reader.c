@@ -73,6 +73,7 @@ struct sp_audit_log {
 	/* the last header's stamp text "SEC.MSEC:SERIAL)" and what it parsed to: the records of
 	 * one event repeat it byte for byte, so a match skips the number parsing */
 	uint8_t hlen;			/* 0 = none */
+	uint8_t hsec_len;		/* its "SEC." (the next events' usually start so too) */
 	char htext[40];
 	uint64_t hsec;
 	uint32_t hmsec, hserial;
@@ -424,37 +425,39 @@ static sp_always_inline const char *fp_key(const char *p, const char *end, uint6
 	return p + klen + 1;
 }
 
-/* An unsigned number in base 10 or 16 ending at ' ' or end: the position after the ' '.  The
- * byte at end is read: a line's '\n', its 0x1d or the carry buffer's '\n' (end_line), never a
- * digit, so the loop stops there with one test a byte. */
-static sp_always_inline const char *fp_num(const char *p, const char *end, int hex, uint64_t *out)
+/* An unsigned number in base 8, 10 or 16 (a constant) ending at ' ' or end: the position after
+ * the ' '.  The byte at end is read: a line's '\n', its 0x1d or the carry buffer's '\n'
+ * (end_line), never a digit, so the loop stops there with one test a byte. */
+static sp_always_inline const char *fp_num(const char *p, const char *end, int base, uint64_t *out)
 {
 	uint64_t v = 0;
 	const char *s = p;
 	for (;; p++) {
 		unsigned d = (unsigned)(*p - '0');
-		if (d > 9) {
+		if (d >= (base == 8 ? 8u : 10u)) {
 			d = (unsigned)((*p | 0x20) - 'a');
-			if (!hex || d > 5)
+			if (base != 16 || d > 5)
 				break;
 			d += 10;
 		}
-		v = hex ? v << 4 | d : v * 10 + d;
+		v = base == 16 ? v << 4 | d : base == 8 ? v << 3 | d : v * 10 + d;
 	}
 	SP_ASSERT_INTERNAL(p <= end);
-	/* 16 hex or 19 decimal digits fit in 64 bits; longer ones (which may have wrapped) are the
-	 * generic path's to decide */
-	if (p == s || p - s > (hex ? 16 : 19) || (p < end && *p != ' '))
+	/* 1 to 16 hex, 19 decimal or 21 octal digits fit in 64 bits (n - 1 wraps for none);
+	 * longer ones (which may have wrapped) are the generic path's to decide.  *p is readable
+	 * (above). */
+	size_t n = (size_t)(p - s);
+	if (n - 1 >= (base == 16 ? 16u : base == 8 ? 21u : 19u) || (*p != ' ' && p < end))
 		return NULL;
 	*out = v;
 	return p < end ? p + 1 : p;
 }
 
-#define FP_NUM(key, hex, dst)                                                                      \
+#define FP_NUM(key, base, dst)                                                                     \
 	do {                                                                                       \
 		uint64_t v_;                                                                       \
 		if (!(p = FP_KEY(p, end, key)) ||                                                  \
-		    !(p = fp_num(p, end, hex, &v_)))                                               \
+		    !(p = fp_num(p, end, base, &v_)))                                               \
 			return NULL;                                                               \
 		dst = v_;                                                                          \
 	} while (0)
@@ -462,7 +465,7 @@ static sp_always_inline const char *fp_num(const char *p, const char *end, int h
 	do {                                                                                       \
 		uint64_t v_;                                                                       \
 		if (!(p = FP_KEY(p, end, key)) ||                                                  \
-		    !(p = fp_num(p, end, 0, &v_)) || v_ > UINT32_MAX)                              \
+		    !(p = fp_num(p, end, 10, &v_)) || v_ > UINT32_MAX)                              \
 			return NULL;                                                               \
 		dst = (uint32_t)v_;                                                                \
 	} while (0)
@@ -503,7 +506,7 @@ static const char *syscall_fast_tail(struct sp_audit_log_event *e, const char *p
 		p = q;
 	}
 	if ((q = FP_KEY(p, end, "ses"))) {
-		if (!(q = fp_num(q, end, 0, &v)) || v > UINT32_MAX)
+		if (!(q = fp_num(q, end, 10, &v)) || v > UINT32_MAX)
 			return p;
 		tk->ses = (uint32_t)v;
 		p = q;
@@ -547,16 +550,16 @@ static const char *syscall_fast(struct sp_audit_log_event *e, const char *p, con
 				struct log_task *tk, int64_t *ex)
 {
 	uint64_t v;
-	FP_NUM("arch", 1, v);
+	FP_NUM("arch", 16, v);
 	if (v > UINT32_MAX)
 		return NULL;
 	e->arch = (uint32_t)v;
-	FP_NUM("syscall", 0, v);
+	FP_NUM("syscall", 10, v);
 	if (v > INT32_MAX)
 		return NULL;
 	e->nr = (int32_t)v;
 	if (FP_KEY(p, end, "per")) {
-		FP_NUM("per", 1, v);
+		FP_NUM("per", 16, v);
 		if (v > UINT32_MAX)
 			return NULL;
 		tk->per = (uint32_t)v;
@@ -572,16 +575,16 @@ static const char *syscall_fast(struct sp_audit_log_event *e, const char *p, con
 		if (!(p = FP_KEY(p, end, "exit")))
 			return NULL;
 		int neg = p < end && *p == '-';
-		if (!(p = fp_num(p + neg, end, 0, &v)))
+		if (!(p = fp_num(p + neg, end, 10, &v)))
 			return NULL;
 		*ex = neg ? -(int64_t)v : (int64_t)v;
 		e->has_ret = 1;
 	}
-	FP_NUM("a0", 1, e->a[0]);
-	FP_NUM("a1", 1, e->a[1]);
-	FP_NUM("a2", 1, e->a[2]);
-	FP_NUM("a3", 1, e->a[3]);
-	FP_NUM("items", 0, v);
+	FP_NUM("a0", 16, e->a[0]);
+	FP_NUM("a1", 16, e->a[1]);
+	FP_NUM("a2", 16, e->a[2]);
+	FP_NUM("a3", 16, e->a[3]);
+	FP_NUM("items", 10, v);
 	FP_ID("ppid", tk->ppid);
 	FP_ID("pid", tk->pid);
 	FP_ID("auid", tk->auid);
@@ -715,47 +718,70 @@ static sp_always_inline const char *fp_tok(const char *p, const char *end, uint6
 
 #define FP_TOK(key) (q = fp_tok(p, end, KW(key), KW_MASK(key), sizeof(key) - 1, &t))
 
+/* "MM:mm" (hex major <= 0xfff, minor <= 0xfffff) ending at ' ' or end, as parse_dev reads a
+ * bare value: the position after the ' ', or NULL.  The byte at end is read (fp_num). */
+static sp_always_inline const char *fp_dev(const char *p, const char *end, uint32_t *dev)
+{
+	uint32_t ma = 0, mi = 0;
+	const char *s = p;
+	int h;
+	for (; (h = hexval(*p)) >= 0; p++)
+		if ((ma = ma << 4 | (uint32_t)h) > 0xfff)
+			return NULL;
+	if (p == s || p >= end || *p != ':')
+		return NULL;
+	for (s = ++p; (h = hexval(*p)) >= 0; p++)
+		if ((mi = mi << 4 | (uint32_t)h) > 0xfffff)
+			return NULL;
+	if (p == s || (*p != ' ' && p < end))
+		return NULL;
+	*dev = SP_AUDIT_MKDEV(ma, mi);
+	return p < end ? p + 1 : p;
+}
+
 /*
  * The prefix of a kernel PATH body, "item= name= [inode= dev= mode= ouid= ogid= rdev=]", token
- * by token: each token it takes is parsed as the generic loop parses it; at the first one it
- * does not take (other order, other spacing, a value the generic loop would reject) it returns
- * where the generic loop continues.
+ * by token, numbers parsed as they are scanned (fp_num, fp_dev): each token it takes is parsed
+ * as the generic loop parses it; at the first one it does not take (other order, other
+ * spacing, a quoted or out-of-range value, one the generic loop would reject) it returns where
+ * the generic loop continues, which then decides that token.
  */
 static const char *path_fast(struct sp_audit_log_event *e, const char *p, const char *end,
 			     struct log_name *n, int *have_item)
 {
 	const char *q;
 	struct kv t;
-	uint32_t v;
-	if (!FP_TOK("item") || parse_u32(t.v, t.v + t.vlen, 10, &v) || v > INT32_MAX)
-		return p;
-	n->item = (int32_t)v;
+	uint64_t v;
+#define PF_NUM(key, base, max, dst)                                                                \
+	do {                                                                                       \
+		if (!(q = FP_KEY(p, end, key)) || !(q = fp_num(q, end, base, &v)) || v > (max))   \
+			return p;                                                                  \
+		dst = v;                                                                           \
+		p = q;                                                                             \
+	} while (0)
+#define PF_DEV(key, dst)                                                                           \
+	do {                                                                                       \
+		if (!(q = FP_KEY(p, end, key)) || !(q = fp_dev(q, end, &dst)))                   \
+			return p;                                                                  \
+		p = q;                                                                             \
+	} while (0)
+	PF_NUM("item", 10, INT32_MAX, n->item);
 	*have_item = 1;
-	p = q;
 	if (!FP_TOK("name"))
 		return p;
 	if ((e->need & LOG_NEED_PATH) && put_untrusted(e, &t, &n->name))
 		return p;	/* out of memory: the generic loop reports it */
 	p = q;
-	if (!FP_TOK("inode") || parse_u64(t.v, t.v + t.vlen, 10, &n->ino))
-		return p;
+	PF_NUM("inode", 10, UINT64_MAX, n->ino);
 	n->has_ino = 1;
-	p = q;
-	if (!FP_TOK("dev") || parse_dev(&t, &n->dev))
-		return p;
-	p = q;
-	if (!FP_TOK("mode") || parse_u32(t.v, t.v + t.vlen, 8, &n->mode))
-		return p;
-	p = q;
-	if (!FP_TOK("ouid") || parse_u32(t.v, t.v + t.vlen, 10, &n->uid))
-		return p;
-	p = q;
-	if (!FP_TOK("ogid") || parse_u32(t.v, t.v + t.vlen, 10, &n->gid))
-		return p;
-	p = q;
-	if (!FP_TOK("rdev") || parse_dev(&t, &n->rdev))
-		return p;
-	return q;
+	PF_DEV("dev", n->dev);
+	PF_NUM("mode", 8, UINT32_MAX, n->mode);
+	PF_NUM("ouid", 10, UINT32_MAX, n->uid);
+	PF_NUM("ogid", 10, UINT32_MAX, n->gid);
+	PF_DEV("rdev", n->rdev);
+	return p;
+#undef PF_NUM
+#undef PF_DEV
 }
 
 static int body_path(struct sp_audit_log_event *e, const char *p, const char *end, struct why *w)
@@ -1318,9 +1344,15 @@ static sp_always_inline const char *parse_stamp(struct sp_audit_log *l, const ch
 		h->serial = l->hserial;
 		return p + l->hlen - 1;
 	}
-	if (!(q = stamp_num(p, end, 19, &h->sec)) || q == end || *q != '.')
+	if (l && l->hlen && (size_t)(end - p) > l->hsec_len && !memcmp(p, l->htext, l->hsec_len)) {
+		h->sec = l->hsec;	/* the previous record's seconds, '.' included */
+		p += l->hsec_len;
+	} else if (!(q = stamp_num(p, end, 19, &h->sec)) || q == end || *q != '.') {
 		return *err = HEAD_SEC, NULL;
-	p = q + 1;
+	} else {
+		p = q + 1;
+	}
+	size_t sec_len = (size_t)(p - s);
 	if (end - p < 4 || p[3] != ':' || parse_u32(p, p + 3, 10, &h->msec))
 		return *err = HEAD_MSEC, NULL;
 	p += 4;
@@ -1336,6 +1368,7 @@ static sp_always_inline const char *parse_stamp(struct sp_audit_log *l, const ch
 	if ((size_t)(q + 1 - s) <= sizeof(l->htext)) {
 		memcpy(l->htext, s, (size_t)(q + 1 - s));
 		l->hlen = (uint8_t)(q + 1 - s);
+		l->hsec_len = (uint8_t)sec_len;
 		l->hsec = h->sec;
 		l->hmsec = h->msec;
 		l->hserial = h->serial;
@@ -1439,7 +1472,6 @@ struct ev_snap {
 	struct log_str cwd;
 	int32_t saddr_fam;
 	uint64_t oflag;
-	struct log_task task;
 };
 
 static void snap_take(struct ev_snap *s, const struct sp_audit_log_event *e)
@@ -1455,7 +1487,6 @@ static void snap_take(struct ev_snap *s, const struct sp_audit_log_event *e)
 	s->cwd = e->cwd;
 	s->saddr_fam = e->saddr_fam;
 	s->oflag = e->oflag;
-	s->task = e->task;
 }
 
 static void snap_restore(struct sp_audit_log_event *e, const struct ev_snap *s)
@@ -1466,7 +1497,6 @@ static void snap_restore(struct sp_audit_log_event *e, const struct ev_snap *s)
 	e->has_uring = s->has_uring;
 	e->has_user = s->has_user;
 	e->has_daemon = s->has_daemon;
-	e->task = s->task;
 	e->has_cwd = s->has_cwd;
 	e->cwd = s->cwd;
 	e->saddr_fam = s->saddr_fam;
@@ -1492,30 +1522,29 @@ static int rec_reserve(struct sp_audit_log_event *e)
 	return 0;
 }
 
-/* The body of a record of type `type` into e, and the line kept in e's arena at *off. */
+/* The line kept in e's arena at *off (or borrowed) and the body of a record of type `type`
+ * into e.  Whatever can fail but the body is done first: a body that succeeds is the record's
+ * last step, so a body sets e->task only when the record is taken (ev_snap need not hold it). */
 static int record_body(struct sp_audit_log_event *e, uint32_t type, const char *p, const char *end,
 		       const char *line, size_t len, int borrow, uint32_t *off, struct why *w)
 {
 	int err;
+	if (e->nrec >= LOG_EVENT_MAX_RECS)
+		return fail(w, "too many records in one event", NULL);
+	if ((err = rec_reserve(e)))
+		return err;
+	if (borrow)
+		*off = LOG_BORROWED;
+	else if ((err = arena_put(e, line, len, off)))
+		return err;
 	if (type == LT_SYSCALL || type == LT_URINGOP) {
 		if (e->has_syscall || e->has_uring)
-			err = fail(w, "second SYSCALL/URINGOP record in one event", NULL);
-		else
-			err = body_syscall(e, p, end, type == LT_URINGOP, w);
-	} else if (type == LT_PATH) {
-		err = body_path(e, p, end, w);
-	} else {
-		err = body_simple(e, type, p, end, w);
+			return fail(w, "second SYSCALL/URINGOP record in one event", NULL);
+		return body_syscall(e, p, end, type == LT_URINGOP, w);
 	}
-	if (!err && e->nrec >= LOG_EVENT_MAX_RECS)
-		err = fail(w, "too many records in one event", NULL);
-	if (!err && borrow)
-		*off = LOG_BORROWED;
-	else if (!err)
-		err = arena_put(e, line, len, off);
-	if (!err)
-		err = rec_reserve(e);
-	return err;
+	if (type == LT_PATH)
+		return body_path(e, p, end, w);
+	return body_simple(e, type, p, end, w);
 }
 
 /* One complete line (without '\n'); gs is its first 0x1d (the enriched part's start), or NULL;
