@@ -133,15 +133,23 @@ static int parse_s64(const char *p, const char *end, int64_t *out)
 	return 0;
 }
 
+/* A byte's hex digit value, or 16 (not a hex digit). */
+#define HX(c) ((c) >= '0' && (c) <= '9' ? (c) - '0' : (c) >= 'a' && (c) <= 'f' ? (c) - 'a' + 10 : \
+	       (c) >= 'A' && (c) <= 'F' ? (c) - 'A' + 10 : 16)
+#define HX4(c) HX(c), HX((c) + 1), HX((c) + 2), HX((c) + 3)
+#define HX16(c) HX4(c), HX4((c) + 4), HX4((c) + 8), HX4((c) + 12)
+static const uint8_t hex_digit[256] = { HX16(0), HX16(16), HX16(32), HX16(48), HX16(64),
+					 HX16(80), HX16(96), HX16(112), HX16(128), HX16(144),
+					 HX16(160), HX16(176), HX16(192), HX16(208), HX16(224),
+					 HX16(240) };
+#undef HX16
+#undef HX4
+#undef HX
+
 static inline int hexval(char c)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
+	int h = hex_digit[(uint8_t)c];
+	return h < 16 ? h : -1;
 }
 
 static uint64_t hash_bytes(const char *p, size_t n)
@@ -433,13 +441,9 @@ static sp_always_inline const char *fp_num(const char *p, const char *end, int b
 	uint64_t v = 0;
 	const char *s = p;
 	for (;; p++) {
-		unsigned d = (unsigned)(*p - '0');
-		if (d >= (base == 8 ? 8u : 10u)) {
-			d = (unsigned)((*p | 0x20) - 'a');
-			if (base != 16 || d > 5)
-				break;
-			d += 10;
-		}
+		unsigned d = base == 16 ? hex_digit[(uint8_t)*p] : (unsigned)(*p - '0');
+		if (d >= (unsigned)base)
+			break;
 		v = base == 16 ? v << 4 | d : base == 8 ? v << 3 | d : v * 10 + d;
 	}
 	SP_ASSERT_INTERNAL(p <= end);
