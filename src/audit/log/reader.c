@@ -1319,6 +1319,17 @@ static const char *const head_why[] = {
 	[HEAD_PAREN] = "missing ')' after the serial",
 };
 
+/* Are the n >= 8 bytes at a and b the same?  Word by word, the last word overlapping (a stamp
+ * is 8 to 40 bytes: inline, no memcmp call). */
+static sp_always_inline int same_text(const char *a, const char *b, size_t n)
+{
+	size_t i = 0;
+	for (; i + 8 < n; i += 8)
+		if (load64(a + i) != load64(b + i))
+			return 0;
+	return load64(a + n - 8) == load64(b + n - 8);
+}
+
 /* The decimal digits at p (at least one, at most max <= 19: no overflow) as *v: the first byte
  * after them, or NULL. */
 static sp_always_inline const char *stamp_num(const char *p, const char *end, int max,
@@ -1342,13 +1353,15 @@ static sp_always_inline const char *parse_stamp(struct sp_audit_log *l, const ch
 						enum head_err *err)
 {
 	const char *q, *s = p;
-	if (l && l->hlen && (size_t)(end - p) >= l->hlen && !memcmp(p, l->htext, l->hlen)) {
+	if (l && l->hlen && (size_t)(end - p) >= l->hlen && same_text(p, l->htext, l->hlen)) {
 		h->sec = l->hsec;	/* the previous record's stamp, ')' included */
 		h->msec = l->hmsec;
 		h->serial = l->hserial;
 		return p + l->hlen - 1;
 	}
-	if (l && l->hlen && (size_t)(end - p) > l->hsec_len && !memcmp(p, l->htext, l->hsec_len)) {
+	if (l && l->hlen && (size_t)(end - p) > l->hsec_len &&
+	    (l->hsec_len >= 8 ? same_text(p, l->htext, l->hsec_len)
+			      : !memcmp(p, l->htext, l->hsec_len))) {
 		h->sec = l->hsec;	/* the previous record's seconds, '.' included */
 		p += l->hsec_len;
 	} else if (!(q = stamp_num(p, end, 19, &h->sec)) || q == end || *q != '.') {
@@ -1369,6 +1382,7 @@ static sp_always_inline const char *parse_stamp(struct sp_audit_log *l, const ch
 	if (!l)
 		return q;
 	l->hlen = 0;
+	/* (at least "S.MMM:N)", 8 bytes, as same_text needs) */
 	if ((size_t)(q + 1 - s) <= sizeof(l->htext)) {
 		memcpy(l->htext, s, (size_t)(q + 1 - s));
 		l->hlen = (uint8_t)(q + 1 - s);
