@@ -419,22 +419,29 @@ static int one_ev(void *ud, const struct sp_audit_log_event *lev)
 	return 0;
 }
 
-/* The line fed whole, or in two chunks (cut at split: the line goes through the carry buffer). */
-static void read_one(const char *line, size_t split, struct one *o)
+/* The text fed whole, or in two chunks (cut at split: the line there goes through the carry
+ * buffer), each event to on_event; the reader's malformed count. */
+static uint64_t read_text(const char *text, size_t split,
+			  int (*on_event)(void *, const struct sp_audit_log_event *), void *ud)
 {
-	struct sp_audit_log_opts lo = { .sz = sizeof(lo), .on_event = one_ev, .ud = o };
+	struct sp_audit_log_opts lo = { .sz = sizeof(lo), .on_event = on_event, .ud = ud };
 	struct sp_audit_log *l;
 	struct sp_audit_log_stats ls;
-	size_t n = strlen(line);
-	memset(o, 0, sizeof(*o));
+	size_t n = strlen(text);
 	assert_int_equal(sp_audit_log_new(&lo, &l), 0);
 	split = split < n ? split : n;
-	assert_int_equal(sp_audit_log_feed(l, "f", line, split), 0);
-	assert_int_equal(sp_audit_log_feed(l, "f", line + split, n - split), 0);
+	assert_int_equal(sp_audit_log_feed(l, "f", text, split), 0);
+	assert_int_equal(sp_audit_log_feed(l, "f", text + split, n - split), 0);
 	assert_int_equal(sp_audit_log_finish(l), 0);
 	sp_audit_log_get_stats(l, &ls);
-	o->malformed = ls.malformed;
 	sp_audit_log_free(l);
+	return ls.malformed;
+}
+
+static void read_one(const char *line, size_t split, struct one *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->malformed = read_text(line, split, one_ev, o);
 }
 
 /*
@@ -513,19 +520,8 @@ static int names_ev(void *ud, const struct sp_audit_log_event *lev)
 
 static void read_names(const char *text, size_t split, struct names *o)
 {
-	struct sp_audit_log_opts lo = { .sz = sizeof(lo), .on_event = names_ev, .ud = o };
-	struct sp_audit_log *l;
-	struct sp_audit_log_stats ls;
-	size_t n = strlen(text);
 	memset(o, 0, sizeof(*o));
-	assert_int_equal(sp_audit_log_new(&lo, &l), 0);
-	split = split < n ? split : n;
-	assert_int_equal(sp_audit_log_feed(l, "f", text, split), 0);
-	assert_int_equal(sp_audit_log_feed(l, "f", text + split, n - split), 0);
-	assert_int_equal(sp_audit_log_finish(l), 0);
-	sp_audit_log_get_stats(l, &ls);
-	o->malformed = ls.malformed;
-	sp_audit_log_free(l);
+	o->malformed = read_text(text, split, names_ev, o);
 }
 
 /*
