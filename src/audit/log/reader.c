@@ -440,11 +440,25 @@ static sp_always_inline const char *fp_num(const char *p, const char *end, int b
 {
 	uint64_t v = 0;
 	const char *s = p;
-	for (;; p++) {
-		unsigned d = base == 16 ? hex_digit[(uint8_t)*p] : (unsigned)(*p - '0');
-		if (d >= (unsigned)base)
-			break;
-		v = base == 16 ? v << 4 | d : base == 8 ? v << 3 | d : v * 10 + d;
+	if (base == 10) {	/* two digits a step: the second is read only after a digit */
+		for (;; p += 2) {
+			unsigned d0 = (unsigned)(p[0] - '0'), d1;
+			if (d0 > 9)
+				break;
+			if ((d1 = (unsigned)(p[1] - '0')) > 9) {
+				v = v * 10 + d0;
+				p++;
+				break;
+			}
+			v = v * 100 + d0 * 10 + d1;
+		}
+	} else {
+		for (;; p++) {
+			unsigned d = base == 16 ? hex_digit[(uint8_t)*p] : (unsigned)(*p - '0');
+			if (d >= (unsigned)base)
+				break;
+			v = base == 16 ? v << 4 | d : v << 3 | d;
+		}
 	}
 	SP_ASSERT_INTERNAL(p <= end);
 	/* 1 to 16 hex, 19 decimal or 21 octal digits fit in 64 bits (n - 1 wraps for none);
