@@ -475,7 +475,7 @@ static sp_always_inline const char *fp_num(const char *p, const char *end, int b
 	do {                                                                                       \
 		uint64_t v_;                                                                       \
 		if (!(p = FP_KEY(p, end, key)) ||                                                  \
-		    !(p = fp_num(p, end, base, &v_)))                                               \
+		    !(p = fp_num(p, end, base, &v_)))                                              \
 			return NULL;                                                               \
 		dst = v_;                                                                          \
 	} while (0)
@@ -483,7 +483,7 @@ static sp_always_inline const char *fp_num(const char *p, const char *end, int b
 	do {                                                                                       \
 		uint64_t v_;                                                                       \
 		if (!(p = FP_KEY(p, end, key)) ||                                                  \
-		    !(p = fp_num(p, end, 10, &v_)) || v_ > UINT32_MAX)                              \
+		    !(p = fp_num(p, end, 10, &v_)) || v_ > UINT32_MAX)                             \
 			return NULL;                                                               \
 		dst = (uint32_t)v_;                                                                \
 	} while (0)
@@ -694,31 +694,35 @@ static int body_syscall(struct sp_audit_log_event *e, const char *p, const char 
 	return 0;
 }
 
-/* Hex digits [p, end) as a number at most limit (< 2^28: no overflow), or -1. */
-static inline int64_t hex_upto(const char *p, const char *end, uint32_t limit)
+/* "MM:mm" at p, hex (major <= 0xfff, minor <= 0xfffff; the byte at end is read and is not a
+ * hex digit): the first byte after the minor, with *dev, or NULL. */
+static sp_always_inline const char *dev_scan(const char *p, const char *end, uint32_t *dev)
 {
-	uint32_t v = 0;
-	if (p == end)
-		return -1;
-	for (; p < end; p++) {
-		int h = hexval(*p);
-		if (h < 0 || (v = v << 4 | (uint32_t)h) > limit)
-			return -1;
-	}
-	return v;
+	uint32_t ma = 0, mi = 0;
+	const char *s = p;
+	int h;
+	for (; (h = hexval(*p)) >= 0; p++)
+		if ((ma = ma << 4 | (uint32_t)h) > 0xfff)
+			return NULL;
+	if (p == s || p >= end || *p != ':')
+		return NULL;
+	for (s = ++p; (h = hexval(*p)) >= 0; p++)
+		if ((mi = mi << 4 | (uint32_t)h) > 0xfffff)
+			return NULL;
+	if (p == s)
+		return NULL;
+	*dev = SP_AUDIT_MKDEV(ma, mi);
+	return p;
 }
 
-/* "MM:mm" hex major:minor -> kernel dev_t */
+/* A device value (t's whole value, bare or quoted: the byte after it is a separator or a
+ * quote) -> kernel dev_t.  0 or -1. */
 static int parse_dev(const struct kv *t, uint32_t *dev)
 {
-	const char *c = t->v, *end = t->v + t->vlen;
-	while (c < end && *c != ':')	/* a few bytes: no memchr call */
-		c++;
-	int64_t ma = c < end ? hex_upto(t->v, c, 0xfff) : -1;
-	int64_t mi = ma >= 0 ? hex_upto(c + 1, end, 0xfffff) : -1;
-	if (mi < 0)
+	uint32_t d = 0;
+	if (dev_scan(t->v, t->v + t->vlen, &d) != t->v + t->vlen)
 		return -1;
-	*dev = SP_AUDIT_MKDEV((uint32_t)ma, (uint32_t)mi);
+	*dev = d;
 	return 0;
 }
 
@@ -736,24 +740,14 @@ static sp_always_inline const char *fp_tok(const char *p, const char *end, uint6
 
 #define FP_TOK(key) (q = fp_tok(p, end, KW(key), KW_MASK(key), sizeof(key) - 1, &t))
 
-/* "MM:mm" (hex major <= 0xfff, minor <= 0xfffff) ending at ' ' or end, as parse_dev reads a
- * bare value: the position after the ' ', or NULL.  The byte at end is read (fp_num). */
+/* A bare device value ending at ' ' or end, as parse_dev reads it: the position after the ' ',
+ * or NULL.  The byte at end is read (fp_num). */
 static sp_always_inline const char *fp_dev(const char *p, const char *end, uint32_t *dev)
 {
-	uint32_t ma = 0, mi = 0;
-	const char *s = p;
-	int h;
-	for (; (h = hexval(*p)) >= 0; p++)
-		if ((ma = ma << 4 | (uint32_t)h) > 0xfff)
-			return NULL;
-	if (p == s || p >= end || *p != ':')
+	uint32_t d = 0;
+	if (!(p = dev_scan(p, end, &d)) || (*p != ' ' && p < end))
 		return NULL;
-	for (s = ++p; (h = hexval(*p)) >= 0; p++)
-		if ((mi = mi << 4 | (uint32_t)h) > 0xfffff)
-			return NULL;
-	if (p == s || (*p != ' ' && p < end))
-		return NULL;
-	*dev = SP_AUDIT_MKDEV(ma, mi);
+	*dev = d;
 	return p < end ? p + 1 : p;
 }
 

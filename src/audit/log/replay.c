@@ -687,7 +687,7 @@ static int on_event(void *ud, const struct sp_audit_log_event *lev)
 		r->keepv = k;
 		r->keepcap = n;
 	}
-	audit_decision_init(&d);	/* (a decision of no rule: also what the matcher starts from) */
+	audit_decision_init(&d);	/* no rule's decision: what the matcher starts from too */
 	if (r->o.flags & SP_AUDIT_REPLAY_NO_RULES)
 		memset(r->keepv, 1, n);
 	else if ((err = rules_keep(r, lev, &d)))
@@ -1029,9 +1029,9 @@ SP_API int sp_audit_replay_flush(struct sp_audit_replay *r)
 static void rules_swap(struct sp_audit_replay *a, struct sp_audit_replay *b)
 {
 #define SWAP(f) do { __typeof__(a->f) t_ = a->f; a->f = b->f; b->f = t_; } while (0)
-	SWAP(rules_file); SWAP(rs); SWAP(rs_borrowed); SWAP(engines_borrowed); SWAP(fs); SWAP(ref); SWAP(xref);
-	SWAP(m); SWAP(xm); SWAP(has_exclude); SWAP(nxtypes); SWAP(xany); SWAP(rules);
-	SWAP(nrules); SWAP(need); SWAP(fs_lens); SWAP(next_ino);
+	SWAP(rules_file); SWAP(rs); SWAP(rs_borrowed); SWAP(engines_borrowed); SWAP(fs);
+	SWAP(ref); SWAP(xref); SWAP(m); SWAP(xm); SWAP(has_exclude); SWAP(nxtypes); SWAP(xany);
+	SWAP(rules); SWAP(nrules); SWAP(need); SWAP(fs_lens); SWAP(next_ino);
 #undef SWAP
 	uint32_t xt[16];
 	memcpy(xt, a->xtypes, sizeof(xt));
