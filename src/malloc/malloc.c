@@ -836,13 +836,15 @@ static void flush_thread_classes(void)
 }
 
 /* Returns the calling thread's cached objects to their slabs; empty slabs beyond the two a cache
- * keeps are released (MADV_DONTNEED) by that flush, and the large-block cache is unmapped. */
+ * keeps go to the arena by that flush, the arena's pooled slabs give their pages back
+ * (MADV_DONTNEED), and the large-block cache is unmapped. */
 EXPORT int malloc_trim(size_t pad)
 {
 	(void)pad;
 	if (!__atomic_load_n(&malloc_ready, __ATOMIC_ACQUIRE))
 		return 0;
 	flush_thread_classes();
+	slab_arena_purge();
 	pthread_mutex_lock(&large_lock);
 	unsigned n = large_ncache;
 	large_ncache = 0;

@@ -55,7 +55,8 @@
  * keep_empty of them (SLAB_KEEP_EMPTY .. SLAB_KEEP_EMPTY_MAX, enough for two thread arrays of
  * objects); one more goes straight to the arena.  A refill that finds only empty slabs takes the
  * newest (hottest).  An empty slab that stays empty for SLAB_EMPTY_AGE ticks is retired: beyond
- * SLAB_KEEP_EMPTY it goes to the arena (pages released), else if >= 64 KiB and plain (no ctor,
+ * SLAB_KEEP_EMPTY it goes to the arena (whose pool gives the pages back within
+ * SLAB_ARENA_PURGE_MS, or at once past SLAB_ARENA_DIRTY_MAX), else if >= 64 KiB and plain (no ctor,
  * POISON, RED_ZONE) it is reset to FRESH and its pages released (MADV_DONTNEED).  An explicit
  * flush (sp_slab_cache_flush_thread, thread exit) retires every empty slab at once.
  * TYPESAFE_BY_RCU slabs are never released while their cache lives.
@@ -84,6 +85,8 @@
 #define SLAB_KEEP_EMPTY_MAX 8		/* empty slabs a cache keeps at most (SLUB: 5 .. 10) */
 #define SLAB_EMPTY_AGE 64		/* slow-path ticks an empty slab waits before retiring */
 #define SLAB_RELEASE_SHIFT 16		/* retired empty slabs >= 64 KiB give their pages back */
+#define SLAB_ARENA_PURGE_MS 100		/* a pooled slab >= 8 KiB keeps its pages this long at most */
+#define SLAB_ARENA_DIRTY_MAX (16ul << 20)	/* and such slabs this many bytes in all (arena.c) */
 #define SLAB_L1_SETS 64			/* L1D sets of the machines we model (48K/12 and 32K/8) */
 #define SLAB_LINE 64
 
@@ -272,6 +275,8 @@ void slab_passthrough_free(struct sp_slab_cache *c, void *obj);
 int slab_arena_init(void);
 void *slab_arena_get(unsigned shift);
 void slab_arena_put(void *mem, unsigned shift);
+/* Give the pages of every pooled slab back to the system now (malloc_trim). */
+void slab_arena_purge(void);
 /* fork(): hold / release the arena lock around it (last in the lock order). */
 void slab_arena_fork_lock(void);
 void slab_arena_fork_unlock(void);

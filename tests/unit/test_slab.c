@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 
 #include "secpath/slab.h"
 #include "slab/slab_fast.h"
@@ -526,6 +527,67 @@ static size_t resident_pages(struct sp_slab_cache *c, struct slab *s)
 	return r;
 }
 
+/* Resident pages of [p, p + len) (page aligned). */
+static size_t resident_range(const void *p, size_t len)
+{
+	unsigned char vec[256];
+	size_t n = len / 4096, r = 0;
+	assert_true(n <= sizeof(vec));
+	assert_int_equal(mincore((void *)p, len, vec), 0);
+	for (size_t i = 0; i < n; i++)
+		r += vec[i] & 1;
+	return r;
+}
+
+/*
+ * The arena's pool of released slabs >= 8 KiB (arena.c): a released slab keeps its pages and
+ * the next request of its size takes it back zero in full; a request that must take memory that
+ * may not be resident purges pooled slabs of other sizes first (as many bytes); a slab pooled
+ * for SLAB_ARENA_PURGE_MS is purged by the next arena call; slab_arena_purge purges them all.
+ */
+static void test_slab__arena_dirty_pool(void **st)
+{
+	(void)st;
+	SKIP_IF_PASSTHROUGH();
+	const size_t sz = 64 << 10, big = 128 << 10;
+	slab_arena_purge();	/* what earlier tests pooled: every request below is decided here */
+	unsigned char *a = slab_arena_get(16);
+	assert_non_null(a);
+	memset(a, 0xa5, sz);
+	slab_arena_put(a, 16);
+	assert_int_equal(resident_range(a + 4096, sz - 4096), sz / 4096 - 1);	/* kept */
+	unsigned char *b = slab_arena_get(16);
+	assert_ptr_equal(a, b);	/* the newest of its size */
+	assert_false(nonzero(b, sz));
+
+	memset(b, 0x5a, sz);
+	slab_arena_put(b, 16);
+	unsigned char *c = slab_arena_get(17);	/* none pooled: b purged before it */
+	assert_non_null(c);
+	assert_int_equal(resident_range(b + 4096, sz - 4096), 0);
+	unsigned char *d = slab_arena_get(16);	/* b again, from the clean pool */
+	assert_ptr_equal(d, b);
+	assert_false(nonzero(d, sz));
+
+	memset(c, 0x11, big);
+	slab_arena_put(c, 17);
+	struct timespec t = { 0, (SLAB_ARENA_PURGE_MS + 20) * 1000000L };
+	nanosleep(&t, NULL);
+	memset(d, 0x22, sz);
+	slab_arena_put(d, 16);	/* c waited long enough: purged; d is kept */
+	assert_int_equal(resident_range(c + 4096, big - 4096), 0);
+	assert_int_equal(resident_range(d + 4096, sz - 4096), sz / 4096 - 1);
+	slab_arena_purge();
+	assert_int_equal(resident_range(d + 4096, sz - 4096), 0);
+	unsigned char *e = slab_arena_get(17), *f = slab_arena_get(16);
+	assert_ptr_equal(e, c);
+	assert_ptr_equal(f, d);
+	assert_false(nonzero(e, big));
+	assert_false(nonzero(f, sz));
+	slab_arena_put(e, 17);
+	slab_arena_put(f, 16);
+}
+
 static int on_partial(struct sp_slab_cache *c, struct slab *t)
 {
 	struct sp_list *pos;
@@ -978,6 +1040,7 @@ int main(void)
 		cmocka_unit_test(test_slab__asan_tracking),
 		cmocka_unit_test(test_slab__stats_and_destroy),
 		cmocka_unit_test(test_slab__empty_slabs_released),
+		cmocka_unit_test(test_slab__arena_dirty_pool),
 		cmocka_unit_test(test_slab__empty_slab_lazy_release),
 		cmocka_unit_test(test_slab__refill_order),
 		cmocka_unit_test(test_slab__allocator_adapter),
