@@ -85,6 +85,10 @@ struct sp_bench_suite {
 	 */
 	size_t (*figures)(const struct sp_bench_variant *v, void *state,
 			  struct sp_bench_figure *out, size_t max);
+	/* 0, or the length of the ring of inputs a run cycles through from its start: the
+	 * --cachegrind run is then a whole number of cycles, so its per-op figure weighs every
+	 * input alike whatever the calibration chose. */
+	uint32_t op_period;
 };
 
 /* Suite flags. */

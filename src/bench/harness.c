@@ -270,6 +270,8 @@ static int run_case(const struct sp_bench_suite *s, size_t ci, const struct sp_b
 				if (!r.vr[vi].err && r.vr[vi].ops < least)
 					least = r.vr[vi].ops;
 			cgo.cg_ops = least / 5 ? least / 5 : 1;
+			if (s->op_period)	/* whole cycles of the suite's ring */
+				cgo.cg_ops = SP_MAX(1, cgo.cg_ops / s->op_period) * s->op_period;
 		}
 		bench_cg_run_case(s, ci, &cgo, geom, &r);
 		if (r.cg_err && o->json && prog)

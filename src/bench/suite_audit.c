@@ -584,6 +584,7 @@ const struct sp_bench_suite bench_suite_audit = {
 	.ncases = SP_ARRAY_SIZE(cases),
 	.variants = variants,
 	.nvariants = SP_ARRAY_SIZE(variants),
+	.op_period = NEV,
 	.context = "kernel threads (getpid loop, audit rules loaded): 205 ns (kmalloc-512 entries) -> "
 		   "203 ns (HWCACHE_ALIGN cache) -> 173 ns (+ unswitched loops) per getpid; L1D misses "
 		   "12 -> 0.1 per syscall.  Targets for `compiled` on neo23x0: >= 20x fewer instructions "

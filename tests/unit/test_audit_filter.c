@@ -144,6 +144,51 @@ static void test_audit_filter__storage(void **st)
 	sp_audit_ref_free(r);
 }
 
+/* A matching rule's key reaches the decision whole, NUL-terminated, at every length around the
+ * compiled engine's fixed-size copy of short keys (16 bytes) and up to the longest key; both
+ * engines agree (decide).  Each rule set holds a shorter key before the tested one, so a copy
+ * that ran past its key would show the next key's bytes. */
+static void test_audit_filter__key_lengths(void **st)
+{
+	(void)st;
+	static const size_t lens[] = { 1, 14, 15, 16, 17, 31, 32, 33, SP_AUDIT_MAX_KEY_LEN };
+	char key[SP_AUDIT_MAX_KEY_LEN + 1];
+	for (size_t i = 0; i < SP_ARRAY_SIZE(lens); i++) {
+		struct sp_audit_ref *r;
+		struct sp_audit_event *ev;
+		struct sp_audit_decision d;
+		struct tsupport_rule a;
+		for (size_t j = 0; j < lens[i]; j++)
+			key[j] = (char)('a' + (i + j) % 26);
+		key[lens[i]] = 0;
+		assert_int_equal(sp_audit_ref_new(NULL, &r), 0);
+		assert_int_equal(sp_audit_event_new(&ev), 0);
+		/* 1: -a always,exit -S getpid -k x (never matched below) */
+		tsupport_rule_init(&a, 4, 2);
+		tsupport_rule_syscall(&a, 39);
+		tsupport_rule_str(&a, 210, EQ, "x");
+		assert_int_equal(sp_audit_ref_add(r, a.buf, a.len, 1), 0);
+		/* 2: -a always,exit -S openat -k KEY */
+		tsupport_rule_init(&a, 4, 2);
+		tsupport_rule_syscall(&a, 257);
+		tsupport_rule_str(&a, 210, EQ, key);
+		assert_int_equal(sp_audit_ref_add(r, a.buf, a.len, 2), 0);
+		/* 3: -a always,exit -S getpid -k y */
+		tsupport_rule_init(&a, 4, 2);
+		tsupport_rule_syscall(&a, 39);
+		tsupport_rule_str(&a, 210, EQ, "y");
+		assert_int_equal(sp_audit_ref_add(r, a.buf, a.len, 3), 0);
+		sp_audit_event_set_syscall(ev, SP_AUDIT_ARCH_X86_64, 257);
+		decide(r, ev, &d);
+		assert_int_equal(d.exit_rule, 2);
+		assert_int_equal(d.has_key, 1);
+		assert_int_equal(d.key_len, lens[i]);
+		assert_string_equal(d.key, key);
+		sp_audit_event_free(ev);
+		sp_audit_ref_free(r);
+	}
+}
+
 /* exit rules and watches share one priority order: a later -A watch outranks -a exit rules,
  * and the key of an earlier keyed match survives a keyless later match (audit_filter_rules) */
 static void test_audit_filter__priorities_and_keys(void **st)
@@ -612,6 +657,7 @@ int main(void)
 		cmocka_unit_test(test_audit_filter__classes_match_libaudit),
 		cmocka_unit_test(test_audit_filter__storage),
 		cmocka_unit_test(test_audit_filter__priorities_and_keys),
+		cmocka_unit_test(test_audit_filter__key_lengths),
 		cmocka_unit_test(test_audit_filter__guarded_rules),
 		cmocka_unit_test(test_audit_filter__task_and_dummy),
 		cmocka_unit_test(test_audit_filter__task_creds),

@@ -119,15 +119,18 @@ static int pred_cost(uint8_t kind)
 	}
 }
 
-/* Append str (NUL included) to the keys; returns its offset (0 on error, b->err set). */
+/* Append str to the keys, zero-padded to a multiple of KEY_PAD bytes (NUL included): a key
+ * shorter than KEY_PAD is copied whole by one fixed-size copy (match.c set_key).  Returns its
+ * offset (0 on error, b->err set). */
 static uint32_t add_string(struct builder *b, const char *str)
 {
-	size_t len = strlen(str);
-	if (grow(b, &b->keys, sizeof(*b->keys), b->nkeys, &b->capkeys, len + 1))
+	size_t len = strlen(str), n = SP_ALIGN_UP(len + 1, (size_t)KEY_PAD);
+	if (grow(b, &b->keys, sizeof(*b->keys), b->nkeys, &b->capkeys, n))
 		return 0;
-	memcpy(b->keys + b->nkeys, str, len + 1);
-	b->nkeys += len + 1;
-	return (uint32_t)(b->nkeys - len - 1);
+	memcpy(b->keys + b->nkeys, str, len);
+	memset(b->keys + b->nkeys + len, 0, n - len);
+	b->nkeys += n;
+	return (uint32_t)(b->nkeys - n);
 }
 
 /* Index of a dir= root among the distinct roots (linear: rule sets hold tens of them). */
@@ -1342,6 +1345,18 @@ static int pred_is_valid(const struct sp_audit_matcher *m, const struct cpred *p
 	}
 }
 
+/* Rule cr's key: inside the keys, NUL-terminated and zero up to its KEY_PAD boundary. */
+static int key_is_valid(const struct sp_audit_matcher *m, const struct crule *cr)
+{
+	size_t end = SP_ALIGN_UP((size_t)cr->key_off + cr->key_len + 1, (size_t)KEY_PAD);
+	if (cr->key_off % KEY_PAD || end > m->nkeys)
+		return 0;
+	for (size_t i = (size_t)cr->key_off + cr->key_len; i < end; i++)
+		if (m->keys[i])
+			return 0;
+	return 1;
+}
+
 /* Every rule's predicates, mask and key inside their tables. */
 static int rules_are_valid(const struct sp_audit_matcher *m)
 {
@@ -1351,8 +1366,7 @@ static int rules_are_valid(const struct sp_audit_matcher *m)
 		    (cr->mask_idx != UINT32_MAX && cr->mask_idx >= m->nmasks) ||
 		    (cr->action != AA_NEVER && cr->action != AA_ALWAYS))
 			return 0;
-		if (cr->has_key && ((size_t)cr->key_off + cr->key_len >= m->nkeys ||
-				    m->keys[cr->key_off + cr->key_len]))
+		if (cr->has_key && !key_is_valid(m, cr))
 			return 0;
 		for (uint32_t j = 0; j < cr->npred; j++)
 			if (!pred_is_valid(m, &m->preds[cr->pred + j]))

@@ -189,6 +189,15 @@ static sp_always_inline int screened_out(const struct sp_audit_matcher *m,
 	}
 }
 
+/* The predicates of cr that screened_out evaluated (and found true when it returned 0): 1 when
+ * its first is of a kind the screening evaluates, else 0. */
+static sp_always_inline uint32_t screened_preds(const struct sp_audit_matcher *m,
+						const struct crule *cr)
+{
+	unsigned kind = cr->npred ? m->preds[cr->pred].kind : PK_FALSE;
+	return kind == PK_U32 || kind == PK_PERM || kind == PK_EXIT;
+}
+
 /*
  * exit_phase() for the fast path's events (a syscall, major < NSYS, no task list, state BUILD):
  * a screening that calls nothing (the candidate list, whether a dir= root or the inode hash can
@@ -404,10 +413,13 @@ dir_done:
 	return 0;
 }
 
-static sp_always_inline int rule_match(const struct sp_audit_matcher *m, const struct crule *cr,
-			     const struct sp_audit_event *ev, const struct audit_name *name, uint32_t vis)
+/* Does cr match, its predicates from the first-th on (those before it known true)? */
+static sp_always_inline int rule_match_from(const struct sp_audit_matcher *m,
+					    const struct crule *cr, const struct sp_audit_event *ev,
+					    const struct audit_name *name, uint32_t vis,
+					    uint32_t first)
 {
-	const struct cpred *p = &m->preds[cr->pred], *end = p + cr->npred;
+	const struct cpred *p = &m->preds[cr->pred] + first, *end = &m->preds[cr->pred] + cr->npred;
 	for (; p < end; p++) {
 		/* the commonest predicates inline: a 32-bit load and compare, perm, exe, auid set,
 		 * exit, watch */
@@ -451,6 +463,12 @@ static sp_always_inline int rule_match(const struct sp_audit_matcher *m, const s
 		}
 	}
 	return 1;
+}
+
+static sp_always_inline int rule_match(const struct sp_audit_matcher *m, const struct crule *cr,
+			     const struct sp_audit_event *ev, const struct audit_name *name, uint32_t vis)
+{
+	return rule_match_from(m, cr, ev, name, vis, 0);
 }
 
 struct cstate {
@@ -498,6 +516,13 @@ static int filter_ue(const struct sp_audit_matcher *m, uint32_t off, const struc
 
 static void set_key(struct sp_audit_decision *d, const struct sp_audit_matcher *m, const struct crule *cr)
 {
+	_Static_assert(SP_AUDIT_MAX_KEY_LEN >= KEY_PAD, "a short key fits the decision whole");
+	if (cr->key_len < KEY_PAD) {	/* the key and its zero padding: one fixed-size copy */
+		memcpy(d->key, m->keys + cr->key_off, KEY_PAD);
+		d->key_len = cr->key_len;
+		d->has_key = 1;
+		return;
+	}
 	audit_decision_set_key(d, m->keys + cr->key_off, cr->key_len);
 }
 
@@ -681,8 +706,12 @@ static sp_noinline void exit_rules(const struct sp_audit_matcher *m,
 	/* no filesystem list hides a name here: every bit set (the visibility mask is only ever
 	 * read for names below nnames) */
 	const uint32_t vis = ~0u;
-	const struct crule *win = first_candidate(m, ev, vis, l, end, (work & EXIT_GUARDED) != 0);
-	const struct crule *keyrule;
+	const struct crule *win = NULL, *keyrule;
+	if (l < end) {	/* the screening's survivor: its guard and screened predicate hold */
+		const struct crule *cr = &m->rules[*l];
+		win = rule_match_from(m, cr, ev, NULL, vis, screened_preds(m, cr)) ? cr :
+			first_candidate(m, ev, vis, l + 1, end, (work & EXIT_GUARDED) != 0);
+	}
 	if (work & EXIT_DIR)
 		win = dir_guarded(m, ev, vis, major, win);
 	keyrule = win && win->has_key ? win : NULL;

@@ -79,6 +79,7 @@ struct cident {
 	uint32_t dev;
 };
 
+#define KEY_PAD 16	/* keys[]: each string zero-padded to a multiple of this (compile.c) */
 #define NSLOT 3
 #define DYN_FLAG 0x80000000u	/* cand_off: index into dyn_off instead of a pool offset */
 #define GUARD_FLAG 0x40000000u	/* cand_off, dyn_off: a rule of the list has a guard */
