@@ -151,6 +151,7 @@ cat >"$tmp/io.c" <<'C'
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 static const char *reuse(size_t n)
 {
 	unsigned char *p = malloc(n);
@@ -194,13 +195,20 @@ static const char *sparse(void)
 }
 int main(int argc, char **argv)
 {
-	if (argc > 1) {	/* the budget: 8 blocks of 64 KiB, allocated and freed 40 times */
+	if (argc > 1) {
+		/* burst: 8 blocks of 64 KiB allocated and freed 40 times at once; budget: two sets
+		 * of 8 blocks (64 and 128 KiB) used in turn 150 ms apart */
+		int burst = !strcmp(argv[1], "burst");
+		struct timespec t = { 0, 150 * 1000000L };
 		void *b[8];
-		for (int r = 0; r < 40; r++) {
+		for (int r = 0; r < (burst ? 40 : 6); r++) {
+			size_t n = !burst && r % 2 ? 131072 : 65536;
 			for (int i = 0; i < 8; i++)
-				memset(b[i] = malloc(65536), 1, 65536);
+				memset(b[i] = malloc(n), 1, n);
 			for (int i = 0; i < 8; i++)
 				free(b[i]);
+			if (!burst)
+				nanosleep(&t, NULL);
 		}
 		return 0;
 	}
@@ -234,6 +242,12 @@ if gcc -O0 -fno-builtin -o "$tmp/io" "$tmp/io.c" 2>/dev/null; then
 		 sed -n 's/.*budget \([0-9]*\)).*/\1/p')
 	if [ "${budget:-0}" -gt 262144 ]; then ok "large hot budget grows on refaults"
 	else bad "large hot budget grows on refaults" "budget '$budget'"; fi
+	# blocks freed and taken back at once stay resident beyond the budget (LARGE_HOT_MS)
+	line=$(env LD_PRELOAD="$so" SECPATH_MALLOC_STATS=1 "$tmp/io" burst 2>&1 | grep 'resident, budget')
+	res=$(echo "$line" | sed -n 's/.*(\([0-9]*\) resident, budget \([0-9]*\)).*/\1/p')
+	bud=$(echo "$line" | sed -n 's/.*(\([0-9]*\) resident, budget \([0-9]*\)).*/\2/p')
+	if [ "${res:-0}" -ge 524288 ] && [ "${bud:-0}" -lt 524288 ]; then ok "large blocks freed in a burst stay hot"
+	else bad "large blocks freed in a burst stay hot" "'$line'"; fi
 fi
 
 echo "malloc: $pass passed, $fail failed"

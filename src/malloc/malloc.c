@@ -84,6 +84,8 @@
 #define LARGE_HOT_GROW_MAX (4ul << 20)	/* the total grows on refaults (large_alloc) up to this */
 #endif
 #define LARGE_REFAULT_RATIO 8		/* ... when 1 in this many large frees refaults */
+#define LARGE_HOT_MS SLAB_ARENA_PURGE_MS	/* blocks freed this recently stay hot ... */
+#define LARGE_HOT_BURST (4ul << 20)	/* ... beyond the budget, up to this total */
 #define LARGE_NOINIT_MAX 8		/* large sizes SECPATH_MALLOC_NO_INIT may name */
 #define LARGE_DENSE_AFTER 4		/* sparse hot frees before a block is cleared whole */
 #define LARGE_EVICT_MAX 8		/* hot blocks one free may demote */
@@ -155,6 +157,7 @@ static struct {
 	int dense;			/* as in struct large (hot blocks only) */
 	int demoted;			/* lost its pages to the hot budget, not for its size */
 	uint64_t seq;			/* free order: the oldest leave first */
+	uint64_t freed_ms;		/* slab_coarse_ms() when it was freed */
 } large_cache[LARGE_CACHE_MAX];
 static uint64_t large_seq;
 static unsigned large_ncache;
@@ -375,7 +378,8 @@ static unsigned large_cache_oldest(int hot_only)
  * returned; 0 when nothing leaves.
  */
 static unsigned large_cache_put(uintptr_t p, size_t usable, int zero, int hot, int dense,
-				int demoted, uint64_t seq, uintptr_t *out_p, size_t *out_u)
+				int demoted, uint64_t seq, uint64_t freed_ms, uintptr_t *out_p,
+				size_t *out_u)
 {
 	unsigned i = large_ncache, left = 0;
 	if (i == LARGE_CACHE_MAX) {
@@ -402,19 +406,36 @@ static unsigned large_cache_put(uintptr_t p, size_t usable, int zero, int hot, i
 	large_cache[i].dense = dense;
 	large_cache[i].demoted = demoted;
 	large_cache[i].seq = seq;
+	large_cache[i].freed_ms = freed_ms;
 	return left;
+}
+
+/* Would the hot blocks exceed their limit with add bytes more?  The limit is the budget, or
+ * LARGE_HOT_BURST while the oldest hot block was freed less than LARGE_HOT_MS ago: a program
+ * that frees its large blocks and takes them back soon after (cc1 between two functions) keeps
+ * their pages, and blocks left longer fall back to the budget.  Under large_lock. */
+static int large_hot_over(size_t add, uint64_t now)
+{
+	if (large_hot_bytes + add <= large_hot_budget)
+		return 0;
+	if (large_hot_bytes + add > LARGE_HOT_BURST)
+		return 1;
+	unsigned v = large_cache_oldest(1);
+	return v != LARGE_CACHE_MAX && now - large_cache[v].freed_ms >= LARGE_HOT_MS;
 }
 
 /*
  * Free a large block.  Blocks up to LARGE_HOT_MAX stay resident in the cache, the most recently
- * freed first: when LARGE_HOT_BYTES would be exceeded, the oldest hot blocks leave the cache,
- * lose their pages (MADV_DONTNEED, outside the lock) and come back as cold (zero) blocks.  A
- * program reusing one buffer size (git's 32 KiB zlib window) keeps it hot whatever else it freed
- * before, and stale blocks stop holding pages.
+ * freed first: when the hot blocks' limit would be exceeded (large_hot_over: the budget, more
+ * for blocks freed within LARGE_HOT_MS), the oldest hot blocks leave the cache, lose their pages
+ * (MADV_DONTNEED, outside the lock) and come back as cold (zero) blocks.  A program reusing one
+ * buffer size (git's 32 KiB zlib window) keeps it hot whatever else it freed before, and stale
+ * blocks stop holding pages.
  */
 static sp_noinline void large_free(void *ptr)
 {
 	uintptr_t p = (uintptr_t)ptr;
+	uint64_t now = slab_coarse_ms();
 	struct { uintptr_t ptr; size_t usable; uint64_t seq; } cold[LARGE_EVICT_MAX];
 	struct { uintptr_t ptr; size_t usable; } out[LARGE_EVICT_MAX + 1];	/* to unmap */
 	unsigned ncold = 0, nout = 0;
@@ -430,7 +451,7 @@ static sp_noinline void large_free(void *ptr)
 	/* Resident reuse only for small blocks (glibc keeps those in its heap too); the pages of
 	 * bigger ones go back to the system at once, as glibc's munmap does. */
 	int hot = keep && usable <= LARGE_HOT_MAX;
-	while (hot && large_hot_bytes + usable > large_hot_budget && ncold < LARGE_EVICT_MAX) {
+	while (hot && large_hot_over(usable, now) && ncold < LARGE_EVICT_MAX) {
 		unsigned v = large_cache_oldest(1);
 		if (v == LARGE_CACHE_MAX)
 			break;
@@ -440,7 +461,7 @@ static sp_noinline void large_free(void *ptr)
 		large_hot_bytes -= large_cache[v].usable;
 		large_cache[v] = large_cache[--large_ncache];
 	}
-	if (hot && large_hot_bytes + usable > large_hot_budget)
+	if (hot && large_hot_over(usable, now))
 		hot = 0;
 	if (hot)
 		large_hot_bytes += usable;	/* reserved now, under the lock */
@@ -462,11 +483,11 @@ static sp_noinline void large_free(void *ptr)
 	}
 	pthread_mutex_lock(&large_lock);	/* the demoted blocks come back cold (zero) */
 	for (unsigned i = 0; i < ncold; i++)
-		nout += large_cache_put(cold[i].ptr, cold[i].usable, 1, 0, 0, 1, cold[i].seq,
+		nout += large_cache_put(cold[i].ptr, cold[i].usable, 1, 0, 0, 1, cold[i].seq, 0,
 					&out[nout].ptr, &out[nout].usable);
 	if (p)
 		nout += large_cache_put(p, usable, zero, hot, dense,
-					!hot && usable <= LARGE_HOT_MAX, seq, &out[nout].ptr,
+					!hot && usable <= LARGE_HOT_MAX, seq, now, &out[nout].ptr,
 					&out[nout].usable);
 	pthread_mutex_unlock(&large_lock);
 	for (unsigned i = 0; i < nout; i++)

@@ -109,7 +109,7 @@ struct dirty {
 	uint64_t put_ms;		/* when it was released (coarse monotonic clock) */
 };
 
-static uint64_t arena_now_ms(void)
+uint64_t slab_coarse_ms(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
@@ -198,7 +198,7 @@ void *slab_arena_get(unsigned shift)
 	mem = dirty_take(shift);
 	if (!mem) {
 		if (dirty_bytes)	/* memory that may not be resident next: purge as much first */
-			dirty_purge(arena_now_ms(), shift, sz);
+			dirty_purge(slab_coarse_ms(), shift, sz);
 		mem = arena_fresh(shift);
 	}
 	if (mem)
@@ -211,7 +211,7 @@ void *slab_arena_get(unsigned shift)
 void slab_arena_purge(void)
 {
 	pthread_mutex_lock(&arena_lock);
-	dirty_purge(arena_now_ms(), 0, dirty_bytes);
+	dirty_purge(slab_coarse_ms(), 0, dirty_bytes);
 	pthread_mutex_unlock(&arena_lock);
 }
 
@@ -240,7 +240,7 @@ void slab_arena_put(void *p, unsigned shift)
 		arena_pool[shift] = mem;
 	} else {
 		struct dirty *d = p;
-		uint64_t now = arena_now_ms();
+		uint64_t now = slab_coarse_ms();
 		d->cache = 0;
 		d->next = dirty_head[shift];
 		d->prev = 0;

@@ -277,6 +277,8 @@ void *slab_arena_get(unsigned shift);
 void slab_arena_put(void *mem, unsigned shift);
 /* Give the pages of every pooled slab back to the system now (malloc_trim). */
 void slab_arena_purge(void);
+/* Milliseconds of the coarse monotonic clock (a few ms resolution, no syscall). */
+uint64_t slab_coarse_ms(void);
 /* fork(): hold / release the arena lock around it (last in the lock order). */
 void slab_arena_fork_lock(void);
 void slab_arena_fork_unlock(void);
