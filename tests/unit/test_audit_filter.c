@@ -163,21 +163,15 @@ static void test_audit_filter__key_lengths(void **st)
 		key[lens[i]] = 0;
 		assert_int_equal(sp_audit_ref_new(NULL, &r), 0);
 		assert_int_equal(sp_audit_event_new(&ev), 0);
-		/* 1: -a always,exit -S getpid -k x (never matched below) */
-		tsupport_rule_init(&a, 4, 2);
-		tsupport_rule_syscall(&a, 39);
-		tsupport_rule_str(&a, 210, EQ, "x");
-		assert_int_equal(sp_audit_ref_add(r, a.buf, a.len, 1), 0);
-		/* 2: -a always,exit -S openat -k KEY */
-		tsupport_rule_init(&a, 4, 2);
-		tsupport_rule_syscall(&a, 257);
-		tsupport_rule_str(&a, 210, EQ, key);
-		assert_int_equal(sp_audit_ref_add(r, a.buf, a.len, 2), 0);
-		/* 3: -a always,exit -S getpid -k y */
-		tsupport_rule_init(&a, 4, 2);
-		tsupport_rule_syscall(&a, 39);
-		tsupport_rule_str(&a, 210, EQ, "y");
-		assert_int_equal(sp_audit_ref_add(r, a.buf, a.len, 3), 0);
+		/* -a always,exit -S getpid -k x; -S openat -k KEY; -S getpid -k y (ids 1, 2, 3) */
+		static const int nr[] = { 39, 257, 39 };
+		const char *keys[] = { "x", key, "y" };
+		for (int k = 0; k < 3; k++) {
+			tsupport_rule_init(&a, 4, 2);
+			tsupport_rule_syscall(&a, nr[k]);
+			tsupport_rule_str(&a, 210, EQ, keys[k]);
+			assert_int_equal(sp_audit_ref_add(r, a.buf, a.len, k + 1), 0);
+		}
 		sp_audit_event_set_syscall(ev, SP_AUDIT_ARCH_X86_64, 257);
 		decide(r, ev, &d);
 		assert_int_equal(d.exit_rule, 2);
