@@ -243,11 +243,13 @@ if gcc -O0 -fno-builtin -o "$tmp/io" "$tmp/io.c" 2>/dev/null; then
 	if [ "${budget:-0}" -gt 262144 ]; then ok "large hot budget grows on refaults"
 	else bad "large hot budget grows on refaults" "budget '$budget'"; fi
 	# blocks freed and taken back at once stay resident beyond the budget (LARGE_HOT_MS)
-	line=$(env LD_PRELOAD="$so" SECPATH_MALLOC_STATS=1 "$tmp/io" burst 2>&1 | grep 'resident, budget')
+	line=$(env LD_PRELOAD="$so" SECPATH_MALLOC_STATS=1 "$tmp/io" burst 2>&1 |
+	       grep 'resident, budget')
 	res=$(echo "$line" | sed -n 's/.*(\([0-9]*\) resident, budget \([0-9]*\)).*/\1/p')
 	bud=$(echo "$line" | sed -n 's/.*(\([0-9]*\) resident, budget \([0-9]*\)).*/\2/p')
-	if [ "${res:-0}" -ge 524288 ] && [ "${bud:-0}" -lt 524288 ]; then ok "large blocks freed in a burst stay hot"
-	else bad "large blocks freed in a burst stay hot" "'$line'"; fi
+	what="large blocks freed in a burst stay hot"
+	if [ "${res:-0}" -ge 524288 ] && [ "${bud:-0}" -lt 524288 ]; then ok "$what"
+	else bad "$what" "'$line'"; fi
 fi
 
 echo "malloc: $pass passed, $fail failed"

@@ -197,7 +197,8 @@ void *slab_arena_get(unsigned shift)
 	pthread_mutex_lock(&arena_lock);
 	mem = dirty_take(shift);
 	if (!mem) {
-		if (dirty_bytes)	/* memory that may not be resident next: purge as much first */
+		/* memory that may not be resident next: purge as many pooled bytes first */
+		if (dirty_bytes)
 			dirty_purge(slab_coarse_ms(), shift, sz);
 		mem = arena_fresh(shift);
 	}

@@ -85,8 +85,10 @@
 #define SLAB_KEEP_EMPTY_MAX 8		/* empty slabs a cache keeps at most (SLUB: 5 .. 10) */
 #define SLAB_EMPTY_AGE 64		/* slow-path ticks an empty slab waits before retiring */
 #define SLAB_RELEASE_SHIFT 16		/* retired empty slabs >= 64 KiB give their pages back */
-#define SLAB_ARENA_PURGE_MS 100		/* a pooled slab >= 8 KiB keeps its pages this long at most */
-#define SLAB_ARENA_DIRTY_MAX (16ul << 20)	/* and such slabs this many bytes in all (arena.c) */
+/* A slab >= 8 KiB back in the arena keeps its pages this long at most, and such slabs this many
+ * bytes in all (arena.c). */
+#define SLAB_ARENA_PURGE_MS 100
+#define SLAB_ARENA_DIRTY_MAX (16ul << 20)
 #define SLAB_L1_SETS 64			/* L1D sets of the machines we model (48K/12 and 32K/8) */
 #define SLAB_LINE 64
 

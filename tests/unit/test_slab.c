@@ -550,7 +550,7 @@ static void test_slab__arena_dirty_pool(void **st)
 	(void)st;
 	SKIP_IF_PASSTHROUGH();
 	const size_t sz = 64 << 10, big = 128 << 10;
-	slab_arena_purge();	/* what earlier tests pooled: every request below is decided here */
+	slab_arena_purge();	/* what earlier tests pooled: each request below is this test's */
 	unsigned char *a = slab_arena_get(16);
 	assert_non_null(a);
 	memset(a, 0xa5, sz);

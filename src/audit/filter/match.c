@@ -466,7 +466,8 @@ static sp_always_inline int rule_match_from(const struct sp_audit_matcher *m,
 }
 
 static sp_always_inline int rule_match(const struct sp_audit_matcher *m, const struct crule *cr,
-			     const struct sp_audit_event *ev, const struct audit_name *name, uint32_t vis)
+				       const struct sp_audit_event *ev,
+				       const struct audit_name *name, uint32_t vis)
 {
 	return rule_match_from(m, cr, ev, name, vis, 0);
 }
