@@ -23,8 +23,10 @@
  * without touching a rule or a list; else the word's kind, auditd and names bits say whether the
  * event can skip the task/filesystem/auditd checks.  exit_only_leaf() then screens without a
  * call: the candidate list, whether a root or the inode hash can matter, the candidates whose
- * first predicate fails; only what is left goes to exit_rules(), which keeps the exit winner,
- * the hash winner and the key rule in registers.  dir= roots are found through a bloom keyed
+ * first predicate fails; only what is left goes to exit_rules(), which evaluates the first
+ * candidate left from its second predicate (its first held), and keeps the exit winner, the
+ * hash winner and the key rule in registers.  A key shorter than KEY_PAD reaches the decision
+ * by one fixed-size copy (compile.c stores the keys zero-padded).  dir= roots are found through a bloom keyed
  * by each walked entry's hash (64 bits per root) before the table probe (most walked
  * directories are not roots).  The exclude list is run on the SYSCALL / URINGOP record through
  * its view for that type.  Costs as measured: docs/DESIGN.md.
