@@ -26,7 +26,8 @@
  * LARGE_CACHE_MAX freed mappings of <= 4 MiB are kept for reuse (the oldest leave first), the
  * rest munmap'd at once.  Of the cached blocks, the most recently freed ones up to a budget keep
  * their pages; older ones are MADV_DONTNEED'd.  The budget starts at LARGE_HOT_BYTES and grows
- * while such blocks are often wanted again (large_alloc).
+ * while such blocks are often wanted again (large_alloc); blocks freed within LARGE_HOT_MS keep
+ * their pages beyond it, up to LARGE_HOT_BURST (large_hot_over).
  *
  * Hardening: the slab part's (double free, foreign / interior / wrong-cache free, encoded slab
  * free pointers), SECPATH_INIT_ON_ALLOC=1 / SECPATH_INIT_ON_FREE=1 (the kernel's rules, large
