@@ -116,6 +116,14 @@ uint64_t slab_coarse_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+/* Push a slab whose pages need not be resident on the clean pool, its link at offset 8 (the rest
+ * of its first page zero).  Under arena_lock. */
+static void clean_push(uintptr_t mem, unsigned shift)
+{
+	*(uintptr_t *)(mem + 8) = arena_pool[shift];
+	arena_pool[shift] = mem;
+}
+
 static void dirty_unlink(uintptr_t mem, unsigned shift)
 {
 	struct dirty *d = (struct dirty *)mem;
@@ -157,8 +165,7 @@ static void dirty_purge(uint64_t now, unsigned skip, uintptr_t need)
 		need = need > sz ? need - sz : 0;
 		memset((void *)mem, 0, pg);	/* the header page: cleared by hand (the link) */
 		madvise((void *)(mem + pg), sz - pg, MADV_DONTNEED);
-		*(uintptr_t *)(mem + 8) = arena_pool[sh];
-		arena_pool[sh] = mem;
+		clean_push(mem, sh);
 	}
 }
 
@@ -237,8 +244,7 @@ void slab_arena_put(void *p, unsigned shift)
 	memset(slab_page_shift + ((mem - slab_arena_base) >> SLAB_MIN_SHIFT), 0,
 	       sz >> SLAB_MIN_SHIFT);
 	if (sz == pg) {
-		*(uintptr_t *)(mem + 8) = arena_pool[shift];
-		arena_pool[shift] = mem;
+		clean_push(mem, shift);
 	} else {
 		struct dirty *d = p;
 		uint64_t now = slab_coarse_ms();

@@ -170,9 +170,13 @@ static sp_always_inline const uint32_t *exit_list(const struct sp_audit_matcher 
 	return &m->pool[off];
 }
 
-/* Is rule cr's first predicate one the screening evaluates (a 32-bit field, perm, exit) and
- * false for the event (then the rule cannot match), or, guarded, its guard none of the event's
- * values?  Calls nothing. */
+/* The predicate kinds the screening evaluates (screened_out's cases): the one list both it and
+ * screened_preds go by. */
+#define SCREENED_KINDS (1u << PK_U32 | 1u << PK_PERM | 1u << PK_EXIT)
+
+/* Is rule cr's first predicate one the screening evaluates (SCREENED_KINDS) and false for the
+ * event (then the rule cannot match), or, guarded, its guard none of the event's values?  Calls
+ * nothing. */
 static sp_always_inline int screened_out(const struct sp_audit_matcher *m,
 					 const struct crule *cr, const struct sp_audit_event *ev,
 					 int guarded)
@@ -187,7 +191,9 @@ static sp_always_inline int screened_out(const struct sp_audit_matcher *m,
 	case PK_U32: return !pred_u32(ev, p);
 	case PK_PERM: return !pred_perm(ev, p);
 	case PK_EXIT: return !pred_exit(ev, p);
-	default: return 0;
+	default:
+		SP_ASSERT_INTERNAL(!(SCREENED_KINDS >> p->kind & 1));
+		return 0;
 	}
 }
 
@@ -197,7 +203,10 @@ static sp_always_inline uint32_t screened_preds(const struct sp_audit_matcher *m
 						const struct crule *cr)
 {
 	unsigned kind = cr->npred ? m->preds[cr->pred].kind : PK_FALSE;
-	return kind == PK_U32 || kind == PK_PERM || kind == PK_EXIT;
+	/* compares, not the mask: the leaf this inlines into is laid out better */
+	uint32_t n = kind == PK_U32 || kind == PK_PERM || kind == PK_EXIT;
+	SP_ASSERT_INTERNAL(n == (SCREENED_KINDS >> kind & 1));
+	return n;
 }
 
 /*
